@@ -1,0 +1,111 @@
+# reckon - one non-recursive Makefile (the check target re-invokes make only
+# to build a second, sanitized tree).
+#
+# Libraries, all from Debian packages (tests/harness/deps.sh installs them):
+#   libpq     PostgreSQL client            (libpq-dev)
+#   xxHash    XXH3-128 row hashes          (libxxhash-dev)
+#   libcsv    CSV parsing                  (libcsv-dev)
+#   cmocka    unit tests                   (libcmocka-dev)
+#   inih      --config INI files: a small, well-kept parser; INI quoting
+#             and section rules are not worth re-inventing (libinih-dev)
+#   jansson   summary.json / --format json: correct string escaping of
+#             arbitrary UTF-8 key values without a hand-rolled writer
+#             (libjansson-dev)
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BUILD     ?= build
+SANITIZE  ?=
+WERROR    ?=
+
+PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+
+CC        ?= cc
+CPPFLAGS  += -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+             -DRK_VERSION='"$(VERSION)"'
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+             -Wshadow -Wno-unused-parameter -pthread -MMD -MP
+LDLIBS    += -lpq -lxxhash -lcsv -linih -ljansson -lm -pthread
+ifneq ($(WERROR),)
+CFLAGS    += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' | sort)
+OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o
+LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+SQL_FILES := $(sort $(wildcard sql/*.sql))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps unit integration check check-one demo bench install clean lab-reports help
+
+all: $(BUILD)/reckon
+
+help:
+	@echo "make            build $(BUILD)/reckon"
+	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
+	@echo "make check      the whole test suite, plain and under ASan+UBSan (the README's second command)"
+	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
+	@echo "make install    install the binary into PREFIX (default /usr/local)"
+
+$(BUILD)/reckon: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/%.o: src/%.c $(BUILD)/gen/rk_sql.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Every SQL statement lives in sql/ as a file that runs as-is in psql; it is
+# compiled into the binary as const char rk_sql_<name>[].
+$(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c: $(SQL_FILES) tests/harness/embed-sql.sh
+	@mkdir -p $(BUILD)/gen
+	sh tests/harness/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
+
+$(BUILD)/obj/gen/rk_sql.o: $(BUILD)/gen/rk_sql.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+
+deps:
+	@sh tests/harness/deps.sh
+
+unit: $(UNIT_BINS)
+	@sh tests/harness/run-unit.sh $(UNIT_BINS)
+
+integration: $(BUILD)/reckon
+	@bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
+
+# One pass of the suite on one build tree.
+check-one: all unit integration
+
+# The README's test command: install what is missing, then the suite with
+# warnings as errors, then again under AddressSanitizer + UBSan.
+check: deps
+	$(MAKE) --no-print-directory WERROR=1 check-one
+	$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 BUILD=build/asan check-one
+
+demo: deps all
+	@bash tests/harness/demo.sh $(abspath $(BUILD)/reckon)
+
+bench: deps all
+	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
+
+lab-reports: deps all
+	@bash tests/harness/lab-reports.sh $(abspath $(BUILD)/reckon)
+
+install: $(BUILD)/reckon
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/reckon $(DESTDIR)$(PREFIX)/bin/reckon
+
+clean:
+	rm -rf build
+
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -1,0 +1,43 @@
+/*
+ * canon.h - the canonical encoding of values, rows and keys (digest.md).
+ *
+ * Input is the text of one value as PostgreSQL prints it (under any server
+ * settings; reckon pins its own session settings anyway) or as a CSV export
+ * writes it.  Output bytes are normative: changing them is a format change.
+ *
+ * None of these functions allocate beyond growing the rk_buf they are given,
+ * so a reused buffer keeps the hot path allocation-free.
+ */
+#ifndef RK_CANON_H
+#define RK_CANON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/timeutil.h"
+#include "core/types.h"
+
+/*
+ * Appends the canonical text of one non-NULL value of type t to out.
+ * Returns 0, or -1 with *why set to a static phrase such as
+ * "not a valid integer" (out may then hold a partial append; callers
+ * discard it).
+ */
+int rk_canon_text(rk_type t, const char *p, size_t len, rk_buf *out, const char **why);
+
+/* Appends the encoding of NULL: the single byte 0x00. */
+void rk_canon_enc_null(rk_buf *out);
+
+/* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
+ * the canonical text, the canonical text.  Same errors as rk_canon_text. */
+int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const char **why);
+
+/*
+ * The instant a time-column value places its row at: timestamptz and
+ * timestamp values as parsed by rk_time_parse, a date at midnight UTC.
+ * Returns 0 or -1 with *why.
+ */
+int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const char **why);
+
+#endif

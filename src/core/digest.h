@@ -1,0 +1,57 @@
+/*
+ * digest.h - row hashes, the 128-bit modular window hash and exact sums.
+ */
+#ifndef RK_DIGEST_H
+#define RK_DIGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/types.h"
+
+__extension__ typedef unsigned __int128 rk_u128;
+__extension__ typedef __int128 rk_i128;
+
+/* XXH3_128bits(enc, len), default secret, seed 0, as one 128-bit integer
+ * (high64 << 64 | low64). */
+rk_u128 rk_row_hash(const void *enc, size_t len);
+
+/* 32 lowercase hex digits, high 64 bits first, NUL-terminated. */
+void rk_hash_hex(rk_u128 h, char out[33]);
+
+/* Parses 32 hex digits back (for tests and the audit trail); 0 or -1. */
+int rk_hash_parse(const char *hex, rk_u128 *out);
+
+/*
+ * An exact sum of a numeric or integer column: value = v / 10^scale, plus
+ * counts of the special values numeric allows.  NULLs are skipped (as SQL).
+ * Zero-initialise to start.
+ */
+typedef struct rk_sum {
+	rk_i128 v;
+	int32_t scale;       /* digits after the point held in v */
+	uint32_t nan;        /* count of NaN values added */
+	uint32_t pinf;       /* count of Infinity */
+	uint32_t ninf;       /* count of -Infinity */
+} rk_sum;
+
+/*
+ * Adds one value, given as canonical numeric text (digest.md: "12.5",
+ * "-3", "NaN", "Infinity", "-Infinity").  Returns 0, or -1 with *why set
+ * when the exact result would not fit 128 bits ("sum overflows 128 bits").
+ */
+int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why);
+
+/* a += b; 0 or -1 on overflow. */
+int rk_sum_merge(rk_sum *a, const rk_sum *b, const char **why);
+
+/* True when both denote the same value (scales may differ). */
+bool rk_sum_equal(const rk_sum *a, const rk_sum *b);
+
+/* Canonical decimal text of the sum ("NaN" when any NaN or both infinities,
+ * else "Infinity"/"-Infinity" when present).  out must hold RK_SUM_STRLEN. */
+#define RK_SUM_STRLEN 64
+char *rk_sum_format(const rk_sum *s, char out[RK_SUM_STRLEN]);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * log.h - diagnostics on stderr.  stdout and report files carry results only.
+ * Levels: 0 errors and warnings (default), 1 info (-v), 2 debug (-vv, SQL text).
+ */
+#ifndef RK_LOG_H
+#define RK_LOG_H
+
+#include "core/error.h"
+
+extern int rk_log_level;
+
+void rk_log_warn(const char *fmt, ...) RK_PRINTF(1, 2);
+void rk_log_info(const char *fmt, ...) RK_PRINTF(1, 2);
+void rk_log_debug(const char *fmt, ...) RK_PRINTF(1, 2);
+
+/* Prints an error record as "reckon: error: ..." plus "hint: ...". */
+void rk_log_error(const rk_error *err);
+
+#endif

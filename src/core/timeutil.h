@@ -1,0 +1,73 @@
+/*
+ * timeutil.h - instants, durations and their text forms.
+ *
+ * An instant is an int64 count of microseconds since 1970-01-01T00:00:00Z
+ * (proleptic Gregorian, UTC), PostgreSQL's own resolution.  PostgreSQL's
+ * 'infinity' and '-infinity' map to RK_USEC_PINF / RK_USEC_NINF.
+ */
+#ifndef RK_TIMEUTIL_H
+#define RK_TIMEUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+typedef int64_t rk_usec;
+
+#define RK_USEC_PINF INT64_MAX
+#define RK_USEC_NINF INT64_MIN
+#define RK_USEC_PER_SEC INT64_C(1000000)
+#define RK_USEC_PER_DAY INT64_C(86400000000)
+
+/*
+ * Parses a timestamp value as found in PostgreSQL's text output (any
+ * DateStyle=ISO output, e.g. "2026-03-02 10:58:00.5+00", "...+05:30",
+ * "... BC") or in a CSV export: "2026-03-02T10:58:00Z", "2026-03-02 10:58",
+ * "2026-03-02T10:58:00.123+0100", a bare date "2026-03-02" (midnight), and
+ * "infinity"/"-infinity".  A value without an offset is taken as UTC.
+ * Fractional seconds beyond 6 digits are rounded half-up as PostgreSQL does.
+ * Returns 0, or -1 with *why set to a static description.
+ */
+int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why);
+
+/*
+ * Parses a date ("YYYY-MM-DD", optionally " BC"; also "infinity").  *days is
+ * days since 1970-01-01.  Returns 0 or -1 with *why.
+ */
+int rk_date_parse(const char *s, size_t len, int64_t *days, const char **why);
+
+/*
+ * Parses a command-line instant (--from, --to, --now): ISO-8601 with a 'Z'
+ * or an explicit offset, e.g. "2026-03-02T10:00:00Z", "2026-03-02 10:00+01:00".
+ * A value without zone is refused (ambiguous).  Errors name the option.
+ */
+int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error *err);
+
+/*
+ * Parses a duration: a positive sequence of <integer><unit> with units
+ * us, ms, s, m, h, d (e.g. "90s", "15m", "1h", "1d", "1h30m").  Errors name
+ * the option.  allow_zero permits "0" / "0s" (used by --settle).
+ */
+int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_usec *out, rk_error *err);
+
+/* Formats an instant as "YYYY-MM-DDTHH:MM:SSZ" (".ffffff" only when the
+ * fraction is not zero); "infinity"/"-infinity" for the sentinels.  Returns out. */
+#define RK_TIME_STRLEN 40
+char *rk_time_format(rk_usec t, char out[RK_TIME_STRLEN]);
+
+/* Formats an instant as a PostgreSQL literal body "YYYY-MM-DD HH:MM:SS.ffffff+00"
+ * (with_zone) or without the "+00" (for timestamp / date comparisons). */
+char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN]);
+
+/* Formats days since the epoch as "YYYY-MM-DD" (" BC" suffix when needed). */
+char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN]);
+
+/* Formats a duration compactly ("1h", "90s", "1h30m"). */
+char *rk_duration_format(rk_usec d, char out[RK_TIME_STRLEN]);
+
+/* The current time. */
+rk_usec rk_time_now(void);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * pg.h - the libpq wrapper.  The io/ layer is the only one that includes
+ * libpq-fe.h; everything else talks to PostgreSQL through this interface.
+ *
+ * Every failure fills an rk_error with what failed, where (the redacted
+ * conninfo), the server's own message and its SQLSTATE.  Passwords never
+ * appear in any message.  SQL text is logged at debug level only.
+ */
+#ifndef RK_PG_H
+#define RK_PG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+
+typedef struct rk_pg rk_pg;
+typedef struct rk_pg_result rk_pg_result;
+
+/* The shape of result a statement is expected to return; any other shape
+ * is an error, never a silent zero. */
+typedef enum rk_pg_expect {
+	RK_PG_COMMAND,   /* no rows (DDL, INSERT/UPDATE/DELETE without RETURNING, SET, BEGIN...) */
+	RK_PG_ONE_ROW,   /* exactly one row */
+	RK_PG_ANY_ROWS   /* zero or more rows */
+} rk_pg_expect;
+
+/*
+ * Connects and pins reckon's session settings (TimeZone=UTC, DateStyle=ISO,
+ * extra_float_digits=3, client_encoding=UTF8, application_name=reckon).
+ * what names the connection's role in messages ("source", "target",
+ * "audit", ...).  Connection failure is RK_EXIT_RUNTIME; the message names
+ * the redacted conninfo and carries libpq's text.
+ * Returns a new connection owned by the caller (rk_pg_close), or NULL.
+ */
+rk_pg *rk_pg_connect(const char *conninfo, const char *what, rk_error *err);
+
+/* Closes the connection; NULL is harmless. */
+void rk_pg_close(rk_pg *pg);
+
+/* The conninfo with any password replaced by "********"; owned by pg. */
+const char *rk_pg_describe(const rk_pg *pg);
+
+/* Redacts a conninfo string or URI into out (always NUL-terminated). */
+void rk_pg_redact(const char *conninfo, char *out, size_t outsz);
+
+/*
+ * Runs one statement with text parameters (values[i] NULL = SQL NULL) and
+ * checks its result against expect.  On success *res (when res is not NULL)
+ * receives the result, owned by the caller (rk_pg_result_free).  On failure
+ * the server's message, detail and SQLSTATE are in err (RK_EXIT_RUNTIME,
+ * or RK_EXIT_USAGE for SQLSTATE classes 42 and 22 raised by user-named
+ * objects, at the caller's discretion via rk_pg_error_is_usage()).
+ * label is a short name of the statement for messages ("resolve table").
+ */
+int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
+               rk_pg_expect expect, rk_pg_result **res, rk_error *err);
+
+/* Convenience for statements without parameters and without a result. */
+int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err);
+
+int rk_pg_result_rows(const rk_pg_result *r);
+int rk_pg_result_cols(const rk_pg_result *r);
+/* The text of a value; NULL for SQL NULL.  Owned by the result. */
+const char *rk_pg_result_value(const rk_pg_result *r, int row, int col);
+void rk_pg_result_free(rk_pg_result *r);
+
+/* Quotes an identifier (PQescapeIdentifier) into a new string owned by the
+ * caller (free()).  Schema-qualified names are handled by rk_pg_quote_qualified. */
+char *rk_pg_quote_ident(rk_pg *pg, const char *ident, rk_error *err);
+/* Escapes a literal (PQescapeLiteral, quotes included); caller frees. */
+char *rk_pg_quote_literal(rk_pg *pg, const char *value, rk_error *err);
+
+/*
+ * COPY ... TO STDOUT streaming.  Calls fn once per row with the raw row bytes
+ * (text format, without the trailing newline).  Stops when fn returns -1.
+ */
+typedef int (*rk_pg_copy_fn)(void *ctx, const char *row, size_t len, rk_error *err);
+int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx, rk_error *err);
+
+/*
+ * COPY ... FROM STDIN: rk_pg_copy_in_begin sends the statement, then
+ * rk_pg_copy_in_put sends data, rk_pg_copy_in_end finishes and checks the
+ * result.  On error the COPY is aborted.
+ */
+int rk_pg_copy_in_begin(rk_pg *pg, const char *label, const char *sql, rk_error *err);
+int rk_pg_copy_in_put(rk_pg *pg, const char *data, size_t len, rk_error *err);
+int rk_pg_copy_in_end(rk_pg *pg, rk_error *err);
+
+/* The server process id of this session (for lab / fault tests). */
+int rk_pg_backend_pid(const rk_pg *pg);
+
+/* True when the error's SQLSTATE says the session or server went away
+ * (class 08, 57P01..57P03), so callers can say "connection lost". */
+bool rk_pg_error_is_connection(const rk_error *err);
+
+#endif

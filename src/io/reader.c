@@ -1,0 +1,66 @@
+#include "io/reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "io/reader_impl.h"
+
+struct rk_reader {
+	rk_reader_kind kind;
+	const rk_reader_ops *ops;
+	void *impl;
+	bool bound;
+};
+
+rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
+{
+	rk_reader *r;
+	void *impl;
+	bool csv = strncmp(o->conn, "csv:", 4) == 0;
+
+	if (csv && o->conn[4] == '\0') {
+		rk_error_set(err, RK_EXIT_USAGE, "--%s csv: needs a path", o->side);
+		rk_error_hint(err, "write csv:FILE.csv or csv:DIRECTORY");
+		return NULL;
+	}
+	impl = csv ? rk_csvreader_open(o, o->conn + 4, err) : rk_pgreader_open(o, err);
+	if (!impl)
+		return NULL;
+	r = rk_xcalloc(1, sizeof *r);
+	r->kind = csv ? RK_READER_CSV : RK_READER_PG;
+	r->ops = csv ? &rk_csvreader_ops : &rk_pgreader_ops;
+	r->impl = impl;
+	return r;
+}
+
+rk_reader_kind rk_reader_kind_of(const rk_reader *r)
+{
+	return r->kind;
+}
+
+const char *rk_reader_describe(const rk_reader *r)
+{
+	return r->ops->describe(r->impl);
+}
+
+int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err)
+{
+	if (r->ops->bind(r->impl, columns, ncolumns, types, err) < 0)
+		return -1;
+	r->bound = true;
+	return 0;
+}
+
+int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	return r->ops->scan(r->impl, scan, fn, ctx, err);
+}
+
+void rk_reader_free(rk_reader *r)
+{
+	if (!r)
+		return;
+	r->ops->free(r->impl);
+	free(r);
+}

@@ -1,0 +1,86 @@
+/*
+ * reader.h - one side of a table pair: a PostgreSQL relation or CSV data.
+ *
+ * A reader is opened once, bound to the list of columns the check needs,
+ * and then scanned one or more times (the drilldown re-reads ranges).  A
+ * PostgreSQL reader holds one connection with reckon's own session settings
+ * and one REPEATABLE READ READ ONLY transaction for its whole life, so all
+ * scans see the same snapshot.  A reader is used by one thread at a time.
+ */
+#ifndef RK_READER_H
+#define RK_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/timeutil.h"
+#include "core/types.h"
+
+typedef struct rk_reader rk_reader;
+
+typedef enum rk_reader_kind { RK_READER_PG, RK_READER_CSV } rk_reader_kind;
+
+typedef struct rk_reader_opts {
+	const char *side;       /* "source" or "target": used in every message */
+	const char *conn;       /* libpq conninfo / URI, or "csv:PATH" */
+	const char *table;      /* relation name, schema-qualified allowed (PostgreSQL) */
+	char csv_delim;         /* CSV field delimiter (default ',') */
+	const char *csv_null;   /* CSV NULL marker; NULL = PostgreSQL's convention:
+	                         * unquoted empty field is NULL, "" is empty string */
+} rk_reader_opts;
+
+/* A called-back row: fields in the order of the bound columns.  Return 0 to
+ * continue, -1 (with err filled, err->field set to the offending field index
+ * when one field is to blame) to stop the scan with that error. */
+typedef int (*rk_row_fn)(void *ctx, const rk_field *fields, rk_error *err);
+
+typedef struct rk_range {
+	rk_usec from;   /* inclusive */
+	rk_usec to;     /* exclusive */
+} rk_range;
+
+typedef struct rk_scan {
+	size_t time_index;           /* index of the time column among the bound columns */
+	const rk_range *ranges;      /* sorted, disjoint; rows are wanted when their time is in one */
+	size_t nranges;
+	bool include_null_time;      /* also deliver rows whose time is NULL */
+} rk_scan;
+
+/*
+ * Opens a reader.  For PostgreSQL: connects, pins TimeZone=UTC,
+ * DateStyle=ISO, extra_float_digits=3, client_encoding=UTF8, starts the
+ * REPEATABLE READ READ ONLY transaction and resolves the table (error 2
+ * listing similar relations when it does not exist; error 3 when the server
+ * cannot be reached, with the password redacted).  For "csv:PATH": checks the
+ * file or directory (*.csv, name order) and reads the header(s).
+ * Returns a new reader owned by the caller (rk_reader_free), or NULL.
+ */
+rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err);
+
+rk_reader_kind rk_reader_kind_of(const rk_reader *r);
+
+/* "source table mart.orders on host=... dbname=..." / "source csv:PATH";
+ * never shows a password.  Owned by the reader. */
+const char *rk_reader_describe(const rk_reader *r);
+
+/*
+ * Binds the columns the caller wants, in this order.  Fills types[i] from the
+ * catalog (PostgreSQL) or RK_T_UNKNOWN (CSV: the caller assigns types from the
+ * other side or --types).  An unknown column is error 2 naming it and listing
+ * the columns that exist.  Call once, before any scan.
+ */
+int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err);
+
+/*
+ * Streams the rows selected by scan to fn.  A reader may deliver rows outside
+ * the ranges (a CSV reader delivers every row); the callback filters.  For
+ * CSV, an error returned by fn is prefixed with "FILE:LINE:COLUMN" using
+ * err->field.  Returns 0 or -1.
+ */
+int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
+
+/* Ends the transaction, closes the connection / files.  NULL is harmless. */
+void rk_reader_free(rk_reader *r);
+
+#endif

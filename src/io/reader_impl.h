@@ -1,0 +1,25 @@
+/*
+ * reader_impl.h - the contract between reader.c (dispatch) and the two
+ * reader implementations, pgreader.c and csvreader.c.  Not for use outside
+ * src/io/.
+ */
+#ifndef RK_READER_IMPL_H
+#define RK_READER_IMPL_H
+
+#include "io/reader.h"
+
+typedef struct rk_reader_ops {
+	int (*bind)(void *impl, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err);
+	int (*scan)(void *impl, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
+	const char *(*describe)(const void *impl);
+	void (*free)(void *impl);
+} rk_reader_ops;
+
+/* Each returns a new implementation object or NULL with err filled. */
+void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err);
+void *rk_csvreader_open(const rk_reader_opts *o, const char *path, rk_error *err);
+
+extern const rk_reader_ops rk_pgreader_ops;
+extern const rk_reader_ops rk_csvreader_ops;
+
+#endif
