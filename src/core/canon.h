@@ -30,7 +30,8 @@ int rk_canon_text(rk_type t, const char *p, size_t len, rk_buf *out, const char 
 void rk_canon_enc_null(rk_buf *out);
 
 /* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
- * the canonical text, the canonical text.  Same errors as rk_canon_text. */
+ * the canonical text, the canonical text.  Same errors as rk_canon_text; on
+ * error out is left exactly as it was before the call. */
 int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const char **why);
 
 /*

@@ -38,13 +38,22 @@ int rk_error_hint(rk_error *err, const char *fmt, ...)
 int rk_error_prefix(rk_error *err, const char *fmt, ...)
 {
 	char prefix[512];
-	char old[sizeof err->msg];
+	size_t plen, mlen;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+	plen = strlen(prefix);
+	if (plen + 2 >= sizeof err->msg)
+		plen = sizeof err->msg - 3;
+	mlen = strnlen(err->msg, sizeof err->msg - 1);
+	if (plen + 2 + mlen >= sizeof err->msg)
+		mlen = sizeof err->msg - 1 - plen - 2;
+	memmove(err->msg + plen + 2, err->msg, mlen);
+	memcpy(err->msg, prefix, plen);
+	err->msg[plen] = ':';
+	err->msg[plen + 1] = ' ';
+	err->msg[plen + 2 + mlen] = '\0';
 	return -1;
 }

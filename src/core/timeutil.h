@@ -27,14 +27,23 @@ typedef int64_t rk_usec;
  * "... BC") or in a CSV export: "2026-03-02T10:58:00Z", "2026-03-02 10:58",
  * "2026-03-02T10:58:00.123+0100", a bare date "2026-03-02" (midnight), and
  * "infinity"/"-infinity".  A value without an offset is taken as UTC.
- * Fractional seconds beyond 6 digits are rounded half-up as PostgreSQL does.
+ * Fractional seconds beyond 6 digits are rounded as PostgreSQL does
+ * (rint of the fraction parsed as a double, times 10^6).
  * Returns 0, or -1 with *why set to a static description.
  */
 int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why);
 
 /*
+ * Like rk_time_parse, for a `timestamp` (without time zone) value: an
+ * explicit offset, when the text has one, is ignored, as PostgreSQL's
+ * timestamp input ignores it ("2026-03-02 10:58+05" is 10:58 taken as UTC).
+ */
+int rk_time_parse_local(const char *s, size_t len, rk_usec *out, const char **why);
+
+/*
  * Parses a date ("YYYY-MM-DD", optionally " BC"; also "infinity").  *days is
- * days since 1970-01-01.  Returns 0 or -1 with *why.
+ * days since 1970-01-01 ("infinity" gives INT64_MAX, "-infinity" INT64_MIN).
+ * Returns 0 or -1 with *why.
  */
 int rk_date_parse(const char *s, size_t len, int64_t *days, const char **why);
 

@@ -1,0 +1,714 @@
+/* strtod_l / strtof_l: float parsing must not follow the process's
+ * LC_NUMERIC (a ',' decimal point would silently change the bytes). */
+#define _GNU_SOURCE
+
+#include "core/canon.h"
+
+#include <errno.h>
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Every function here runs once per value per row, for millions of rows:
+ * inputs are (pointer, length) and never NUL-terminated, nothing allocates
+ * except growth of the caller's rk_buf, and the forms PostgreSQL itself
+ * prints take the shortest path.  CSV exports may pad values with blanks, so
+ * all types except text, char(n) and "other" ignore surrounding spaces/tabs.
+ */
+
+static bool rk_cn_digit(char c)
+{
+	return (unsigned)(c - '0') < 10u;
+}
+
+static char rk_cn_lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static void rk_cn_trim(const char **s, size_t *len)
+{
+	const char *p = *s;
+	const char *e = p + *len;
+
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*s = p;
+	*len = (size_t)(e - p);
+}
+
+/* Case-insensitive equality of p[0..len) with a lowercase literal. */
+static bool rk_cn_word(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (len != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (rk_cn_lower(p[i]) != lit[i])
+			return false;
+	return true;
+}
+
+/* Room for n more bytes at out->data + out->len, without changing len. */
+static char *rk_cn_reserve(rk_buf *out, size_t n)
+{
+	if (out->cap - out->len < n)
+		rk_buf_grow(out, n);
+	return out->data + out->len;
+}
+
+/* ------------------------------------------------------------------ */
+/* smallint, integer, bigint */
+
+static int rk_canon_int(const char *p, size_t len, uint64_t max_pos, const char *range_why,
+			rk_buf *out, const char **why)
+{
+	const char *e, *d;
+	bool neg = false;
+	uint64_t acc = 0;
+	size_t n;
+	char *w;
+
+	rk_cn_trim(&p, &len);
+	e = p + len;
+	if (p < e && (*p == '+' || *p == '-')) {
+		neg = *p == '-';
+		p++;
+	}
+	d = p;
+	while (p < e && rk_cn_digit(*p))
+		p++;
+	if (p == d || p != e) {
+		*why = "not a valid integer";
+		return -1;
+	}
+	while (d < e - 1 && *d == '0')
+		d++;
+	n = (size_t)(e - d);
+	/* 19 digits always fit uint64; anything longer is out of every range */
+	if (n > 19)
+		goto range;
+	for (const char *q = d; q < e; q++)
+		acc = acc * 10 + (uint64_t)(*q - '0');
+	if (acc > max_pos + (neg ? 1u : 0u))
+		goto range;
+	if (acc == 0)
+		neg = false;
+	w = rk_cn_reserve(out, n + 1);
+	if (neg)
+		*w++ = '-';
+	memcpy(w, d, n);
+	out->len += n + (neg ? 1u : 0u);
+	return 0;
+range:
+	*why = range_why;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* numeric */
+
+/* PostgreSQL refuses exponents beyond its maximum precision too. */
+#define RK_NUMERIC_MAX_EXP 1000
+
+/*
+ * The digits of a numeric literal are the integer digits followed by the
+ * fraction digits, two runs of the input; this copies digits [from, to) of
+ * that virtual sequence.
+ */
+static char *rk_cn_copy_digits(char *w, const char *ip, size_t ni, const char *fp, size_t from, size_t to)
+{
+	if (from < ni) {
+		size_t end = to < ni ? to : ni;
+
+		memcpy(w, ip + from, end - from);
+		w += end - from;
+		from = end;
+	}
+	if (from < to) {
+		memcpy(w, fp + (from - ni), to - from);
+		w += to - from;
+	}
+	return w;
+}
+
+static char rk_cn_vdigit(const char *ip, size_t ni, const char *fp, size_t i)
+{
+	return i < ni ? ip[i] : fp[i - ni];
+}
+
+static int rk_canon_numeric(const char *p, size_t len, rk_buf *out, const char **why)
+{
+	const char *e, *ip, *fp = NULL;
+	size_t ni, nf = 0, nd, i0, i1, nsig;
+	int64_t exp = 0, k;
+	bool neg = false;
+	char *w, *w0;
+
+	rk_cn_trim(&p, &len);
+	e = p + len;
+	if (len == 0)
+		goto bad;
+	if (!rk_cn_digit(*p) && *p != '.' && !((*p == '-' || *p == '+') && len > 1 &&
+					       (rk_cn_digit(p[1]) || p[1] == '.'))) {
+		const char *word;
+
+		if (rk_cn_word(p, len, "nan"))
+			word = "NaN";
+		else if (rk_cn_word(p, len, "infinity") || rk_cn_word(p, len, "+infinity") ||
+			 rk_cn_word(p, len, "inf") || rk_cn_word(p, len, "+inf"))
+			word = "Infinity";
+		else if (rk_cn_word(p, len, "-infinity") || rk_cn_word(p, len, "-inf"))
+			word = "-Infinity";
+		else
+			goto bad;
+		rk_buf_puts(out, word);
+		return 0;
+	}
+	if (*p == '-' || *p == '+') {
+		neg = *p == '-';
+		p++;
+	}
+	ip = p;
+	while (p < e && rk_cn_digit(*p))
+		p++;
+	ni = (size_t)(p - ip);
+	if (p < e && *p == '.') {
+		fp = ++p;
+		while (p < e && rk_cn_digit(*p))
+			p++;
+		nf = (size_t)(p - fp);
+	}
+	nd = ni + nf;
+	if (nd == 0)
+		goto bad;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+		const char *ed;
+
+		p++;
+		if (p < e && (*p == '+' || *p == '-')) {
+			eneg = *p == '-';
+			p++;
+		}
+		ed = p;
+		while (p < e && rk_cn_digit(*p)) {
+			if (exp <= RK_NUMERIC_MAX_EXP)
+				exp = exp * 10 + (*p - '0');
+			p++;
+		}
+		if (p == ed)
+			goto bad;
+		if (exp > RK_NUMERIC_MAX_EXP) {
+			*why = "numeric exponent out of range";
+			return -1;
+		}
+		if (eneg)
+			exp = -exp;
+	}
+	if (p != e)
+		goto bad;
+
+	/* significant digits [i0, i1); the point sits k digits after i0 */
+	for (i0 = 0; i0 < nd && rk_cn_vdigit(ip, ni, fp, i0) == '0'; i0++)
+		;
+	if (i0 == nd) {
+		rk_buf_putc(out, '0');
+		return 0;
+	}
+	for (i1 = nd; rk_cn_vdigit(ip, ni, fp, i1 - 1) == '0'; i1--)
+		;
+	nsig = i1 - i0;
+	k = (int64_t)ni + exp - (int64_t)i0;
+
+	w0 = w = rk_cn_reserve(out, nsig + (size_t)(k < 0 ? -k : k) + 4);
+	if (neg)
+		*w++ = '-';
+	if (k <= 0) {
+		*w++ = '0';
+		*w++ = '.';
+		memset(w, '0', (size_t)-k);
+		w += -k;
+		w = rk_cn_copy_digits(w, ip, ni, fp, i0, i1);
+	} else if ((size_t)k >= nsig) {
+		w = rk_cn_copy_digits(w, ip, ni, fp, i0, i1);
+		memset(w, '0', (size_t)k - nsig);
+		w += (size_t)k - nsig;
+	} else {
+		w = rk_cn_copy_digits(w, ip, ni, fp, i0, i0 + (size_t)k);
+		*w++ = '.';
+		w = rk_cn_copy_digits(w, ip, ni, fp, i0 + (size_t)k, i1);
+	}
+	out->len += (size_t)(w - w0);
+	return 0;
+bad:
+	*why = "not a valid numeric";
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* real, double precision */
+
+static locale_t rk_cn_c_locale;
+static pthread_once_t rk_cn_c_locale_once = PTHREAD_ONCE_INIT;
+
+static void rk_cn_c_locale_init(void)
+{
+	rk_cn_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static void rk_cn_put_hex64(rk_buf *out, uint64_t bits)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *w = rk_cn_reserve(out, 16);
+
+	for (int i = 15; i >= 0; i--) {
+		w[i] = hex[bits & 0xf];
+		bits >>= 4;
+	}
+	out->len += 16;
+}
+
+/*
+ * Clinger's fast path: a decimal m * 10^k whose m and 10^k are both exact in
+ * the target format is correctly rounded by one multiplication or division,
+ * so it equals what strtod/strtof return.  It covers the short literals
+ * most columns hold; everything else (long digit strings, big exponents,
+ * inf/nan, hex) goes to the C library.  Needs arithmetic done in the
+ * declared type, hence the FLT_EVAL_METHOD check.
+ */
+static bool rk_cn_float_fast(const char *p, size_t len, bool single, double *out)
+{
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+	static const double p10[23] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	static const float p10f[11] = { 1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f };
+	const char *e = p + len, *q;
+	bool neg = false;
+	uint64_t m = 0;
+	int nd = 0, k = 0, ndig = 0;
+
+	if (p < e && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
+		p++;
+	}
+	for (; p < e && rk_cn_digit(*p); p++, ndig++) {
+		if (m == 0 && *p == '0')
+			continue;
+		if (++nd > 19)
+			return false;
+		m = m * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < e && *p == '.') {
+		for (p++; p < e && rk_cn_digit(*p); p++, ndig++) {
+			k--;
+			if (m == 0 && *p == '0')
+				continue;
+			if (++nd > 19)
+				return false;
+			m = m * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	if (ndig == 0)
+		return false;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+		int x = 0;
+
+		q = ++p;
+		if (p < e && (*p == '+' || *p == '-')) {
+			eneg = *p == '-';
+			q = ++p;
+		}
+		for (; p < e && rk_cn_digit(*p); p++)
+			if ((x = x * 10 + (*p - '0')) > 1000)
+				return false;
+		if (p == q)
+			return false;
+		k += eneg ? -x : x;
+	}
+	if (p != e)
+		return false;
+	if (single) {
+		float f;
+
+		if (m > (UINT64_C(1) << 24) || k < -10 || k > 10)
+			return m == 0 ? (*out = neg ? -0.0 : 0.0, true) : false;
+		f = (float)m;
+		f = k < 0 ? f / p10f[-k] : f * p10f[k];
+		*out = (double)(neg ? -f : f);
+	} else {
+		double d;
+
+		if (m > (UINT64_C(1) << 53) || k < -22 || k > 22)
+			return m == 0 ? (*out = neg ? -0.0 : 0.0, true) : false;
+		d = (double)m;
+		d = k < 0 ? d / p10[-k] : d * p10[k];
+		*out = neg ? -d : d;
+	}
+	return true;
+#else
+	(void)p;
+	(void)len;
+	(void)single;
+	(void)out;
+	return false;
+#endif
+}
+
+/*
+ * Parses with strtod/strtof semantics in the C locale, as PostgreSQL's
+ * float8in/float4in do: results that overflow, or underflow to zero, are
+ * errors; subnormals are fine.  Every NaN is written as the one quiet NaN
+ * 7ff8000000000000, since PostgreSQL prints all NaNs alike.
+ */
+static int rk_canon_float(const char *p, size_t len, bool single, rk_buf *out, const char **why)
+{
+	char tmp[64];
+	const char *s;
+	char *end;
+	size_t mark = out->len;
+	double d;
+	uint64_t bits;
+	bool range = false;
+
+	rk_cn_trim(&p, &len);
+	if (rk_cn_float_fast(p, len, single, &d))
+		goto done;
+	/* strtod would skip other leading white space and stop at a NUL byte */
+	if (len == 0 || !(rk_cn_digit(*p) || *p == '-' || *p == '+' || *p == '.' ||
+			  (rk_cn_lower(*p) >= 'a' && rk_cn_lower(*p) <= 'z')))
+		goto bad;
+	if (len < sizeof tmp) {
+		memcpy(tmp, p, len);
+		tmp[len] = '\0';
+		s = tmp;
+	} else {
+		/* long literal: borrow the tail of out as scratch, then drop it */
+		rk_buf_append(out, p, len);
+		rk_buf_putc(out, '\0');
+		s = out->data + mark;
+	}
+	pthread_once(&rk_cn_c_locale_once, rk_cn_c_locale_init);
+	errno = 0;
+	if (single) {
+		float f = rk_cn_c_locale ? strtof_l(s, &end, rk_cn_c_locale) : strtof(s, &end);
+
+		range = errno == ERANGE && (f == 0.0f || isinf(f));
+		d = (double)f;
+	} else {
+		d = rk_cn_c_locale ? strtod_l(s, &end, rk_cn_c_locale) : strtod(s, &end);
+		range = errno == ERANGE && (d == 0.0 || isinf(d));
+	}
+	out->len = mark;
+	if (end != s + len)
+		goto bad;
+	if (range) {
+		*why = single ? "out of range for real" : "out of range for double precision";
+		return -1;
+	}
+done:
+	if (isnan(d))
+		bits = UINT64_C(0x7ff8000000000000);
+	else
+		memcpy(&bits, &d, sizeof bits);
+	rk_cn_put_hex64(out, bits);
+	return 0;
+bad:
+	out->len = mark;
+	*why = single ? "not a valid real" : "not a valid double precision";
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* boolean */
+
+static int rk_canon_bool(const char *p, size_t len, rk_buf *out, const char **why)
+{
+	char v;
+
+	rk_cn_trim(&p, &len);
+	if (len == 1 && (*p == 't' || *p == 'f')) {
+		v = *p;
+	} else if (rk_cn_word(p, len, "t") || rk_cn_word(p, len, "true") || rk_cn_word(p, len, "yes") ||
+		   rk_cn_word(p, len, "on") || rk_cn_word(p, len, "1")) {
+		v = 't';
+	} else if (rk_cn_word(p, len, "f") || rk_cn_word(p, len, "false") || rk_cn_word(p, len, "no") ||
+		   rk_cn_word(p, len, "off") || rk_cn_word(p, len, "0")) {
+		v = 'f';
+	} else {
+		*why = "not a valid boolean";
+		return -1;
+	}
+	rk_buf_putc(out, v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* date, timestamp, timestamptz */
+
+static bool rk_cn_plain_date_shape(const char *p, size_t len)
+{
+	return len == 10 && p[4] == '-' && p[7] == '-' && rk_cn_digit(p[0]) && rk_cn_digit(p[1]) &&
+	       rk_cn_digit(p[2]) && rk_cn_digit(p[3]) && rk_cn_digit(p[5]) && rk_cn_digit(p[6]) &&
+	       rk_cn_digit(p[8]) && rk_cn_digit(p[9]);
+}
+
+static int rk_canon_date(const char *p, size_t len, rk_buf *out, const char **why)
+{
+	int64_t days;
+	char tmp[RK_TIME_STRLEN];
+
+	rk_cn_trim(&p, &len);
+	if (rk_date_parse(p, len, &days, why) < 0)
+		return -1;
+	/* a valid date already written YYYY-MM-DD is its own canonical text */
+	if (rk_cn_plain_date_shape(p, len)) {
+		rk_buf_append(out, p, len);
+		return 0;
+	}
+	rk_buf_puts(out, rk_date_format(days, tmp));
+	return 0;
+}
+
+static const char rk_cn_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal text of v; two digits per division since timestamps have 16. */
+static void rk_cn_put_int64(rk_buf *out, int64_t v)
+{
+	char tmp[24];
+	char *e = tmp + sizeof tmp, *q = e;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+
+		u /= 100;
+		q -= 2;
+		memcpy(q, rk_cn_pairs + 2 * r, 2);
+	}
+	if (u >= 10) {
+		q -= 2;
+		memcpy(q, rk_cn_pairs + 2 * u, 2);
+	} else {
+		*--q = (char)('0' + u);
+	}
+	if (v < 0)
+		*--q = '-';
+	n = (size_t)(e - q);
+	memcpy(rk_cn_reserve(out, n), q, n);
+	out->len += n;
+}
+
+static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out, const char **why)
+{
+	rk_usec t;
+
+	if ((local ? rk_time_parse_local(p, len, &t, why) : rk_time_parse(p, len, &t, why)) < 0)
+		return -1;
+	if (t == RK_USEC_PINF)
+		rk_buf_puts(out, "infinity");
+	else if (t == RK_USEC_NINF)
+		rk_buf_puts(out, "-infinity");
+	else
+		rk_cn_put_int64(out, t);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* uuid */
+
+static int rk_cn_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool rk_cn_canonical_uuid(const char *p, size_t len)
+{
+	if (len != 36)
+		return false;
+	for (size_t i = 0; i < 36; i++) {
+		char c = p[i];
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (c != '-')
+				return false;
+		} else if (!rk_cn_digit(c) && !(c >= 'a' && c <= 'f')) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Accepts what PostgreSQL's uuid_in accepts: 32 hex digits in either case,
+ * optionally in braces, with a single '-' allowed after any group of four.
+ */
+static int rk_canon_uuid(const char *p, size_t len, rk_buf *out, const char **why)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *e;
+	bool braces = false;
+	char *w;
+
+	rk_cn_trim(&p, &len);
+	if (rk_cn_canonical_uuid(p, len)) {
+		rk_buf_append(out, p, len);
+		return 0;
+	}
+	e = p + len;
+	if (p < e && *p == '{') {
+		braces = true;
+		p++;
+	}
+	w = rk_cn_reserve(out, 36);
+	for (int i = 0; i < 16; i++) {
+		int hi, lo;
+
+		if (e - p < 2 || (hi = rk_cn_hexval(p[0])) < 0 || (lo = rk_cn_hexval(p[1])) < 0)
+			goto bad;
+		p += 2;
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*w++ = '-';
+		*w++ = hex[hi];
+		*w++ = hex[lo];
+		if (p < e && *p == '-' && i % 2 == 1 && i < 15)
+			p++;
+	}
+	if (braces) {
+		if (p == e || *p != '}')
+			goto bad;
+		p++;
+	}
+	if (p != e)
+		goto bad;
+	out->len += 36;
+	return 0;
+bad:
+	*why = "not a valid uuid";
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+
+int rk_canon_text(rk_type t, const char *p, size_t len, rk_buf *out, const char **why)
+{
+	switch (t) {
+	case RK_T_TEXT:
+	case RK_T_OTHER:
+		rk_buf_append(out, p, len);
+		return 0;
+	case RK_T_BPCHAR:
+		while (len > 0 && p[len - 1] == ' ')
+			len--;
+		rk_buf_append(out, p, len);
+		return 0;
+	case RK_T_INT2:
+		return rk_canon_int(p, len, INT16_MAX, "out of range for smallint", out, why);
+	case RK_T_INT4:
+		return rk_canon_int(p, len, INT32_MAX, "out of range for integer", out, why);
+	case RK_T_INT8:
+		return rk_canon_int(p, len, INT64_MAX, "out of range for bigint", out, why);
+	case RK_T_NUMERIC:
+		return rk_canon_numeric(p, len, out, why);
+	case RK_T_FLOAT4:
+		return rk_canon_float(p, len, true, out, why);
+	case RK_T_FLOAT8:
+		return rk_canon_float(p, len, false, out, why);
+	case RK_T_BOOL:
+		return rk_canon_bool(p, len, out, why);
+	case RK_T_DATE:
+		return rk_canon_date(p, len, out, why);
+	case RK_T_TIMESTAMP:
+		return rk_canon_timestamp(p, len, true, out, why);
+	case RK_T_TIMESTAMPTZ:
+		return rk_canon_timestamp(p, len, false, out, why);
+	case RK_T_UUID:
+		return rk_canon_uuid(p, len, out, why);
+	case RK_T_UNKNOWN:
+		break;
+	}
+	*why = "column type is not known";
+	return -1;
+}
+
+void rk_canon_enc_null(rk_buf *out)
+{
+	rk_buf_putc(out, '\0');
+}
+
+int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const char **why)
+{
+	size_t mark = out->len;
+	size_t n;
+	unsigned char *lp;
+
+	/* one growth for the usual case: tag, length, text about the input's size */
+	rk_cn_reserve(out, 5 + len + 24);
+	out->data[out->len] = '\x01';
+	out->len += 5;
+	if (rk_canon_text(t, p, len, out, why) < 0) {
+		out->len = mark;
+		return -1;
+	}
+	n = out->len - mark - 5;
+	if (n > UINT32_MAX) {
+		out->len = mark;
+		*why = "value longer than 4 GiB";
+		return -1;
+	}
+	lp = (unsigned char *)out->data + mark + 1;
+	lp[0] = (unsigned char)(n & 0xff);
+	lp[1] = (unsigned char)((n >> 8) & 0xff);
+	lp[2] = (unsigned char)((n >> 16) & 0xff);
+	lp[3] = (unsigned char)((n >> 24) & 0xff);
+	return 0;
+}
+
+int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const char **why)
+{
+	int64_t days;
+
+	switch (t) {
+	case RK_T_TIMESTAMPTZ:
+		return rk_time_parse(p, len, out, why);
+	case RK_T_TIMESTAMP:
+		return rk_time_parse_local(p, len, out, why);
+	case RK_T_DATE:
+		if (rk_date_parse(p, len, &days, why) < 0)
+			return -1;
+		if (days == INT64_MAX || days == INT64_MIN) {
+			*out = days == INT64_MAX ? RK_USEC_PINF : RK_USEC_NINF;
+			return 0;
+		}
+		if (__builtin_mul_overflow(days, RK_USEC_PER_DAY, out) || *out == RK_USEC_PINF) {
+			*why = "date out of range for a time column";
+			return -1;
+		}
+		return 0;
+	default:
+		break;
+	}
+	*why = "not a time column type";
+	return -1;
+}

@@ -1,0 +1,511 @@
+/*
+ * test_timeutil.c - calendar arithmetic against a naive day counter, the
+ * accepted timestamp/date forms and their errors, formatting round trips,
+ * command-line instants and durations.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/timeutil.h"
+
+/* A copy of s without its NUL, so ASan sees any read past the value. */
+static char *exact(const char *s, size_t len)
+{
+	char *p = malloc(len ? len : 1);
+
+	assert_non_null(p);
+	memcpy(p, s, len);
+	return p;
+}
+
+static int parse(const char *s, rk_usec *out, const char **why)
+{
+	size_t n = strlen(s);
+	char *p = exact(s, n);
+	int rc = rk_time_parse(p, n, out, why);
+
+	free(p);
+	return rc;
+}
+
+static void check_ts(const char *s, rk_usec want, int line)
+{
+	rk_usec t = 0;
+	const char *why = NULL;
+
+	if (parse(s, &t, &why) != 0)
+		fail_msg("line %d: '%s' refused: %s", line, s, why);
+	if (t != want)
+		fail_msg("line %d: '%s' -> %lld, want %lld", line, s, (long long)t, (long long)want);
+}
+
+static void check_ts_bad(const char *s, const char *want_why, int line)
+{
+	rk_usec t = 0;
+	const char *why = NULL;
+
+	if (parse(s, &t, &why) != -1)
+		fail_msg("line %d: '%s' accepted as %lld", line, s, (long long)t);
+	if (!why || (want_why && strcmp(why, want_why) != 0))
+		fail_msg("line %d: '%s': why '%s', want '%s'", line, s, why ? why : "(none)",
+			 want_why ? want_why : "(any)");
+}
+
+#define TS(s, want) check_ts((s), (want), __LINE__)
+#define TS_BAD(s, why) check_ts_bad((s), (why), __LINE__)
+
+/* ------------------------------------------------------------------ */
+
+static bool naive_leap(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Days from 1970-01-01 to Jan 1 of astronomical year y, one year at a time. */
+static int64_t naive_jan1(int64_t y)
+{
+	int64_t d = 0;
+
+	for (int64_t i = 1970; i < y; i++)
+		d += naive_leap(i) ? 366 : 365;
+	for (int64_t i = y; i < 1970; i++)
+		d -= naive_leap(i) ? 366 : 365;
+	return d;
+}
+
+/* rk_date_parse agrees with a naive day counter, BC years included. */
+static void test_days_vs_naive(void **state)
+{
+	static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	(void)state;
+	for (int64_t y = -4712; y <= 12000; y += (y > -100 && y < 2500) ? 1 : 37) {
+		int64_t want = naive_jan1(y);
+
+		for (int m = 1; m <= 12; m++) {
+			int last = mdays[m - 1] + (m == 2 && naive_leap(y));
+			int days_to_check[] = { 1, last };
+
+			for (int k = 0; k < 2; k++) {
+				char s[40];
+				int64_t got = 0;
+				const char *why = NULL;
+				int64_t year = y > 0 ? y : 1 - y;
+
+				snprintf(s, sizeof s, "%04lld-%02d-%02d%s", (long long)year, m, days_to_check[k],
+					 y > 0 ? "" : " BC");
+				if (rk_date_parse(s, strlen(s), &got, &why) != 0)
+					fail_msg("'%s' refused: %s", s, why);
+				if (got != want + days_to_check[k] - 1)
+					fail_msg("'%s' -> %lld, want %lld", s, (long long)got,
+						 (long long)(want + days_to_check[k] - 1));
+			}
+			want += last;
+		}
+	}
+}
+
+/* Every day over a wide span formats and parses back to itself. */
+static void test_date_roundtrip(void **state)
+{
+	(void)state;
+	for (int64_t d = -2440588; d < 2145042906; d += (d > -800000 && d < 800000) ? 1 : 9973) {
+		char buf[RK_TIME_STRLEN];
+		int64_t back = 0;
+		const char *why = NULL;
+
+		rk_date_format(d, buf);
+		if (rk_date_parse(buf, strlen(buf), &back, &why) != 0 || back != d)
+			fail_msg("day %lld -> '%s' -> %lld (%s)", (long long)d, buf, (long long)back,
+				 why ? why : "");
+	}
+}
+
+static void test_date_parse(void **state)
+{
+	int64_t d = 0;
+	const char *why = NULL;
+	char buf[RK_TIME_STRLEN];
+
+	(void)state;
+	assert_int_equal(rk_date_parse("1970-01-01", 10, &d, &why), 0);
+	assert_true(d == 0);
+	assert_int_equal(rk_date_parse("2026-03-02", 10, &d, &why), 0);
+	assert_true(d == 20514);
+	assert_int_equal(rk_date_parse("1969-12-31", 10, &d, &why), 0);
+	assert_true(d == -1);
+	assert_int_equal(rk_date_parse("infinity", 8, &d, &why), 0);
+	assert_true(d == INT64_MAX);
+	assert_int_equal(rk_date_parse("-infinity", 9, &d, &why), 0);
+	assert_true(d == INT64_MIN);
+	assert_string_equal(rk_date_format(INT64_MAX, buf), "infinity");
+	assert_string_equal(rk_date_format(INT64_MIN, buf), "-infinity");
+	assert_string_equal(rk_date_format(0, buf), "1970-01-01");
+	assert_string_equal(rk_date_format(-719162, buf), "0001-01-01");
+	assert_string_equal(rk_date_format(-719163, buf), "0001-12-31 BC");
+	assert_string_equal(rk_date_format(-719528, buf), "0001-01-01 BC");
+	assert_string_equal(rk_date_format(-2440588, buf), "4714-11-24 BC");
+	assert_int_equal(rk_date_parse("2026-02-29", 10, &d, &why), -1);
+	assert_string_equal(why, "day out of range for month");
+	assert_int_equal(rk_date_parse("2026-03-02x", 11, &d, &why), -1);
+	assert_string_equal(why, "not a valid date (expected YYYY-MM-DD)");
+	/* the length is the end, whatever follows in memory */
+	assert_int_equal(rk_date_parse("2026-03-02 garbage", 10, &d, &why), 0);
+	assert_true(d == 20514);
+}
+
+static void test_time_parse_forms(void **state)
+{
+	const rk_usec t0 = INT64_C(1772449080000000);  /* 2026-03-02 10:58:00 UTC */
+
+	(void)state;
+	TS("2026-03-02 10:58:00+00", t0);
+	TS("2026-03-02 10:58:00", t0);
+	TS("2026-03-02T10:58:00Z", t0);
+	TS("2026-03-02T10:58:00", t0);
+	TS("2026-03-02 10:58", t0);
+	TS("2026-03-02T10:58:00.000Z", t0);
+	TS("2026-3-2 10:58:00", t0);
+	TS("2026-03-02   10:58:00", t0);
+	TS("2026-03-02 10:58:00 Z", t0);
+	TS("2026-03-02 10:58:00 GMT", t0);
+	TS("2026-03-02 10:58:00-00", t0);
+	TS("2026-03-02 11:58:00+01", t0);
+	TS("2026-03-02 11:58:00+1", t0);
+	TS("2026-03-02 11:58:00+01:00", t0);
+	TS("2026-03-02 11:58:00+0100", t0);
+	TS("2026-03-02 16:28:00+05:30", t0);
+	TS("2026-03-02 16:28:00+0530", t0);
+	TS("2026-03-02 16:43:00+05:45", t0);
+	TS("2026-03-02 02:58:00-08", t0);
+	TS("2026-03-02 02:28:00-08:30", t0);
+	TS("2026-03-03 00:58:00+14", t0);
+	TS("2026-03-02 11:17:32+00:19:32", t0);
+	TS("2026-03-02 11:17:32+001932", t0);
+	TS("2026-03-02 10:38:28-00:19:32", t0);
+	TS("\t2026-03-02 10:58:00+00  ", t0);
+
+	/* sub-second */
+	TS("2026-03-02 10:58:00.5+00", t0 + 500000);
+	TS("2026-03-02 10:58:00.05", t0 + 50000);
+	TS("2026-03-02 10:58:00.000001", t0 + 1);
+	TS("2026-03-02 10:58:00.999999", t0 + 999999);
+	TS("2026-03-02 10:58:00.123456+05:30", t0 - INT64_C(19800000000) + 123456);
+	/* beyond microseconds: PostgreSQL's rint(strtod(fraction) * 1e6) */
+	TS("2026-03-02 10:58:00.1234564", t0 + 123456);
+	TS("2026-03-02 10:58:00.1234566", t0 + 123457);
+	TS("2026-03-02 10:58:00.0000015", t0 + 2);
+	TS("2026-03-02 10:58:00.00000049999", t0);
+	TS("2026-03-02 10:58:00.123456000000000000000", t0 + 123456);
+	TS("2026-03-02 23:59:59.9999999", INT64_C(1772496000000000));
+
+	/* midnight forms */
+	TS("2026-03-02", INT64_C(1772409600000000));
+	TS("2026-03-02 00:00", INT64_C(1772409600000000));
+	TS("2026-03-01 24:00:00", INT64_C(1772409600000000));
+	TS("2026-03-01 24:00", INT64_C(1772409600000000));
+
+	/* leap days and year boundaries */
+	TS("2024-02-29 12:00:00Z", INT64_C(1709208000000000));
+	TS("2000-02-29 00:00:00Z", INT64_C(951782400000000));
+	TS("1999-12-31 23:59:59Z", INT64_C(946684799000000));
+	TS("2000-01-01 00:00:00Z", INT64_C(946684800000000));
+	TS("1970-01-01 00:00:00.000001Z", 1);
+	TS("1969-12-31 23:59:59.999999Z", -1);
+	TS("1600-03-01 00:00:00Z", INT64_C(-11670912000000000));
+	TS("0001-01-01 00:00:00Z", INT64_C(-62135596800000000));
+	TS("0001-12-31 23:59:59.999999 BC", INT64_C(-62135596800000001));
+	TS("0001-12-31 23:59:59.999999+00 BC", INT64_C(-62135596800000001));
+	TS("0044-03-15 12:00:00+00 BC", INT64_C(-63517780800000000));
+	TS("4714-11-24 00:00:00+00 BC", INT64_C(-210866803200000000));
+	TS("10000-01-01 00:00:00+00", INT64_C(253402300800000000));
+
+	TS("infinity", RK_USEC_PINF);
+	TS("+infinity", RK_USEC_PINF);
+	TS("Infinity", RK_USEC_PINF);
+	TS("-infinity", RK_USEC_NINF);
+	TS(" -INFINITY ", RK_USEC_NINF);
+}
+
+static void test_time_parse_errors(void **state)
+{
+	(void)state;
+	TS_BAD("", "empty value");
+	TS_BAD("   ", "empty value");
+	TS_BAD("now", "not a valid timestamp");
+	TS_BAD("epoch", "not a valid timestamp");
+	TS_BAD("infinityx", "not a valid timestamp");
+	TS_BAD("26-03-02 10:58:00", "not a valid date (expected YYYY-MM-DD)");
+	TS_BAD("2026/03/02 10:58:00", "not a valid date (expected YYYY-MM-DD)");
+	TS_BAD("20260302T105800Z", "not a valid date (expected YYYY-MM-DD)");
+	TS_BAD("12345678-01-01", "not a valid date (expected YYYY-MM-DD)");
+	TS_BAD("2026-13-02 10:58:00", "month out of range");
+	TS_BAD("2026-02-29 10:58:00", "day out of range for month");
+	TS_BAD("2100-02-29", "day out of range for month");
+	TS_BAD("2026-03-32", "day out of range for month");
+	TS_BAD("0000-03-02", "year 0 does not exist");
+	TS_BAD("2026-03-02 10:58:60", "second out of range (leap seconds are not accepted)");
+	TS_BAD("2026-03-02 10:58:99", "second out of range (leap seconds are not accepted)");
+	TS_BAD("2026-03-02 10:61", "minute out of range");
+	TS_BAD("2026-03-02 25:00", "hour out of range");
+	TS_BAD("2026-03-02 24:00:00.000001", "hour out of range");
+	TS_BAD("2026-03-02 24:01", "hour out of range");
+	TS_BAD("2026-03-02 10:5", "not a valid time of day (expected HH:MM[:SS[.ffffff]])");
+	TS_BAD("2026-03-02 10", "not a valid time of day (expected HH:MM[:SS[.ffffff]])");
+	TS_BAD("2026-03-02 10:58:00.", "not a valid time of day (expected HH:MM[:SS[.ffffff]])");
+	TS_BAD("2026-03-02 100:58", "not a valid time of day (expected HH:MM[:SS[.ffffff]])");
+	TS_BAD("2026-03-02T", "not a valid timestamp");
+	TS_BAD("2026-03-02 10:58:00+16", "time zone offset out of range");
+	TS_BAD("2026-03-02 10:58:00+15:60", "time zone offset out of range");
+	TS_BAD("2026-03-02 10:58:00+", "not a valid time zone offset");
+	TS_BAD("2026-03-02 10:58:00+123", "not a valid time zone offset");
+	TS_BAD("2026-03-02 10:58:00+01:", "not a valid time zone offset");
+	TS_BAD("2026-03-02 10:58:00 Europe/Paris", "not a valid time zone offset");
+	TS_BAD("2026-03-02 10:58:00ZZ", "not a valid timestamp");
+	TS_BAD("2026-03-02 10:58:00+00BC", "not a valid timestamp");
+	TS_BAD("2026-03-02 10:58:00 +00 BCE", "not a valid timestamp");
+	TS_BAD("4714-11-23 23:59:59.999999+00 BC", "timestamp out of range");
+	TS_BAD("294247-01-11 00:00:00+00", "timestamp out of range");
+	TS_BAD("5000000-01-01", "timestamp out of range");
+	TS_BAD("2026-03-02 10:58:00.12345678901234567890123456789012345678901",
+	       "too many fractional second digits");
+}
+
+/* The length bounds the value; nothing past it is read or needed. */
+static void test_time_parse_unterminated(void **state)
+{
+	const char *s = "2026-03-02 10:58:00+00:00 trailing";
+	rk_usec t = 0;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(rk_time_parse(s, 22, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000));
+	assert_int_equal(rk_time_parse(s, 19, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000));
+	assert_int_equal(rk_time_parse(s, 16, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000));
+	assert_int_equal(rk_time_parse(s, 10, &t, &why), 0);
+	assert_true(t == INT64_C(1772409600000000));
+	assert_int_equal(rk_time_parse(s, 14, &t, &why), -1);
+}
+
+static void test_time_parse_local(void **state)
+{
+	rk_usec t = 0;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(rk_time_parse_local("2026-03-02 10:58:00+05:30", 25, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000));
+	assert_int_equal(rk_time_parse("2026-03-02 10:58:00+05:30", 25, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000) - INT64_C(19800000000));
+	assert_int_equal(rk_time_parse_local("2026-03-02 10:58:00+16", 22, &t, &why), -1);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_time_format(void **state)
+{
+	char buf[RK_TIME_STRLEN];
+
+	(void)state;
+	assert_string_equal(rk_time_format(0, buf), "1970-01-01T00:00:00Z");
+	assert_string_equal(rk_time_format(INT64_C(1772449080000000), buf), "2026-03-02T10:58:00Z");
+	assert_string_equal(rk_time_format(INT64_C(1772449080500000), buf), "2026-03-02T10:58:00.500000Z");
+	assert_string_equal(rk_time_format(INT64_C(1772449080000001), buf), "2026-03-02T10:58:00.000001Z");
+	assert_string_equal(rk_time_format(-1, buf), "1969-12-31T23:59:59.999999Z");
+	assert_string_equal(rk_time_format(INT64_C(-62135596800000001), buf), "0001-12-31T23:59:59.999999Z BC");
+	assert_string_equal(rk_time_format(RK_USEC_PINF, buf), "infinity");
+	assert_string_equal(rk_time_format(RK_USEC_NINF, buf), "-infinity");
+	assert_string_equal(rk_time_format(INT64_C(9223371244799999999), buf), "294246-12-31T23:59:59.999999Z");
+	assert_string_equal(rk_time_format(INT64_C(-210866803200000000), buf), "4714-11-24T00:00:00Z BC");
+
+	assert_string_equal(rk_time_format_sql(INT64_C(1772449080000000), true, buf),
+			    "2026-03-02 10:58:00.000000+00");
+	assert_string_equal(rk_time_format_sql(INT64_C(1772449080123456), false, buf),
+			    "2026-03-02 10:58:00.123456");
+	assert_string_equal(rk_time_format_sql(-1, true, buf), "1969-12-31 23:59:59.999999+00");
+	assert_string_equal(rk_time_format_sql(INT64_C(-63517780800000000), true, buf),
+			    "0044-03-15 12:00:00.000000+00 BC");
+	assert_string_equal(rk_time_format_sql(RK_USEC_PINF, true, buf), "infinity");
+	assert_string_equal(rk_time_format_sql(RK_USEC_NINF, false, buf), "-infinity");
+}
+
+/* Formatted instants parse back to themselves (the rerun list relies on it). */
+static void test_time_roundtrip(void **state)
+{
+	const rk_usec step = INT64_C(98765432109876);
+
+	for (rk_usec t = INT64_C(-210866803200000000); t < INT64_C(9223371244799000000) - step; t += step) {
+		char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+		rk_usec back = 0;
+		const char *why = NULL;
+
+		rk_time_format(t, a);
+		if (rk_time_parse(a, strlen(a), &back, &why) != 0 || back != t)
+			fail_msg("%lld -> '%s' -> %lld (%s)", (long long)t, a, (long long)back, why ? why : "");
+		rk_time_format_sql(t, true, b);
+		if (rk_time_parse(b, strlen(b), &back, &why) != 0 || back != t)
+			fail_msg("%lld -> '%s' -> %lld (%s)", (long long)t, b, (long long)back, why ? why : "");
+	}
+	(void)state;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_time_parse_arg(void **state)
+{
+	rk_usec t = 0;
+	rk_error err;
+
+	(void)state;
+	rk_error_clear(&err);
+	assert_int_equal(rk_time_parse_arg("--from", "2026-03-02T10:00:00Z", &t, &err), 0);
+	assert_true(t == INT64_C(1772445600000000));
+	assert_int_equal(rk_time_parse_arg("--from", "2026-03-02 11:00+01:00", &t, &err), 0);
+	assert_true(t == INT64_C(1772445600000000));
+	assert_int_equal(rk_time_parse_arg("--to", "2026-03-02T10:00:00.25-00:30", &t, &err), 0);
+	assert_true(t == INT64_C(1772447400250000));
+
+	assert_int_equal(rk_time_parse_arg("--from", "2026-03-02 10:00", &t, &err), -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(err.msg, "invalid --from '2026-03-02 10:00': no time zone given");
+	assert_true(err.hint[0] != '\0');
+
+	assert_int_equal(rk_time_parse_arg("--to", "2026-03-02", &t, &err), -1);
+	assert_string_equal(err.msg, "invalid --to '2026-03-02': no time zone given");
+
+	assert_int_equal(rk_time_parse_arg("--now", "infinity", &t, &err), -1);
+	assert_string_equal(err.msg, "invalid --now 'infinity': not a finite instant");
+
+	assert_int_equal(rk_time_parse_arg("--from", "2026-02-30T00:00:00Z", &t, &err), -1);
+	assert_string_equal(err.msg, "invalid --from '2026-02-30T00:00:00Z': day out of range for month");
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+
+	assert_int_equal(rk_time_parse_arg("--from", "", &t, &err), -1);
+	assert_string_equal(err.msg, "--from needs a value");
+}
+
+static void check_dur(const char *s, bool allow_zero, rk_usec want, int line)
+{
+	rk_usec d = -1;
+	rk_error err;
+
+	rk_error_clear(&err);
+	if (rk_duration_parse("--window", s, allow_zero, &d, &err) != 0)
+		fail_msg("line %d: '%s' refused: %s", line, s, err.msg);
+	if (d != want)
+		fail_msg("line %d: '%s' -> %lld, want %lld", line, s, (long long)d, (long long)want);
+}
+
+static void check_dur_bad(const char *s, bool allow_zero, const char *want_msg, int line)
+{
+	rk_usec d = -1;
+	rk_error err;
+
+	rk_error_clear(&err);
+	if (rk_duration_parse("--window", s, allow_zero, &d, &err) != -1)
+		fail_msg("line %d: '%s' accepted as %lld", line, s, (long long)d);
+	if (err.code != RK_EXIT_USAGE || strcmp(err.msg, want_msg) != 0)
+		fail_msg("line %d: '%s': message '%s', want '%s'", line, s, err.msg, want_msg);
+}
+
+#define DUR(s, z, want) check_dur((s), (z), (want), __LINE__)
+#define DUR_BAD(s, z, msg) check_dur_bad((s), (z), (msg), __LINE__)
+
+static void test_duration_parse(void **state)
+{
+	(void)state;
+	DUR("90s", false, INT64_C(90000000));
+	DUR("15m", false, INT64_C(900000000));
+	DUR("1h", false, INT64_C(3600000000));
+	DUR("1d", false, RK_USEC_PER_DAY);
+	DUR("1h30m", false, INT64_C(5400000000));
+	DUR("1d2h3m4s5ms6us", false, RK_USEC_PER_DAY + INT64_C(7384005006));
+	DUR("500ms", false, INT64_C(500000));
+	DUR("10us", false, 10);
+	DUR("0", true, 0);
+	DUR("0s", true, 0);
+	DUR("0m", true, 0);
+	DUR("106751991d", false, INT64_C(106751991) * RK_USEC_PER_DAY);
+
+	DUR_BAD("0", false, "invalid --window '0': must be greater than zero");
+	DUR_BAD("0s", false, "invalid --window '0s': must be greater than zero");
+	DUR_BAD("1", false, "invalid --window '1': missing unit");
+	DUR_BAD("1x", false, "invalid --window '1x': unknown unit");
+	DUR_BAD("1 h", false, "invalid --window '1 h': unknown unit");
+	DUR_BAD("1H", false, "invalid --window '1H': unknown unit");
+	DUR_BAD("h", false, "invalid --window 'h': expected a number");
+	DUR_BAD("-1h", false, "invalid --window '-1h': expected a number");
+	DUR_BAD("1.5h", false, "invalid --window '1.5h': unknown unit");
+	DUR_BAD("106751992d", false, "invalid --window '106751992d': too large");
+	DUR_BAD("99999999999999999999s", false, "invalid --window '99999999999999999999s': too large");
+	DUR_BAD("", false, "--window needs a value");
+}
+
+static void test_duration_format(void **state)
+{
+	static const rk_usec samples[] = {
+		1, 999, 1000, 1500000, 90000000, 900000000, 3600000000, 5400000000, 86400000000,
+		INT64_C(90061001001), INT64_C(106751991) * INT64_C(86400000000),
+	};
+	char buf[RK_TIME_STRLEN];
+
+	(void)state;
+	assert_string_equal(rk_duration_format(0, buf), "0s");
+	assert_string_equal(rk_duration_format(INT64_C(3600000000), buf), "1h");
+	assert_string_equal(rk_duration_format(INT64_C(5400000000), buf), "1h30m");
+	assert_string_equal(rk_duration_format(INT64_C(90000000), buf), "1m30s");
+	assert_string_equal(rk_duration_format(INT64_C(900000000), buf), "15m");
+	assert_string_equal(rk_duration_format(RK_USEC_PER_DAY, buf), "1d");
+	assert_string_equal(rk_duration_format(INT64_C(1500), buf), "1ms500us");
+	assert_string_equal(rk_duration_format(INT64_C(-3600000000), buf), "-1h");
+	assert_string_equal(rk_duration_format(INT64_MIN, buf), "-106751991d4h54s775ms808us");
+	for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+		rk_usec back = 0;
+		rk_error err;
+
+		rk_duration_format(samples[i], buf);
+		assert_int_equal(rk_duration_parse("--window", buf, false, &back, &err), 0);
+		assert_true(back == samples[i]);
+	}
+}
+
+static void test_now(void **state)
+{
+	rk_usec a = rk_time_now(), b = rk_time_now();
+
+	(void)state;
+	assert_true(a > INT64_C(1704067200000000));  /* after 2024-01-01 */
+	assert_true(a < INT64_C(4102444800000000));  /* before 2100-01-01 */
+	assert_true(b >= a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_days_vs_naive),
+		cmocka_unit_test(test_date_roundtrip),
+		cmocka_unit_test(test_date_parse),
+		cmocka_unit_test(test_time_parse_forms),
+		cmocka_unit_test(test_time_parse_errors),
+		cmocka_unit_test(test_time_parse_unterminated),
+		cmocka_unit_test(test_time_parse_local),
+		cmocka_unit_test(test_time_format),
+		cmocka_unit_test(test_time_roundtrip),
+		cmocka_unit_test(test_time_parse_arg),
+		cmocka_unit_test(test_duration_parse),
+		cmocka_unit_test(test_duration_format),
+		cmocka_unit_test(test_now),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
