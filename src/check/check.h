@@ -1,0 +1,110 @@
+/*
+ * check.h - the checker: per-window digests of both sides, then the
+ * key-level drilldown of the windows that differ.
+ *
+ * Layering: uses core/ (windows, canonical encoding, digests) and io/ (the
+ * readers); knows nothing of argv or output formats (cli/ and report/).
+ */
+#ifndef RK_CHECK_H
+#define RK_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/digest.h"
+#include "core/error.h"
+#include "core/timeutil.h"
+#include "core/types.h"
+#include "io/reader.h"
+
+typedef struct rk_check_spec {
+	rk_reader_opts source;          /* side = "source" */
+	rk_reader_opts target;          /* side = "target" */
+	const char *const *key;         /* key columns, in --key order */
+	size_t nkey;
+	const char *time;               /* the time column */
+	const char *const *sum;         /* --sum columns */
+	size_t nsum;
+	const char *const *columns;     /* hashed columns (defaulted by the caller) */
+	size_t ncolumns;
+	const char *const *types;       /* --types items "col:type" */
+	size_t ntypes;
+	rk_usec from, to, width;        /* the check range and window width */
+	rk_usec settle, now;            /* closedness: end <= now - settle */
+	size_t leaf_rows;               /* drilldown memory bound (rows per side) */
+	bool findings;                  /* run the key-level drilldown */
+	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
+} rk_check_spec;
+
+typedef enum rk_win_status { RK_WIN_MATCH, RK_WIN_DIFFER, RK_WIN_OPEN } rk_win_status;
+
+typedef enum rk_find_kind {
+	RK_FIND_MISSING,
+	RK_FIND_EXTRA,
+	RK_FIND_DUPLICATED,
+	RK_FIND_CHANGED,
+	RK_FIND_SOURCE_DUPLICATE,
+	RK_FIND_NKINDS
+} rk_find_kind;
+
+/* "missing", "extra", ... */
+const char *rk_find_kind_name(rk_find_kind k);
+
+typedef struct rk_finding {
+	size_t window;          /* index into the windows */
+	rk_find_kind kind;
+	char **key;             /* nkey display texts; NULL entry = SQL NULL; owned */
+	uint32_t source_copies;
+	uint32_t target_copies;
+	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
+} rk_finding;
+
+/* Per-side digest of all windows. */
+typedef struct rk_side_result {
+	char *describe;         /* "source table x on host=..." (no password) */
+	uint64_t *rows;         /* [nwindows] */
+	rk_u128 *hash;          /* [nwindows] */
+	rk_sum *sums;           /* [nwindows * nsum] */
+	uint64_t null_time;     /* rows whose time is NULL */
+	uint64_t total;         /* rows in closed windows */
+	uint64_t rows_read;     /* rows delivered by the reader, all passes */
+} rk_side_result;
+
+typedef struct rk_check_result {
+	size_t nwindows;        /* windows in [from, to) */
+	size_t nclosed;         /* windows [0, nclosed) are closed */
+	rk_usec from, width;
+	size_t nsum;
+	rk_win_status *status;  /* [nwindows] */
+	rk_side_result side[2]; /* 0 = source, 1 = target */
+	rk_finding *findings;   /* sorted by window, kind, key */
+	size_t nfindings;
+	size_t nkey;            /* entries in each finding's key */
+	size_t kind_count[RK_FIND_NKINDS];
+	/* per window: keys of each kind */
+	uint32_t (*win_kind)[RK_FIND_NKINDS];
+	uint64_t drill_rows;    /* rows re-read by the drilldown (both sides) */
+	int drill_passes;
+	bool has_watermark;
+	rk_usec watermark;
+	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */
+	bool differ;            /* the verdict */
+} rk_check_result;
+
+/*
+ * Runs the check.  On success *out is a new result owned by the caller
+ * (rk_check_result_free) and 0 is returned, whatever the verdict.  On
+ * failure -1 with err filled (RK_EXIT_USAGE for bad tables/columns/data,
+ * RK_EXIT_RUNTIME for connections and queries).
+ */
+int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err);
+
+void rk_check_result_free(rk_check_result *r);
+
+static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
+{
+	return r->from + (rk_usec)w * r->width;
+}
+
+#endif

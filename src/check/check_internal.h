@@ -1,0 +1,56 @@
+/*
+ * check_internal.h - shared between check.c (digest pass) and drill.c
+ * (key-level drilldown).  Not for use outside src/check/.
+ */
+#ifndef RK_CHECK_INTERNAL_H
+#define RK_CHECK_INTERNAL_H
+
+#include "check/check.h"
+#include "core/buf.h"
+
+/* The columns a side is bound to, and the role of each. */
+typedef struct rk_plan {
+	char **cols;            /* distinct column names as the user wrote them */
+	size_t ncols;
+	size_t *hash_idx;       /* hashed columns, --columns order */
+	size_t nhash;
+	size_t *key_idx;        /* key columns, --key order */
+	size_t nkey;
+	size_t time_idx;
+	size_t *sum_idx;
+	size_t nsum;
+} rk_plan;
+
+/* One side's reader and the state its row callbacks need. */
+typedef struct rk_side {
+	int idx;                /* 0 source, 1 target */
+	const char *name;       /* "source" / "target" */
+	rk_reader *reader;
+	rk_type *types;         /* [plan->ncols] */
+	const rk_plan *plan;
+	rk_check_result *res;
+	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
+	rk_buf enc;             /* row / key encoding scratch */
+	rk_buf tmp;             /* canonical text scratch */
+	rk_error err;           /* the thread's error */
+	int rc;
+	void *drill;            /* drilldown pass state (drill.c) */
+} rk_side;
+
+/* A rejected value: fills err naming the column, its type and the reason. */
+int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const char *why, rk_error *err);
+
+/* Encodes the hashed columns of a row into s->enc. */
+int rk_side_encode_row(rk_side *s, const rk_field *f, rk_error *err);
+
+/* Encodes the key columns of a row into s->enc. */
+int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
+
+/* Runs fn(side) for both sides concurrently; returns 0 or -1 with err set to
+ * the first side's failure (source first). */
+int rk_sides_parallel(rk_side sides[2], int (*fn)(rk_side *s), rk_error *err);
+
+/* The key-level drilldown of the windows whose status is RK_WIN_DIFFER. */
+int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err);
+
+#endif

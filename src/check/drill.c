@@ -1,0 +1,541 @@
+/*
+ * drill.c - the key-level drilldown of the windows whose digests differ.
+ *
+ * Work proceeds in passes.  Each pass re-reads, in one scan per side, only
+ * the ranges still in question: a range small enough (at most leaf_rows rows
+ * on each side) is a leaf, whose rows are collected and compared key by key;
+ * a bigger range is split in two by time (or, when it is a single instant,
+ * by one more bit of the key hash) and the halves' digests are computed, so
+ * the next pass recurses only into the halves that differ.  Leaves are taken
+ * into a pass only while their rows fit the budget, so memory stays bounded
+ * by leaf_rows per side whatever the window size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_internal.h"
+#include "core/canon.h"
+#include "core/log.h"
+
+typedef struct rk_node {
+	size_t window;
+	rk_usec lo, hi;         /* time range */
+	uint32_t bits;          /* key-hash bits fixed by hash splits */
+	uint64_t hval;          /* their value */
+	uint64_t cnt[2];        /* rows per side, known from the parent's pass */
+} rk_node;
+
+typedef struct rk_entry {
+	rk_node node;
+	bool leaf;              /* collect rows; else accumulate a sub-digest */
+	uint64_t sub_cnt[2];
+	rk_u128 sub_hash[2];
+} rk_entry;
+
+/* One collected row of a leaf. */
+typedef struct rk_drow {
+	rk_u128 key;
+	rk_u128 row;
+	rk_usec t;
+	uint32_t entry;
+	uint32_t side;
+	size_t disp;            /* offset of the key's display encoding in the side's arena */
+} rk_drow;
+
+typedef struct rk_dside {
+	rk_entry *entries;      /* shared, sorted by (lo, hval) */
+	size_t nentries;
+	bool need_key;          /* some entry needs the key hash */
+	rk_drow *rows;
+	size_t nrows, caprows;
+	rk_buf arena;           /* display texts of collected keys */
+	rk_buf disp;            /* scratch */
+} rk_dside;
+
+/* A key whose copies or contents differ inside one window. */
+typedef struct rk_tally {
+	size_t window;
+	rk_u128 key;
+	uint32_t s, t;
+	bool diff;
+	rk_usec src_t;
+	char **disp;            /* nkey strings, NULL for SQL NULL */
+} rk_tally;
+
+typedef struct rk_tallies {
+	rk_tally *v;
+	size_t n, cap;
+} rk_tallies;
+
+static int rk_entry_cmp(const void *a, const void *b)
+{
+	const rk_entry *x = a, *y = b;
+
+	if (x->node.lo != y->node.lo)
+		return x->node.lo < y->node.lo ? -1 : 1;
+	if (x->node.hval != y->node.hval)
+		return x->node.hval < y->node.hval ? -1 : 1;
+	return 0;
+}
+
+static inline uint64_t rk_mask(uint32_t bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((UINT64_C(1) << bits) - 1);
+}
+
+/* Index of the first entry of the time group holding t, or -1. */
+static long rk_find_group(const rk_entry *e, size_t n, rk_usec t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].node.lo <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	lo--;
+	while (lo > 0 && e[lo - 1].node.lo == e[lo].node.lo)
+		lo--;
+	return (long)lo;
+}
+
+/* Appends the display text of the key columns: per column a flag byte, a
+ * 4-byte length and the text (timestamps as ISO-8601 UTC, other types in
+ * canonical form, floats and unknown types as read). */
+static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *err)
+{
+	const rk_plan *p = s->plan;
+	const char *why;
+
+	for (size_t i = 0; i < p->nkey; i++) {
+		size_t c = p->key_idx[i], at;
+		uint32_t len;
+		rk_type t = s->types[c];
+
+		if (f[c].null) {
+			rk_buf_putc(out, 0);
+			continue;
+		}
+		rk_buf_putc(out, 1);
+		at = out->len;
+		rk_buf_append(out, "\0\0\0\0", 4);
+		if (t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ) {
+			char ts[RK_TIME_STRLEN];
+			rk_usec v;
+			if (rk_canon_instant(t, f[c].p, f[c].len, &v, &why) < 0)
+				return rk_side_bad_value(s, c, &f[c], why, err);
+			rk_buf_puts(out, rk_time_format(v, ts));
+		} else if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8 || t == RK_T_OTHER || t == RK_T_UNKNOWN) {
+			rk_buf_append(out, f[c].p, f[c].len);
+		} else if (rk_canon_text(t, f[c].p, f[c].len, out, &why) < 0) {
+			return rk_side_bad_value(s, c, &f[c], why, err);
+		}
+		len = (uint32_t)(out->len - at - 4);
+		memcpy(out->data + at, &len, 4);
+	}
+	return 0;
+}
+
+static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	rk_side *s = ctx;
+	rk_dside *d = s->drill;
+	const rk_plan *p = s->plan;
+	const rk_field *tf = &f[p->time_idx];
+	const char *why;
+	rk_u128 key = 0, row;
+	rk_usec t;
+	long g;
+	bool have_row = false;
+
+	s->res->side[s->idx].rows_read++;
+	if (tf->null)
+		return 0;
+	if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
+		return rk_side_bad_value(s, p->time_idx, tf, why, err);
+	g = rk_find_group(d->entries, d->nentries, t);
+	if (g < 0 || t >= d->entries[g].node.hi)
+		return 0;
+	if (d->need_key) {
+		if (rk_side_encode_key(s, f, err) < 0)
+			return -1;
+		key = rk_row_hash(s->enc.data, s->enc.len);
+	}
+	for (size_t i = (size_t)g; i < d->nentries && d->entries[i].node.lo == d->entries[g].node.lo; i++) {
+		rk_entry *e = &d->entries[i];
+
+		if (e->node.bits && ((uint64_t)key & rk_mask(e->node.bits)) != e->node.hval)
+			continue;
+		if (!have_row) {
+			if (rk_side_encode_row(s, f, err) < 0)
+				return -1;
+			row = rk_row_hash(s->enc.data, s->enc.len);
+			have_row = true;
+		}
+		if (!e->leaf) {
+			e->sub_cnt[s->idx]++;
+			e->sub_hash[s->idx] += row;
+		} else {
+			rk_drow *r;
+			if (d->nrows == d->caprows) {
+				d->caprows = d->caprows ? d->caprows * 2 : 1024;
+				d->rows = rk_xrealloc(d->rows, d->caprows * sizeof *d->rows);
+			}
+			r = &d->rows[d->nrows++];
+			r->key = key;
+			r->row = row;
+			r->t = t;
+			r->entry = (uint32_t)i;
+			r->side = (uint32_t)s->idx;
+			r->disp = d->arena.len;
+			if (rk_key_display(s, f, &d->arena, err) < 0)
+				return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int rk_drill_side(rk_side *s)
+{
+	rk_dside *d = s->drill;
+	rk_range *ranges = rk_xcalloc(d->nentries, sizeof *ranges);
+	size_t n = 0;
+	rk_scan scan;
+	int rc;
+
+	for (size_t i = 0; i < d->nentries; i++) {
+		if (n && ranges[n - 1].to >= d->entries[i].node.lo) {
+			if (d->entries[i].node.hi > ranges[n - 1].to)
+				ranges[n - 1].to = d->entries[i].node.hi;
+			continue;
+		}
+		ranges[n].from = d->entries[i].node.lo;
+		ranges[n].to = d->entries[i].node.hi;
+		n++;
+	}
+	scan.time_index = s->plan->time_idx;
+	scan.ranges = ranges;
+	scan.nranges = n;
+	scan.include_null_time = false;
+	rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
+	free(ranges);
+	return rc;
+}
+
+static int rk_drow_cmp(const void *a, const void *b)
+{
+	const rk_drow *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->side != y->side)
+		return x->side < y->side ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return 0;
+}
+
+static char **rk_disp_decode(const char *p, size_t nkey)
+{
+	char **out = rk_xcalloc(nkey ? nkey : 1, sizeof *out);
+
+	for (size_t i = 0; i < nkey; i++) {
+		uint32_t len;
+		if (*p++ == 0)
+			continue;
+		memcpy(&len, p, 4);
+		p += 4;
+		out[i] = rk_xstrndup(p, len);
+		p += len;
+	}
+	return out;
+}
+
+static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
+{
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 64;
+		ts->v = rk_xrealloc(ts->v, ts->cap * sizeof *ts->v);
+	}
+	ts->v[ts->n++] = *t;
+}
+
+/* Compares the collected rows of every leaf key by key. */
+static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts)
+{
+	size_t n = d0->nrows + d1->nrows, i = 0;
+	rk_drow *all = rk_xmalloc((n ? n : 1) * sizeof *all);
+
+	memcpy(all, d0->rows, d0->nrows * sizeof *all);
+	memcpy(all + d0->nrows, d1->rows, d1->nrows * sizeof *all);
+	qsort(all, n, sizeof *all, rk_drow_cmp);
+	while (i < n) {
+		size_t j = i, s = 0, t = 0;
+		bool diff = false;
+		rk_tally tl;
+
+		while (j < n && all[j].entry == all[i].entry && all[j].key == all[i].key)
+			j++;
+		for (size_t k = i; k < j; k++) {
+			if (all[k].side)
+				t++;
+			else
+				s++;
+		}
+		if (s != t) {
+			diff = true;
+		} else {
+			for (size_t k = 0; k < s; k++)
+				diff |= all[i + k].row != all[i + s + k].row;
+		}
+		if (diff || s > 1) {
+			const rk_drow *src = &all[i];
+			const rk_dside *ds = src->side ? d1 : d0;
+			memset(&tl, 0, sizeof tl);
+			tl.window = d0->entries[all[i].entry].node.window;
+			tl.key = all[i].key;
+			tl.s = (uint32_t)s;
+			tl.t = (uint32_t)t;
+			tl.diff = diff;
+			tl.src_t = s ? all[i].t : RK_USEC_NINF;
+			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
+			rk_tally_push(ts, &tl);
+		}
+		i = j;
+	}
+	free(all);
+}
+
+static int rk_tally_cmp(const void *a, const void *b)
+{
+	const rk_tally *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+static int rk_finding_cmp_nkey;
+
+static int rk_finding_cmp(const void *a, const void *b)
+{
+	const rk_finding *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	for (int i = 0; i < rk_finding_cmp_nkey; i++) {
+		const char *p = x->key[i], *q = y->key[i];
+		int c;
+		if (!p || !q) {
+			if (p != q)
+				return p ? 1 : -1;
+			continue;
+		}
+		c = strcmp(p, q);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* Adds one finding; the key texts are copied. */
+static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind kind)
+{
+	rk_finding *f;
+
+	res->findings = rk_xrealloc(res->findings, (res->nfindings + 1) * sizeof *res->findings);
+	f = &res->findings[res->nfindings++];
+	f->window = t->window;
+	f->kind = kind;
+	f->source_copies = t->s;
+	f->target_copies = t->t;
+	f->source_time = t->src_t;
+	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
+	for (size_t i = 0; i < res->nkey; i++)
+		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
+	res->kind_count[kind]++;
+	res->win_kind[t->window][kind]++;
+}
+
+static void rk_tally_free(rk_tally *t, size_t nkey)
+{
+	for (size_t c = 0; c < nkey; c++)
+		free(t->disp[c]);
+	free(t->disp);
+}
+
+/* Merges the tallies of one key found in several leaves of a window (the
+ * window was split by time) and turns them into findings. */
+static void rk_classify(rk_check_result *res, rk_tallies *ts)
+{
+	size_t i = 0;
+
+	qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	while (i < ts->n) {
+		rk_tally m = ts->v[i];
+		size_t j = i + 1;
+
+		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+			m.s += ts->v[j].s;
+			m.t += ts->v[j].t;
+			m.diff = true;    /* copies in different time ranges cannot be equal rows */
+			if (m.src_t == RK_USEC_NINF)
+				m.src_t = ts->v[j].src_t;
+			rk_tally_free(&ts->v[j], res->nkey);
+		}
+		if (m.s > 1)
+			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE);
+		if (m.s == 0)
+			rk_add_finding(res, &m, RK_FIND_EXTRA);
+		else if (m.t < m.s)
+			rk_add_finding(res, &m, RK_FIND_MISSING);
+		else if (m.t > m.s)
+			rk_add_finding(res, &m, RK_FIND_DUPLICATED);
+		else if (m.diff)
+			rk_add_finding(res, &m, RK_FIND_CHANGED);
+		rk_tally_free(&m, res->nkey);
+		i = j;
+	}
+	rk_finding_cmp_nkey = (int)res->nkey;
+	qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
+}
+
+static void rk_queue_push(rk_node **q, size_t *n, size_t *cap, const rk_node *node)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*q = rk_xrealloc(*q, *cap * sizeof **q);
+	}
+	(*q)[(*n)++] = *node;
+}
+
+int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
+{
+	size_t leaf = spec->leaf_rows ? spec->leaf_rows : 50000;
+	rk_node *queue = NULL, *next = NULL;
+	size_t nq = 0, capq = 0, nn = 0, capn = 0;
+	rk_dside ds[2];
+	rk_tallies ts = {NULL, 0, 0};
+	int rc = -1;
+
+	memset(ds, 0, sizeof ds);
+	for (size_t w = 0; w < res->nclosed; w++) {
+		rk_node node = {w, rk_check_window_start(res, w), rk_check_window_start(res, w) + res->width, 0, 0,
+		                {res->side[0].rows[w], res->side[1].rows[w]}};
+		if (res->status[w] == RK_WIN_DIFFER)
+			rk_queue_push(&queue, &nq, &capq, &node);
+	}
+	sides[0].drill = &ds[0];
+	sides[1].drill = &ds[1];
+	while (nq > 0) {
+		rk_entry *entries = rk_xcalloc(nq * 2, sizeof *entries);
+		size_t ne = 0;
+		uint64_t budget[2] = {0, 0};
+		bool any_leaf = false;
+		uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+
+		nn = 0;
+		for (size_t i = 0; i < nq; i++) {
+			rk_node *nd = &queue[i];
+			bool splittable = nd->hi - nd->lo > 1 || nd->bits < 64;
+			bool small = nd->cnt[0] <= leaf && nd->cnt[1] <= leaf;
+
+			if (small || !splittable) {
+				if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
+					rk_queue_push(&next, &nn, &capn, nd);   /* next pass */
+					continue;
+				}
+				if (!small)
+					rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
+					            "beyond --leaf-rows", nd->window,
+					            (unsigned long long)(nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1]));
+				entries[ne].node = *nd;
+				entries[ne].leaf = true;
+				ne++;
+				budget[0] += nd->cnt[0];
+				budget[1] += nd->cnt[1];
+				any_leaf = true;
+			} else if (nd->hi - nd->lo > 1) {
+				rk_usec mid = nd->lo + (nd->hi - nd->lo) / 2;
+				entries[ne].node = *nd;
+				entries[ne].node.hi = mid;
+				entries[ne + 1].node = *nd;
+				entries[ne + 1].node.lo = mid;
+				ne += 2;
+			} else {
+				entries[ne].node = *nd;
+				entries[ne].node.bits = nd->bits + 1;
+				entries[ne + 1].node = *nd;
+				entries[ne + 1].node.bits = nd->bits + 1;
+				entries[ne + 1].node.hval = nd->hval | (UINT64_C(1) << nd->bits);
+				ne += 2;
+			}
+		}
+		qsort(entries, ne, sizeof *entries, rk_entry_cmp);
+		for (int s = 0; s < 2; s++) {
+			ds[s].entries = entries;
+			ds[s].nentries = ne;
+			ds[s].need_key = any_leaf;
+			for (size_t i = 0; i < ne; i++)
+				ds[s].need_key |= entries[i].node.bits > 0;
+			ds[s].nrows = 0;
+			rk_buf_reset(&ds[s].arena);
+		}
+		res->drill_passes++;
+		rk_log_info("drilldown pass %d: %zu ranges", res->drill_passes, ne);
+		if (rk_sides_parallel(sides, rk_drill_side, err) < 0) {
+			free(entries);
+			goto done;
+		}
+		res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+		rk_drill_leaves(&ds[0], &ds[1], res->nkey, &ts);
+		for (size_t i = 0; i < ne; i++) {
+			rk_entry *e = &entries[i];
+			if (e->leaf)
+				continue;
+			if (e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1])
+				continue;
+			e->node.cnt[0] = e->sub_cnt[0];
+			e->node.cnt[1] = e->sub_cnt[1];
+			rk_queue_push(&next, &nn, &capn, &e->node);
+		}
+		free(entries);
+		{
+			rk_node *tmp = queue;
+			size_t tcap = capq;
+			queue = next;
+			nq = nn;
+			capq = capn;
+			next = tmp;
+			capn = tcap;
+		}
+	}
+	rk_classify(res, &ts);
+	rc = 0;
+done:
+	if (rc < 0) {
+		for (size_t i = 0; i < ts.n; i++)
+			rk_tally_free(&ts.v[i], res->nkey);
+	}
+	free(ts.v);
+	for (int s = 0; s < 2; s++) {
+		free(ds[s].rows);
+		rk_buf_free(&ds[s].arena);
+		rk_buf_free(&ds[s].disp);
+		sides[s].drill = NULL;
+	}
+	free(queue);
+	free(next);
+	return rc;
+}

@@ -1,0 +1,371 @@
+#include "report/report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "io/afile.h"
+
+/* Past this many windows the text summary lists only the ones that differ. */
+#define RK_TEXT_MAX_WINDOWS 100
+/* Keys of each kind shown per damaged window in the text summary. */
+#define RK_TEXT_KEYS 5
+
+void rk_report_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
+		/* quote; an empty string is "" so that it stays apart from NULL */
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+		return;
+	}
+	fputs(s, out);
+}
+
+static uint64_t rk_win_keys(const rk_check_result *r, size_t w)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < RK_FIND_NKINDS; k++)
+		n += r->win_kind[w][k];
+	return n;
+}
+
+/* A window goes on the rerun list when it is closed and differs. */
+static bool rk_win_rerun(const rk_check_result *r, size_t w)
+{
+	return r->status[w] == RK_WIN_DIFFER;
+}
+
+static const char *rk_status_name(rk_win_status s)
+{
+	return s == RK_WIN_MATCH ? "match" : s == RK_WIN_DIFFER ? "differ" : "open";
+}
+
+static size_t rk_count_status(const rk_check_result *r, rk_win_status s)
+{
+	size_t n = 0;
+
+	for (size_t w = 0; w < r->nwindows; w++)
+		n += r->status[w] == s;
+	return n;
+}
+
+static void rk_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
+{
+	if (r->nkey > 1)
+		rk_buf_putc(b, '(');
+	for (size_t i = 0; i < r->nkey; i++) {
+		if (i)
+			rk_buf_puts(b, ", ");
+		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
+	}
+	if (r->nkey > 1)
+		rk_buf_putc(b, ')');
+}
+
+void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
+	size_t ndiff = rk_count_status(r, RK_WIN_DIFFER), nopen = rk_count_status(r, RK_WIN_OPEN);
+	bool all = r->nwindows <= RK_TEXT_MAX_WINDOWS;
+	rk_buf line = RK_BUF_INIT;
+
+	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
+	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n\n", rk_time_format(c->spec->from, a),
+	        rk_time_format(c->spec->to, b), rk_duration_format(r->width, d), r->nclosed, nopen);
+	fprintf(out, "%-22s %-7s %10s %10s%s\n", "window start", "status", "source", "target",
+	        r->nsum ? "  sums source/target" : "");
+	for (size_t w = 0; w < r->nwindows; w++) {
+		if (!all && r->status[w] != RK_WIN_DIFFER)
+			continue;
+		fprintf(out, "%-22s %-7s", rk_time_format(rk_check_window_start(r, w), a), rk_status_name(r->status[w]));
+		if (r->status[w] == RK_WIN_OPEN) {
+			fputc('\n', out);
+			continue;
+		}
+		fprintf(out, " %10llu %10llu", (unsigned long long)r->side[0].rows[w],
+		        (unsigned long long)r->side[1].rows[w]);
+		for (size_t j = 0; j < r->nsum; j++) {
+			char s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
+			fprintf(out, "  %s=%s/%s", c->sum_names[j], rk_sum_format(&r->side[0].sums[w * r->nsum + j], s1),
+			        rk_sum_format(&r->side[1].sums[w * r->nsum + j], s2));
+		}
+		fputc('\n', out);
+	}
+	if (!all)
+		fprintf(out, "(%zu matching or open windows not listed; --report DIR writes them all)\n",
+		        r->nwindows - ndiff);
+
+	if (ndiff) {
+		size_t fi = 0;
+		fprintf(out, "\ndamage:\n");
+		for (size_t w = 0; w < r->nwindows; w++) {
+			if (r->status[w] != RK_WIN_DIFFER)
+				continue;
+			fprintf(out, "  [%s, %s)  source %llu rows, target %llu rows\n",
+			        rk_time_format(rk_check_window_start(r, w), a),
+			        rk_time_format(rk_check_window_start(r, w) + r->width, b),
+			        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
+			while (fi < r->nfindings && r->findings[fi].window < w)
+				fi++;
+			for (int k = 0; k < RK_FIND_NKINDS; k++) {
+				uint32_t n = r->win_kind[w][k], shown = 0;
+				if (!n)
+					continue;
+				rk_buf_reset(&line);
+				for (size_t i = fi; i < r->nfindings && r->findings[i].window == w; i++) {
+					if ((int)r->findings[i].kind != k)
+						continue;
+					if (shown == RK_TEXT_KEYS) {
+						rk_buf_printf(&line, ", ... %u more", n - shown);
+						break;
+					}
+					if (shown++)
+						rk_buf_puts(&line, ", ");
+					rk_key_text(&line, r, &r->findings[i]);
+				}
+				fprintf(out, "    %-16s %5u  %s\n", rk_find_kind_name((rk_find_kind)k), n, rk_buf_cstr(&line));
+			}
+			if (!rk_win_keys(r, w) && c->spec->findings)
+				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
+		}
+	}
+	if (r->side[0].null_time || r->side[1].null_time)
+		fprintf(out, "\nrows with a NULL %s (no window can hold them): source %llu, target %llu\n", c->spec->time,
+		        (unsigned long long)r->side[0].null_time, (unsigned long long)r->side[1].null_time);
+	if (r->has_watermark)
+		fprintf(out, "\nwatermark %s: %llu missing key(s) at or before it%s\n", rk_time_format(r->watermark, a),
+		        (unsigned long long)r->behind_watermark_missing,
+		        r->behind_watermark_missing ? " - the watermark claims rows the target does not hold" : "");
+	fprintf(out, "\nverdict: %s  (%zu of %zu closed windows differ", r->differ ? "differ" : "match", ndiff,
+	        r->nclosed);
+	if (c->spec->findings)
+		fprintf(out, "; missing %zu, extra %zu, duplicated %zu, changed %zu, source_duplicate %zu",
+		        r->kind_count[RK_FIND_MISSING], r->kind_count[RK_FIND_EXTRA], r->kind_count[RK_FIND_DUPLICATED],
+		        r->kind_count[RK_FIND_CHANGED], r->kind_count[RK_FIND_SOURCE_DUPLICATE]);
+	fprintf(out, ")\n");
+	rk_buf_free(&line);
+}
+
+static json_t *rk_json_time(rk_usec t)
+{
+	char a[RK_TIME_STRLEN];
+
+	return json_string(rk_time_format(t, a));
+}
+
+int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
+	json_t *range = json_object(), *rerun = json_array(), *drill = json_object();
+	char d[RK_TIME_STRLEN];
+	int rc;
+
+	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
+	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
+	json_object_set_new(win, "matched", json_integer((json_int_t)rk_count_status(r, RK_WIN_MATCH)));
+	json_object_set_new(win, "differ", json_integer((json_int_t)rk_count_status(r, RK_WIN_DIFFER)));
+	json_object_set_new(win, "open", json_integer((json_int_t)rk_count_status(r, RK_WIN_OPEN)));
+	json_object_set_new(root, "windows", win);
+	for (int k = 0; k < RK_FIND_NKINDS; k++)
+		json_object_set_new(fin, rk_find_kind_name((rk_find_kind)k), json_integer((json_int_t)r->kind_count[k]));
+	json_object_set_new(root, "findings", fin);
+	json_object_set_new(root, "source_rows", json_integer((json_int_t)r->side[0].total));
+	json_object_set_new(root, "target_rows", json_integer((json_int_t)r->side[1].total));
+	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
+	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
+	json_object_set_new(root, "null_time_rows", nul);
+	json_object_set_new(range, "from", rk_json_time(c->spec->from));
+	json_object_set_new(range, "to", rk_json_time(c->spec->to));
+	json_object_set_new(range, "window", json_string(rk_duration_format(c->spec->width, d)));
+	json_object_set_new(range, "now", rk_json_time(c->spec->now));
+	json_object_set_new(range, "settle", json_string(rk_duration_format(c->spec->settle, d)));
+	json_object_set_new(root, "range", range);
+	json_object_set_new(root, "source", json_string(r->side[0].describe));
+	json_object_set_new(root, "target", json_string(r->side[1].describe));
+	for (size_t w = 0; w < r->nwindows; w++) {
+		json_t *it;
+		if (!rk_win_rerun(r, w))
+			continue;
+		it = json_object();
+		json_object_set_new(it, "interval_start", rk_json_time(rk_check_window_start(r, w)));
+		json_object_set_new(it, "interval_end", rk_json_time(rk_check_window_start(r, w) + r->width));
+		json_object_set_new(it, "source_rows", json_integer((json_int_t)r->side[0].rows[w]));
+		json_object_set_new(it, "target_rows", json_integer((json_int_t)r->side[1].rows[w]));
+		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
+			json_object_set_new(it, rk_find_kind_name((rk_find_kind)k), json_integer(r->win_kind[w][k]));
+		json_array_append_new(rerun, it);
+	}
+	json_object_set_new(root, "rerun", rerun);
+	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
+	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
+	json_object_set_new(root, "drilldown", drill);
+	if (r->has_watermark) {
+		json_t *wm = json_object();
+		json_object_set_new(wm, "value", rk_json_time(r->watermark));
+		json_object_set_new(wm, "missing_at_or_before", json_integer((json_int_t)r->behind_watermark_missing));
+		json_object_set_new(wm, "holds", json_boolean(r->behind_watermark_missing == 0));
+		json_object_set_new(root, "watermark", wm);
+	}
+	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
+}
+
+int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], h1[33], h2[33];
+
+	fputs("window_start,window_end,status,source_rows,target_rows", out);
+	for (size_t j = 0; j < r->nsum; j++) {
+		fputs(",", out);
+		rk_buf nm = RK_BUF_INIT;
+		rk_buf_printf(&nm, "source_sum_%s", c->sum_names[j]);
+		rk_report_csv_field(out, rk_buf_cstr(&nm));
+		rk_buf_reset(&nm);
+		rk_buf_printf(&nm, "target_sum_%s", c->sum_names[j]);
+		fputs(",", out);
+		rk_report_csv_field(out, rk_buf_cstr(&nm));
+		rk_buf_free(&nm);
+	}
+	fputs(",source_hash,target_hash\n", out);
+	for (size_t w = 0; w < r->nwindows; w++) {
+		rk_usec s = rk_check_window_start(r, w);
+		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_status_name(r->status[w]));
+		if (r->status[w] == RK_WIN_OPEN) {
+			fputs(",,", out);
+			for (size_t j = 0; j < r->nsum; j++)
+				fputs(",,", out);
+			fputs(",,\n", out);
+			continue;
+		}
+		fprintf(out, ",%llu,%llu", (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
+		for (size_t j = 0; j < r->nsum; j++) {
+			char s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
+			fprintf(out, ",%s,%s", rk_sum_format(&r->side[0].sums[w * r->nsum + j], s1),
+			        rk_sum_format(&r->side[1].sums[w * r->nsum + j], s2));
+		}
+		rk_hash_hex(r->side[0].hash[w], h1);
+		rk_hash_hex(r->side[1].hash[w], h2);
+		fprintf(out, ",%s,%s\n", h1, h2);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fputs("window_start,window_end,kind", out);
+	for (size_t i = 0; i < r->nkey; i++) {
+		fputc(',', out);
+		rk_report_csv_field(out, c->key_names[i]);
+	}
+	fputs(",source_copies,target_copies\n", out);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const rk_finding *f = &r->findings[i];
+		rk_usec s = rk_check_window_start(r, f->window);
+		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_find_kind_name(f->kind));
+		for (size_t k = 0; k < r->nkey; k++) {
+			fputc(',', out);
+			rk_report_csv_field(out, f->key[k]);
+		}
+		fprintf(out, ",%u,%u\n", f->source_copies, f->target_copies);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fputs("interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed\n", out);
+	for (size_t w = 0; w < r->nwindows; w++) {
+		rk_usec s = rk_check_window_start(r, w);
+		if (!rk_win_rerun(r, w))
+			continue;
+		fprintf(out, "%s,%s,%llu,%llu,%u,%u,%u,%u\n", rk_time_format(s, a), rk_time_format(s + r->width, b),
+		        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w],
+		        r->win_kind[w][RK_FIND_MISSING], r->win_kind[w][RK_FIND_EXTRA], r->win_kind[w][RK_FIND_DUPLICATED],
+		        r->win_kind[w][RK_FIND_CHANGED]);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+static const char *const rk_report_names[RK_REPORT_FILES] = {"windows.csv", "findings.csv", "summary.json"};
+
+int rk_report_dir_open(const char *dir, rk_afile *af[RK_REPORT_FILES], rk_error *err)
+{
+	rk_buf path = RK_BUF_INIT;
+
+	for (int i = 0; i < RK_REPORT_FILES; i++)
+		af[i] = NULL;
+	if (rk_afile_mkdir(dir, "report", err) < 0)
+		return -1;
+	for (int i = 0; i < RK_REPORT_FILES; i++) {
+		rk_buf_reset(&path);
+		rk_buf_printf(&path, "%s/%s", dir, rk_report_names[i]);
+		af[i] = rk_afile_open(rk_buf_cstr(&path), "report file", err);
+		if (!af[i]) {
+			rk_report_dir_abort(af);
+			rk_buf_free(&path);
+			return -1;
+		}
+	}
+	rk_buf_free(&path);
+	return 0;
+}
+
+void rk_report_dir_abort(rk_afile *af[RK_REPORT_FILES])
+{
+	for (int i = 0; i < RK_REPORT_FILES; i++) {
+		rk_afile_abort(af[i]);
+		af[i] = NULL;
+	}
+}
+
+int rk_report_dir_commit(rk_afile *af[RK_REPORT_FILES], const char *dir, const rk_report_ctx *c,
+                         const rk_check_result *r, rk_error *err)
+{
+	for (int i = 0; i < RK_REPORT_FILES; i++) {
+		FILE *f = rk_afile_stream(af[i]);
+		int wrc = i == 0 ? rk_report_windows_csv(f, c, r) : i == 1 ? rk_report_findings_csv(f, c, r)
+		                                                          : rk_report_json(f, c, r);
+		if (wrc < 0) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "cannot write report file '%s/%s': %s", dir, rk_report_names[i],
+			             strerror(errno ? errno : EIO));
+			rk_report_dir_abort(af);
+			return -1;
+		}
+	}
+	/* all three are complete: now put them in place */
+	for (int i = 0; i < RK_REPORT_FILES; i++) {
+		rk_afile *a = af[i];
+		af[i] = NULL;
+		if (rk_afile_commit(a, err) < 0) {
+			rk_report_dir_abort(af);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result *r, rk_error *err)
+{
+	if (rk_report_rerun_csv(rk_afile_stream(af), r) < 0) {
+		rk_afile_abort(af);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot write rerun list '%s': %s", path, strerror(errno));
+	}
+	return rk_afile_commit(af, err);
+}

@@ -1,0 +1,54 @@
+/*
+ * report.h - what a check says: the readable text summary, the JSON
+ * summary, windows.csv, findings.csv and the rerun list (product.md 2.3).
+ * All timestamps UTC, "YYYY-MM-DDTHH:MM:SSZ" with ".ffffff" only when the
+ * fraction is not zero.  Files are written atomically.
+ */
+#ifndef RK_REPORT_H
+#define RK_REPORT_H
+
+#include <stdio.h>
+
+#include "check/check.h"
+#include "io/afile.h"
+
+/* What the report needs to know besides the result. */
+typedef struct rk_report_ctx {
+	const rk_check_spec *spec;
+	const char *const *key_names;   /* header names of the key columns (unquoted) */
+	const char *const *sum_names;   /* header names of the sum columns (unquoted) */
+} rk_report_ctx;
+
+/* The readable summary: one line per window (matching windows elided past
+ * a screenful), the damage per window with the first keys of each kind,
+ * and the verdict. */
+void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+
+/* summary.json / --format json, followed by a newline.  Returns 0 or -1
+ * (a write error; errno set). */
+int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+
+int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+int rk_report_rerun_csv(FILE *out, const rk_check_result *r);
+
+/*
+ * Report files are opened before the check runs, so an unwritable path
+ * fails at once, and written and renamed into place only at the end:
+ * all three report files or none.
+ */
+#define RK_REPORT_FILES 3
+int rk_report_dir_open(const char *dir, rk_afile *af[RK_REPORT_FILES], rk_error *err);
+/* Writes windows.csv, findings.csv and summary.json and renames them into
+ * place; the handles are consumed whatever the outcome. */
+int rk_report_dir_commit(rk_afile *af[RK_REPORT_FILES], const char *dir, const rk_report_ctx *c,
+                         const rk_check_result *r, rk_error *err);
+void rk_report_dir_abort(rk_afile *af[RK_REPORT_FILES]);
+
+/* Writes the rerun list into an opened file and commits it (consumed). */
+int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result *r, rk_error *err);
+
+/* Appends s to out as one CSV field (quoted when needed; NULL = empty). */
+void rk_report_csv_field(FILE *out, const char *s);
+
+#endif
