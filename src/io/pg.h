@@ -41,6 +41,11 @@ void rk_pg_close(rk_pg *pg);
 /* The conninfo with any password replaced by "********"; owned by pg. */
 const char *rk_pg_describe(const rk_pg *pg);
 
+/* "host=... port=... dbname=..." of the established session (what libpq
+ * actually connected to, whatever form the conninfo had); never holds a
+ * password.  Owned by pg. */
+const char *rk_pg_location(const rk_pg *pg);
+
 /* Redacts a conninfo string or URI into out (always NUL-terminated). */
 void rk_pg_redact(const char *conninfo, char *out, size_t outsz);
 
@@ -86,9 +91,19 @@ int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn 
 int rk_pg_copy_in_begin(rk_pg *pg, const char *label, const char *sql, rk_error *err);
 int rk_pg_copy_in_put(rk_pg *pg, const char *data, size_t len, rk_error *err);
 int rk_pg_copy_in_end(rk_pg *pg, rk_error *err);
+/* Aborts a COPY FROM STDIN begun with rk_pg_copy_in_begin (why goes to the
+ * server log); the statement fails, the connection stays usable.  Harmless
+ * when no COPY is in progress. */
+void rk_pg_copy_in_abort(rk_pg *pg, const char *why);
 
 /* The server process id of this session (for lab / fault tests). */
 int rk_pg_backend_pid(const rk_pg *pg);
+
+/* True when the error's SQLSTATE is of class 42 (undefined object,
+ * insufficient privilege...) or 22 (data exception): the error
+ * rk_pg_error_is_usage() in rk_pg_exec's contract, for callers that ran a
+ * statement on objects the user named and want exit status 2. */
+bool rk_pg_error_is_usage(const rk_error *err);
 
 /* True when the error's SQLSTATE says the session or server went away
  * (class 08, 57P01..57P03), so callers can say "connection lost". */

@@ -57,6 +57,13 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
 	return r->ops->scan(r->impl, scan, fn, ctx, err);
 }
 
+int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err)
+{
+	if (!r->ops->columns)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s cannot list its columns", r->ops->describe(r->impl));
+	return r->ops->columns(r->impl, names, n, err);
+}
+
 void rk_reader_free(rk_reader *r)
 {
 	if (!r)

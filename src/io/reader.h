@@ -80,6 +80,13 @@ int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk
  */
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
 
+/*
+ * Lists every column the relation has (PostgreSQL, attnum order) or the
+ * header of the first CSV file holds, as plain names.  *names is a new
+ * array of new strings owned by the caller (free each, then the array).
+ */
+int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err);
+
 /* Ends the transaction, closes the connection / files.  NULL is harmless. */
 void rk_reader_free(rk_reader *r);
 

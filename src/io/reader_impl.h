@@ -13,6 +13,8 @@ typedef struct rk_reader_ops {
 	int (*scan)(void *impl, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
 	const char *(*describe)(const void *impl);
 	void (*free)(void *impl);
+	/* optional: every column the relation / CSV header has, in order */
+	int (*columns)(void *impl, char ***names, size_t *n, rk_error *err);
 } rk_reader_ops;
 
 /* Each returns a new implementation object or NULL with err filled. */

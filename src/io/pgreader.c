@@ -1,0 +1,639 @@
+/*
+ * pgreader.c - one side of a table pair read from PostgreSQL.
+ *
+ * A reader is one connection holding one REPEATABLE READ READ ONLY
+ * transaction for its whole life, so every scan sees the same snapshot.  The
+ * relation and its columns are resolved through the catalog with bound
+ * parameters; scans stream COPY ... TO STDOUT text rows, split in place.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/buf.h"
+#include "core/log.h"
+#include "io/copytext.h"
+#include "io/pg.h"
+#include "io/pgident.h"
+#include "io/reader_impl.h"
+#include "rk_sql.h"
+
+/* More ranges than this become one [min, max) range filtered by the caller:
+ * a long OR list costs the planner more than it saves. */
+#define RK_PGREADER_MAX_RANGES 64
+
+/* How many relation names a "does not exist" hint lists. */
+#define RK_PGREADER_HINT_NAMES 10
+
+typedef struct rk_pgreader {
+	rk_pg *pg;
+	char *side;          /* "source" / "target" */
+	char *oid;           /* the relation's oid, as text for $1 */
+	char *display;       /* schema.name for messages */
+	char *qualified;     /* "schema"."name" for SQL (PQescapeIdentifier) */
+	char *desc;          /* "source table mart.orders on host=... dbname=..." */
+
+	size_t ncols;        /* bound columns */
+	char **cols;         /* their catalog names */
+	char **quoted;       /* ... quoted for SQL */
+	rk_type *types;
+	rk_field *fields;    /* one row's fields, reused for every row */
+	rk_buf scratch;      /* unescaped field text, reused for every row */
+	rk_buf sql;
+	char label[160];     /* "scan of mart.orders" */
+
+	bool broken;         /* the transaction could not be recovered */
+
+	/* the scan in progress */
+	rk_row_fn fn;
+	void *ctx;
+	uint64_t rows;
+} rk_pgreader;
+
+static void rk_pgreader_free(void *impl);
+
+static void rk_pgreader_err(rk_error *err)
+{
+	err->field = -1;
+	err->sqlstate[0] = '\0';
+}
+
+/* ------------------------------------------------------------------------
+ * "does not exist" hints
+ * ---------------------------------------------------------------------- */
+
+/* Edit distance, case-insensitive; names are at most 63 bytes. */
+static size_t rk_pgreader_distance(const char *a, const char *b)
+{
+	size_t row[65];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 64)
+		la = 64;
+	if (lb > 64)
+		lb = 64;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			char ca = a[i - 1], cb = b[j - 1];
+			size_t cost;
+
+			if (ca >= 'A' && ca <= 'Z')
+				ca = (char)(ca - 'A' + 'a');
+			if (cb >= 'A' && cb <= 'Z')
+				cb = (char)(cb - 'A' + 'a');
+			cost = diag + (ca != cb);
+			if (up + 1 < cost)
+				cost = up + 1;
+			if (row[j - 1] + 1 < cost)
+				cost = row[j - 1] + 1;
+			row[j] = cost;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+typedef struct rk_pgreader_cand {
+	const char *nsp;
+	const char *rel;
+	bool visible;
+	size_t dist;
+} rk_pgreader_cand;
+
+static int rk_pgreader_cand_cmp(const void *pa, const void *pb)
+{
+	const rk_pgreader_cand *a = pa, *b = pb;
+	int c;
+
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	if (a->visible != b->visible)
+		return a->visible ? -1 : 1;
+	if ((c = strcmp(a->nsp, b->nsp)) != 0)
+		return c;
+	return strcmp(a->rel, b->rel);
+}
+
+/* Fills err's hint with the relations the user may have meant; best effort
+ * (a failure here only loses the hint). */
+static void rk_pgreader_hint_tables(rk_pg *pg, const char *schema, const char *relname, rk_error *err)
+{
+	const char *params[1] = {schema};
+	rk_pg_result *res = NULL;
+	rk_error lerr;
+	rk_pgreader_cand *c;
+	rk_buf b = RK_BUF_INIT;
+	int n;
+
+	rk_error_clear(&lerr);
+	if (rk_pg_exec(pg, "list tables", rk_sql_catalog_list_tables, 1, params, RK_PG_ANY_ROWS, &res, &lerr) < 0) {
+		rk_log_debug("no table hint: %s", lerr.msg);
+		return;
+	}
+	n = rk_pg_result_rows(res);
+	if (n == 0) {
+		if (schema) {
+			rk_buf_puts(&b, "schema ");
+			rk_pgident_display(&b, schema);
+			rk_buf_puts(&b, " holds no table or view (is the schema name right?)");
+		} else {
+			rk_buf_puts(&b, "the database holds no table or view outside the system schemas "
+			                "(is it the right database?)");
+		}
+		rk_error_hint(err, "%s", rk_buf_cstr(&b));
+		rk_buf_free(&b);
+		rk_pg_result_free(res);
+		return;
+	}
+	c = rk_xcalloc((size_t)n, sizeof *c);
+	for (int i = 0; i < n; i++) {
+		const char *vis = rk_pg_result_value(res, i, 2);
+
+		c[i].nsp = rk_pg_result_value(res, i, 0);
+		c[i].rel = rk_pg_result_value(res, i, 1);
+		c[i].visible = vis && vis[0] == 't';
+		c[i].dist = rk_pgreader_distance(relname, c[i].rel);
+	}
+	qsort(c, (size_t)n, sizeof *c, rk_pgreader_cand_cmp);
+	if (n <= RK_PGREADER_HINT_NAMES)
+		rk_buf_puts(&b, schema ? "relations in schema " : "relations that exist: ");
+	else
+		rk_buf_printf(&b, "closest of the %d relations %s", n, schema ? "in schema " : "that exist: ");
+	if (schema) {
+		rk_pgident_display(&b, schema);
+		rk_buf_puts(&b, ": ");
+	}
+	for (int i = 0; i < n && i < RK_PGREADER_HINT_NAMES; i++) {
+		if (i)
+			rk_buf_puts(&b, ", ");
+		if (!schema && !c[i].visible) {
+			rk_pgident_display(&b, c[i].nsp);
+			rk_buf_putc(&b, '.');
+		}
+		rk_pgident_display(&b, c[i].rel);
+		if (!schema && !c[i].visible && c[i].dist == 0)
+			rk_buf_puts(&b, " (not on the search_path: qualify the name)");
+	}
+	rk_error_hint(err, "%s", rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	free(c);
+	rk_pg_result_free(res);
+}
+
+/* ------------------------------------------------------------------------
+ * open
+ * ---------------------------------------------------------------------- */
+
+static int rk_pgreader_resolve(rk_pgreader *r, const char *table, const char *schema, const char *relname,
+                               rk_error *err)
+{
+	const char *params[2] = {schema, relname};
+	rk_pg_result *res;
+	char *qs, *qr;
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_pg_exec(r->pg, "resolve table", rk_sql_catalog_resolve_table, 2, params, RK_PG_ANY_ROWS, &res,
+	               err) < 0)
+		return -1;
+	if (rk_pg_result_rows(res) != 1) {
+		int n = rk_pg_result_rows(res);
+
+		rk_pg_result_free(res);
+		rk_pgreader_err(err);
+		if (n > 1)
+			return rk_error_set(err, RK_EXIT_RUNTIME, "%s table '%s' resolves to %d relations on %s", r->side,
+			                    table, n, rk_pg_location(r->pg));
+		rk_error_set(err, RK_EXIT_USAGE, "%s table '%s' does not exist on %s", r->side, table,
+		             rk_pg_location(r->pg));
+		rk_pgreader_hint_tables(r->pg, schema, relname, err);
+		return -1;
+	}
+	r->oid = rk_xstrdup(rk_pg_result_value(res, 0, 0));
+	rk_pgident_display(&b, rk_pg_result_value(res, 0, 1));
+	rk_buf_putc(&b, '.');
+	rk_pgident_display(&b, rk_pg_result_value(res, 0, 2));
+	r->display = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	qs = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 1), err);
+	qr = qs ? rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 2), err) : NULL;
+	rk_pg_result_free(res);
+	if (!qr) {
+		free(qs);
+		return -1;
+	}
+	rk_buf_puts(&b, qs);
+	rk_buf_putc(&b, '.');
+	rk_buf_puts(&b, qr);
+	r->qualified = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	free(qs);
+	free(qr);
+	return 0;
+}
+
+void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
+{
+	const char *side = o->side ? o->side : "source";
+	char *parts[2] = {NULL, NULL};
+	size_t nparts;
+	const char *why;
+	rk_pgreader *r;
+	rk_buf b = RK_BUF_INIT;
+	int rc;
+
+	if (!o->table || !*o->table) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_USAGE, "no %s table named", side);
+		rk_error_hint(err, "give --table NAME (or --%s-table NAME)", side);
+		return NULL;
+	}
+	/* a malformed name is refused before connecting */
+	if (rk_pgident_parse(o->table, parts, 2, &nparts, &why) < 0) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_USAGE, "invalid %s table name '%s': %s", side, o->table, why);
+		rk_error_hint(err, "write name, schema.name, or double-quote parts with capitals, blanks or dots: "
+		                   "'\"My Schema\".\"Orders\"'");
+		return NULL;
+	}
+	r = rk_xcalloc(1, sizeof *r);
+	r->side = rk_xstrdup(side);
+	r->pg = rk_pg_connect(o->conn, side, err);
+	if (!r->pg) {
+		rc = -1;
+		goto done;
+	}
+	rc = rk_pg_command(r->pg, "begin snapshot", rk_sql_session_begin_snapshot, err);
+	if (rc == 0)
+		rc = rk_pgreader_resolve(r, o->table, nparts == 2 ? parts[0] : NULL, parts[nparts - 1], err);
+	if (rc == 0)
+		rc = rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err);
+	if (rc == 0) {
+		rk_buf_printf(&b, "%s table %s on %s", side, r->display, rk_pg_location(r->pg));
+		r->desc = rk_xstrdup(rk_buf_cstr(&b));
+		snprintf(r->label, sizeof r->label, "scan of %s", r->display);
+		rk_buf_free(&b);
+		rk_log_info("%s: relation oid %s", r->desc, r->oid);
+	}
+done:
+	free(parts[0]);
+	free(parts[1]);
+	if (rc < 0) {
+		rk_pgreader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * bind
+ * ---------------------------------------------------------------------- */
+
+static void rk_pgreader_unbind(rk_pgreader *r)
+{
+	for (size_t i = 0; i < r->ncols; i++) {
+		free(r->cols[i]);
+		free(r->quoted[i]);
+	}
+	free(r->cols);
+	free(r->quoted);
+	free(r->types);
+	free(r->fields);
+	r->cols = r->quoted = NULL;
+	r->types = NULL;
+	r->fields = NULL;
+	r->ncols = 0;
+}
+
+static rk_type rk_pgreader_map_type(const char *base)
+{
+	size_t n = strlen(base);
+	rk_type t = RK_T_OTHER;
+
+	/* an array's text output is not its element type's */
+	if (n >= 2 && strcmp(base + n - 2, "[]") == 0)
+		return RK_T_OTHER;
+	if (rk_type_from_name(base, true, &t) < 0)
+		return RK_T_OTHER;
+	return t;
+}
+
+static int rk_pgreader_unknown_column(rk_pgreader *r, const char *requested, const char *name,
+                                      const rk_pg_result *res, rk_error *err)
+{
+	int n = rk_pg_result_rows(res);
+	rk_buf b = RK_BUF_INIT;
+	const char *fold = NULL;
+
+	rk_pgreader_err(err);
+	rk_error_set(err, RK_EXIT_USAGE, "column '%s' does not exist in %s", requested, r->desc);
+	for (int i = 0; i < n && !fold; i++)
+		if (strcasecmp(rk_pg_result_value(res, i, 0), name) == 0)
+			fold = rk_pg_result_value(res, i, 0);
+	if (fold) {
+		rk_buf_puts(&b, "names with capitals must be double-quoted: write ");
+		rk_pgident_display(&b, fold);
+		rk_buf_puts(&b, "; ");
+	}
+	rk_buf_printf(&b, "%s has %d column%s: ", r->display, n, n == 1 ? "" : "s");
+	for (int i = 0; i < n; i++) {
+		size_t mark = b.len;
+
+		if (i)
+			rk_buf_puts(&b, ", ");
+		rk_pgident_display(&b, rk_pg_result_value(res, i, 0));
+		rk_buf_putc(&b, ' ');
+		rk_buf_puts(&b, rk_pg_result_value(res, i, 1));
+		if (b.len > sizeof err->hint - 8) {
+			b.len = mark;
+			rk_buf_puts(&b, ", ...");
+			break;
+		}
+	}
+	rk_error_hint(err, "%s", rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	return -1;
+}
+
+static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolumns, rk_type *types,
+                            rk_error *err)
+{
+	rk_pgreader *r = impl;
+	const char *params[1] = {r->oid};
+	rk_pg_result *res;
+	int n;
+
+	rk_pgreader_unbind(r);
+	if (ncolumns == 0) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_USAGE, "no columns to read from %s", r->desc);
+	}
+	if (rk_pg_exec(r->pg, "list columns", rk_sql_catalog_columns, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		return -1;
+	n = rk_pg_result_rows(res);
+	r->cols = rk_xcalloc(ncolumns, sizeof *r->cols);
+	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
+	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
+	r->fields = rk_xcalloc(ncolumns, sizeof *r->fields);
+	r->ncols = ncolumns;
+	for (size_t i = 0; i < ncolumns; i++) {
+		char *name = NULL;
+		size_t nparts;
+		const char *why;
+		int found = -1;
+
+		if (rk_pgident_parse(columns[i], &name, 1, &nparts, &why) < 0) {
+			rk_pgreader_err(err);
+			rk_error_set(err, RK_EXIT_USAGE, "invalid column name '%s' for %s: %s", columns[i], r->desc, why);
+			rk_error_hint(err, "double-quote names with capitals, blanks or dots: '\"Order Id\"'");
+			goto fail;
+		}
+		for (int j = 0; j < n && found < 0; j++)
+			if (strcmp(rk_pg_result_value(res, j, 0), name) == 0)
+				found = j;
+		if (found < 0) {
+			rk_pgreader_unknown_column(r, columns[i], name, res, err);
+			free(name);
+			goto fail;
+		}
+		free(name);
+		r->cols[i] = rk_xstrdup(rk_pg_result_value(res, found, 0));
+		r->types[i] = rk_pgreader_map_type(rk_pg_result_value(res, found, 2));
+		r->quoted[i] = rk_pg_quote_ident(r->pg, r->cols[i], err);
+		if (!r->quoted[i])
+			goto fail;
+		types[i] = r->types[i];
+		rk_log_debug("%s: column %s is %s (%s)", r->desc, r->cols[i], rk_pg_result_value(res, found, 1),
+		             rk_type_name(r->types[i]));
+	}
+	rk_pg_result_free(res);
+	return 0;
+fail:
+	rk_pg_result_free(res);
+	rk_pgreader_unbind(r);
+	return -1;
+}
+
+static int rk_pgreader_columns(void *impl, char ***names, size_t *n, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	const char *params[1] = {r->oid};
+	rk_pg_result *res;
+	int rows;
+
+	if (rk_pg_exec(r->pg, "list columns", rk_sql_catalog_columns, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		return -1;
+	rows = rk_pg_result_rows(res);
+	*names = rk_xcalloc((size_t)rows, sizeof **names);
+	for (int i = 0; i < rows; i++)
+		(*names)[i] = rk_xstrdup(rk_pg_result_value(res, i, 0));
+	*n = (size_t)rows;
+	rk_pg_result_free(res);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * scan
+ * ---------------------------------------------------------------------- */
+
+static int rk_pgreader_row(void *ctx, const char *row, size_t len, rk_error *err)
+{
+	rk_pgreader *r = ctx;
+	const char *why;
+
+	r->rows++;
+	if (rk_copytext_split(row, len, r->fields, r->ncols, &r->scratch, &why) < 0) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: row %llu of the COPY output has %s", r->desc,
+		                    (unsigned long long)r->rows, why);
+	}
+	if (r->fn(r->ctx, r->fields, err) < 0)
+		return rk_error_prefix(err, "%s", r->desc);
+	return 0;
+}
+
+/* Appends "<col> <op> '<instant>'::<cast>" to the statement. */
+static int rk_pgreader_bound(rk_pgreader *r, const char *col, const char *op, rk_usec t, bool with_zone,
+                             rk_error *err)
+{
+	char text[RK_TIME_STRLEN];
+	char *lit = rk_pg_quote_literal(r->pg, rk_time_format_sql(t, with_zone, text), err);
+
+	if (!lit)
+		return -1;
+	rk_buf_printf(&r->sql, "%s %s %s::%s", col, op, lit, with_zone ? "timestamptz" : "timestamp");
+	free(lit);
+	return 0;
+}
+
+/*
+ * Builds the COPY statement into r->sql.  *empty is set when no row can be
+ * wanted (no ranges, no NULL times).  The bounds cannot be bound parameters
+ * (COPY takes none), so they are formatted by reckon and escaped.
+ */
+static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
+{
+	rk_type tt = r->types[scan->time_index];
+	const char *tcol = r->quoted[scan->time_index];
+	bool with_zone = tt == RK_T_TIMESTAMPTZ;
+	bool filter = tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE;
+	rk_range merged[RK_PGREADER_MAX_RANGES];
+	rk_range hull = {RK_USEC_PINF, RK_USEC_NINF};
+	bool too_many = false;
+	size_t nm = 0;
+
+	*empty = false;
+	/* adjacent or overlapping ranges become one; too many become their hull
+	 * (the caller filters what the hull lets through) */
+	for (size_t i = 0; i < scan->nranges && filter; i++) {
+		rk_range g = scan->ranges[i];
+
+		if (g.from >= g.to)
+			continue;
+		if (g.from < hull.from)
+			hull.from = g.from;
+		if (g.to > hull.to)
+			hull.to = g.to;
+		if (too_many)
+			continue;
+		if (nm > 0 && g.from <= merged[nm - 1].to && g.to >= merged[nm - 1].from) {
+			if (g.from < merged[nm - 1].from)
+				merged[nm - 1].from = g.from;
+			if (g.to > merged[nm - 1].to)
+				merged[nm - 1].to = g.to;
+		} else if (nm == RK_PGREADER_MAX_RANGES) {
+			too_many = true;
+		} else {
+			merged[nm++] = g;
+		}
+	}
+	if (too_many) {
+		merged[0] = hull;
+		nm = 1;
+	}
+	if (filter && nm == 0 && !scan->include_null_time) {
+		*empty = true;
+		return 0;
+	}
+
+	rk_buf_reset(&r->sql);
+	rk_buf_puts(&r->sql, "COPY (SELECT ");
+	for (size_t i = 0; i < r->ncols; i++) {
+		if (i)
+			rk_buf_puts(&r->sql, ", ");
+		rk_buf_puts(&r->sql, r->quoted[i]);
+	}
+	rk_buf_puts(&r->sql, " FROM ");
+	rk_buf_puts(&r->sql, r->qualified);
+	if (filter) {
+		rk_buf_puts(&r->sql, " WHERE ");
+		for (size_t i = 0; i < nm; i++) {
+			bool lo = merged[i].from != RK_USEC_NINF;
+			bool hi = merged[i].to != RK_USEC_PINF;
+
+			if (i)
+				rk_buf_puts(&r->sql, " OR ");
+			rk_buf_putc(&r->sql, '(');
+			if (lo && rk_pgreader_bound(r, tcol, ">=", merged[i].from, with_zone, err) < 0)
+				return -1;
+			if (lo && hi)
+				rk_buf_puts(&r->sql, " AND ");
+			if (hi && rk_pgreader_bound(r, tcol, "<", merged[i].to, with_zone, err) < 0)
+				return -1;
+			if (!lo && !hi)
+				rk_buf_printf(&r->sql, "%s IS NOT NULL", tcol);
+			rk_buf_putc(&r->sql, ')');
+		}
+		if (scan->include_null_time)
+			rk_buf_printf(&r->sql, "%s%s IS NULL", nm ? " OR " : "", tcol);
+	}
+	rk_buf_puts(&r->sql, ") TO STDOUT");
+	rk_buf_cstr(&r->sql);
+	return 0;
+}
+
+static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	bool empty;
+	rk_error rerr;
+
+	if (r->ncols == 0 || scan->time_index >= r->ncols) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: scan before bind or time column out of range", r->desc);
+	}
+	if (r->broken) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: the reader's transaction was lost after an earlier failure",
+		             r->desc);
+		return rk_error_hint(err, "run again; the first error reported is the cause");
+	}
+	if (rk_pgreader_build(r, scan, &empty, err) < 0)
+		return -1;
+	if (empty)
+		return 0;
+	r->fn = fn;
+	r->ctx = ctx;
+	r->rows = 0;
+	if (rk_pg_copy_out(r->pg, r->label, r->sql.data, rk_pgreader_row, r, err) == 0) {
+		rk_log_debug("%s: %llu rows", r->desc, (unsigned long long)r->rows);
+		return 0;
+	}
+	if (strcmp(err->sqlstate, "42501") == 0) {
+		/* the relation the user named cannot be read: configuration */
+		err->code = RK_EXIT_USAGE;
+		if (!err->hint[0])
+			rk_error_hint(err, "the %s role needs USAGE on the schema and SELECT on %s", r->side, r->display);
+	}
+	/* the COPY failed or was cancelled: bring the transaction back to the
+	 * savepoint so the snapshot stays usable for later scans */
+	rk_error_clear(&rerr);
+	if (rk_pg_command(r->pg, "scan rollback", rk_sql_session_scan_rollback, &rerr) < 0) {
+		r->broken = true;
+		rk_log_debug("%s: %s", r->desc, rerr.msg);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const char *rk_pgreader_describe(const void *impl)
+{
+	const rk_pgreader *r = impl;
+
+	return r->desc;
+}
+
+static void rk_pgreader_free(void *impl)
+{
+	rk_pgreader *r = impl;
+
+	if (!r)
+		return;
+	/* closing the connection ends the read-only transaction */
+	rk_pg_close(r->pg);
+	rk_pgreader_unbind(r);
+	rk_buf_free(&r->scratch);
+	rk_buf_free(&r->sql);
+	free(r->side);
+	free(r->oid);
+	free(r->display);
+	free(r->qualified);
+	free(r->desc);
+	free(r);
+}
+
+const rk_reader_ops rk_pgreader_ops = {
+	rk_pgreader_bind,
+	rk_pgreader_scan,
+	rk_pgreader_describe,
+	rk_pgreader_free,
+	rk_pgreader_columns,
+};
