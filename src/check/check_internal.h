@@ -19,6 +19,8 @@ typedef struct rk_plan {
 	size_t time_idx;
 	size_t *sum_idx;
 	size_t nsum;
+	long *sum_hashpos;      /* per sum column: its position among the hashed columns, or -1 */
+	long time_hashpos;      /* the time column's position among the hashed columns, or -1 */
 } rk_plan;
 
 /* One side's reader and the state its row callbacks need. */
@@ -32,6 +34,8 @@ typedef struct rk_side {
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
 	rk_buf enc;             /* row / key encoding scratch */
 	rk_buf tmp;             /* canonical text scratch */
+	size_t *canon_off;      /* per hashed column: where its canonical text starts in enc */
+	uint32_t *canon_len;    /* ... and its length (NULL columns: not set) */
 	rk_error err;           /* the thread's error */
 	int rc;
 	void *drill;            /* drilldown pass state (drill.c) */
@@ -40,8 +44,10 @@ typedef struct rk_side {
 /* A rejected value: fills err naming the column, its type and the reason. */
 int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const char *why, rk_error *err);
 
-/* Encodes the hashed columns of a row into s->enc. */
-int rk_side_encode_row(rk_side *s, const rk_field *f, rk_error *err);
+/* Encodes the hashed columns of a row into s->enc, noting where each
+ * column's canonical text lies.  t is the row's instant, already parsed
+ * from the time column (its canonical text is derived, not re-parsed). */
+int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 
 /* Encodes the key columns of a row into s->enc. */
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);

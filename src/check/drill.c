@@ -30,7 +30,11 @@ typedef struct rk_entry {
 	bool leaf;              /* collect rows; else accumulate a sub-digest */
 	uint64_t sub_cnt[2];
 	rk_u128 sub_hash[2];
+	rk_usec min_t, max_t;   /* time span of the rows seen, both sides */
 } rk_entry;
+
+/* Most pieces one range is split into per pass. */
+#define RK_DRILL_FANOUT 64
 
 /* One collected row of a leaf. */
 typedef struct rk_drow {
@@ -45,6 +49,7 @@ typedef struct rk_drow {
 typedef struct rk_dside {
 	rk_entry *entries;      /* shared, sorted by (lo, hval) */
 	size_t nentries;
+	struct rk_span { rk_usec min_t, max_t; } *span;  /* per entry, this side */
 	bool need_key;          /* some entry needs the key hash */
 	rk_drow *rows;
 	size_t nrows, caprows;
@@ -171,7 +176,7 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		if (e->node.bits && ((uint64_t)key & rk_mask(e->node.bits)) != e->node.hval)
 			continue;
 		if (!have_row) {
-			if (rk_side_encode_row(s, f, err) < 0)
+			if (rk_side_encode_row(s, f, t, err) < 0)
 				return -1;
 			row = rk_row_hash(s->enc.data, s->enc.len);
 			have_row = true;
@@ -179,6 +184,12 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		if (!e->leaf) {
 			e->sub_cnt[s->idx]++;
 			e->sub_hash[s->idx] += row;
+			/* both sides write these: each side has its own copy of the
+			 * span, merged after the pass */
+			if (t < d->span[i].min_t)
+				d->span[i].min_t = t;
+			if (t > d->span[i].max_t)
+				d->span[i].max_t = t;
 		} else {
 			rk_drow *r;
 			if (d->nrows == d->caprows) {
@@ -411,6 +422,18 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 	qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
 }
 
+static void rk_entry_push(rk_entry **v, size_t *n, size_t *cap, const rk_node *node, bool leaf)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*v = rk_xrealloc(*v, *cap * sizeof **v);
+	}
+	memset(&(*v)[*n], 0, sizeof **v);
+	(*v)[*n].node = *node;
+	(*v)[*n].leaf = leaf;
+	(*n)++;
+}
+
 static void rk_queue_push(rk_node **q, size_t *n, size_t *cap, const rk_node *node)
 {
 	if (*n == *cap) {
@@ -439,8 +462,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	sides[0].drill = &ds[0];
 	sides[1].drill = &ds[1];
 	while (nq > 0) {
-		rk_entry *entries = rk_xcalloc(nq * 2, sizeof *entries);
-		size_t ne = 0;
+		rk_entry *entries = NULL;
+		size_t ne = 0, cape = 0;
 		uint64_t budget[2] = {0, 0};
 		bool any_leaf = false;
 		uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
@@ -449,7 +472,9 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		for (size_t i = 0; i < nq; i++) {
 			rk_node *nd = &queue[i];
 			bool splittable = nd->hi - nd->lo > 1 || nd->bits < 64;
-			bool small = nd->cnt[0] <= leaf && nd->cnt[1] <= leaf;
+			uint64_t most = nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1];
+			bool small = most <= leaf;
+			size_t pieces;
 
 			if (small || !splittable) {
 				if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
@@ -458,34 +483,48 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 				}
 				if (!small)
 					rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
-					            "beyond --leaf-rows", nd->window,
-					            (unsigned long long)(nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1]));
-				entries[ne].node = *nd;
-				entries[ne].leaf = true;
-				ne++;
+					            "beyond --leaf-rows", nd->window, (unsigned long long)most);
+				rk_entry_push(&entries, &ne, &cape, nd, true);
 				budget[0] += nd->cnt[0];
 				budget[1] += nd->cnt[1];
 				any_leaf = true;
-			} else if (nd->hi - nd->lo > 1) {
-				rk_usec mid = nd->lo + (nd->hi - nd->lo) / 2;
-				entries[ne].node = *nd;
-				entries[ne].node.hi = mid;
-				entries[ne + 1].node = *nd;
-				entries[ne + 1].node.lo = mid;
-				ne += 2;
+				continue;
+			}
+			/* enough pieces that an even spread lands at leaf size next pass */
+			pieces = (size_t)(most / leaf) * 2 + 2;
+			if (pieces > RK_DRILL_FANOUT)
+				pieces = RK_DRILL_FANOUT;
+			if (nd->hi - nd->lo > 1) {
+				rk_usec span = nd->hi - nd->lo;
+				if ((rk_usec)pieces > span)
+					pieces = (size_t)span;
+				for (size_t k = 0; k < pieces; k++) {
+					rk_node c = *nd;
+					c.lo = nd->lo + (rk_usec)((__int128)span * (rk_usec)k / (rk_usec)pieces);
+					c.hi = nd->lo + (rk_usec)((__int128)span * (rk_usec)(k + 1) / (rk_usec)pieces);
+					rk_entry_push(&entries, &ne, &cape, &c, false);
+				}
 			} else {
-				entries[ne].node = *nd;
-				entries[ne].node.bits = nd->bits + 1;
-				entries[ne + 1].node = *nd;
-				entries[ne + 1].node.bits = nd->bits + 1;
-				entries[ne + 1].node.hval = nd->hval | (UINT64_C(1) << nd->bits);
-				ne += 2;
+				uint32_t more = 1;
+				while ((UINT64_C(1) << more) < pieces && nd->bits + more < 64)
+					more++;
+				for (uint64_t k = 0; k < (UINT64_C(1) << more); k++) {
+					rk_node c = *nd;
+					c.bits = nd->bits + more;
+					c.hval = nd->hval | (k << nd->bits);
+					rk_entry_push(&entries, &ne, &cape, &c, false);
+				}
 			}
 		}
 		qsort(entries, ne, sizeof *entries, rk_entry_cmp);
 		for (int s = 0; s < 2; s++) {
 			ds[s].entries = entries;
 			ds[s].nentries = ne;
+			ds[s].span = rk_xrealloc(ds[s].span, (ne ? ne : 1) * sizeof *ds[s].span);
+			for (size_t i = 0; i < ne; i++) {
+				ds[s].span[i].min_t = RK_USEC_PINF;
+				ds[s].span[i].max_t = RK_USEC_NINF;
+			}
 			ds[s].need_key = any_leaf;
 			for (size_t i = 0; i < ne; i++)
 				ds[s].need_key |= entries[i].node.bits > 0;
@@ -508,6 +547,15 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 				continue;
 			e->node.cnt[0] = e->sub_cnt[0];
 			e->node.cnt[1] = e->sub_cnt[1];
+			/* shrink the range to the rows actually in it */
+			{
+				rk_usec mn = ds[0].span[i].min_t < ds[1].span[i].min_t ? ds[0].span[i].min_t : ds[1].span[i].min_t;
+				rk_usec mx = ds[0].span[i].max_t > ds[1].span[i].max_t ? ds[0].span[i].max_t : ds[1].span[i].max_t;
+				if (mn >= e->node.lo && mx < e->node.hi && mn <= mx) {
+					e->node.lo = mn;
+					e->node.hi = mx + 1;
+				}
+			}
 			rk_queue_push(&next, &nn, &capn, &e->node);
 		}
 		free(entries);
@@ -531,6 +579,7 @@ done:
 	free(ts.v);
 	for (int s = 0; s < 2; s++) {
 		free(ds[s].rows);
+		free(ds[s].span);
 		rk_buf_free(&ds[s].arena);
 		rk_buf_free(&ds[s].disp);
 		sides[s].drill = NULL;
