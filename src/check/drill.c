@@ -286,7 +286,8 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 
 	memcpy(all, d0->rows, d0->nrows * sizeof *all);
 	memcpy(all + d0->nrows, d1->rows, d1->nrows * sizeof *all);
-	qsort(all, n, sizeof *all, rk_drow_cmp);
+	if (n)
+		qsort(all, n, sizeof *all, rk_drow_cmp);
 	while (i < n) {
 		size_t j = i, s = 0, t = 0;
 		bool diff = false;
@@ -392,7 +393,8 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 {
 	size_t i = 0;
 
-	qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	if (ts->n)
+		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
 	while (i < ts->n) {
 		rk_tally m = ts->v[i];
 		size_t j = i + 1;
@@ -419,7 +421,8 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 		i = j;
 	}
 	rk_finding_cmp_nkey = (int)res->nkey;
-	qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
+	if (res->nfindings)
+		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
 }
 
 static void rk_entry_push(rk_entry **v, size_t *n, size_t *cap, const rk_node *node, bool leaf)
@@ -516,7 +519,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 				}
 			}
 		}
-		qsort(entries, ne, sizeof *entries, rk_entry_cmp);
+		if (ne)
+			qsort(entries, ne, sizeof *entries, rk_entry_cmp);
 		for (int s = 0; s < 2; s++) {
 			ds[s].entries = entries;
 			ds[s].nentries = ne;

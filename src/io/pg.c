@@ -520,6 +520,18 @@ static int rk_pg_pin_session(rk_pg *pg, rk_error *err)
 	return rk_pg_exec(pg, "session settings", rk_sql_session_settings, 0, NULL, RK_PG_ONE_ROW, NULL, err);
 }
 
+/* Server notices ("table does not exist, skipping"...) are diagnostics, not
+ * results: they go to the log at info level instead of raw to stderr. */
+static void rk_pg_on_notice(void *arg, const char *message)
+{
+	const rk_pg *pg = arg;
+	size_t n = strlen(message);
+
+	while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' '))
+		n--;
+	rk_log_info("%s: server says: %.*s", pg->what, (int)n, message);
+}
+
 rk_pg *rk_pg_connect(const char *conninfo, const char *what, rk_error *err)
 {
 	/* Order matters: the expanded dbname overrides what comes before it
@@ -586,6 +598,7 @@ rk_pg *rk_pg_connect(const char *conninfo, const char *what, rk_error *err)
 		rk_pg_close(pg);
 		return NULL;
 	}
+	PQsetNoticeProcessor(pg->conn, rk_pg_on_notice, pg);
 	pg->location = rk_pg_make_location(pg->conn);
 	if (!*ci) {
 		free(pg->desc);

@@ -1,0 +1,6 @@
+-- The lab's source table (lab.md).
+CREATE TABLE reckon_lab.src_transactions (
+	txn_id text PRIMARY KEY,
+	updated_at timestamptz NOT NULL,
+	amount numeric(12,2) NOT NULL
+);

@@ -1,0 +1,2 @@
+-- Streams the rows read into the staging table (COPY text format).
+COPY reckon_load_batch FROM STDIN;

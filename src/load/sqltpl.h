@@ -1,0 +1,47 @@
+/*
+ * sqltpl.h - fills user-named identifiers into statements from sql/.
+ *
+ * Statements that name the user's tables and columns are kept in sql/ with
+ * psql's variable syntax, so each file still runs as-is in psql
+ * (psql -v target_table=fact -f sql/load_insert.sql):
+ *   :"name"   an identifier (psql quotes it; here the caller's quoted text)
+ *   :name     a fragment (a column list) the caller built from quoted
+ *             identifiers
+ * Values are never substituted: they stay $1, $2 parameters and are bound.
+ * "::" casts, string literals and comments are left alone.
+ */
+#ifndef RK_LOAD_SQLTPL_H
+#define RK_LOAD_SQLTPL_H
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "io/pg.h"
+
+typedef struct rk_load_sqlvar {
+	const char *name;   /* without the colon */
+	const char *sql;    /* already quoted SQL text */
+} rk_load_sqlvar;
+
+/*
+ * Renders tpl into out (reset first, NUL-terminated).  A placeholder with no
+ * variable is a programmer error reported as RK_EXIT_RUNTIME naming it.
+ */
+int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars, size_t nvars, rk_error *err);
+
+/*
+ * Quotes a possibly schema-qualified name as PostgreSQL reads it (io/pgident.h:
+ * unquoted parts fold to lower case; "mart.orders" -> "mart"."orders").
+ * Returns a new string the caller frees, or NULL with err.
+ */
+char *rk_load_quote_name(rk_pg *pg, const char *name, rk_error *err);
+
+/*
+ * Quotes each item and joins them with ", ", each optionally prefixed by
+ * prefix (e.g. "t." -> t."a", t."b").  Returns a new string the caller frees,
+ * or NULL with err.
+ */
+char *rk_load_quote_list(rk_pg *pg, char *const *items, size_t n, const char *prefix, rk_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# lab-reports.sh RECKON_BIN - regenerates reports/lab/ from one normal run of
+# `reckon lab` (both engines, every scenario) on a private, throw-away
+# PostgreSQL cluster (tests/harness/pgcluster.sh).  The previous reports are
+# replaced only when the new run completed; the lab's exit status is kept in
+# reports/lab/exit-status.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: tests/harness/lab-reports.sh RECKON_BIN" >&2
+	exit 2
+fi
+reckon=$1
+[[ $reckon == /* ]] || reckon=$PWD/$reckon
+[[ -x $reckon ]] || { echo "lab-reports: $reckon is not an executable (run make)" >&2; exit 2; }
+
+# under /tmp: the server may run as 'postgres' and must reach the directory
+base=$(mktemp -d "${TMPDIR:-/tmp}/reckon-lab.XXXXXX")
+chmod 0755 "$base"
+cleanup() {
+	bash "$here/pgcluster.sh" stop "$base/pg" || true
+	rm -rf "$base"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
+# shellcheck source=/dev/null
+. "$base/pg/env"
+unset PGPASSWORD PGPASSFILE PGSERVICE PGOPTIONS PGTZ PGDATESTYLE PGCLIENTENCODING
+export LC_ALL=C.UTF-8 TZ=UTC
+
+"$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d postgres -c "create database lab_source" -c "create database lab_target"
+conn() { echo "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$1"; }
+
+rc=0
+"$reckon" lab --source "$(conn lab_source)" --target "$(conn lab_target)" --out "$base/out" \
+	>"$base/stdout" 2>"$base/stderr" || rc=$?
+echo "$rc" >"$base/out/exit-status"
+cp "$base/stderr" "$base/out/stderr.log"
+
+mkdir -p "$repo/reports"
+rm -rf "$repo/reports/lab.new"
+cp -R "$base/out" "$repo/reports/lab.new"
+rm -rf "$repo/reports/lab.old"
+[[ ! -e $repo/reports/lab ]] || mv "$repo/reports/lab" "$repo/reports/lab.old"
+mv "$repo/reports/lab.new" "$repo/reports/lab"
+rm -rf "$repo/reports/lab.old"
+
+echo "lab-reports: reports/lab/ regenerated (reckon lab exit status $rc)"
+cat "$repo/reports/lab/summary.csv"
+exit "$rc"
