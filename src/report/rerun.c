@@ -1,0 +1,487 @@
+/*
+ * rerun.c - reading, validating, merging and printing rerun lists.
+ *
+ * The reader is strict on purpose: a rerun list drives `reckon repair`,
+ * which deletes and re-inserts target rows, so a list that is out of order,
+ * overlapping or half-edited is refused with the exact place to fix rather
+ * than guessed at.  Fields may be quoted (a spreadsheet may have saved the
+ * file) but a field never spans lines: no value of the format needs to.
+ */
+#include "report/rerun.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+
+#define RK_RR_NFIELDS 8
+#define RK_RR_SHOW 64          /* bytes of a bad value quoted in a message */
+#define RK_RR_COUNT_MAX ((uint64_t)INT64_MAX)
+
+static const char *const rk_rr_names[RK_RR_NFIELDS] = {
+	"interval_start", "interval_end", "source_rows", "target_rows", "missing", "extra", "duplicated", "changed",
+};
+
+#define RK_RR_HINT_FORMAT                                                                        \
+	"a rerun list is what 'reckon check --rerun-list FILE' writes: the header " RK_RERUN_HEADER \
+	", then one line per interval, e.g. 2026-03-02T10:00:00Z,2026-03-02T11:00:00Z,5,4,1,0,0,0"
+
+/* One field of a line: its text (unquoted) and the column it starts at. */
+typedef struct rk_rr_field {
+	const char *s;
+	size_t len;
+	size_t col;
+} rk_rr_field;
+
+/* Sets err to "NAME:LINE:COL: message" (RK_EXIT_USAGE); returns -1. */
+static int rk_rr_fail(rk_error *err, const char *name, unsigned long line, size_t col, const char *fmt, ...)
+	RK_PRINTF(5, 6);
+
+static int rk_rr_fail(rk_error *err, const char *name, unsigned long line, size_t col, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return rk_error_set(err, RK_EXIT_USAGE, "%s:%lu:%zu: %s", name, line, col, text);
+}
+
+/*
+ * Splits one line (without its line end) into at most RK_RR_NFIELDS fields.
+ * Unquoted fields point into line; quoted ones are unescaped into scratch,
+ * which has room for the whole line so the pointers stay valid.
+ */
+static int rk_rr_split(const char *name, unsigned long lineno, const char *line, size_t len, rk_buf *scratch,
+                       rk_rr_field f[RK_RR_NFIELDS], size_t *nf, rk_error *err)
+{
+	size_t pos = 0, n = 0;
+
+	rk_buf_reset(scratch);
+	rk_buf_grow(scratch, len + 1);
+	for (;;) {
+		size_t col = pos + 1;
+
+		if (n == RK_RR_NFIELDS) {
+			rk_rr_fail(err, name, lineno, col, "too many fields: a rerun list line has %d", RK_RR_NFIELDS);
+			return rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
+		}
+		if (pos < len && line[pos] == '"') {
+			char *start = scratch->data + scratch->len;
+
+			for (pos++;; pos++) {
+				if (pos >= len) {
+					rk_rr_fail(err, name, lineno, col, "unterminated quoted field");
+					return rk_error_hint(err, "close the quote; a field of a rerun list never spans lines");
+				}
+				if (line[pos] == '"') {
+					if (pos + 1 < len && line[pos + 1] == '"') {
+						rk_buf_putc(scratch, '"');
+						pos++;
+						continue;
+					}
+					pos++;
+					break;
+				}
+				rk_buf_putc(scratch, line[pos]);
+			}
+			if (pos < len && line[pos] != ',') {
+				rk_rr_fail(err, name, lineno, pos + 1, "unexpected character after a closing quote");
+				return rk_error_hint(err, "fields are separated by commas");
+			}
+			f[n].s = start;
+			f[n].len = (size_t)(scratch->data + scratch->len - start);
+		} else {
+			size_t start = pos;
+
+			for (; pos < len && line[pos] != ','; pos++) {
+				if (line[pos] == '"') {
+					rk_rr_fail(err, name, lineno, pos + 1, "quote inside an unquoted field");
+					return rk_error_hint(err, "quote the whole field, doubling inner quotes");
+				}
+			}
+			f[n].s = line + start;
+			f[n].len = pos - start;
+		}
+		f[n].col = col;
+		n++;
+		if (pos >= len)
+			break;
+		pos++;   /* the comma */
+	}
+	*nf = n;
+	return 0;
+}
+
+static int rk_rr_time(const char *name, unsigned long lineno, const rk_rr_field *f, int idx, rk_usec *out,
+                      rk_error *err)
+{
+	const char *why = NULL;
+
+	if (f->len == 0) {
+		rk_rr_fail(err, name, lineno, f->col, "%s is empty", rk_rr_names[idx]);
+		return rk_error_hint(err, "write an instant such as 2026-03-02T10:00:00Z");
+	}
+	if (memchr(f->s, '\0', f->len) || rk_time_parse(f->s, f->len, out, &why) < 0) {
+		rk_rr_fail(err, name, lineno, f->col, "%s '%.*s' is not a timestamp%s%s", rk_rr_names[idx],
+		           (int)(f->len > RK_RR_SHOW ? RK_RR_SHOW : f->len), f->s, why ? ": " : "", why ? why : "");
+		return rk_error_hint(err, "write an instant such as 2026-03-02T10:00:00Z (UTC) or with an offset");
+	}
+	if (*out == RK_USEC_PINF || *out == RK_USEC_NINF) {
+		rk_rr_fail(err, name, lineno, f->col, "%s must be a finite instant, not '%.*s'", rk_rr_names[idx],
+		           (int)f->len, f->s);
+		return rk_error_hint(err, "an interval of a rerun list has finite bounds");
+	}
+	return 0;
+}
+
+static int rk_rr_count(const char *name, unsigned long lineno, const rk_rr_field *f, int idx, uint64_t *out,
+                       rk_error *err)
+{
+	uint64_t v = 0;
+
+	if (f->len == 0) {
+		rk_rr_fail(err, name, lineno, f->col, "%s is empty", rk_rr_names[idx]);
+		return rk_error_hint(err, "write a count (0 when there is nothing to count)");
+	}
+	for (size_t i = 0; i < f->len; i++) {
+		unsigned d = (unsigned char)f->s[i] - '0';
+
+		if (d > 9) {
+			rk_rr_fail(err, name, lineno, f->col, "%s must be a non-negative integer, not '%.*s'",
+			           rk_rr_names[idx], (int)(f->len > RK_RR_SHOW ? RK_RR_SHOW : f->len), f->s);
+			return rk_error_hint(err, "counts are written in decimal digits only");
+		}
+		if (v > (RK_RR_COUNT_MAX - d) / 10) {
+			rk_rr_fail(err, name, lineno, f->col, "%s %.*s is too large", rk_rr_names[idx],
+			           (int)(f->len > RK_RR_SHOW ? RK_RR_SHOW : f->len), f->s);
+			return rk_error_hint(err, "counts fit a bigint (at most %" PRId64 ")", INT64_MAX);
+		}
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The header line: exactly RK_RERUN_HEADER; the error points at the first
+ * byte that differs. */
+static int rk_rr_header(const char *name, const char *line, size_t len, rk_error *err)
+{
+	size_t hl = strlen(RK_RERUN_HEADER), i = 0;
+
+	if (len == hl && memcmp(line, RK_RERUN_HEADER, hl) == 0)
+		return 0;
+	while (i < len && i < hl && line[i] == RK_RERUN_HEADER[i])
+		i++;
+	rk_rr_fail(err, name, 1, i + 1, "not a rerun list: the header must be exactly '%s'", RK_RERUN_HEADER);
+	return rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
+}
+
+static void rk_rr_push(rk_rerun_list *l, size_t *cap, const rk_rerun_interval *it)
+{
+	if (l->n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		l->items = rk_xrealloc(l->items, *cap * sizeof *l->items);
+	}
+	l->items[l->n++] = *it;
+}
+
+/* Parses one data line into it and checks it against the previous one. */
+static int rk_rr_line(const rk_rerun_list *l, unsigned long lineno, const char *line, size_t len, rk_buf *scratch,
+                      rk_rerun_interval *it, rk_error *err)
+{
+	rk_rr_field f[RK_RR_NFIELDS];
+	size_t nf = 0;
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], c[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
+
+	if (rk_rr_split(l->name, lineno, line, len, scratch, f, &nf, err) < 0)
+		return -1;
+	if (nf < RK_RR_NFIELDS) {
+		rk_rr_fail(err, l->name, lineno, len + 1, "%zu field%s where a rerun list line has %d (missing %s)", nf,
+		           nf == 1 ? "" : "s", RK_RR_NFIELDS, rk_rr_names[nf]);
+		return rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
+	}
+	memset(it, 0, sizeof *it);
+	it->line = lineno;
+	it->intervals = 1;
+	if (rk_rr_time(l->name, lineno, &f[0], 0, &it->start, err) < 0 ||
+	    rk_rr_time(l->name, lineno, &f[1], 1, &it->end, err) < 0)
+		return -1;
+	for (int i = 0; i < RK_RERUN_NCOUNTS; i++)
+		if (rk_rr_count(l->name, lineno, &f[2 + i], 2 + i, &it->count[i], err) < 0)
+			return -1;
+	it->last_start = it->start;
+	if (it->start >= it->end) {
+		rk_rr_fail(err, l->name, lineno, f[1].col, "interval_end %s is not after interval_start %s",
+		           rk_time_format(it->end, a), rk_time_format(it->start, b));
+		return rk_error_hint(err, "an interval [interval_start, interval_end) is half-open and not empty");
+	}
+	if (l->n > 0) {
+		const rk_rerun_interval *p = &l->items[l->n - 1];
+
+		if (it->start < p->start) {
+			rk_rr_fail(err, l->name, lineno, f[0].col,
+			           "interval_start %s is before that of the previous interval (line %lu, %s): the list "
+			           "must be in time order",
+			           rk_time_format(it->start, a), p->line, rk_time_format(p->start, b));
+			return rk_error_hint(err, "sort the intervals by interval_start, or write the list again with "
+			                          "reckon check --rerun-list");
+		}
+		if (it->start < p->end) {
+			rk_rr_fail(err, l->name, lineno, f[0].col,
+			           "interval [%s, %s) overlaps the previous interval [%s, %s) (line %lu)",
+			           rk_time_format(it->start, a), rk_time_format(it->end, b), rk_time_format(p->start, c),
+			           rk_time_format(p->end, d), p->line);
+			return rk_error_hint(err, "the intervals of a rerun list do not overlap: repair would replace "
+			                          "the rows of the overlap twice; merge or remove one of them");
+		}
+	}
+	return 0;
+}
+
+int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_error *err)
+{
+	rk_rerun_list *l = rk_xcalloc(1, sizeof *l);
+	rk_buf scratch = RK_BUF_INIT;
+	char *line = NULL;
+	size_t linecap = 0, cap = 0;
+	ssize_t got;
+	unsigned long lineno = 0, blank = 0;
+	int rc = -1;
+
+	*out = NULL;
+	l->name = rk_xstrdup(name);
+	errno = 0;
+	while ((got = getline(&line, &linecap, fp)) >= 0) {
+		size_t len = (size_t)got;
+		const char *p = line;
+		rk_rerun_interval it;
+
+		lineno++;
+		if (len && p[len - 1] == '\n')
+			len--;
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (lineno == 1 && len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3;   /* a UTF-8 byte order mark, as some editors save */
+			len -= 3;
+		}
+		if (memchr(p, '\0', len)) {
+			rk_rr_fail(err, l->name, lineno, (size_t)((const char *)memchr(p, '\0', len) - p) + 1,
+			           "NUL byte: not a text file");
+			rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
+			goto done;
+		}
+		if (lineno == 1) {
+			if (rk_rr_header(l->name, p, len, err) < 0)
+				goto done;
+			continue;
+		}
+		if (len == 0) {
+			/* blank lines are tolerated at the end of the file only */
+			if (!blank)
+				blank = lineno;
+			continue;
+		}
+		if (blank) {
+			rk_rr_fail(err, l->name, blank, 1, "blank line inside the list");
+			rk_error_hint(err, "remove the blank line: every line after the header is one interval");
+			goto done;
+		}
+		if (rk_rr_line(l, lineno, p, len, &scratch, &it, err) < 0)
+			goto done;
+		rk_rr_push(l, &cap, &it);
+	}
+	if (ferror(fp)) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot read rerun list '%s': %s", l->name,
+		             strerror(errno ? errno : EIO));
+		goto done;
+	}
+	if (lineno == 0) {
+		rk_rr_fail(err, l->name, 1, 1, "empty file: no header");
+		rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
+		goto done;
+	}
+	*out = l;
+	l = NULL;
+	rc = 0;
+done:
+	free(line);
+	rk_buf_free(&scratch);
+	rk_rerun_free(l);
+	return rc;
+}
+
+int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err)
+{
+	FILE *fp;
+	int rc;
+
+	*out = NULL;
+	if (!strcmp(path, "-"))
+		return rk_rerun_read_stream(stdin, "stdin", out, err);
+	fp = fopen(path, "r");
+	if (!fp) {
+		int e = errno;
+
+		rk_error_set(err, e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? RK_EXIT_USAGE
+		                                                                              : RK_EXIT_RUNTIME,
+		             "cannot open rerun list '%s': %s", path, strerror(e));
+		return rk_error_hint(err, "give the file 'reckon check --rerun-list FILE' wrote ('-' reads standard "
+		                          "input)");
+	}
+	rc = rk_rerun_read_stream(fp, path, out, err);
+	fclose(fp);
+	return rc;
+}
+
+void rk_rerun_free(rk_rerun_list *l)
+{
+	if (!l)
+		return;
+	free(l->items);
+	free(l->name);
+	free(l);
+}
+
+int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
+{
+	rk_rerun_list *m = rk_xcalloc(1, sizeof *m);
+	size_t cap = 0;
+
+	*out = NULL;
+	m->name = rk_xstrdup(l->name);
+	for (size_t i = 0; i < l->n; i++) {
+		const rk_rerun_interval *it = &l->items[i];
+		rk_rerun_interval *r;
+
+		if (m->n == 0 || m->items[m->n - 1].end != it->start) {
+			rk_rr_push(m, &cap, it);
+			continue;
+		}
+		r = &m->items[m->n - 1];
+		for (int k = 0; k < RK_RERUN_NCOUNTS; k++) {
+			if (r->count[k] > RK_RR_COUNT_MAX - it->count[k]) {
+				char a[RK_TIME_STRLEN];
+
+				rk_error_set(err, RK_EXIT_USAGE,
+				             "%s:%lu: %s of the range from %s exceeds the bigint range when summed", l->name,
+				             it->line, rk_rr_names[2 + k], rk_time_format(r->start, a));
+				rk_error_hint(err, "check the counts of the list; they are row and key counts");
+				rk_rerun_free(m);
+				return -1;
+			}
+			r->count[k] += it->count[k];
+		}
+		r->end = it->end;
+		r->last_start = it->start;
+		r->intervals += it->intervals;
+	}
+	*out = m;
+	return 0;
+}
+
+static void rk_rr_counts(FILE *out, const uint64_t count[RK_RERUN_NCOUNTS])
+{
+	for (int k = 0; k < RK_RERUN_NCOUNTS; k++)
+		fprintf(out, ",%" PRIu64, count[k]);
+	fputc('\n', out);
+}
+
+int rk_rerun_write(FILE *out, const rk_rerun_list *l)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fputs(RK_RERUN_HEADER "\n", out);
+	for (size_t i = 0; i < l->n; i++) {
+		fprintf(out, "%s,%s", rk_time_format(l->items[i].start, a), rk_time_format(l->items[i].end, b));
+		rk_rr_counts(out, l->items[i].count);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_rerun_write_merged(FILE *out, const rk_rerun_list *merged)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fputs(RK_RERUN_MERGED_HEADER "\n", out);
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		fprintf(out, "%s,%s,%zu", rk_time_format(r->start, a), rk_time_format(r->end, b), r->intervals);
+		rk_rr_counts(out, r->count);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_rerun_check_dag(const char *dag, rk_error *err)
+{
+	if (!dag || !*dag) {
+		rk_error_set(err, RK_EXIT_USAGE, "option --dag must name the Airflow DAG id");
+		return rk_error_hint(err, "e.g. --as airflow --dag load_orders");
+	}
+	if (dag[0] == '-') {
+		rk_error_set(err, RK_EXIT_USAGE, "DAG id '%s' starts with '-': the airflow command would take it for "
+		                                 "an option", dag);
+		return rk_error_hint(err, "Airflow DAG ids are made of letters, digits, '_', '.' and '-'");
+	}
+	for (const unsigned char *p = (const unsigned char *)dag; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			rk_error_set(err, RK_EXIT_USAGE, "DAG id holds a control character (byte 0x%02x)", *p);
+			return rk_error_hint(err, "Airflow DAG ids are made of letters, digits, '_', '.' and '-'");
+		}
+	}
+	return 0;
+}
+
+char *rk_rerun_shell_quote(const char *s)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+@%-";
+	rk_buf b = RK_BUF_INIT;
+
+	if (*s && strspn(s, safe) == strlen(s))
+		return rk_xstrdup(s);
+	rk_buf_putc(&b, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			rk_buf_puts(&b, "'\\''");
+		else
+			rk_buf_putc(&b, *p);
+	}
+	rk_buf_putc(&b, '\'');
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag)
+{
+	char *q;
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+
+	if (merged->n == 0)
+		return 0;
+	q = rk_rerun_shell_quote(dag);
+	fprintf(out,
+	        "# %zu range%s of DAG %s; logical date = data_interval_start, --end-date is inclusive\n"
+	        "# run either the 'tasks clear' lines (the scheduler re-runs the cleared runs) or the\n"
+	        "# 'dags backfill' lines (this shell runs them), not both\n",
+	        merged->n, merged->n == 1 ? "" : "s", q);
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		rk_time_format(r->start, s);
+		rk_time_format(r->end, e);
+		rk_time_format(r->last_start, last);
+		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		fprintf(out, "airflow tasks clear %s --start-date %s --end-date %s --yes\n", q, s, last);
+		fprintf(out, "airflow dags backfill %s --start-date %s --end-date %s --reset-dagruns --yes\n", q, s,
+		        last);
+	}
+	free(q);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * rerun.h - the rerun list (product.md 2.3): reading and validating it,
+ * merging touching intervals into ranges, and what `reckon rerun-list`
+ * prints (the list normalised, the merged ranges, Airflow commands).
+ * `reckon repair` reads its input with rk_rerun_read.
+ *
+ * A valid list has the exact header RK_RERUN_HEADER, then one line per
+ * interval [interval_start, interval_end): instants as rk_time_parse reads
+ * them (reckon writes "YYYY-MM-DDTHH:MM:SSZ"), finite, start < end, in time
+ * order and not overlapping; counts are non-negative integers that fit a
+ * PostgreSQL bigint.
+ */
+#ifndef RK_RERUN_H
+#define RK_RERUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+#include "core/timeutil.h"
+
+#define RK_RERUN_HEADER "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed"
+#define RK_RERUN_MERGED_HEADER \
+	"range_start,range_end,intervals,source_rows,target_rows,missing,extra,duplicated,changed"
+
+/* The counts of the list's columns, in file order. */
+enum { RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA, RK_RERUN_DUPLICATED,
+       RK_RERUN_CHANGED, RK_RERUN_NCOUNTS };
+
+/* One interval of a list, or one range of a merged list. */
+typedef struct rk_rerun_interval {
+	rk_usec start;                    /* inclusive */
+	rk_usec end;                      /* exclusive */
+	rk_usec last_start;               /* start of the last list interval in [start, end)
+	                                   * (== start for a list as read) */
+	size_t intervals;                 /* list intervals covered (1 for a list as read) */
+	uint64_t count[RK_RERUN_NCOUNTS]; /* source_rows, target_rows, missing, extra,
+	                                   * duplicated, changed (summed when merged) */
+	unsigned long line;               /* line in the file (of the first interval) */
+} rk_rerun_interval;
+
+typedef struct rk_rerun_list {
+	rk_rerun_interval *items;         /* n items in time order, disjoint; owned */
+	size_t n;
+	char *name;                       /* the file as named in messages; owned */
+} rk_rerun_list;
+
+/*
+ * Reads and validates the rerun list at path ("-" = standard input).
+ * On success *out is a new list owned by the caller (rk_rerun_free) and 0
+ * is returned; an empty list (header only) is valid.  On failure -1 with
+ * err naming "FILE:LINE:COLUMN" (columns count bytes from 1) and a hint:
+ * RK_EXIT_USAGE for a missing file or bad content, RK_EXIT_RUNTIME for a
+ * read error.
+ */
+int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err);
+
+/* Same, from an open stream (not closed); name is used in messages. */
+int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_error *err);
+
+/* Frees a list; NULL is harmless. */
+void rk_rerun_free(rk_rerun_list *l);
+
+/*
+ * Joins intervals that touch (one ends where the next starts) into ranges,
+ * summing their counts.  *out is a new list owned by the caller.  Fails
+ * (RK_EXIT_USAGE) only when a summed count would exceed the bigint range.
+ */
+int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err);
+
+/* Writes the list as a rerun list (header, then one line per interval).
+ * Returns 0, or -1 on a write error (errno set). */
+int rk_rerun_write(FILE *out, const rk_rerun_list *l);
+
+/* Writes a merged list: RK_RERUN_MERGED_HEADER, then one line per range. */
+int rk_rerun_write_merged(FILE *out, const rk_rerun_list *merged);
+
+/*
+ * Checks an Airflow DAG id for use in a command line: not empty, no
+ * control characters, not starting with '-' (the CLI would take it for an
+ * option).  0, or -1 with err (RK_EXIT_USAGE).
+ */
+int rk_rerun_check_dag(const char *dag, rk_error *err);
+
+/*
+ * Writes Airflow 2 CLI commands for a merged list, two per range: an
+ * `airflow tasks clear` line (the scheduler re-runs the cleared runs) and
+ * an `airflow dags backfill --reset-dagruns` line (runs them from the
+ * shell); they are alternatives, as a comment at the top says.  The
+ * DAG's runs are taken to have logical date = data_interval_start, so a
+ * range's runs are those with logical dates in [start, last_start]: both
+ * --end-date options are inclusive, and the end of the range is the start
+ * of the next, undamaged interval.  An empty list writes nothing.
+ * Returns 0, or -1 on a write error.
+ */
+int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag);
+
+/* s quoted for a POSIX shell: as is when it holds only [A-Za-z0-9_.,:/=+@%-]
+ * and is not empty, else in single quotes ('\'' for a quote).  Caller frees. */
+char *rk_rerun_shell_quote(const char *s);
+
+#endif
