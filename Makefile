@@ -56,7 +56,7 @@ help:
 $(BUILD)/reckon: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/%.o: src/%.c $(BUILD)/gen/rk_sql.h
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

@@ -178,9 +178,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_usec t;
 	size_t w;
 
-	sr->rows_read++;
+	s->rows_read++;
 	if (tf->null) {
-		sr->null_time++;
+		s->null_time += s->null_rows;
 		return 0;
 	}
 	if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
@@ -192,7 +192,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		return -1;
 	sr->rows[w]++;
 	sr->hash[w] += rk_row_hash(s->enc.data, s->enc.len);
-	sr->total++;
+	s->total++;
 	for (size_t j = 0; j < p->nsum; j++) {
 		size_t c = p->sum_idx[j];
 		long hp = p->sum_hashpos[j];
@@ -224,7 +224,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 static int rk_digest_side(rk_side *s)
 {
 	rk_range range = {s->lo, s->hi};
-	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, true};
+	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
 
 	if (s->lo >= s->hi) {
 		/* nothing closed: still count the rows no window can hold */
@@ -247,27 +247,43 @@ static void *rk_side_thread(void *arg)
 	return NULL;
 }
 
-int rk_sides_parallel(rk_side sides[2], int (*fn)(rk_side *s), rk_error *err)
+int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_error *err)
 {
-	pthread_t th;
-	rk_thread_arg targ = {&sides[1], fn};
-	bool threaded;
+	pthread_t *th = rk_xcalloc(n, sizeof *th);
+	rk_thread_arg *args = rk_xcalloc(n, sizeof *args);
+	bool *started = rk_xcalloc(n, sizeof *started);
+	int rc = 0;
 
-	rk_error_clear(&sides[0].err);
-	rk_error_clear(&sides[1].err);
-	threaded = pthread_create(&th, NULL, rk_side_thread, &targ) == 0;
-	sides[0].rc = fn(&sides[0]);
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		sides[1].rc = fn(&sides[1]);
-	for (int i = 0; i < 2; i++) {
-		if (sides[i].rc < 0) {
-			*err = sides[i].err;
-			return -1;
+	for (size_t i = 0; i < n; i++) {
+		rk_error_clear(&list[i]->err);
+		list[i]->rows_read = list[i]->null_time = list[i]->total = 0;
+		args[i].side = list[i];
+		args[i].fn = fn;
+	}
+	/* the first runs on this thread; the others each get their own */
+	for (size_t i = 1; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, rk_side_thread, &args[i]) == 0;
+	list[0]->rc = fn(list[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			list[i]->rc = fn(list[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		rk_side_result *sr = &list[i]->res->side[list[i]->idx];
+		sr->rows_read += list[i]->rows_read;
+		sr->null_time += list[i]->null_time;
+		sr->total += list[i]->total;
+		if (list[i]->rc < 0 && rc == 0) {
+			*err = list[i]->err;
+			rc = -1;
 		}
 	}
-	return 0;
+	free(th);
+	free(args);
+	free(started);
+	return rc;
 }
 
 /* "col:type" items of --types for this column, or NULL. */
@@ -423,11 +439,76 @@ void rk_check_result_free(rk_check_result *r)
 static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk_error *err);
 static void rk_watermark_audit(rk_check_result *res);
 
+/*
+ * The digest pass.  With --jobs N each PostgreSQL side is read by N
+ * sessions over disjoint runs of whole windows, all in the first session's
+ * exported snapshot, so the side is still one consistent picture; the
+ * windows they fill never overlap, so they share the result arrays without
+ * locks.  A CSV side is one stream.  *jobs receives the extra side objects
+ * (freed by the caller, also on error).
+ */
+static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_plan *plan, char **names[2],
+                          rk_check_result *res, rk_side **jobs, size_t *njobs, rk_error *err)
+{
+	size_t want = spec->jobs > 1 ? spec->jobs : 1, n = 0;
+	rk_side **list;
+	int rc;
+
+	if (want > res->nclosed)
+		want = res->nclosed ? res->nclosed : 1;
+	*jobs = rk_xcalloc(2 * want, sizeof **jobs);
+	list = rk_xcalloc(2 * want, sizeof *list);
+	for (int s = 0; s < 2; s++) {
+		const char *snap = rk_reader_snapshot(sides[s].reader);
+		size_t js = snap ? want : 1;
+
+		for (size_t k = 0; k < js; k++) {
+			rk_side *me = &sides[s];
+			size_t a = k * res->nclosed / js, b = (k + 1) * res->nclosed / js;
+
+			if (k > 0) {
+				rk_reader_opts o = s ? spec->target : spec->source;
+				rk_type *scratch = rk_xcalloc(plan->ncols, sizeof *scratch);
+
+				me = &(*jobs)[(*njobs)++];
+				me->idx = s;
+				me->name = sides[s].name;
+				me->plan = plan;
+				me->res = res;
+				me->types = sides[s].types;   /* shared, read-only */
+				me->canon_off = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_off);
+				me->canon_len = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_len);
+				o.snapshot = snap;
+				me->reader = rk_reader_open(&o, err);
+				rc = me->reader ? rk_reader_bind(me->reader, (const char *const *)names[s], plan->ncols, scratch,
+				                                 err)
+				                : -1;
+				free(scratch);
+				if (rc < 0) {
+					free(list);
+					return -1;
+				}
+			}
+			me->lo = spec->from + (rk_usec)a * spec->width;
+			me->hi = spec->from + (rk_usec)b * spec->width;
+			me->null_rows = k == 0;
+			list[n++] = me;
+		}
+	}
+	rk_log_info("digest pass: %zu reader(s)", n);
+	rc = rk_sides_parallel(list, n, rk_digest_side, err);
+	free(list);
+	return rc;
+}
+
 int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
 {
 	rk_check_result *res = rk_xcalloc(1, sizeof *res);
 	rk_side sides[2];
 	rk_plan plan;
+	char **names[2] = {NULL, NULL};
+	rk_side *jobs = NULL;
+	size_t njobs = 0;
 	int rc = -1;
 
 	memset(sides, 0, sizeof sides);
@@ -439,10 +520,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	if (spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
 		goto done;
 	for (int s = 0; s < 2; s++) {
-		const rk_reader_opts *o = s ? &spec->target : &spec->source;
+		rk_reader_opts o = s ? spec->target : spec->source;
 		rk_side *me = &sides[s];
-		bool csv = strncmp(o->conn, "csv:", 4) == 0;
-		char **names = rk_xcalloc(plan.ncols, sizeof *names);
+		bool csv = strncmp(o.conn, "csv:", 4) == 0;
 
 		me->idx = s;
 		me->name = s ? "target" : "source";
@@ -451,20 +531,16 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
 		me->canon_off = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_off);
 		me->canon_len = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_len);
-		me->reader = rk_reader_open(o, err);
-		if (!me->reader) {
-			free(names);
+		/* parallel readers of this side will share its snapshot */
+		o.export_snapshot = spec->jobs > 1 && !csv;
+		me->reader = rk_reader_open(&o, err);
+		if (!me->reader)
 			goto done;
-		}
+		names[s] = rk_xcalloc(plan.ncols, sizeof *names[s]);
 		for (size_t c = 0; c < plan.ncols; c++)
-			names[c] = csv ? rk_ident_unquote(plan.cols[c]) : rk_xstrdup(plan.cols[c]);
-		rc = rk_reader_bind(me->reader, (const char *const *)names, plan.ncols, me->types, err);
-		for (size_t c = 0; c < plan.ncols; c++)
-			free(names[c]);
-		free(names);
-		if (rc < 0)
+			names[s][c] = csv ? rk_ident_unquote(plan.cols[c]) : rk_xstrdup(plan.cols[c]);
+		if (rk_reader_bind(me->reader, (const char *const *)names[s], plan.ncols, me->types, err) < 0)
 			goto done;
-		rc = -1;
 		res->side[s].describe = rk_xstrdup(rk_reader_describe(me->reader));
 	}
 	if (rk_assign_types(sides, spec, &plan, err) < 0)
@@ -481,7 +557,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
-	if (rk_sides_parallel(sides, rk_digest_side, err) < 0)
+	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
 		goto done;
 
 	for (size_t w = 0; w < res->nwindows; w++) {
@@ -504,7 +580,18 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		rk_watermark_audit(res);
 	rc = 0;
 done:
+	for (size_t j = 0; j < njobs; j++) {
+		rk_reader_free(jobs[j].reader);
+		rk_buf_free(&jobs[j].enc);
+		rk_buf_free(&jobs[j].tmp);
+		free(jobs[j].canon_off);
+		free(jobs[j].canon_len);
+	}
+	free(jobs);
 	for (int s = 0; s < 2; s++) {
+		for (size_t c = 0; names[s] && c < plan.ncols; c++)
+			free(names[s][c]);
+		free(names[s]);
 		rk_reader_free(sides[s].reader);
 		free(sides[s].types);
 		free(sides[s].canon_off);

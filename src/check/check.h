@@ -33,6 +33,7 @@ typedef struct rk_check_spec {
 	rk_usec from, to, width;        /* the check range and window width */
 	rk_usec settle, now;            /* closedness: end <= now - settle */
 	size_t leaf_rows;               /* drilldown memory bound (rows per side) */
+	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
 	bool findings;                  /* run the key-level drilldown */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 } rk_check_spec;

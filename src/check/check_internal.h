@@ -32,6 +32,10 @@ typedef struct rk_side {
 	const rk_plan *plan;
 	rk_check_result *res;
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
+	bool null_rows;         /* this reader counts the rows with a NULL time */
+	uint64_t rows_read;     /* rows delivered to this side object; merged */
+	uint64_t null_time;     /* into res->side[idx] after each parallel run */
+	uint64_t total;
 	rk_buf enc;             /* row / key encoding scratch */
 	rk_buf tmp;             /* canonical text scratch */
 	size_t *canon_off;      /* per hashed column: where its canonical text starts in enc */
@@ -52,9 +56,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 /* Encodes the key columns of a row into s->enc. */
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
 
-/* Runs fn(side) for both sides concurrently; returns 0 or -1 with err set to
- * the first side's failure (source first). */
-int rk_sides_parallel(rk_side sides[2], int (*fn)(rk_side *s), rk_error *err);
+/* Runs fn on every side object concurrently, one thread each, then adds
+ * their counters to the result; returns 0 or -1 with err set to the first
+ * failure in list order. */
+int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_error *err);
 
 /* The key-level drilldown of the windows whose status is RK_WIN_DIFFER. */
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err);

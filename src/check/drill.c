@@ -157,7 +157,7 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	long g;
 	bool have_row = false;
 
-	s->res->side[s->idx].rows_read++;
+	s->rows_read++;
 	if (tf->null)
 		return 0;
 	if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
@@ -537,7 +537,9 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		}
 		res->drill_passes++;
 		rk_log_info("drilldown pass %d: %zu ranges", res->drill_passes, ne);
-		if (rk_sides_parallel(sides, rk_drill_side, err) < 0) {
+		rk_side *both[2] = {&sides[0], &sides[1]};
+
+		if (rk_sides_parallel(both, 2, rk_drill_side, err) < 0) {
 			free(entries);
 			goto done;
 		}

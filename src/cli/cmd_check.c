@@ -90,8 +90,12 @@ int rk_cmd_check(int argc, char **argv)
 		rk_error_hint(&err, "--format json prints summary.json to stdout");
 		goto fail;
 	}
-	if (o.jobs && rk_opts_uint(o.jobs, "jobs", 1, 64, &ul, &err) < 0)
-		goto fail;
+	spec.jobs = 1;
+	if (o.jobs) {
+		if (rk_opts_uint(o.jobs, "jobs", 1, 64, &ul, &err) < 0)
+			goto fail;
+		spec.jobs = ul;
+	}
 	spec.leaf_rows = RK_DEFAULT_LEAF_ROWS;
 	if (o.leaf_rows) {
 		if (rk_opts_uint(o.leaf_rows, "leaf-rows", 1, 100000000, &ul, &err) < 0)

@@ -34,6 +34,7 @@ typedef struct rk_pgreader {
 	char *display;       /* schema.name for messages */
 	char *qualified;     /* "schema"."name" for SQL (PQescapeIdentifier) */
 	char *desc;          /* "source table mart.orders on host=... dbname=..." */
+	char *snapshot;      /* exported snapshot id, when asked for */
 
 	size_t ncols;        /* bound columns */
 	char **cols;         /* their catalog names */
@@ -239,6 +240,38 @@ static int rk_pgreader_resolve(rk_pgreader *r, const char *table, const char *sc
 	return 0;
 }
 
+/* Parallel readers of one side share the first reader's snapshot, so the
+ * side stays one consistent picture however many sessions read it. */
+static int rk_pgreader_export_snapshot(rk_pgreader *r, rk_error *err)
+{
+	rk_pg_result *res = NULL;
+	const char *id;
+
+	if (rk_pg_exec(r->pg, "export snapshot", rk_sql_session_export_snapshot, 0, NULL, RK_PG_ONE_ROW, &res, err) < 0)
+		return -1;
+	id = rk_pg_result_value(res, 0, 0);
+	r->snapshot = rk_xstrdup(id ? id : "");
+	rk_pg_result_free(res);
+	return 0;
+}
+
+static int rk_pgreader_import_snapshot(rk_pgreader *r, const char *id, rk_error *err)
+{
+	/* SET TRANSACTION SNAPSHOT is a utility statement: it takes no
+	 * parameters, so the id is passed as an escaped literal */
+	char *lit = rk_pg_quote_literal(r->pg, id, err);
+	rk_buf sql = RK_BUF_INIT;
+	int rc;
+
+	if (!lit)
+		return -1;
+	rk_buf_printf(&sql, "SET TRANSACTION SNAPSHOT %s", lit);
+	rc = rk_pg_command(r->pg, "import snapshot", rk_buf_cstr(&sql), err);
+	free(lit);
+	rk_buf_free(&sql);
+	return rc;
+}
+
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 {
 	const char *side = o->side ? o->side : "source";
@@ -271,6 +304,10 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 		goto done;
 	}
 	rc = rk_pg_command(r->pg, "begin snapshot", rk_sql_session_begin_snapshot, err);
+	if (rc == 0 && o->snapshot)
+		rc = rk_pgreader_import_snapshot(r, o->snapshot, err);
+	else if (rc == 0 && o->export_snapshot)
+		rc = rk_pgreader_export_snapshot(r, err);
 	if (rc == 0)
 		rc = rk_pgreader_resolve(r, o->table, nparts == 2 ? parts[0] : NULL, parts[nparts - 1], err);
 	if (rc == 0)
@@ -627,13 +664,22 @@ static void rk_pgreader_free(void *impl)
 	free(r->display);
 	free(r->qualified);
 	free(r->desc);
+	free(r->snapshot);
 	free(r);
 }
 
+static const char *rk_pgreader_snapshot(const void *impl)
+{
+	const rk_pgreader *r = impl;
+
+	return r->snapshot;
+}
+
 const rk_reader_ops rk_pgreader_ops = {
-	rk_pgreader_bind,
-	rk_pgreader_scan,
-	rk_pgreader_describe,
-	rk_pgreader_free,
-	rk_pgreader_columns,
+	.bind = rk_pgreader_bind,
+	.scan = rk_pgreader_scan,
+	.describe = rk_pgreader_describe,
+	.free = rk_pgreader_free,
+	.columns = rk_pgreader_columns,
+	.snapshot = rk_pgreader_snapshot,
 };

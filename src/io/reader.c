@@ -64,6 +64,11 @@ int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err)
 	return r->ops->columns(r->impl, names, n, err);
 }
 
+const char *rk_reader_snapshot(const rk_reader *r)
+{
+	return r->ops->snapshot ? r->ops->snapshot(r->impl) : NULL;
+}
+
 void rk_reader_free(rk_reader *r)
 {
 	if (!r)

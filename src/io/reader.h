@@ -28,6 +28,9 @@ typedef struct rk_reader_opts {
 	char csv_delim;         /* CSV field delimiter (default ',') */
 	const char *csv_null;   /* CSV NULL marker; NULL = PostgreSQL's convention:
 	                         * unquoted empty field is NULL, "" is empty string */
+	bool export_snapshot;   /* PostgreSQL: export the snapshot (rk_reader_snapshot) */
+	const char *snapshot;   /* PostgreSQL: read in this exported snapshot instead
+	                         * of taking a new one (parallel readers of one side) */
 } rk_reader_opts;
 
 /* A called-back row: fields in the order of the bound columns.  Return 0 to
@@ -86,6 +89,10 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
  * array of new strings owned by the caller (free each, then the array).
  */
 int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err);
+
+/* The id of the snapshot exported at open (opts.export_snapshot), valid
+ * while r lives; NULL for CSV readers or when not exported. */
+const char *rk_reader_snapshot(const rk_reader *r);
 
 /* Ends the transaction, closes the connection / files.  NULL is harmless. */
 void rk_reader_free(rk_reader *r);
