@@ -34,15 +34,6 @@ static char *rk_unquote(const char *raw)
 	return out;
 }
 
-static void rk_push_unique(rk_list *l, const char *item)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->items[i], item))
-			return;
-	l->items = rk_xrealloc(l->items, (l->n + 1) * sizeof *l->items);
-	l->items[l->n++] = (char *)item;   /* borrowed from opts */
-}
-
 int rk_cmd_check(int argc, char **argv)
 {
 	rk_opts o;
@@ -109,18 +100,9 @@ int rk_cmd_check(int argc, char **argv)
 	spec.nsum = o.sum.n;
 	spec.types = (const char *const *)o.types.items;
 	spec.ntypes = o.types.n;
-	if (o.columns.n) {
-		spec.columns = (const char *const *)o.columns.items;
-		spec.ncolumns = o.columns.n;
-	} else {
-		for (size_t i = 0; i < o.key.n; i++)
-			rk_push_unique(&cols, o.key.items[i]);
-		rk_push_unique(&cols, o.time);
-		for (size_t i = 0; i < o.sum.n; i++)
-			rk_push_unique(&cols, o.sum.items[i]);
-		spec.columns = (const char *const *)cols.items;
-		spec.ncolumns = cols.n;
-	}
+	rk_tableopts_hashed(&o, &cols);
+	spec.columns = (const char *const *)cols.items;
+	spec.ncolumns = cols.n;
 	spec.findings = true;
 	spec.watermark_query = o.watermark_query;
 

@@ -1,0 +1,2 @@
+-- The interval is replaced.
+COMMIT;
