@@ -62,7 +62,7 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h
 
 # Every SQL statement lives in sql/ as a file that runs as-is in psql; it is
 # compiled into the binary as const char rk_sql_<name>[].
-$(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c: $(SQL_FILES) tests/harness/embed-sql.sh
+$(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tests/harness/embed-sql.sh
 	@mkdir -p $(BUILD)/gen
 	sh tests/harness/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
 

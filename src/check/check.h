@@ -18,6 +18,17 @@
 #include "core/types.h"
 #include "io/reader.h"
 
+/* --pushdown: where a PostgreSQL side's window digests are computed. */
+typedef enum rk_pushdown {
+	RK_PUSHDOWN_OFF = 0,    /* stream the rows and digest them here */
+	RK_PUSHDOWN_ON,         /* in the server (reckon extension); missing: error 2 */
+	RK_PUSHDOWN_AUTO        /* in the server when it has the extension, else stream */
+} rk_pushdown;
+
+/* Default bound on the rows per side the drilldown holds at once: about
+ * 100 bytes each (hashes, time, key text), so ~20 MB per side. */
+#define RK_CHECK_LEAF_ROWS 200000
+
 typedef struct rk_check_spec {
 	rk_reader_opts source;          /* side = "source" */
 	rk_reader_opts target;          /* side = "target" */
@@ -34,6 +45,7 @@ typedef struct rk_check_spec {
 	rk_usec settle, now;            /* closedness: end <= now - settle */
 	size_t leaf_rows;               /* drilldown memory bound (rows per side) */
 	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
+	rk_pushdown pushdown;           /* window digests computed by the server */
 	bool findings;                  /* run the key-level drilldown */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 } rk_check_spec;

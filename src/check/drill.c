@@ -284,8 +284,10 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 	size_t n = d0->nrows + d1->nrows, i = 0;
 	rk_drow *all = rk_xmalloc((n ? n : 1) * sizeof *all);
 
-	memcpy(all, d0->rows, d0->nrows * sizeof *all);
-	memcpy(all + d0->nrows, d1->rows, d1->nrows * sizeof *all);
+	if (d0->nrows)
+		memcpy(all, d0->rows, d0->nrows * sizeof *all);
+	if (d1->nrows)
+		memcpy(all + d0->nrows, d1->rows, d1->nrows * sizeof *all);
 	if (n)
 		qsort(all, n, sizeof *all, rk_drow_cmp);
 	while (i < n) {
@@ -448,7 +450,7 @@ static void rk_queue_push(rk_node **q, size_t *n, size_t *cap, const rk_node *no
 
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
-	size_t leaf = spec->leaf_rows ? spec->leaf_rows : 50000;
+	size_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
 	rk_node *queue = NULL, *next = NULL;
 	size_t nq = 0, capq = 0, nn = 0, capn = 0;
 	rk_dside ds[2];

@@ -14,8 +14,6 @@
 #include "report/audit.h"
 #include "report/report.h"
 
-#define RK_DEFAULT_LEAF_ROWS 50000
-
 /* "My Col" -> My Col, for headers of the files reckon writes. */
 static char *rk_unquote(const char *raw)
 {
@@ -87,7 +85,18 @@ int rk_cmd_check(int argc, char **argv)
 			goto fail;
 		spec.jobs = ul;
 	}
-	spec.leaf_rows = RK_DEFAULT_LEAF_ROWS;
+	if (o.pushdown) {
+		if (!strcmp(o.pushdown, "on"))
+			spec.pushdown = RK_PUSHDOWN_ON;
+		else if (!strcmp(o.pushdown, "auto"))
+			spec.pushdown = RK_PUSHDOWN_AUTO;
+		else if (strcmp(o.pushdown, "off")) {
+			rk_error_set(&err, RK_EXIT_USAGE, "option --pushdown must be on, auto or off, not '%s'", o.pushdown);
+			rk_error_hint(&err, "--pushdown alone is on; --pushdown=auto streams the sides without the extension");
+			goto fail;
+		}
+	}
+	spec.leaf_rows = RK_CHECK_LEAF_ROWS;
 	if (o.leaf_rows) {
 		if (rk_opts_uint(o.leaf_rows, "leaf-rows", 1, 100000000, &ul, &err) < 0)
 			goto fail;

@@ -9,7 +9,9 @@
 
 #include "core/buf.h"
 
-typedef enum rk_optkind { RK_OPT_STR, RK_OPT_LIST, RK_OPT_FLAG } rk_optkind;
+/* RK_OPT_MODE: a string whose value may be left out on the command line,
+ * where a bare --NAME means --NAME=on (a config file always gives one). */
+typedef enum rk_optkind { RK_OPT_STR, RK_OPT_LIST, RK_OPT_FLAG, RK_OPT_MODE } rk_optkind;
 
 typedef struct rk_optdef {
 	const char *name;
@@ -53,10 +55,13 @@ static const rk_optdef rk_optdefs[] = {
 	{"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK, "DIR", "write windows.csv, findings.csv and summary.json into DIR"},
 	{"format", RK_OPT_STR, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR, "text|json", "what goes to stdout (default text)"},
 	{"jobs", RK_OPT_STR, OFF(jobs), RK_CMD_CHECK, "N", "parallel readers per side (default 1)"},
+	{"pushdown", RK_OPT_MODE, OFF(pushdown), RK_CMD_CHECK, "auto",
+	 "compute PostgreSQL sides' window digests in the server (reckon extension, docs/pushdown.md); "
+	 "=auto: stream the sides without it"},
 	{"audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, "CONN",
 	 "record the run, its windows and findings in schema reckon of that database"},
 	{"leaf-rows", RK_OPT_STR, OFF(leaf_rows), RK_CMD_CHECK | RK_CMD_REPAIR, "N",
-	 "most rows per side held by the key-level drilldown of one range (default 50000)"},
+	 "most rows per side the key-level drilldown holds at once (default 200000)"},
 	{"watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, "SQL",
 	 "source-side query returning one timestamp: audit the watermark's claim"},
 	{"execute", RK_OPT_FLAG, OFF(execute), RK_CMD_REPAIR, NULL, "really change the target (default: print the plan only)"},
@@ -206,7 +211,8 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *value, 
 		return 0; /* the command line wins */
 	st->set[idx] = 1;
 	switch (d->kind) {
-	case RK_OPT_STR: {
+	case RK_OPT_STR:
+	case RK_OPT_MODE: {
 		char **s = field;
 		free(*s);
 		*s = rk_xstrdup(value);
@@ -371,6 +377,8 @@ int rk_opts_parse(rk_opts *opts, unsigned cmd, int argc, char **argv, rk_error *
 			}
 		} else if (eq) {
 			value = eq + 1;
+		} else if (d->kind == RK_OPT_MODE) {
+			value = "on";
 		} else if (i + 1 < argc) {
 			value = argv[++i];
 		} else {
@@ -391,7 +399,7 @@ void rk_opts_free(rk_opts *opts)
 {
 	for (size_t i = 0; i < RK_NOPTS; i++) {
 		void *field = (char *)opts + rk_optdefs[i].offset;
-		if (rk_optdefs[i].kind == RK_OPT_STR) {
+		if (rk_optdefs[i].kind == RK_OPT_STR || rk_optdefs[i].kind == RK_OPT_MODE) {
 			free(*(char **)field);
 		} else if (rk_optdefs[i].kind == RK_OPT_LIST) {
 			rk_list_free(field);
@@ -442,7 +450,9 @@ void rk_opts_usage(unsigned cmd)
 
 		if (!(d->cmds & cmd))
 			continue;
-		if (d->arg)
+		if (d->kind == RK_OPT_MODE)
+			snprintf(left, sizeof left, "--%s[=%s]", d->name, d->arg);
+		else if (d->arg)
 			snprintf(left, sizeof left, "--%s %s", d->name, d->arg);
 		else
 			snprintf(left, sizeof left, "--%s", d->name);
