@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# bench.sh RECKON_BIN - make bench: reckon check against the physical floor.
+#
+# N rows per side (env N, default 1000000) in a private cluster: bench.t
+# (bigint id, timestamptz ts over one day, numeric(12,2) amount, text note)
+# with identical content in two databases.  The floor is what any checker
+# must at least do: both sides' compared columns copied out concurrently by
+# psql (\copy (select ...) to /dev/null), measured in the same run.  Then
+#   match   reckon check over 24 hourly windows of identical tables
+#   differ  the same after damaging 10 target rows in 6 windows (drilldown)
+# each timed 3 times (best of 3, as is the floor) with GNU time for the peak
+# RSS; and the same at N/4 rows, to show that peak RSS does not grow with N.
+# Prints a table and writes it to reports/bench/check-<N>.md.  No timing is
+# asserted; a wrong exit status of reckon (not 0 / 1 as expected) fails.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: [N=rows] tests/harness/bench.sh RECKON_BIN" >&2
+	exit 2
+fi
+RECKON=$1
+[[ $RECKON == /* ]] || RECKON=$PWD/$RECKON
+[[ -x $RECKON ]] || { echo "bench: $RECKON is not an executable (run make)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "bench: GNU time (/usr/bin/time) is missing: run tests/harness/deps.sh" >&2; exit 1; }
+N=${N:-1000000}
+[[ $N =~ ^[0-9]+$ && $N -ge 100 ]] || { echo "bench: N must be a whole number >= 100" >&2; exit 2; }
+REPEAT=3
+
+base=$(mktemp -d /tmp/reckon-bench.XXXXXX)
+chmod 0755 "$base"
+cleanup() {
+	bash "$here/pgcluster.sh" stop "$base/pg" || true
+	rm -rf "$base"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
+# shellcheck source=/dev/null
+. "$base/pg/env"
+
+psql_b() {
+	PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# load DB ROWS - bench.t with ROWS rows spread evenly over 2026-03-02
+load() {
+	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
+	psql_b -d "$1" <<-SQL
+		create schema bench;
+		create table bench.t (id bigint, ts timestamptz, amount numeric(12,2), note text);
+		insert into bench.t
+		select i,
+		       timestamptz '2026-03-02 00:00:00+00' + (i - 1) * (interval '86400 seconds' / $2),
+		       (i * 7919 % 1000000) / 100.0,
+		       'note ' || md5(i::text)
+		from generate_series(1::bigint, $2) i;
+		vacuum (freeze, analyze) bench.t;
+	SQL
+}
+
+FLOOR_SQL="select id, ts, amount, note from bench.t where ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
+
+now() { echo "$EPOCHREALTIME"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+min() { printf '%s\n' "$@" | sort -g | head -n 1; }
+
+# floor SRC_DB TGT_DB - seconds for both sides copied out concurrently
+floor_once() {
+	local t0 t1 p1 p2
+	t0=$(now)
+	psql_b -d "$1" -c "\\copy ($FLOOR_SQL) to '/dev/null'" &
+	p1=$!
+	psql_b -d "$2" -c "\\copy ($FLOOR_SQL) to '/dev/null'" &
+	p2=$!
+	wait "$p1"
+	wait "$p2"
+	t1=$(now)
+	elapsed "$t0" "$t1"
+}
+
+# reckon_once SRC_DB TGT_DB WANT_EXIT - prints "seconds peak_rss_kib"
+reckon_once() {
+	local t0 t1 rc=0
+	t0=$(now)
+	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
+		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$1" \
+		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$2" \
+		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-04T00:00:00Z --report "$base/report" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
+	t1=$(now)
+	if [[ $rc -ne $3 ]]; then
+		echo "bench: reckon check exited with $rc, expected $3" >&2
+		tail -n 20 "$base/reckon.err" >&2
+		exit 1
+	fi
+	echo "$(elapsed "$t0" "$t1") $(tail -n 1 "$base/time.out")"
+}
+
+rows_table=()
+# bench_size ROWS - loads both sides, then measures floor, match and differ
+bench_size() {
+	local rows=$1 i floors=() secs=() rss=() f s r res
+	echo "bench: loading $rows rows per side" >&2
+	load bench_src "$rows"
+	load bench_tgt "$rows"
+	# warm-up: the first read of fresh tables is not what we measure
+	floor_once bench_src bench_tgt >/dev/null
+	for mode in match differ; do
+		if [[ $mode == differ ]]; then
+			psql_b -d bench_tgt <<-SQL
+				delete from bench.t where id in (select (g * ($rows / 5))::bigint from generate_series(1, 4) g);
+				update bench.t set amount = amount + 1 where id in (select (g * ($rows / 5) + 1)::bigint from generate_series(1, 4) g);
+				insert into bench.t select * from bench.t where id = $rows / 2;
+				update bench.t set note = note || '!' where id = $rows / 3;
+				vacuum (freeze, analyze) bench.t;
+			SQL
+		fi
+		floors=() secs=() rss=()
+		for ((i = 0; i < REPEAT; i++)); do
+			floors+=("$(floor_once bench_src bench_tgt)")
+			res=$(reckon_once bench_src bench_tgt "$([[ $mode == match ]] && echo 0 || echo 1)")
+			read -r s r <<<"$res"
+			secs+=("$s")
+			rss+=("$r")
+		done
+		f=$(min "${floors[@]}")
+		s=$(min "${secs[@]}")
+		r=$(min "${rss[@]}")
+		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
+			"$(awk -v a="$s" -v b="$f" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "$r")")
+		echo "bench: $rows rows, $mode: reckon ${s}s, floor ${f}s, peak RSS ${r} KiB" >&2
+	done
+}
+
+bench_size "$N"
+bench_size $((N / 4))
+
+out_dir=$repo/reports/bench
+mkdir -p "$out_dir"
+out=$out_dir/check-$N.md
+{
+	echo "# reckon check benchmark, $N rows per side"
+	echo
+	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
+	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
+	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "- table: bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
+	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
+	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql"
+	echo "- match: identical tables; differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
+	echo "- best of $REPEAT runs for each; ratio = reckon seconds / floor seconds; peak RSS of reckon (GNU time %M)"
+	echo
+	echo "| rows | mode | seconds | floor seconds | ratio | peak RSS KiB |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+	printf '%s\n' "${rows_table[@]}"
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"
+echo
+echo "bench: written to ${out#"$repo"/}"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# demo.sh RECKON_BIN - the README's first command (make demo).
+#
+# Starts (or reuses) a private PostgreSQL cluster in build/demo-cluster, loads
+# a day of sample orders into demo_source, a damaged copy into demo_target
+# (three rows lost, one loaded twice, one amount changed), and runs
+# `reckon check` over the closed hourly windows of that day, with the report
+# in build/demo-report.  It prints what reckon found and exits 0 whatever
+# the verdict (showing the verdict is the point); it exits non-zero only when
+# something really fails (the cluster, the SQL, or reckon exiting 2 or 3).
+# The cluster is stopped again at the end.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: tests/harness/demo.sh RECKON_BIN" >&2
+	exit 2
+fi
+RECKON=$1
+[[ $RECKON == /* ]] || RECKON=$PWD/$RECKON
+[[ -x $RECKON ]] || { echo "demo: $RECKON is not an executable (run make)" >&2; exit 1; }
+
+say() { printf '\n== %s\n' "$*"; }
+
+# --- the cluster -------------------------------------------------------------
+
+mkdir -p "$repo/build"
+cluster=$repo/build/demo-cluster
+# As root the server runs as 'postgres', which must reach the directory, and a
+# unix socket path is short: when build/ does not allow that, the cluster
+# lives under /tmp and build/demo-cluster points there.
+cluster_ok() {
+	(( ${#cluster} + 32 <= 107 )) || return 1
+	[[ $EUID -ne 0 ]] || runuser -u postgres -- test -x "$repo/build" 2>/dev/null
+}
+if [[ ! -e $cluster ]] && ! cluster_ok; then
+	rm -f "$cluster"
+	tmp=$(mktemp -d /tmp/reckon-demo.XXXXXX)
+	chmod 0755 "$tmp"
+	ln -s "$tmp" "$cluster"
+fi
+if [[ -L $cluster && ! -d $cluster ]]; then
+	# the /tmp directory it pointed to is gone (a reboot): start afresh
+	rm -f "$cluster"
+	tmp=$(mktemp -d /tmp/reckon-demo.XXXXXX)
+	chmod 0755 "$tmp"
+	ln -s "$tmp" "$cluster"
+fi
+
+stop_cluster() {
+	bash "$here/pgcluster.sh" stop "$cluster" || echo "demo: could not stop the cluster in $cluster" >&2
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+
+say "private PostgreSQL cluster in build/demo-cluster"
+bash "$here/pgcluster.sh" start "$cluster" >/dev/null
+# shellcheck source=/dev/null
+. "$cluster/env"
+echo "socket directory $PGHOST, port $PGPORT, superuser $PGUSER"
+
+psql_demo() {
+	PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# --- the data ----------------------------------------------------------------
+
+say "sample data: mart.orders, 100 orders x 2 lines over 2026-03-02 (UTC)"
+for db in demo_source demo_target; do
+	psql_demo -d postgres -c "drop database if exists $db with (force)" -c "create database $db"
+done
+
+# The same 200 rows on both sides: order k at 00:00 + k * 14m24s, line 2 30 s later.
+orders_rows="
+	select k + 1000 as order_id, l as line_no,
+	       timestamptz '2026-03-02 00:00:00+00' + k * interval '864 seconds' + (l - 1) * interval '30 seconds' as created_at,
+	       ((k * 37 + l * 11) % 500) + ((k * 13) % 100) / 100.0 as amount,
+	       'customer-' || (k * 7 % 23) as customer
+	from generate_series(0, 99) k, generate_series(1, 2) l"
+
+psql_demo -d demo_source <<-SQL
+	create schema mart;
+	create table mart.orders (
+		order_id   bigint,
+		line_no    integer,
+		created_at timestamptz not null,
+		amount     numeric(12,2) not null,
+		customer   text not null,
+		primary key (order_id, line_no));
+	insert into mart.orders $orders_rows;
+SQL
+
+# The target: what an unlucky incremental load left behind.
+psql_demo -d demo_target <<-SQL
+	create schema mart;
+	create table mart.orders (
+		order_id   bigint,
+		line_no    integer,
+		created_at timestamptz,
+		amount     numeric(12,2),
+		customer   text,
+		batch_id   integer,
+		loaded_at  timestamptz default clock_timestamp());
+	insert into mart.orders (order_id, line_no, created_at, amount, customer, batch_id)
+	select *, extract(hour from created_at)::int from ($orders_rows) s;
+	-- a crash between two commits lost these three rows
+	delete from mart.orders where (order_id, line_no) in ((1012, 1), (1047, 2), (1048, 1));
+	-- a retried batch appended this row a second time
+	insert into mart.orders (order_id, line_no, created_at, amount, customer, batch_id)
+	select order_id, line_no, created_at, amount, customer, 99 from mart.orders where order_id = 1063 and line_no = 1;
+	-- and an update at the source never made it over
+	update mart.orders set amount = amount + 10.00 where order_id = 1080 and line_no = 2;
+SQL
+printf 'source: %s rows   target: %s rows\n' \
+	"$(psql_demo -At -d demo_source -c 'select count(*) from mart.orders')" \
+	"$(psql_demo -At -d demo_target -c 'select count(*) from mart.orders')"
+
+# --- the check ---------------------------------------------------------------
+
+report=$repo/build/demo-report
+rm -rf "$report"
+mkdir -p "$report"
+src="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_source"
+tgt="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_target"
+# shellcheck disable=SC2054  # commas inside option values
+args=(check --source "$src" --target "$tgt" --table mart.orders
+	--key order_id,line_no --time created_at --sum amount --columns order_id,line_no,created_at,amount,customer
+	--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
+	--report "$report" --rerun-list "$report/rerun.csv")
+
+say "reckon check (hourly windows of 2026-03-02, all closed)"
+printf '$ reckon check --source "dbname=demo_source ..." --target "dbname=demo_target ..." \\\n'
+printf '    --table mart.orders --key order_id,line_no --time created_at --sum amount \\\n'
+printf '    --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \\\n'
+printf '    --report build/demo-report --rerun-list build/demo-report/rerun.csv\n\n'
+rc=0
+"$RECKON" "${args[@]}" || rc=$?
+case $rc in
+0) verdict="match: every closed window arrived exactly once and unchanged" ;;
+1) verdict="differ: the windows in the rerun list need a rerun" ;;
+*)
+	echo "demo: reckon check failed with exit status $rc" >&2
+	exit "$rc"
+	;;
+esac
+
+say "findings (build/demo-report/findings.csv)"
+cat "$report/findings.csv"
+say "rerun list (build/demo-report/rerun.csv)"
+cat "$report/rerun.csv"
+say "verdict: $verdict (exit status $rc)"
+echo "report files: $(cd "$report" && find . -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')"

@@ -1,0 +1,70 @@
+#!/bin/sh
+# deps.sh - make sure the Debian packages reckon builds and tests with are
+# installed.  A fast no-op when they are.  As root it installs what is
+# missing; otherwise it prints the command to run and exits 1.
+#
+# POSIX sh on purpose: it is the first thing a fresh machine runs, before
+# anything else is known to be there (the Makefile calls it with sh).
+set -eu
+
+# build: gcc make libc6-dev (gcc's libasan/libubsan come with gcc)
+# libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev
+# tests: postgresql (server binaries for the private clusters), postgresql-client
+#        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench)
+# pushdown extension (src/ext, PGXS): postgresql-server-dev-15
+PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
+libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15"
+
+missing_packages() {
+	# dpkg-query lists only the packages it knows; an unknown name is
+	# simply absent from the output (its complaint goes to /dev/null).
+	# shellcheck disable=SC2086
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |
+		awk '$2 == "installed" { printf "%s ", $1 }') || true
+	for p in $PACKAGES; do
+		case " $installed" in
+		*" $p "*) ;;
+		*) printf '%s ' "$p" ;;
+		esac
+	done
+}
+
+have_server() {
+	for d in /usr/lib/postgresql/*/bin; do
+		[ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && [ -x "$d/postgres" ] && return 0
+	done
+	return 1
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: dpkg-query not found: this script knows Debian packages only;" >&2
+	echo "deps: install the equivalents of: $PACKAGES" >&2
+	exit 1
+fi
+
+missing=$(missing_packages)
+if [ -z "$missing" ] && have_server && [ -x /usr/bin/time ]; then
+	exit 0
+fi
+# Every package is there but a file is not (a half-removed install): reinstall
+# the packages that own those files.
+[ -n "$missing" ] || missing="postgresql time"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing Debian packages: $missing" >&2
+	echo "deps: install them with:" >&2
+	echo "  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing" >&2
+	exit 1
+fi
+
+echo "deps: installing $missing" >&2
+apt-get update
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+
+missing=$(missing_packages)
+if [ -n "$missing" ] || ! have_server; then
+	echo "deps: still missing after apt-get install: ${missing:-PostgreSQL server binaries in /usr/lib/postgresql/*/bin}" >&2
+	exit 1
+fi
+echo "deps: all packages installed" >&2

@@ -1,0 +1,360 @@
+# lib.sh - helpers for the integration tests (sourced, bash).
+# shellcheck shell=bash disable=SC2034,SC2054
+#
+# A test file tests/integration/test_<area>.sh defines functions named
+# test_<case> and optionally setup_file (run once, before the cases, in the
+# file's own process).  run.sh runs each case in a subshell with `set -e`,
+# in a fresh scratch directory $T that is also the working directory, and
+# counts it PASS when it returns 0 having made at least one assertion.
+#
+# Environment (exported by run.sh): RECKON (the binary), PGHOST PGPORT PGUSER
+# PGDATABASE (the private cluster; PGHOST is its socket directory), RK_PGBIN
+# (psql), RK_SCRATCH (this file's scratch directory), RK_LIB, RK_REPO.
+#
+# Assertions stop the case at the first failure and say where (file:line).
+# assert_exit leaves the command's output in the files $OUT and $ERR.
+
+RK_NASSERT=0
+OUT=
+ERR=
+T=
+
+# --- reporting -------------------------------------------------------------
+
+# file:line of the innermost caller outside this library.
+_rk_where() {
+	local i
+	for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+		if [[ ${BASH_SOURCE[i]} != "${BASH_SOURCE[0]}" ]]; then
+			echo "${BASH_SOURCE[i]##*/}:${BASH_LINENO[i - 1]}"
+			return
+		fi
+	done
+	echo "?"
+}
+
+# Shows the head of a file or string, indented, for a failure message.
+_rk_show() {
+	local label=$1 what=$2
+	if [[ -f $what ]]; then
+		echo "  --- $label ($what):"
+		head -c 4000 "$what" | sed 's/^/  | /'
+	else
+		echo "  --- $label:"
+		printf '%s\n' "$what" | head -c 4000 | sed 's/^/  | /'
+	fi
+}
+
+fail() {
+	exec >&2; echo "ASSERTION FAILED at $(_rk_where): $*"
+	exit 1
+}
+
+_rk_ok() { RK_NASSERT=$((RK_NASSERT + 1)); }
+
+# --- assertions ------------------------------------------------------------
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+	if [[ $1 != "$2" ]]; then
+		exec >&2; echo "ASSERTION FAILED at $(_rk_where): ${3:-values differ}"
+		_rk_show expected "$1"
+		_rk_show actual "$2"
+		exit 1
+	fi
+	_rk_ok
+}
+
+# assert_ne UNEXPECTED ACTUAL [WHAT]
+assert_ne() {
+	[[ $1 != "$2" ]] || fail "${3:-value should differ from} '$1'"
+	_rk_ok
+}
+
+# assert_match STRING ERE [WHAT]
+assert_match() {
+	[[ $1 =~ $2 ]] || fail "${3:-value} '$1' does not match /$2/"
+	_rk_ok
+}
+
+# assert_exit CODE COMMAND [ARG...] - runs COMMAND with stdout in $OUT and
+# stderr in $ERR and checks its exit status.
+assert_exit() {
+	local want=$1 rc=0
+	shift
+	OUT=$T/out
+	ERR=$T/err
+	"$@" >"$OUT" 2>"$ERR" || rc=$?
+	# A sanitizer report fails the case whatever the exit status was.
+	if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error: ' "$ERR"; then
+		exec >&2
+		echo "ASSERTION FAILED at $(_rk_where): sanitizer report (exit status $rc)"
+		echo "  --- command: $*"
+		_rk_show stderr "$ERR"
+		exit 1
+	fi
+	if [[ $rc != "$want" ]]; then
+		exec >&2; echo "ASSERTION FAILED at $(_rk_where): exit status $rc, expected $want"
+		echo "  --- command: $*"
+		_rk_show stdout "$OUT"
+		_rk_show stderr "$ERR"
+		exit 1
+	fi
+	_rk_ok
+}
+
+# assert_contains FILE|STRING NEEDLE - the file (when FILE exists) or the
+# string contains NEEDLE, as a fixed string.
+assert_contains() {
+	local hay=$1 needle=$2
+	if [[ -f $hay ]]; then
+		grep -qF -- "$needle" "$hay" && { _rk_ok; return; }
+	else
+		[[ $hay == *"$needle"* ]] && { _rk_ok; return; }
+	fi
+	exec >&2; echo "ASSERTION FAILED at $(_rk_where): '$needle' not found"
+	_rk_show "searched" "$hay"
+	exit 1
+}
+
+# assert_not_contains FILE|STRING NEEDLE
+assert_not_contains() {
+	local hay=$1 needle=$2
+	if [[ -f $hay ]]; then
+		grep -qF -- "$needle" "$hay" || { _rk_ok; return; }
+	else
+		[[ $hay != *"$needle"* ]] && { _rk_ok; return; }
+	fi
+	exec >&2; echo "ASSERTION FAILED at $(_rk_where): '$needle' should not be there"
+	_rk_show "searched" "$hay"
+	exit 1
+}
+
+# assert_contains_i FILE NEEDLE - case-insensitive, file only
+assert_contains_i() {
+	grep -qiF -- "$2" "$1" || { exec >&2; echo "ASSERTION FAILED at $(_rk_where): '$2' not found (any case)"; _rk_show searched "$1"; exit 1; }
+	_rk_ok
+}
+
+# assert_file_eq ACTUAL EXPECTED - byte-identical files; EXPECTED '-' reads
+# the expected content from stdin (a heredoc).
+assert_file_eq() {
+	local actual=$1 expected=$2
+	if [[ $expected == - ]]; then
+		expected=$T/expected.$RK_NASSERT
+		cat >"$expected"
+	fi
+	[[ -f $actual ]] || fail "no such file: $actual"
+	if ! cmp -s "$actual" "$expected"; then
+		exec >&2; echo "ASSERTION FAILED at $(_rk_where): $actual differs from $expected"
+		diff -u "$expected" "$actual" | head -n 60 | sed 's/^/  | /'
+		exit 1
+	fi
+	_rk_ok
+}
+
+# assert_file PATH / assert_no_file PATH
+assert_file() {
+	[[ -f $1 ]] || fail "expected a file at $1"
+	_rk_ok
+}
+assert_no_file() {
+	[[ ! -e $1 ]] || fail "expected nothing at $1"
+	_rk_ok
+}
+
+# assert_dir_only DIR NAME... - DIR holds exactly these entries (none when
+# no NAME is given), dot files included: no temporary leftovers.
+assert_dir_only() {
+	local dir=$1 got want
+	shift
+	got=$(cd "$dir" && find . -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$@" | sed '/^$/d' | LC_ALL=C sort | tr '\n' ' ')
+	assert_eq "$want" "$got" "entries of $dir"
+}
+
+# --- PostgreSQL ------------------------------------------------------------
+
+# sql DB [STATEMENTS] - runs SQL (the argument, else stdin) in DB as the
+# superuser; prints rows unaligned, fields separated by '|'.  A failing
+# statement fails the case.
+sql() {
+	local db=$1
+	shift
+	if [[ $# -gt 0 ]]; then
+		PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" PGCLIENTENCODING=UTF8 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$db" -c "$1" ||
+			fail "sql in database $db failed: $1"
+	else
+		PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" PGCLIENTENCODING=UTF8 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$db" ||
+			fail "sql script in database $db failed"
+	fi
+}
+
+# createdb NAME - a new, empty database (dropped first if it exists)
+createdb() {
+	sql postgres "drop database if exists \"$1\" with (force)" >/dev/null
+	sql postgres "create database \"$1\"" >/dev/null
+}
+
+# conn DB - the conninfo reckon gets for DB (unix socket, superuser)
+conn() {
+	echo "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$1"
+}
+
+# export_csv DB QUERY FILE - psql's \copy of a query, CSV with a header
+export_csv() {
+	PGCLIENTENCODING=UTF8 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$1" \
+		-c "\\copy ($2) to '$3' with (format csv, header)" ||
+		fail "export of ($2) from $1 failed"
+}
+
+# import_csv DB TABLE FILE - psql's \copy of a CSV file with a header into
+# an existing table (parses reckon's CSV output the way PostgreSQL does)
+import_csv() {
+	PGCLIENTENCODING=UTF8 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$1" \
+		-c "\\copy $2 from '$3' with (format csv, header)" ||
+		fail "$3 is not CSV that PostgreSQL can read into $2"
+}
+
+# A TCP port on 127.0.0.1 where nothing listens.
+closed_port() {
+	local p
+	for p in $(seq 1031 1200); do
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+	fail "no closed port found"
+}
+
+# --- reckon and its files --------------------------------------------------
+
+rk() { "$RECKON" "$@"; }
+
+# statuses WINDOWS_CSV - the status column, space-separated, in file order
+statuses() {
+	awk -F, 'NR > 1 { printf "%s%s", sep, $3; sep = " " } END { print "" }' "$1"
+}
+
+# wfield WINDOWS_CSV WINDOW_START COLUMN - one field of one window's line
+wfield() {
+	awk -F, -v start="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == start { if (c) print $c; found = 1 }
+		END { if (!c || !found) exit 1 }' "$1" || fail "no column $3 for window $2 in $1"
+}
+
+# jget FILE JQ_FILTER - one value from a JSON file (jq -r)
+jget() {
+	jq -er "$2" "$1" || fail "no $2 in $1"
+}
+
+# The case runner (called by run.sh) ----------------------------------------
+
+# rk_main TESTFILE RESULTS - runs setup_file and every test_* function of
+# TESTFILE (already sourced), in definition order, appending "PASS name" or
+# "FAIL name" lines to RESULTS.
+rk_main() {
+	local file=$1 results=$2 base fn rc log
+	local -a cases
+	base=$(basename "$file" .sh)
+	mapfile -t cases < <(sed -nE 's/^(test_[A-Za-z0-9_]+)[[:space:]]*\(\).*/\1/p' "$file")
+	if [[ ${#cases[@]} -eq 0 ]]; then
+		echo "FAIL $base (no test_ functions)"
+		echo "FAIL $base" >>"$results"
+		return
+	fi
+	if declare -F setup_file >/dev/null; then
+		T=$RK_SCRATCH/setup_file
+		mkdir -p "$T"
+		log=$T/case.log
+		(set -eE; trap 'echo "command failed (status $?) at $(_rk_where): $BASH_COMMAND"' ERR; cd "$T"; setup_file) >"$log" 2>&1
+		rc=$?
+		if [[ $rc -ne 0 ]]; then
+			echo "FAIL $base:setup_file (the file's cases were not run)"
+			sed 's/^/    /' "$log"
+			echo "FAIL $base:setup_file" >>"$results"
+			return
+		fi
+	fi
+	for fn in "${cases[@]}"; do
+		T=$RK_SCRATCH/$fn
+		mkdir -p "$T"
+		log=$T/case.log
+		(
+			set -eE
+			trap 'echo "command failed (status $?) at $(_rk_where): $BASH_COMMAND"' ERR
+			cd "$T"
+			"$fn"
+			[[ $RK_NASSERT -gt 0 ]] || fail "the case made no assertion"
+		) >"$log" 2>&1
+		rc=$?
+		if [[ $rc -eq 0 ]]; then
+			echo "PASS $base:$fn"
+			echo "PASS $base:$fn" >>"$results"
+			[[ ${RK_VERBOSE:-0} == 0 ]] || sed 's/^/    /' "$log"
+		else
+			echo "FAIL $base:$fn"
+			sed 's/^/    /' "$log" | head -n 80
+			echo "FAIL $base:$fn" >>"$results"
+		fi
+	done
+}
+
+# --- the standard sample ---------------------------------------------------
+
+# mk_orders DB [TABLE] - (re)creates TABLE (default mart.orders): 34 rows
+# g = 0..33, key (order_id, line_no) = (g/2 + 1, g%2 + 1), created_at =
+# 2026-03-02 00:00Z + 7 min * g, amount = 3.25 g + 0.5, qty, note.
+# Hourly windows from 00:00 hold 9, 9, 8 and 8 rows.
+mk_orders() {
+	local db=$1 table=${2:-mart.orders}
+	sql "$db" >/dev/null <<-SQL
+		create schema if not exists mart;
+		drop table if exists $table;
+		create table $table (
+			order_id   bigint not null,
+			line_no    integer not null,
+			created_at timestamptz,
+			amount     numeric(12,2),
+			qty        integer,
+			note       text);
+		insert into $table
+		select g / 2 + 1, g % 2 + 1,
+		       timestamptz '2026-03-02 00:00:00+00' + g * interval '7 minutes',
+		       g * 3.25 + 0.5, g % 5 + 1, 'note ' || g
+		from generate_series(0, 33) g;
+	SQL
+}
+
+# The check options that go with mk_orders: four closed hourly windows.
+ORDERS_CHECK=(--key order_id,line_no --time created_at --sum amount
+	--from 2026-03-02T00:00:00Z --to 2026-03-02T04:00:00Z --window 1h
+	--now 2026-03-03T00:00:00Z)
+ORDERS_OPTS=(--table mart.orders "${ORDERS_CHECK[@]}")
+
+# The four windows of ORDERS_OPTS, as they start and end in reckon's files.
+W0=2026-03-02T00:00:00Z,2026-03-02T01:00:00Z
+W1=2026-03-02T01:00:00Z,2026-03-02T02:00:00Z
+W2=2026-03-02T02:00:00Z,2026-03-02T03:00:00Z
+W3=2026-03-02T03:00:00Z,2026-03-02T04:00:00Z
+
+WINDOWS_HEADER_AMOUNT=window_start,window_end,status,source_rows,target_rows,source_sum_amount,target_sum_amount,source_hash,target_hash
+RERUN_HEADER=interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed
+
+# orders_expected DB [TABLE] - the first seven fields of the windows.csv
+# lines of ORDERS_OPTS when both sides hold DB's TABLE, computed by PostgreSQL
+orders_expected() {
+	sql "$1" "
+		select concat_ws(',',
+			to_char(w at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+			to_char((w + interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+			'match', n, n, s, s)
+		from (select date_bin('1 hour', created_at, timestamptz '2026-03-02 00:00:00+00') w,
+		             count(*) n, trim_scale(sum(amount)) s
+		      from ${2:-mart.orders}
+		      where created_at >= '2026-03-02 00:00:00+00' and created_at < '2026-03-02 04:00:00+00'
+		      group by 1) x
+		order by w"
+}
