@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# Key-level findings beyond the single-damage cases of test_check_basic:
+# stale copies across windows, the bounded drilldown (--leaf-rows, time
+# bisection and key-hash splits of one instant), the text summary's keys,
+# and the watermark audit (--watermark-query).
+
+SRC=ck_find_src
+TGT=ck_find_tgt
+
+setup_file() {
+	createdb $SRC
+	createdb $TGT
+	mk_orders $SRC
+}
+
+reset_target() {
+	mk_orders $TGT
+}
+
+check() {
+	rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${ORDERS_OPTS[@]}" "$@"
+}
+
+# The source row (3, 1) at 00:28 was updated to 02:45; the target kept the
+# old version and never loaded the new one.
+test_stale_copy_is_extra_then_missing() {
+	reset_target
+	sql $SRC "update mart.orders set created_at = '2026-03-02 02:45:00+00' where order_id = 3 and line_no = 1" >/dev/null
+	mkdir rep
+	assert_exit 1 check --report rep --rerun-list rerun.csv
+	sql $SRC "update mart.orders set created_at = '2026-03-02 00:28:00+00' where order_id = 3 and line_no = 1" >/dev/null
+	assert_eq "differ match differ match" "$(statuses rep/windows.csv)"
+	assert_file_eq rep/findings.csv - <<-EOF
+		window_start,window_end,kind,order_id,line_no,source_copies,target_copies
+		$W0,extra,3,1,0,1
+		$W2,missing,3,1,1,0
+	EOF
+	assert_file_eq rerun.csv - <<-EOF
+		$RERUN_HEADER
+		$W0,8,9,0,1,0,0
+		$W2,9,8,1,0,0,0
+	EOF
+}
+
+# Several kinds in one window, and a swap that keeps count and sum.
+test_mixed_window_and_swaps() {
+	reset_target
+	sql $TGT "
+		delete from mart.orders where order_id = 2 and line_no = 1;                  -- W0 missing
+		insert into mart.orders values (99, 1, '2026-03-02 00:40:00+00', 7.50, 1, 'x'); -- W0 extra
+		insert into mart.orders select * from mart.orders where order_id = 4 and line_no = 1; -- W0 duplicated
+		update mart.orders set amount = amount + 5 where order_id = 6 and line_no = 1;  -- W1 +5
+		update mart.orders set amount = amount - 5 where order_id = 6 and line_no = 2;  -- W1 -5 (sum kept)
+		update mart.orders set note = '' where order_id = 12 and line_no = 1" >/dev/null
+	mkdir rep
+	assert_exit 1 check --report rep --columns order_id,line_no,created_at,amount,note
+	assert_eq "differ differ differ match" "$(statuses rep/windows.csv)"
+	assert_eq "$(wfield rep/windows.csv 2026-03-02T01:00:00Z source_sum_amount)" \
+		"$(wfield rep/windows.csv 2026-03-02T01:00:00Z target_sum_amount)" "W1 sums agree"
+	assert_file_eq rep/findings.csv - <<-EOF
+		window_start,window_end,kind,order_id,line_no,source_copies,target_copies
+		$W0,missing,2,1,1,0
+		$W0,extra,99,1,0,1
+		$W0,duplicated,4,1,1,2
+		$W1,changed,6,1,1,1
+		$W1,changed,6,2,1,1
+		$W2,changed,12,1,1,1
+	EOF
+}
+
+# The drilldown gives the same findings whatever --leaf-rows forces it to do:
+# one pass, time bisection, or key-hash splits of rows sharing one instant.
+test_leaf_rows_bisection_same_findings() {
+	reset_target
+	sql $SRC "insert into mart.orders select 500 + g, 1, '2026-03-02 03:30:00+00', g, 1, 'same instant'
+	          from generate_series(1, 40) g" >/dev/null
+	sql $TGT "insert into mart.orders select 500 + g, 1, '2026-03-02 03:30:00+00', g, 1, 'same instant'
+	          from generate_series(1, 40) g where g not in (7, 31);
+	          update mart.orders set amount = 0 where order_id = 520;
+	          delete from mart.orders where order_id = 9 and line_no = 2" >/dev/null
+	local lr
+	for lr in 200000 1000 8 3 1; do
+		mkdir "rep$lr"
+		assert_exit 1 check --report "rep$lr" --leaf-rows "$lr"
+	done
+	assert_file_eq rep200000/findings.csv - <<-EOF
+		window_start,window_end,kind,order_id,line_no,source_copies,target_copies
+		$W1,missing,9,2,1,0
+		$W3,missing,507,1,1,0
+		$W3,missing,531,1,1,0
+		$W3,changed,520,1,1,1
+	EOF
+	for lr in 1000 8 3 1; do
+		assert_file_eq "rep$lr/findings.csv" rep200000/findings.csv
+		assert_file_eq "rep$lr/windows.csv" rep200000/windows.csv
+	done
+	# the small leaves took more passes, re-reading only damaged ranges
+	assert_eq 1 "$(jget rep200000/summary.json .drilldown.passes)"
+	assert_match "$(jget rep3/summary.json .drilldown.passes)" '^([2-9]|[1-9][0-9]+)$' "passes with --leaf-rows 3"
+	sql $SRC "delete from mart.orders where order_id > 500" >/dev/null
+}
+
+test_text_summary_names_keys() {
+	reset_target
+	sql $TGT "delete from mart.orders where order_id in (2, 3) and line_no = 1" >/dev/null
+	assert_exit 1 check
+	assert_contains "$OUT" "missing              2  (2, 1), (3, 1)"
+	assert_contains "$OUT" "verdict: differ"
+}
+
+# --watermark-query: the watermark claims every source row up to it is in
+# the target; rows missing behind it break the claim.
+test_watermark_audit() {
+	reset_target
+	sql $SRC "create table if not exists etl_watermark (load_name text primary key, watermark timestamptz);
+	          insert into etl_watermark values ('orders', '2026-03-02 02:30:00+00')
+	          on conflict (load_name) do update set watermark = excluded.watermark" >/dev/null
+	# W2 lost (11, 1) at 02:20 (behind the watermark) and (14, 2) at 03:09 (ahead of it)
+	sql $TGT "delete from mart.orders where (order_id, line_no) in ((11, 1), (14, 2))" >/dev/null
+	mkdir rep
+	assert_exit 1 check --report rep \
+		--watermark-query "select watermark from etl_watermark where load_name = 'orders'"
+	assert_eq "2026-03-02T02:30:00Z 1 false" \
+		"$(jget rep/summary.json '"\(.watermark.value) \(.watermark.missing_at_or_before) \(.watermark.holds)"')"
+	assert_contains "$OUT" "watermark 2026-03-02T02:30:00Z: 1 missing key(s) at or before it"
+	# a watermark before the damage holds
+	sql $SRC "update etl_watermark set watermark = '2026-03-02 02:00:00+00'" >/dev/null
+	rm -rf rep && mkdir rep
+	assert_exit 1 check --report rep --watermark-query "select watermark from etl_watermark"
+	assert_eq "0 true" "$(jget rep/summary.json '"\(.watermark.missing_at_or_before) \(.watermark.holds)"')"
+	# a query that does not return one timestamp is an input error
+	assert_exit 2 check --watermark-query "select 1, 2"
+	assert_exit 2 check --watermark-query "select 'not a time'::text"
+}
