@@ -279,52 +279,75 @@ static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
 }
 
 /* Compares the collected rows of every leaf key by key. */
+/* Orders collected rows by (entry, key, row hash). */
+static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
+{
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Compares the collected rows of every leaf key by key.  Each side is
+ * sorted in place and the two are walked together, so comparing needs no
+ * memory beyond what the pass collected.
+ */
 static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts)
 {
-	size_t n = d0->nrows + d1->nrows, i = 0;
-	rk_drow *all = rk_xmalloc((n ? n : 1) * sizeof *all);
+	size_t i = 0, j = 0;
 
 	if (d0->nrows)
-		memcpy(all, d0->rows, d0->nrows * sizeof *all);
+		qsort(d0->rows, d0->nrows, sizeof *d0->rows, rk_drow_cmp);
 	if (d1->nrows)
-		memcpy(all + d0->nrows, d1->rows, d1->nrows * sizeof *all);
-	if (n)
-		qsort(all, n, sizeof *all, rk_drow_cmp);
-	while (i < n) {
-		size_t j = i, s = 0, t = 0;
+		qsort(d1->rows, d1->nrows, sizeof *d1->rows, rk_drow_cmp);
+	while (i < d0->nrows || j < d1->nrows) {
+		const rk_drow *head;
+		size_t ie = i, je = j, s, t;
 		bool diff = false;
-		rk_tally tl;
+		int c;
 
-		while (j < n && all[j].entry == all[i].entry && all[j].key == all[i].key)
-			j++;
-		for (size_t k = i; k < j; k++) {
-			if (all[k].side)
-				t++;
-			else
-				s++;
-		}
+		/* the smaller (entry, key) of the two heads is the next key */
+		if (i == d0->nrows)
+			c = 1;
+		else if (j == d1->nrows)
+			c = -1;
+		else
+			c = rk_drow_key_cmp(&d0->rows[i], &d1->rows[j]);
+		head = c <= 0 ? &d0->rows[i] : &d1->rows[j];
+		if (c <= 0)
+			while (ie < d0->nrows && !rk_drow_key_cmp(&d0->rows[ie], head))
+				ie++;
+		if (c >= 0)
+			while (je < d1->nrows && !rk_drow_key_cmp(&d1->rows[je], head))
+				je++;
+		s = ie - i;
+		t = je - j;
 		if (s != t) {
 			diff = true;
 		} else {
 			for (size_t k = 0; k < s; k++)
-				diff |= all[i + k].row != all[i + s + k].row;
+				diff |= d0->rows[i + k].row != d1->rows[j + k].row;
 		}
 		if (diff || s > 1) {
-			const rk_drow *src = &all[i];
-			const rk_dside *ds = src->side ? d1 : d0;
+			const rk_dside *ds = s ? d0 : d1;
+			const rk_drow *src = s ? &d0->rows[i] : &d1->rows[j];
+			rk_tally tl;
+
 			memset(&tl, 0, sizeof tl);
-			tl.window = d0->entries[all[i].entry].node.window;
-			tl.key = all[i].key;
+			tl.window = d0->entries[src->entry].node.window;
+			tl.key = src->key;
 			tl.s = (uint32_t)s;
 			tl.t = (uint32_t)t;
 			tl.diff = diff;
-			tl.src_t = s ? all[i].t : RK_USEC_NINF;
+			tl.src_t = s ? src->t : RK_USEC_NINF;
 			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
 			rk_tally_push(ts, &tl);
 		}
-		i = j;
+		i = ie;
+		j = je;
 	}
-	free(all);
 }
 
 static int rk_tally_cmp(const void *a, const void *b)
