@@ -1,16 +1,19 @@
 /*
- * audit.c - the audit trail (--audit): a run, its windows and its findings
- * recorded in schema "reckon" of a PostgreSQL database (docs/audit.md).
+ * audit.c - the audit trail (--audit): a check run with its windows and its
+ * findings, or a repair run with its intervals, recorded in schema "reckon"
+ * of a PostgreSQL database (docs/audit.md).
  *
  * Two transactions at most.  The first, only when the schema is missing or
  * older than this reckon, applies the migrations under an advisory lock, so
  * that concurrent first runs do not race on CREATE ... IF NOT EXISTS.  The
  * second records the run: INSERT of the run row RETURNING its id, then the
- * windows and the findings streamed with COPY FROM STDIN (escaped values,
- * never SQL text), then COMMIT.  Any failure leaves nothing recorded.
+ * windows and the findings (check) or the intervals (repair) streamed with
+ * COPY FROM STDIN (escaped values, never SQL text), then COMMIT.  Any
+ * failure leaves nothing recorded.
  *
  * All windows of the range are recorded, open ones too (status 'open',
  * digests and counts NULL), so the history shows when a window closed.
+ * Likewise every interval of a repair's list, reached or not.
  */
 #include "report/audit.h"
 
@@ -42,11 +45,15 @@ static const struct {
 	const char *sql;
 } rk_audit_migrations[] = {
 	{1, rk_sql_audit_schema},
+	{2, rk_sql_audit_migrate_2},
 };
 #define RK_AUDIT_NMIGRATIONS (sizeof rk_audit_migrations / sizeof rk_audit_migrations[0])
 #define RK_AUDIT_VERSION (rk_audit_migrations[RK_AUDIT_NMIGRATIONS - 1].version)
 
 #define RK_AUDIT_RUN_NPARAMS 36
+#define RK_AUDIT_REPAIR_NPARAMS 16
+#define RK_AUDIT_MAX_PARAMS RK_AUDIT_RUN_NPARAMS
+_Static_assert(RK_AUDIT_REPAIR_NPARAMS <= RK_AUDIT_MAX_PARAMS, "rk_audit_params too small for a repair run");
 #define RK_AUDIT_COPY_CHUNK (64 * 1024)
 
 /*
@@ -127,6 +134,15 @@ static const char *rk_audit_utf8(const char *s, char **own)
 	rk_buf_cstr(&b);
 	*own = b.data;
 	return b.data;
+}
+
+/* A new copy of s as valid UTF-8 (see rk_audit_utf8); caller frees. */
+static char *rk_audit_text(const char *s)
+{
+	char *own;
+	const char *v = rk_audit_utf8(s, &own);
+
+	return own ? own : rk_xstrdup(v);
 }
 
 static json_t *rk_audit_json_string(const char *s)
@@ -277,20 +293,20 @@ static const char *rk_audit_relation(const rk_reader_opts *side)
 }
 
 typedef struct rk_audit_params {
-	const char *v[RK_AUDIT_RUN_NPARAMS];
-	char text[RK_AUDIT_RUN_NPARAMS][48];
+	const char *v[RK_AUDIT_MAX_PARAMS];
+	char text[RK_AUDIT_MAX_PARAMS][48];
 	int n;
 } rk_audit_params;
 
 static void rk_ap_str(rk_audit_params *p, const char *s)
 {
-	assert(p->n < RK_AUDIT_RUN_NPARAMS);
+	assert(p->n < RK_AUDIT_MAX_PARAMS);
 	p->v[p->n++] = s;
 }
 
 static void rk_ap_u64(rk_audit_params *p, uint64_t x)
 {
-	assert(p->n < RK_AUDIT_RUN_NPARAMS);
+	assert(p->n < RK_AUDIT_MAX_PARAMS);
 	snprintf(p->text[p->n], sizeof p->text[0], "%" PRIu64, x);
 	p->v[p->n] = p->text[p->n];
 	p->n++;
@@ -298,15 +314,51 @@ static void rk_ap_u64(rk_audit_params *p, uint64_t x)
 
 static void rk_ap_time(rk_audit_params *p, rk_usec t)
 {
-	assert(p->n < RK_AUDIT_RUN_NPARAMS);
+	assert(p->n < RK_AUDIT_MAX_PARAMS);
 	p->v[p->n] = rk_time_format(t, p->text[p->n]);
 	p->n++;
+}
+
+/* Who recorded a run, from where; the strings are owned. */
+typedef struct rk_audit_who {
+	char *os_user, *login_user, *host_name;
+} rk_audit_who;
+
+static void rk_audit_who_free(rk_audit_who *w)
+{
+	free(w->os_user);
+	free(w->login_user);
+	free(w->host_name);
+}
+
+/* Appends started_at, finished_at, os_user, login_user, host_name and
+ * reckon_version, the first columns of every run row; the user and host
+ * names are kept in w until the statement has run. */
+static void rk_ap_who(rk_audit_params *p, rk_audit_who *w)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	const char *login = getlogin();
+	char host[256];
+
+	memset(w, 0, sizeof *w);
+	if (gethostname(host, sizeof host) != 0)
+		host[0] = '\0';
+	host[sizeof host - 1] = '\0';
+	w->os_user = pw && pw->pw_name ? rk_audit_text(pw->pw_name) : NULL;
+	w->login_user = login ? rk_audit_text(login) : NULL;
+	w->host_name = host[0] ? rk_audit_text(host) : NULL;
+	rk_ap_time(p, rk_audit_t0 ? rk_audit_t0 : rk_time_now());
+	rk_ap_time(p, rk_time_now());
+	rk_ap_str(p, w->os_user);
+	rk_ap_str(p, w->login_user);
+	rk_ap_str(p, w->host_name);
+	rk_ap_str(p, RK_VERSION);
 }
 
 /* An exact interval: microseconds, never calendar days. */
 static void rk_ap_duration(rk_audit_params *p, rk_usec d)
 {
-	assert(p->n < RK_AUDIT_RUN_NPARAMS);
+	assert(p->n < RK_AUDIT_MAX_PARAMS);
 	snprintf(p->text[p->n], sizeof p->text[0], "%" PRId64 " microseconds", d);
 	p->v[p->n] = p->text[p->n];
 	p->n++;
@@ -387,9 +439,11 @@ static int rk_audit_migrate(rk_pg *pg, rk_error *err)
 		rk_log_info("applying %s on %s", label, rk_pg_describe(pg));
 		if (rk_pg_command(pg, label, rk_audit_migrations[i].sql, err) < 0) {
 			if (!strcmp(err->sqlstate, "42501") && !err->hint[0])
-				rk_error_hint(err, "the first run creates schema reckon and needs CREATE on the database; "
-				                   "or have its owner run sql/audit_schema.sql once and grant this role "
-				                   "USAGE on schema reckon and INSERT, SELECT on its tables and sequences");
+				rk_error_hint(err, "the first run creates schema reckon and needs CREATE on the database, "
+				                   "an upgrade needs to own its tables; or have its owner run "
+				                   "sql/audit_schema.sql and sql/audit_migrate_*.sql once and grant this "
+				                   "role USAGE on schema reckon and INSERT, SELECT on its tables and "
+				                   "sequences");
 			goto fail;
 		}
 	}
@@ -408,36 +462,26 @@ static int rk_audit_insert_run(rk_pg *pg, const rk_opts *o, const rk_report_ctx 
 {
 	const rk_check_spec *spec = c->spec;
 	rk_audit_params p;
+	rk_audit_who who;
 	rk_pg_result *res = NULL;
-	struct passwd *pw = getpwuid(geteuid());
-	const char *login = getlogin();
-	char host[256];
 	char *options = rk_audit_options(o);
 	char *keys = rk_audit_names(c->key_names, spec->nkey);
 	char *sums = rk_audit_names(c->sum_names, spec->nsum);
-	char *src = NULL, *tgt = NULL, *own[6] = {NULL};
+	char *src = NULL, *tgt = NULL, *own[2] = {NULL};
 	size_t count[3] = {0, 0, 0};
 	const char *v;
 	int rc = -1;
 
-	if (gethostname(host, sizeof host) != 0)
-		host[0] = '\0';
-	host[sizeof host - 1] = '\0';
 	for (size_t w = 0; w < r->nwindows; w++)
 		count[r->status[w]]++;
 
 	memset(&p, 0, sizeof p);
-	rk_ap_str(&p, o->cmd == RK_CMD_REPAIR ? "repair" : "check");
-	rk_ap_time(&p, rk_audit_t0 ? rk_audit_t0 : rk_time_now());
-	rk_ap_time(&p, rk_time_now());
-	rk_ap_str(&p, pw && pw->pw_name ? rk_audit_utf8(pw->pw_name, &own[0]) : NULL);
-	rk_ap_str(&p, login ? rk_audit_utf8(login, &own[1]) : NULL);
-	rk_ap_str(&p, host[0] ? rk_audit_utf8(host, &own[2]) : NULL);
-	rk_ap_str(&p, RK_VERSION);
+	rk_ap_str(&p, "check");
+	rk_ap_who(&p, &who);
 	rk_ap_str(&p, options);
 	/* the readers' descriptions never hold a password */
-	rk_ap_str(&p, r->side[0].describe ? rk_audit_utf8(r->side[0].describe, &own[3]) : NULL);
-	rk_ap_str(&p, r->side[1].describe ? rk_audit_utf8(r->side[1].describe, &own[4]) : NULL);
+	rk_ap_str(&p, r->side[0].describe ? rk_audit_utf8(r->side[0].describe, &own[0]) : NULL);
+	rk_ap_str(&p, r->side[1].describe ? rk_audit_utf8(r->side[1].describe, &own[1]) : NULL);
 	src = rk_audit_conn(rk_audit_relation(&spec->source));
 	tgt = rk_audit_conn(rk_audit_relation(&spec->target));
 	rk_ap_str(&p, src);
@@ -478,6 +522,7 @@ static int rk_audit_insert_run(rk_pg *pg, const rk_opts *o, const rk_report_ctx 
 	rc = 0;
 done:
 	rk_pg_result_free(res);
+	rk_audit_who_free(&who);
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
 		free(own[i]);
 	free(src);
@@ -653,6 +698,28 @@ done:
 	return rc;
 }
 
+/* Connects and brings the schema up to date; the caller closes. */
+static rk_pg *rk_audit_open(const char *conninfo, rk_error *err)
+{
+	rk_pg *pg = rk_pg_connect(conninfo, "audit", err);
+
+	if (pg && rk_audit_migrate(pg, err) < 0) {
+		rk_pg_close(pg);
+		return NULL;
+	}
+	return pg;
+}
+
+int rk_audit_prepare(const char *conninfo, rk_error *err)
+{
+	rk_pg *pg = rk_audit_open(conninfo, err);
+
+	if (!pg)
+		return rk_error_prefix(err, "cannot use the audit database");
+	rk_pg_close(pg);
+	return 0;
+}
+
 int rk_audit_record_check(const char *conninfo, const rk_opts *o, const rk_report_ctx *c, const rk_check_result *r,
                           rk_error *err)
 {
@@ -679,6 +746,206 @@ int rk_audit_record_check(const char *conninfo, const rk_opts *o, const rk_repor
 fail:
 	/* nothing was recorded: the transaction, if any, rolled back */
 	rk_error_prefix(err, "cannot record the run in the audit database");
+	rk_pg_close(pg);
+	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Repairs
+ * ---------------------------------------------------------------------- */
+
+/* "My Col" -> My Col: column names as the check's record holds them. */
+static char *rk_audit_unquote(const char *raw)
+{
+	size_t n = strlen(raw);
+	char *out, *o;
+
+	if (n < 2 || raw[0] != '"' || raw[n - 1] != '"')
+		return rk_xstrdup(raw);
+	out = o = rk_xmalloc(n);
+	for (size_t i = 1; i + 1 < n; i++) {
+		*o++ = raw[i];
+		if (raw[i] == '"' && raw[i + 1] == '"')
+			i++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A JSON array of the column names as written, unquoted. */
+static char *rk_audit_column_names(const char *const *written, size_t n)
+{
+	char **names = rk_xcalloc(n ? n : 1, sizeof *names);
+	char *json;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = rk_audit_unquote(written[i]);
+	json = rk_audit_names((const char *const *)names, n);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return json;
+}
+
+/* The run's verdict, as `reckon repair --format json` says it. */
+static const char *rk_audit_repair_verdict(const rk_audit_repair *r)
+{
+	if (!r->complete)
+		return "failed";
+	if (!r->spec->execute)
+		return "planned";
+	for (size_t i = 0; i < r->list->n; i++)
+		if (r->iv[i].state != RK_REPAIR_MATCH)
+			return "differ";
+	return "match";
+}
+
+/* reckon.repair_interval.status of a state (docs/audit.md maps them to the
+ * words of reckon repair's own output). */
+static const char *rk_audit_repair_status(rk_repair_state s)
+{
+	switch (s) {
+	case RK_REPAIR_PENDING: return "not_started";
+	case RK_REPAIR_FAILED: return "not_changed";
+	case RK_REPAIR_UNKNOWN: return "unknown";
+	case RK_REPAIR_PLANNED: return "planned";
+	case RK_REPAIR_COMMITTED: return "replaced";
+	case RK_REPAIR_MATCH: return "verified";
+	case RK_REPAIR_DIFFER: return "differ";
+	}
+	assert(!"unknown repair state");
+	return "unknown";
+}
+
+static int rk_audit_insert_repair_run(rk_pg *pg, const rk_opts *o, const rk_audit_repair *r, char *run_id,
+                                      size_t run_id_sz, rk_error *err)
+{
+	const rk_repair_spec *spec = r->spec;
+	const rk_rerun_list *l = r->list;
+	rk_audit_params p;
+	rk_audit_who who;
+	rk_pg_result *res = NULL;
+	char *options = rk_audit_options(o);
+	char *keys = rk_audit_column_names(spec->check.key, spec->check.nkey);
+	char *sums = rk_audit_column_names(spec->check.sum, spec->check.nsum);
+	char *src = rk_audit_conn(rk_audit_relation(&spec->check.source));
+	char *tgt = rk_audit_conn(rk_audit_relation(&spec->check.target));
+	/* reckon's messages never hold a password (style.md) */
+	char *error = r->error ? rk_audit_text(r->error) : NULL;
+	const char *v;
+	int rc = -1;
+
+	memset(&p, 0, sizeof p);
+	rk_ap_who(&p, &who);
+	rk_ap_str(&p, options);
+	rk_ap_str(&p, src);
+	rk_ap_str(&p, tgt);
+	rk_ap_str(&p, keys);
+	rk_ap_str(&p, sums);
+	/* the list is in time order and disjoint: its span */
+	if (l->n) {
+		rk_ap_time(&p, l->items[0].start);
+		rk_ap_time(&p, l->items[l->n - 1].end);
+	} else {
+		rk_ap_str(&p, NULL);
+		rk_ap_str(&p, NULL);
+	}
+	rk_ap_str(&p, rk_audit_repair_verdict(r));
+	rk_ap_u64(&p, (uint64_t)r->exit_status);
+	rk_ap_str(&p, error);
+	assert(p.n == RK_AUDIT_REPAIR_NPARAMS);
+
+	if (rk_pg_exec(pg, "audit insert repair run", rk_sql_audit_insert_repair_run, p.n, p.v, RK_PG_ONE_ROW, &res,
+	               err) < 0)
+		goto done;
+	v = rk_pg_result_value(res, 0, 0);
+	snprintf(run_id, run_id_sz, "%s", v ? v : "");
+	rc = 0;
+done:
+	rk_pg_result_free(res);
+	rk_audit_who_free(&who);
+	free(error);
+	free(src);
+	free(tgt);
+	free(options);
+	free(keys);
+	free(sums);
+	return rc;
+}
+
+static int rk_audit_copy_repair_intervals(rk_pg *pg, const rk_audit_repair *r, const char *run_id, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	char t[RK_TIME_STRLEN];
+
+	if (r->list->n == 0)
+		return 0;
+	if (rk_pg_copy_in_begin(pg, "audit copy repair intervals", rk_sql_audit_copy_repair_interval, err) < 0)
+		return -1;
+	for (size_t i = 0; i < r->list->n; i++) {
+		const rk_repair_interval *v = &r->iv[i];
+		const uint64_t *c = r->list->items[i].count;
+		/* what the run did to it: a dry run's counts are what it would do;
+		 * a COMMIT lost on the wire leaves what the transaction had done */
+		bool counted = v->state == RK_REPAIR_PLANNED || v->state == RK_REPAIR_UNKNOWN ||
+		               rk_repair_state_done(v->state);
+		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER;
+
+		rk_buf_printf(&b, "%s\t", run_id);
+		rk_buf_printf(&b, "%s\t", rk_time_format(v->start, t));
+		rk_buf_printf(&b, "%s\t", rk_time_format(v->end, t));
+		rk_buf_puts(&b, rk_audit_repair_status(v->state));
+		rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+		              c[RK_RERUN_SOURCE_ROWS], c[RK_RERUN_TARGET_ROWS], c[RK_RERUN_MISSING], c[RK_RERUN_EXTRA],
+		              c[RK_RERUN_DUPLICATED], c[RK_RERUN_CHANGED]);
+		if (counted)
+			rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, v->source_rows,
+			              v->deleted_by_time, v->deleted_by_key, v->inserted);
+		else
+			rk_buf_puts(&b, "\t\\N\t\\N\t\\N\t\\N");
+		if (after)
+			rk_buf_printf(&b, "\t%s\t%" PRIu64 "\t%" PRIu64, v->state == RK_REPAIR_MATCH ? "match" : "differ",
+			              v->after_source_rows, v->after_target_rows);
+		else
+			rk_buf_puts(&b, "\t\\N\t\\N\t\\N");
+		rk_buf_putc(&b, '\n');
+		if (rk_audit_copy_flush(pg, &b, false, err) < 0)
+			goto fail;
+	}
+	if (rk_audit_copy_flush(pg, &b, true, err) < 0)
+		goto fail;
+	rk_buf_free(&b);
+	return rk_pg_copy_in_end(pg, err);
+fail:
+	rk_buf_free(&b);
+	rk_pg_copy_in_abort(pg, "reckon could not send the repair intervals");
+	return -1;
+}
+
+int rk_audit_record_repair(const char *conninfo, const rk_opts *o, const rk_audit_repair *r, rk_error *err)
+{
+	rk_pg *pg;
+	char run_id[32];
+
+	assert(r->list && (r->iv || r->list->n == 0));
+	pg = rk_audit_open(conninfo, err);
+	if (!pg)
+		goto fail;
+	if (rk_pg_command(pg, "audit begin", rk_sql_audit_begin, err) < 0)
+		goto fail;
+	if (rk_audit_insert_repair_run(pg, o, r, run_id, sizeof run_id, err) < 0 ||
+	    rk_audit_copy_repair_intervals(pg, r, run_id, err) < 0 ||
+	    rk_pg_command(pg, "audit commit", rk_sql_audit_commit, err) < 0) {
+		rk_audit_rollback(pg);
+		goto fail;
+	}
+	rk_log_info("recorded repair run %s (%zu interval%s, %s) on %s", run_id, r->list->n,
+	            r->list->n == 1 ? "" : "s", rk_audit_repair_verdict(r), rk_pg_describe(pg));
+	rk_pg_close(pg);
+	return 0;
+fail:
+	/* nothing was recorded: the transaction, if any, rolled back */
+	rk_error_prefix(err, "cannot record the repair in the audit database");
 	rk_pg_close(pg);
 	return -1;
 }
