@@ -59,7 +59,7 @@ static const rk_optdef rk_optdefs[] = {
 	 "compute PostgreSQL sides' window digests in the server (reckon extension, docs/pushdown.md); "
 	 "=auto: stream the sides without it"},
 	{"audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, "CONN",
-	 "record the run, its windows and findings in schema reckon of that database"},
+	 "record the run in schema reckon of that database (check: windows, findings; repair: intervals)"},
 	{"leaf-rows", RK_OPT_STR, OFF(leaf_rows), RK_CMD_CHECK | RK_CMD_REPAIR, "N",
 	 "most rows per side the key-level drilldown holds at once (default 200000)"},
 	{"watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, "SQL",
