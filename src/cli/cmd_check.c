@@ -13,24 +13,7 @@
 #include "core/log.h"
 #include "report/audit.h"
 #include "report/report.h"
-
-/* "My Col" -> My Col, for headers of the files reckon writes. */
-static char *rk_unquote(const char *raw)
-{
-	size_t n = strlen(raw);
-	char *out, *o;
-
-	if (n < 2 || raw[0] != '"' || raw[n - 1] != '"')
-		return rk_xstrdup(raw);
-	out = o = rk_xmalloc(n);
-	for (size_t i = 1; i + 1 < n; i++) {
-		*o++ = raw[i];
-		if (raw[i] == '"' && raw[i + 1] == '"')
-			i++;
-	}
-	*o = '\0';
-	return out;
-}
+#include "core/text.h"
 
 int rk_cmd_check(int argc, char **argv)
 {
@@ -127,9 +110,9 @@ int rk_cmd_check(int argc, char **argv)
 	key_names = rk_xcalloc(spec.nkey, sizeof *key_names);
 	sum_names = rk_xcalloc(spec.nsum ? spec.nsum : 1, sizeof *sum_names);
 	for (size_t i = 0; i < spec.nkey; i++)
-		key_names[i] = rk_unquote(spec.key[i]);
+		key_names[i] = rk_ident_unquote(spec.key[i]);
 	for (size_t i = 0; i < spec.nsum; i++)
-		sum_names[i] = rk_unquote(spec.sum[i]);
+		sum_names[i] = rk_ident_unquote(spec.sum[i]);
 	rc_ctx.spec = &spec;
 	rc_ctx.key_names = (const char *const *)key_names;
 	rc_ctx.sum_names = (const char *const *)sum_names;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 
 #include "core/canon.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <float.h>
@@ -532,17 +533,6 @@ static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out
 /* ------------------------------------------------------------------ */
 /* uuid */
 
-static int rk_cn_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool rk_cn_canonical_uuid(const char *p, size_t len)
 {
 	if (len != 36)
@@ -585,7 +575,7 @@ static int rk_canon_uuid(const char *p, size_t len, rk_buf *out, const char **wh
 	for (int i = 0; i < 16; i++) {
 		int hi, lo;
 
-		if (e - p < 2 || (hi = rk_cn_hexval(p[0])) < 0 || (lo = rk_cn_hexval(p[1])) < 0)
+		if (e - p < 2 || (hi = rk_hexval(p[0])) < 0 || (lo = rk_hexval(p[1])) < 0)
 			goto bad;
 		p += 2;
 		if (i == 4 || i == 6 || i == 8 || i == 10)

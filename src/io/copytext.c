@@ -1,4 +1,5 @@
 #include "io/copytext.h"
+#include "core/text.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,17 +32,6 @@ static inline const char *rk_copytext_special(const char *p, const char *end)
 	while (p < end && *p != '\t' && *p != '\\')
 		p++;
 	return p;
-}
-
-static int rk_copytext_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -83,10 +73,10 @@ static const char *rk_copytext_decode(const char *start, const char *bs, const c
 			*o++ = (char)(v & 0xFF);
 			break;
 		case 'x':
-			if (p < end && (d = rk_copytext_hex(*p)) >= 0) {
+			if (p < end && (d = rk_hexval(*p)) >= 0) {
 				v = d;
 				p++;
-				if (p < end && (d = rk_copytext_hex(*p)) >= 0) {
+				if (p < end && (d = rk_hexval(*p)) >= 0) {
 					v = v * 16 + d;
 					p++;
 				}

@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "rk_sql.h"
 
 #define RK_PG_MASK "********"
@@ -83,25 +84,14 @@ static bool rk_pg_is_uri(const char *s)
 	return strncasecmp(s, "postgresql://", 13) == 0 || strncasecmp(s, "postgres://", 11) == 0;
 }
 
-static int rk_pg_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes [s, s+n) into b (invalid escapes are kept as they are). */
 static void rk_pg_pct_decode(const char *s, size_t n, rk_buf *b)
 {
 	for (size_t i = 0; i < n; i++) {
 		int h, l;
 
-		if (s[i] == '%' && i + 2 < n && (h = rk_pg_hexval(s[i + 1])) >= 0 &&
-		    (l = rk_pg_hexval(s[i + 2])) >= 0) {
+		if (s[i] == '%' && i + 2 < n && (h = rk_hexval(s[i + 1])) >= 0 &&
+		    (l = rk_hexval(s[i + 2])) >= 0) {
 			rk_buf_putc(b, (char)(h * 16 + l));
 			i += 2;
 		} else {

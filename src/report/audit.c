@@ -30,6 +30,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "io/pg.h"
+#include "core/text.h"
 #include "rk_sql.h"
 
 #ifndef RK_VERSION
@@ -754,24 +755,6 @@ fail:
  * Repairs
  * ---------------------------------------------------------------------- */
 
-/* "My Col" -> My Col: column names as the check's record holds them. */
-static char *rk_audit_unquote(const char *raw)
-{
-	size_t n = strlen(raw);
-	char *out, *o;
-
-	if (n < 2 || raw[0] != '"' || raw[n - 1] != '"')
-		return rk_xstrdup(raw);
-	out = o = rk_xmalloc(n);
-	for (size_t i = 1; i + 1 < n; i++) {
-		*o++ = raw[i];
-		if (raw[i] == '"' && raw[i + 1] == '"')
-			i++;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* A JSON array of the column names as written, unquoted. */
 static char *rk_audit_column_names(const char *const *written, size_t n)
 {
@@ -779,7 +762,7 @@ static char *rk_audit_column_names(const char *const *written, size_t n)
 	char *json;
 
 	for (size_t i = 0; i < n; i++)
-		names[i] = rk_audit_unquote(written[i]);
+		names[i] = rk_ident_unquote(written[i]);
 	json = rk_audit_names((const char *const *)names, n);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

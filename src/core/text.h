@@ -1,0 +1,27 @@
+/*
+ * text.h - small text helpers shared by the layers.
+ */
+#ifndef RK_TEXT_H
+#define RK_TEXT_H
+
+/* The value of one hex digit, or -1. */
+static inline int rk_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A column name as written on the command line, without SQL quoting:
+ * "My Col" -> My Col ("" inside quotes is one quote); an unquoted name is
+ * returned as written.  This is how CSV headers and the files reckon writes
+ * name the column.  Returns a new string owned by the caller.
+ */
+char *rk_ident_unquote(const char *raw);
+
+#endif
