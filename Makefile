@@ -42,7 +42,8 @@ SQL_FILES := $(sort $(wildcard sql/*.sql))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps unit integration check check-one demo bench install clean lab-reports help
+.PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
+        ext ext-install ext-ready bench-pushdown fdw-demo
 
 all: $(BUILD)/reckon
 
@@ -52,6 +53,10 @@ help:
 	@echo "make check      the whole test suite, plain and under ASan+UBSan (the README's second command)"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
 	@echo "make install    install the binary into PREFIX (default /usr/local)"
+	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
+	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
+	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
+	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -80,8 +85,8 @@ deps:
 unit: $(UNIT_BINS)
 	@sh tests/harness/run-unit.sh $(UNIT_BINS)
 
-integration: $(BUILD)/reckon
-	@bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
+integration: $(BUILD)/reckon ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 
 # One pass of the suite on one build tree.
 check-one: all unit integration
@@ -95,8 +100,14 @@ check: deps
 demo: deps all
 	@bash tests/harness/demo.sh $(abspath $(BUILD)/reckon)
 
-bench: deps all
+bench: deps all ext-ready
 	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
+
+bench-pushdown: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
+
+fdw-demo: deps all ext-ready
+	@bash tests/harness/fdw-demo.sh $(abspath $(BUILD)/reckon)
 
 lab-reports: deps all
 	@bash tests/harness/lab-reports.sh $(abspath $(BUILD)/reckon)
@@ -104,6 +115,24 @@ lab-reports: deps all
 install: $(BUILD)/reckon
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/reckon $(DESTDIR)$(PREFIX)/bin/reckon
+
+# The PostgreSQL extension behind `reckon check --pushdown` (docs/pushdown.md).
+# PGXS wants a makefile of its own (src/ext/Makefile); it builds out of tree
+# in build/ext, the same for every BUILD (no sanitizer inside a server).
+# ext-ready installs it into the server's directories when they are writable
+# and the installed copy is not this build; otherwise the tests load
+# build/ext/reckon.so by path.
+EXT_DIR := build/ext
+
+ext:
+	@mkdir -p $(EXT_DIR)
+	@$(MAKE) --no-print-directory -C $(EXT_DIR) -f $(abspath src/ext/Makefile) $(if $(WERROR),RK_WERROR=-Werror)
+
+ext-install: ext
+	@$(MAKE) --no-print-directory -C $(EXT_DIR) -f $(abspath src/ext/Makefile) install
+
+ext-ready: ext
+	@sh tests/harness/ext-install.sh $(EXT_DIR)
 
 clean:
 	rm -rf build

@@ -225,7 +225,10 @@ static int rk_digest_side(rk_side *s)
 {
 	rk_range range = {s->lo, s->hi};
 	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
+	int rc = rk_pushdown_side(s);
 
+	if (rc <= 0)
+		return rc;
 	if (s->lo >= s->hi) {
 		/* nothing closed: still count the rows no window can hold */
 		range.from = s->res->from;
@@ -476,6 +479,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 				me->plan = plan;
 				me->res = res;
 				me->types = sides[s].types;   /* shared, read-only */
+				me->pushdown = sides[s].pushdown;
 				me->canon_off = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_off);
 				me->canon_len = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_len);
 				o.snapshot = snap;
@@ -528,6 +532,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		me->name = s ? "target" : "source";
 		me->plan = &plan;
 		me->res = res;
+		me->pushdown = spec->pushdown;
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
 		me->canon_off = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_off);
 		me->canon_len = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_len);

@@ -33,6 +33,7 @@ typedef struct rk_side {
 	rk_check_result *res;
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
 	bool null_rows;         /* this reader counts the rows with a NULL time */
+	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
 	uint64_t rows_read;     /* rows delivered to this side object; merged */
 	uint64_t null_time;     /* into res->side[idx] after each parallel run */
 	uint64_t total;
@@ -60,6 +61,13 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
  * their counters to the result; returns 0 or -1 with err set to the first
  * failure in list order. */
 int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_error *err);
+
+/*
+ * The digest pass of one side object computed by the server (pushdown.c):
+ * 0 done, -1 with s->err, or 1 when the side is to stream its rows instead
+ * (pushdown off, a CSV side, or --pushdown=auto without the extension).
+ */
+int rk_pushdown_side(rk_side *s);
 
 /* The key-level drilldown of the windows whose status is RK_WIN_DIFFER. */
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err);

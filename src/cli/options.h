@@ -45,6 +45,7 @@ typedef struct rk_opts {
 	/* check (2.2) */
 	char *from, *to, *window, *settle, *now;
 	char *rerun_list, *report, *format, *jobs, *audit, *leaf_rows, *watermark_query;
+	char *pushdown;          /* on, auto or off; bare --pushdown is on */
 
 	/* repair (2.4) */
 	bool execute;

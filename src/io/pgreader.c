@@ -47,6 +47,11 @@ typedef struct rk_pgreader {
 
 	bool broken;         /* the transaction could not be recovered */
 
+	/* pushdown digests (rk_pgreader_digest) */
+	int digest_state;    /* 0 not probed yet, 1 the reckon extension is usable, -1 not */
+	char *digest_schema; /* its schema, quoted for SQL */
+	rk_error digest_why; /* why not, when digest_state is -1 */
+
 	/* the scan in progress */
 	rk_row_fn fn;
 	void *ctx;
@@ -511,11 +516,13 @@ static int rk_pgreader_bound(rk_pgreader *r, const char *col, const char *op, rk
 }
 
 /*
- * Builds the COPY statement into r->sql.  *empty is set when no row can be
- * wanted (no ranges, no NULL times).  The bounds cannot be bound parameters
- * (COPY takes none), so they are formatted by reckon and escaped.
+ * Appends the WHERE clause selecting scan's rows to r->sql (nothing when the
+ * time column has no time type).  *empty is set, and nothing appended, when
+ * no row can be wanted (no ranges, no NULL times).  The bounds cannot be
+ * bound parameters (COPY takes none), so they are formatted by reckon and
+ * escaped.
  */
-static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
+static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
 {
 	rk_type tt = r->types[scan->time_index];
 	const char *tcol = r->quoted[scan->time_index];
@@ -559,16 +566,6 @@ static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		*empty = true;
 		return 0;
 	}
-
-	rk_buf_reset(&r->sql);
-	rk_buf_puts(&r->sql, "COPY (SELECT ");
-	for (size_t i = 0; i < r->ncols; i++) {
-		if (i)
-			rk_buf_puts(&r->sql, ", ");
-		rk_buf_puts(&r->sql, r->quoted[i]);
-	}
-	rk_buf_puts(&r->sql, " FROM ");
-	rk_buf_puts(&r->sql, r->qualified);
 	if (filter) {
 		rk_buf_puts(&r->sql, " WHERE ");
 		for (size_t i = 0; i < nm; i++) {
@@ -591,6 +588,23 @@ static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		if (scan->include_null_time)
 			rk_buf_printf(&r->sql, "%s%s IS NULL", nm ? " OR " : "", tcol);
 	}
+	return 0;
+}
+
+/* Builds the COPY statement of a scan into r->sql; *empty as above. */
+static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
+{
+	rk_buf_reset(&r->sql);
+	rk_buf_puts(&r->sql, "COPY (SELECT ");
+	for (size_t i = 0; i < r->ncols; i++) {
+		if (i)
+			rk_buf_puts(&r->sql, ", ");
+		rk_buf_puts(&r->sql, r->quoted[i]);
+	}
+	rk_buf_puts(&r->sql, " FROM ");
+	rk_buf_puts(&r->sql, r->qualified);
+	if (rk_pgreader_where(r, scan, empty, err) < 0)
+		return -1;
 	rk_buf_puts(&r->sql, ") TO STDOUT");
 	rk_buf_cstr(&r->sql);
 	return 0;
@@ -639,6 +653,210 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 	return -1;
 }
 
+/* ------------------------------------------------------------------------
+ * pushdown digests (reckon check --pushdown, docs/pushdown.md)
+ * ---------------------------------------------------------------------- */
+
+/* The digest format of the reckon extension this client works with (its
+ * reckon_pushdown_version(), src/ext/reckon.c). */
+#define RK_PGREADER_PUSHDOWN_VERSION "1"
+
+/* The extension's aggregate takes the hashed columns as arguments, and a
+ * function takes at most 100 (FUNC_MAX_ARGS), the state being one. */
+#define RK_PGREADER_PUSHDOWN_MAX_COLS 99
+
+/* A failed statement aborted the transaction: back to the scan savepoint. */
+static void rk_pgreader_recover(rk_pgreader *r)
+{
+	rk_error rerr;
+
+	rk_error_clear(&rerr);
+	if (rk_pg_command(r->pg, "scan rollback", rk_sql_session_scan_rollback, &rerr) < 0) {
+		r->broken = true;
+		rk_log_debug("%s: %s", r->desc, rerr.msg);
+	}
+}
+
+/* After r->digest_why got its message: this database cannot compute
+ * digests; returns 0. */
+static int rk_pgreader_no_digest(rk_pgreader *r, const char *hint)
+{
+	rk_error_hint(&r->digest_why, "%s", hint);
+	r->digest_state = -1;
+	return 0;
+}
+
+/*
+ * Finds the reckon extension (once per reader): 1 when its functions are
+ * there in this client's format version, 0 when not (r->digest_why says
+ * why), -1 when the catalog could not be read.
+ */
+static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
+{
+	static const char install[] = "install it on the database server (make ext-install, as root) and run "
+	                              "CREATE EXTENSION reckon in the database; or use --pushdown=auto to stream "
+	                              "the sides that do not have it (docs/pushdown.md)";
+	rk_pg_result *res = NULL;
+	rk_buf sql = RK_BUF_INIT;
+	rk_error verr;
+	const char *v;
+	int rc;
+
+	if (r->digest_state)
+		return r->digest_state > 0;
+	if (rk_pg_exec(r->pg, "find the reckon extension", rk_sql_pushdown_probe, 0, NULL, RK_PG_ANY_ROWS, &res,
+	               err) < 0) {
+		rk_pgreader_recover(r);
+		return -1;
+	}
+	if (rk_pg_result_rows(res) == 0) {
+		rk_pg_result_free(res);
+		rk_error_set(&r->digest_why, RK_EXIT_USAGE, "the reckon extension is not installed in the %s database %s",
+		             r->side, rk_pg_location(r->pg));
+		return rk_pgreader_no_digest(r, install);
+	}
+	r->digest_schema = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 0), err);
+	rk_pg_result_free(res);
+	if (!r->digest_schema)
+		return -1;
+	rk_buf_printf(&sql, "SELECT %s.reckon_pushdown_version()", r->digest_schema);
+	rk_error_clear(&verr);
+	rc = rk_pg_exec(r->pg, "reckon extension version", rk_buf_cstr(&sql), 0, NULL, RK_PG_ONE_ROW, &res, &verr);
+	rk_buf_free(&sql);
+	if (rc < 0) {
+		/* e.g. the SQL objects are there but the module is not */
+		rk_pgreader_recover(r);
+		rk_error_set(&r->digest_why, RK_EXIT_USAGE, "the reckon extension in the %s database cannot be used: %s",
+		             r->side, verr.msg);
+		return rk_pgreader_no_digest(r, install);
+	}
+	v = rk_pg_result_value(res, 0, 0);
+	if (!v || strcmp(v, RK_PGREADER_PUSHDOWN_VERSION) != 0) {
+		rk_error_set(&r->digest_why, RK_EXIT_USAGE,
+		             "the reckon extension in the %s database computes digest format %s; this reckon needs format "
+		             RK_PGREADER_PUSHDOWN_VERSION, r->side, v ? v : "NULL");
+		rk_pg_result_free(res);
+		return rk_pgreader_no_digest(r, "install the extension built from this reckon's sources (make ext-install), "
+		                                "then ALTER EXTENSION reckon UPDATE or re-create it");
+	}
+	rk_pg_result_free(res);
+	rk_log_debug("%s: reckon extension in schema %s", r->desc, r->digest_schema);
+	r->digest_state = 1;
+	return 1;
+}
+
+typedef struct rk_pgreader_dctx {
+	rk_pgreader *r;
+	rk_field *fields;
+	size_t nfields;
+	rk_row_fn fn;
+	void *ctx;
+} rk_pgreader_dctx;
+
+static int rk_pgreader_digest_row(void *ctx, const char *row, size_t len, rk_error *err)
+{
+	rk_pgreader_dctx *d = ctx;
+	const char *why;
+
+	d->r->rows++;
+	if (rk_copytext_split(row, len, d->fields, d->nfields, &d->r->scratch, &why) < 0) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: row %llu of the window digests has %s", d->r->desc,
+		                    (unsigned long long)d->r->rows, why);
+	}
+	return d->fn(d->ctx, d->fields, err);
+}
+
+/*
+ * The GROUP BY statement: one row per window, computed in the reader's
+ * snapshot by the extension's functions, qualified with its schema.  The
+ * WHERE clause is the scan's, so an index on the time column serves both.
+ * Integer sums go through bigint, whose sum is numeric: exact, never the
+ * overflow of an integer sum.
+ */
+static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bool *empty, rk_error *err)
+{
+	const char *sch = r->digest_schema;
+
+	rk_buf_reset(&r->sql);
+	rk_buf_printf(&r->sql,
+	              "COPY (SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8, "
+	              "pg_catalog.count(*), %s.reckon_digest(",
+	              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width, sch);
+	for (size_t i = 0; i < q->nhash; i++)
+		rk_buf_printf(&r->sql, "%s%s", i ? ", " : "", r->quoted[q->hash_index[i]]);
+	rk_buf_putc(&r->sql, ')');
+	for (size_t j = 0; j < q->nsum; j++) {
+		size_t c = q->sum_index[j];
+		bool narrow = r->types[c] == RK_T_INT2 || r->types[c] == RK_T_INT4;
+
+		rk_buf_printf(&r->sql, ", pg_catalog.sum(%s%s)", r->quoted[c], narrow ? "::pg_catalog.int8" : "");
+	}
+	rk_buf_puts(&r->sql, " FROM ");
+	rk_buf_puts(&r->sql, r->qualified);
+	if (rk_pgreader_where(r, q->scan, empty, err) < 0)
+		return -1;
+	rk_buf_puts(&r->sql, " GROUP BY 1) TO STDOUT");
+	rk_buf_cstr(&r->sql);
+	return 0;
+}
+
+static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	rk_pgreader_dctx d = {r, NULL, 3 + q->nsum, fn, ctx};
+	char label[200];
+	bool empty;
+	int rc;
+
+	if (r->ncols == 0 || q->scan->time_index >= r->ncols || q->scan->nranges > 1 || q->nhash == 0) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: digest query before bind, or not one range of whole windows",
+		                    r->desc);
+	}
+	if (r->broken) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: the reader's transaction was lost after an earlier failure",
+		             r->desc);
+		return rk_error_hint(err, "run again; the first error reported is the cause");
+	}
+	if (q->nhash > RK_PGREADER_PUSHDOWN_MAX_COLS) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_USAGE, "%s: %zu hashed columns; the reckon extension takes at most %d", r->desc,
+		             q->nhash, RK_PGREADER_PUSHDOWN_MAX_COLS);
+		rk_error_hint(err, "hash fewer --columns, or leave out --pushdown");
+		return 1;
+	}
+	if ((rc = rk_pgreader_probe(r, err)) <= 0) {
+		if (rc < 0)
+			return -1;
+		*err = r->digest_why;
+		return 1;
+	}
+	if (rk_pgreader_digest_build(r, q, &empty, err) < 0)
+		return -1;
+	if (empty)
+		return 0;
+	snprintf(label, sizeof label, "window digests of %s", r->display);
+	d.fields = rk_xcalloc(d.nfields, sizeof *d.fields);
+	r->rows = 0;
+	rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_hash, err);
+	if (rc == 0)
+		rc = rk_pg_copy_out(r->pg, label, r->sql.data, rk_pgreader_digest_row, &d, err);
+	if (rc == 0)
+		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_reset, err);
+	free(d.fields);
+	if (rc == 0) {
+		rk_log_debug("%s: %llu window digests", r->desc, (unsigned long long)r->rows);
+		return 0;
+	}
+	/* a value the extension refused, a setting, a privilege: the user's to fix */
+	if (err->sqlstate[0] && rk_pg_error_is_usage(err))
+		err->code = RK_EXIT_USAGE;
+	rk_pgreader_recover(r);
+	return -1;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const char *rk_pgreader_describe(const void *impl)
@@ -665,6 +883,7 @@ static void rk_pgreader_free(void *impl)
 	free(r->qualified);
 	free(r->desc);
 	free(r->snapshot);
+	free(r->digest_schema);
 	free(r);
 }
 
@@ -682,4 +901,5 @@ const rk_reader_ops rk_pgreader_ops = {
 	.free = rk_pgreader_free,
 	.columns = rk_pgreader_columns,
 	.snapshot = rk_pgreader_snapshot,
+	.digest = rk_pgreader_digest,
 };

@@ -69,6 +69,16 @@ const char *rk_reader_snapshot(const rk_reader *r)
 	return r->ops->snapshot ? r->ops->snapshot(r->impl) : NULL;
 }
 
+int rk_reader_digest(rk_reader *r, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	if (!r->ops->digest) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s: window digests of CSV data are computed by reckon, not pushed down",
+		             r->ops->describe(r->impl));
+		return 1;
+	}
+	return r->ops->digest(r->impl, q, fn, ctx, err);
+}
+
 void rk_reader_free(rk_reader *r)
 {
 	if (!r)

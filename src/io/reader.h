@@ -90,6 +90,33 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
  */
 int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err);
 
+/*
+ * Window digests computed by the server (reckon check --pushdown).  The rows
+ * are those scan selects; the server groups them by window index
+ * (instant - from) / width, in bigint arithmetic as the client computes it,
+ * and hashes and sums them with the reckon extension (docs/pushdown.md).
+ */
+typedef struct rk_digest_query {
+	const rk_scan *scan;         /* which rows, as for rk_reader_scan */
+	const size_t *hash_index;    /* the hashed columns (bound column indexes), in --columns order */
+	size_t nhash;
+	const size_t *sum_index;     /* the summed columns (integer or numeric) */
+	size_t nsum;
+	rk_usec from, width;         /* the window grid */
+} rk_digest_query;
+
+/*
+ * Runs q and calls fn once per group with 3 + nsum fields: the window index
+ * (decimal; NULL for the group of rows whose time is NULL), the row count,
+ * the window hash (32 hex digits), then each column's exact sum as numeric
+ * text (NULL when the group has no non-NULL value).  The groups come in no
+ * particular order.  Returns 0, or -1 on error, or 1 when this reader cannot
+ * compute digests (a CSV reader, or a database without the reckon extension
+ * in the version this client needs): err then says why, with a hint, as an
+ * RK_EXIT_USAGE error the caller may report or pass over.
+ */
+int rk_reader_digest(rk_reader *r, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+
 /* The id of the snapshot exported at open (opts.export_snapshot), valid
  * while r lives; NULL for CSV readers or when not exported. */
 const char *rk_reader_snapshot(const rk_reader *r);

@@ -17,6 +17,8 @@ typedef struct rk_reader_ops {
 	int (*columns)(void *impl, char ***names, size_t *n, rk_error *err);
 	/* optional: the exported snapshot id (opts.export_snapshot), or NULL */
 	const char *(*snapshot)(const void *impl);
+	/* optional: window digests computed by the server (rk_reader_digest) */
+	int (*digest)(void *impl, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 } rk_reader_ops;
 
 /* Each returns a new implementation object or NULL with err filled. */

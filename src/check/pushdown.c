@@ -1,0 +1,123 @@
+/*
+ * pushdown.c - the digest pass computed by the server (reckon check
+ * --pushdown, docs/pushdown.md).
+ *
+ * A PostgreSQL side whose database has the reckon extension sends one row per
+ * window - count, window hash, exact sums - instead of every row: the
+ * extension encodes and hashes each row with this client's own core code, so
+ * the window digests are the ones streaming would have computed.  The sums
+ * arrive as PostgreSQL's exact numeric text and go through the canonical
+ * numeric text into rk_sum, as a streamed value would.  A CSV side, and with
+ * --pushdown=auto a database without the extension, stream as usual; the
+ * drilldown always streams.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_internal.h"
+#include "core/canon.h"
+#include "core/log.h"
+
+/* Decimal text of a field to int64; 0 or -1. */
+static int rk_pd_int64(const rk_field *f, int64_t *out)
+{
+	char tmp[24], *end;
+	long long v;
+
+	if (f->null || f->len == 0 || f->len >= sizeof tmp)
+		return -1;
+	memcpy(tmp, f->p, f->len);
+	tmp[f->len] = '\0';
+	errno = 0;
+	v = strtoll(tmp, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int rk_pd_bad_row(const rk_side *s, const char *what, const rk_field *f, rk_error *err)
+{
+	int shown = f->null ? 4 : (f->len > 60 ? 60 : (int)f->len);
+
+	rk_error_set(err, RK_EXIT_RUNTIME, "%s: the server's window digests hold %s '%.*s'", rk_reader_describe(s->reader),
+	             what, shown, f->null ? "NULL" : f->p);
+	return rk_error_hint(err, "the reckon extension and this reckon do not agree: install the extension built from "
+	                          "this reckon's sources (docs/pushdown.md)");
+}
+
+/* One window (or the NULL-time group) as the server computed it. */
+static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	rk_side *s = ctx;
+	const rk_plan *p = s->plan;
+	rk_check_result *res = s->res;
+	rk_side_result *sr = &res->side[s->idx];
+	int64_t w, n;
+	rk_u128 h;
+	const char *why;
+
+	if (rk_pd_int64(&f[1], &n) < 0 || n <= 0)
+		return rk_pd_bad_row(s, "the row count", &f[1], err);
+	s->rows_read += (uint64_t)n;
+	if (f[0].null) {
+		s->null_time += (uint64_t)n;
+		return 0;
+	}
+	/* the server groups exactly the rows of [lo, hi): any other window
+	 * means the two sides of the contract have drifted apart */
+	if (rk_pd_int64(&f[0], &w) < 0 || w < (s->lo - res->from) / res->width || w >= (s->hi - res->from) / res->width)
+		return rk_pd_bad_row(s, "the window index", &f[0], err);
+	if (f[2].null || f[2].len != 32) {
+		return rk_pd_bad_row(s, "the window hash", &f[2], err);
+	} else {
+		char hex[33];
+
+		memcpy(hex, f[2].p, 32);
+		hex[32] = '\0';
+		if (rk_hash_parse(hex, &h) < 0)
+			return rk_pd_bad_row(s, "the window hash", &f[2], err);
+	}
+	sr->rows[w] += (uint64_t)n;
+	sr->hash[w] += h;
+	s->total += (uint64_t)n;
+	for (size_t j = 0; j < p->nsum; j++) {
+		const rk_field *sf = &f[3 + j];
+		size_t c = p->sum_idx[j];
+
+		if (sf->null)
+			continue;
+		rk_buf_reset(&s->tmp);
+		if (rk_canon_text(RK_T_NUMERIC, sf->p, sf->len, &s->tmp, &why) < 0)
+			return rk_pd_bad_row(s, "a sum", sf, err);
+		if (rk_sum_add(&sr->sums[(size_t)w * p->nsum + j], s->tmp.data, s->tmp.len, &why) < 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "sum of column %s in window %lld: %s", p->cols[c], (long long)w, why);
+			return rk_error_hint(err, "drop %s from --sum; an exact sum cannot be formed", p->cols[c]);
+		}
+	}
+	return 0;
+}
+
+int rk_pushdown_side(rk_side *s)
+{
+	const rk_plan *p = s->plan;
+	rk_range range = {s->lo, s->hi};
+	rk_scan scan = {p->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
+	rk_digest_query q = {&scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width};
+	int rc;
+
+	if (s->pushdown == RK_PUSHDOWN_OFF || rk_reader_kind_of(s->reader) != RK_READER_PG)
+		return 1;
+	rc = rk_reader_digest(s->reader, &q, rk_pd_row, s, &s->err);
+	if (rc == 1 && s->pushdown == RK_PUSHDOWN_AUTO) {
+		/* the first reader of the side speaks for its parallel readers */
+		if (s->null_rows)
+			rk_log_info("%s: %s; streaming its rows instead", s->name, s->err.msg);
+		rk_error_clear(&s->err);
+		return 1;
+	}
+	if (rc == 0 && s->null_rows)
+		rk_log_info("%s: window digests computed by the server", s->name);
+	return rc == 1 ? -1 : rc;
+}

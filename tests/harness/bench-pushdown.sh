@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# bench-pushdown.sh RECKON_BIN - make bench-pushdown: the digest pass
+# streamed versus pushed down into PostgreSQL (reckon check --pushdown).
+#
+# The table of tests/harness/bench.sh - bench.t (bigint id, timestamptz ts
+# over one day, numeric(12,2) amount, text note), N rows per side (env N,
+# default 1000000), identical in two databases of one private cluster, with
+# the reckon extension - and these timings, each the best of 3:
+#
+#   copy floor   both sides' compared columns copied out concurrently by psql
+#                (\copy (select ...) to /dev/null): what streaming must move
+#   scan floor   both sides' SELECT count(*), sum(amount) GROUP BY window,
+#                concurrently, in the database: what any in-database digest
+#                must do (same grouping expression and planner settings as
+#                reckon's pushdown statement)
+#   stream       reckon check (rows streamed and digested by reckon)
+#   pushdown     reckon check --pushdown (window digests computed by the server)
+#
+# for identical tables (match) and after damaging 10 target rows (differ:
+# the drilldown, which always streams, comes on top).  Prints a table and
+# writes it to reports/bench/pushdown-<N>.md.  No timing is asserted; a wrong
+# exit status of reckon fails.  Needs the extension installed
+# (make ext-install, as root) or built (make ext: loaded by its path).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
+
+if [[ $# -ne 1 ]]; then
+	echo "usage: [N=rows] tests/harness/bench-pushdown.sh RECKON_BIN" >&2
+	exit 2
+fi
+RECKON=$1
+[[ $RECKON == /* ]] || RECKON=$PWD/$RECKON
+[[ -x $RECKON ]] || { echo "bench: $RECKON is not an executable (run make)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "bench: GNU time (/usr/bin/time) is missing: run tests/harness/deps.sh" >&2; exit 1; }
+N=${N:-1000000}
+[[ $N =~ ^[0-9]+$ && $N -ge 100 ]] || { echo "bench: N must be a whole number >= 100" >&2; exit 2; }
+REPEAT=3
+EXT_DIR=${RK_EXT_DIR:-$repo/build/ext}
+
+base=$(mktemp -d /tmp/reckon-bench.XXXXXX)
+chmod 0755 "$base"
+cleanup() {
+	bash "$here/pgcluster.sh" stop "$base/pg" || true
+	rm -rf "$base"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
+# shellcheck source=/dev/null
+. "$base/pg/env"
+
+psql_b() {
+	PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
+}
+
+# the extension: installed, or else created from the built module by its path
+ext_create() {
+	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
+		return 0
+	fi
+	[[ -r $EXT_DIR/reckon.so ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
+	sed -e '/^\\echo/d' -e "s|MODULE_PATHNAME|$EXT_DIR/reckon.so|g" "$EXT_DIR/reckon--1.0.sql" | psql_b -d "$1" >/dev/null
+}
+
+# load DB ROWS - bench.t as in bench.sh
+load() {
+	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
+	psql_b -d "$1" <<-SQL
+		create schema bench;
+		create table bench.t (id bigint, ts timestamptz, amount numeric(12,2), note text);
+		insert into bench.t
+		select i,
+		       timestamptz '2026-03-02 00:00:00+00' + (i - 1) * (interval '86400 seconds' / $2),
+		       (i * 7919 % 1000000) / 100.0,
+		       'note ' || md5(i::text)
+		from generate_series(1::bigint, $2) i;
+		vacuum (freeze, analyze) bench.t;
+	SQL
+	ext_create "$1"
+}
+
+RANGE="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
+COPY_SQL="select id, ts, amount, note from bench.t where $RANGE"
+# reckon's pushdown statement without the digest (src/io/pgreader.c)
+SCAN_SQL="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount)
+          from bench.t where $RANGE group by 1"
+
+now() { echo "$EPOCHREALTIME"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+min() { printf '%s\n' "$@" | sort -g | head -n 1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# both_once KIND - seconds for both sides' KIND (copy|scan) run concurrently
+both_once() {
+	local t0 t1 p1 p2 db
+	local -a pids=()
+	t0=$(now)
+	for db in bench_src bench_tgt; do
+		if [[ $1 == copy ]]; then
+			psql_b -d "$db" -c "\\copy ($COPY_SQL) to '/dev/null'" &
+		else
+			PGOPTIONS="-c enable_sort=off -c TimeZone=UTC" psql_b -d "$db" -c "$SCAN_SQL" >/dev/null &
+		fi
+		pids+=($!)
+	done
+	p1=${pids[0]}
+	p2=${pids[1]}
+	wait "$p1"
+	wait "$p2"
+	t1=$(now)
+	elapsed "$t0" "$t1"
+}
+
+# reckon_once WANT_EXIT [OPTION...] - prints "seconds peak_rss_kib"
+reckon_once() {
+	local want=$1 t0 t1 rc=0
+	shift
+	t0=$(now)
+	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
+		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_src" \
+		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_tgt" \
+		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-04T00:00:00Z --report "$base/report" "$@" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
+	t1=$(now)
+	if [[ $rc -ne $want ]]; then
+		echo "bench: reckon check $* exited with $rc, expected $want" >&2
+		tail -n 20 "$base/reckon.err" >&2
+		exit 1
+	fi
+	echo "$(elapsed "$t0" "$t1") $(tail -n 1 "$base/time.out")"
+}
+
+rows_table=()
+echo "bench: loading $N rows per side" >&2
+load bench_src "$N"
+load bench_tgt "$N"
+both_once copy >/dev/null
+both_once scan >/dev/null
+for mode in match differ; do
+	want=0
+	if [[ $mode == differ ]]; then
+		want=1
+		psql_b -d bench_tgt <<-SQL
+			delete from bench.t where id in (select (g * ($N / 5))::bigint from generate_series(1, 4) g);
+			update bench.t set amount = amount + 1 where id in (select (g * ($N / 5) + 1)::bigint from generate_series(1, 4) g);
+			insert into bench.t select * from bench.t where id = $N / 2;
+			update bench.t set note = note || '!' where id = $N / 3;
+			vacuum (freeze, analyze) bench.t;
+		SQL
+	fi
+	copies=() scans=() st=() st_rss=() pd=() pd_rss=()
+	for ((i = 0; i < REPEAT; i++)); do
+		copies+=("$(both_once copy)")
+		scans+=("$(both_once scan)")
+		read -r s r <<<"$(reckon_once $want)"
+		st+=("$s")
+		st_rss+=("$r")
+		read -r s r <<<"$(reckon_once $want --pushdown)"
+		pd+=("$s")
+		pd_rss+=("$r")
+	done
+	c=$(min "${copies[@]}")
+	f=$(min "${scans[@]}")
+	s=$(min "${st[@]}")
+	p=$(min "${pd[@]}")
+	rows_table+=("$(printf '| %s | %s | copy floor | %s | | | |' "$N" "$mode" "$c")")
+	rows_table+=("$(printf '| %s | %s | scan floor | %s | | | |' "$N" "$mode" "$f")")
+	rows_table+=("$(printf '| %s | %s | stream | %s | %s x copy floor | 1.00 | %s |' "$N" "$mode" "$s" "$(ratio "$s" "$c")" "$(min "${st_rss[@]}")")")
+	rows_table+=("$(printf '| %s | %s | pushdown | %s | %s x scan floor | %s | %s |' "$N" "$mode" "$p" "$(ratio "$p" "$f")" "$(ratio "$p" "$s")" "$(min "${pd_rss[@]}")")")
+	echo "bench: $N rows, $mode: stream ${s}s, pushdown ${p}s, copy floor ${c}s, scan floor ${f}s" >&2
+done
+
+out_dir=$repo/reports/bench
+mkdir -p "$out_dir"
+out=$out_dir/pushdown-$N.md
+{
+	echo "# reckon check --pushdown benchmark, $N rows per side"
+	echo
+	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
+	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version), max_parallel_workers_per_gather $(psql_b -d postgres -At -c 'show max_parallel_workers_per_gather')"
+	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	echo "- table: bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
+	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
+	echo "- copy floor: both sides' \`\\copy (select id,ts,amount,note ...) to /dev/null\`, concurrently"
+	echo "- scan floor: both sides' \`select (reckon_instant(ts) - from) / width, count(*), sum(amount) ... group by 1\`, concurrently, in the database"
+	echo "- stream: \`reckon check\`; pushdown: \`reckon check --pushdown\` (the drilldown streams in both)"
+	echo "- match: identical tables; differ: 10 target rows damaged in 6 windows"
+	echo "- best of $REPEAT runs for each; peak RSS of reckon (GNU time %M)"
+	echo
+	echo "| rows | mode | what | seconds | ratio to its floor | ratio to stream | peak RSS KiB |"
+	echo "| ---: | --- | --- | ---: | ---: | ---: | ---: |"
+	printf '%s\n' "${rows_table[@]}"
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"
+echo
+echo "bench: written to ${out#"$repo"/}"

@@ -1,0 +1,396 @@
+# shellcheck shell=bash disable=SC2054
+# reckon check --pushdown: window digests computed inside PostgreSQL by the
+# reckon extension (src/ext, docs/pushdown.md) must be bit-identical to the
+# ones the client computes from streamed rows (digest.md "Property").
+#
+# The property: random tables holding every type of digest.md (and "other"
+# types), NULLs, empty strings, specials and boundary instants, in databases
+# whose default settings are odd (time zone, DateStyle, extra_float_digits,
+# IntervalStyle, bytea_output, lc_numeric...), give byte-identical
+# windows.csv, findings.csv and summary.json streamed and pushed down; a
+# damaged target gives the same findings both ways.
+#
+# The extension comes from `make ext-install` (CREATE EXTENSION reckon) or,
+# when the server's directories are not writable, straight from the built
+# module (RK_EXT_DIR, default build/ext) with CREATE FUNCTION ... AS its path.
+
+SRC=pd_src
+TGT=pd_tgt
+BARE=pd_bare
+
+COLS=id,i2,i4,i8,num,dom,n2,f4,f8,b,txt,vc,ch,nm,ct,c1,d,ts,tsl,u,iv,js,arr,by,mn,tm,tz
+SUMS=n2,dom,i2,i4,i8
+RANGE=(--from 2026-03-01T00:00:00Z --to 2026-03-04T00:00:00Z --now 2026-03-10T00:00:00Z)
+# reckon's own session settings, for the psql sessions that call the
+# extension directly in databases whose defaults are odd
+PINNED="-c TimeZone=UTC -c DateStyle=ISO,YMD -c extra_float_digits=3 -c IntervalStyle=postgres -c bytea_output=hex -c lc_monetary=C"
+
+# ext_create DB - the reckon extension in DB
+ext_create() {
+	local dir=${RK_EXT_DIR:-$RK_REPO/build/ext}
+	if PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -d "$1" \
+		-c "create extension if not exists reckon" >/dev/null 2>&1; then
+		return 0
+	fi
+	[[ -r $dir/reckon.so && -r $dir/reckon--1.0.sql ]] ||
+		fail "the reckon extension is neither installed (make ext-install) nor built in $dir (make ext)"
+	sed -e '/^\\echo/d' -e "s|MODULE_PATHNAME|$dir/reckon.so|g" "$dir/reckon--1.0.sql" | sql "$1" >/dev/null
+}
+
+# mk_table DB - (re)creates the empty table t: every type of digest.md,
+# a domain, an extension type and "other" types
+mk_table() {
+	sql "$1" >/dev/null <<-'SQL'
+		create extension if not exists citext;
+		drop table if exists t, tw;
+		drop domain if exists posnum;
+		create domain posnum as numeric;
+		create table t (
+			id bigint, i2 smallint, i4 integer, i8 bigint,
+			num numeric, dom posnum, n2 numeric(12,2),
+			f4 real, f8 double precision, b boolean,
+			txt text, vc varchar(40), ch char(6), nm name, ct citext, c1 "char",
+			d date, ts timestamptz, tsl timestamp, u uuid,
+			iv interval, js jsonb, arr integer[], by bytea, mn money, tm time, tz timetz);
+	SQL
+}
+
+# mk_random DB SEED ROWS [TGT] - t in DB with ROWS random rows (NULLs,
+# empty strings, specials, instants on and next to window boundaries, out of
+# the range, infinite) plus the row (0, NULL, ...); the same rows in TGT
+mk_random() {
+	mk_table "$1"
+	sql "$1" >/dev/null <<-SQL
+		set extra_float_digits = 3;
+		insert into t (id) values (0);
+		select setseed($2);
+		insert into t
+		select g,
+		  case when random() < 0.06 then null else (floor(random() * 65536) - 32768)::int end,
+		  case when random() < 0.06 then null else (floor(random() * 4294967296) - 2147483648)::bigint end,
+		  case when random() < 0.06 then null else ((random() - 0.5) * 9.2e18)::bigint end,
+		  case when random() < 0.06 then null
+		       when random() < 0.03 then 'NaN'::numeric
+		       when random() < 0.03 then 'Infinity'::numeric
+		       when random() < 0.03 then '-Infinity'::numeric
+		       else round(((random() - 0.5) * 10 ^ floor(random() * 16))::numeric, floor(random() * 13)::int) end,
+		  case when random() < 0.06 then null
+		       else round(((random() - 0.5) * 10 ^ floor(random() * 12))::numeric, floor(random() * 9)::int) end,
+		  case when random() < 0.06 then null else round(((random() - 0.5) * 1e9)::numeric, 2) end,
+		  case when random() < 0.06 then null
+		       else (array['NaN', '-0', '0', 'Infinity', '-Infinity', '1e-45', '3.4028235e38', '0.1',
+		                   ((random() - 0.5) * 10 ^ (random() * 20 - 10))::text,
+		                   ((random() - 0.5) * 10 ^ (random() * 20 - 10))::text])[1 + floor(random() * 10)::int]::real end,
+		  case when random() < 0.06 then null
+		       else (array['NaN', '-0', '0', 'Infinity', '-Infinity', '5e-324', '1.7976931348623157e308',
+		                   (0.1::float8 + 0.2::float8)::text,
+		                   ((random() - 0.5) * 10 ^ (random() * 40 - 20))::text,
+		                   ((random() - 0.5) * 10 ^ (random() * 40 - 20))::text])[1 + floor(random() * 10)::int]::float8 end,
+		  case when random() < 0.06 then null else random() < 0.5 end,
+		  case when random() < 0.06 then null
+		       else (array['', 'a,b', 'say "hi"', e'two\nlines', e'tab\there', e'back\\\\slash', 'Zürich ✓', '東京',
+		                   '  lead', 'trail  ', 'N', e'\\\\N', e'cr\r'])[1 + floor(random() * 13)::int]
+		            || case when random() < 0.5 then md5(g::text) else '' end end,
+		  case when random() < 0.06 then null
+		       else left((array['', 'x', 'Grüße', ' ,;'])[1 + floor(random() * 4)::int] || md5((g * 7)::text), 40) end,
+		  case when random() < 0.06 then null
+		       else (array['ab', 'ab    ', '', 'x y', ' lead', 'Ü', 'abcdef'])[1 + floor(random() * 7)::int] end,
+		  case when random() < 0.06 then null else 'n' || g end,
+		  case when random() < 0.06 then null else (array['Abc', 'aBC', '  x', ''])[1 + floor(random() * 4)::int] end,
+		  case when random() < 0.06 then null else chr(65 + g % 26)::"char" end,
+		  case when random() < 0.06 then null
+		       when random() < 0.03 then 'infinity'::date
+		       when random() < 0.03 then '-infinity'::date
+		       else date '2026-02-28' + floor(random() * 6)::int end,
+		  case when random() < 0.06 then null
+		       when random() < 0.02 then 'infinity'::timestamptz
+		       when random() < 0.02 then '-infinity'::timestamptz
+		       when random() < 0.15 then timestamptz '2026-03-01 00:00:00+00' + floor(random() * 13)::int * interval '6 hours'
+		                                 + (array[interval '0', interval '-1 microsecond', interval '1 microsecond'])[1 + floor(random() * 3)::int]
+		       else timestamptz '2026-02-28 00:00:00+00' + random() * interval '6 days' end,
+		  case when random() < 0.06 then null
+		       when random() < 0.02 then 'infinity'::timestamp
+		       when random() < 0.15 then timestamp '2026-03-01 00:00:00' + floor(random() * 13)::int * interval '6 hours'
+		                                 + (array[interval '0', interval '-1 microsecond', interval '1 microsecond'])[1 + floor(random() * 3)::int]
+		       else timestamp '2026-02-28 00:00:00' + random() * interval '6 days' end,
+		  case when random() < 0.06 then null else md5(g::text || 'u')::uuid end,
+		  case when random() < 0.06 then null
+		       else make_interval(months => g % 14, days => g % 40 - 20, secs => (random() - 0.5) * 200000) end,
+		  case when random() < 0.06 then null
+		       else jsonb_build_object('k', g, 'f', random(), 's', e'q"\n', 'a', jsonb_build_array(1, 'x', null)) end,
+		  case when random() < 0.06 then null else array[g, g % 7, null]::int[] end,
+		  case when random() < 0.06 then null else decode(md5(g::text), 'hex') || '\x00ff5c'::bytea end,
+		  case when random() < 0.06 then null else (floor(random() * 100000000) / 100 - 400000)::numeric::money end,
+		  case when random() < 0.06 then null else time '00:00' + random() * interval '23 hours' end,
+		  case when random() < 0.06 then null else (time '12:34:56.789' + g * interval '1 second')::timetz end
+		from generate_series(1, $3) g;
+	SQL
+	if [[ $# -ge 4 ]]; then
+		mk_table "$4"
+		copy_table "$1" "$4"
+	fi
+}
+
+# copy_table SRC TGT - t from SRC into TGT, bit for bit (binary COPY)
+copy_table() {
+	sql "$2" "truncate t" >/dev/null
+	"$RK_PGBIN/psql" -X -q -d "$1" -c "copy t to stdout (format binary)" |
+		"$RK_PGBIN/psql" -X -q -d "$2" -c "copy t from stdin (format binary)" >/dev/null ||
+		fail "copying t from $1 to $2 failed"
+}
+
+# odd_settings DB STYLE - database defaults that change how values print
+odd_settings() {
+	if [[ $2 == a ]]; then
+		sql postgres "alter database $1 set timezone = 'Asia/Kolkata';
+		              alter database $1 set datestyle = 'German, DMY';
+		              alter database $1 set extra_float_digits = -2;
+		              alter database $1 set intervalstyle = 'iso_8601';
+		              alter database $1 set bytea_output = 'escape';
+		              alter database $1 set lc_numeric = 'C.utf8';
+		              alter database $1 set lc_monetary = 'C.utf8'" >/dev/null
+	else
+		sql postgres "alter database $1 set timezone = 'America/St_Johns';
+		              alter database $1 set datestyle = 'SQL, MDY';
+		              alter database $1 set extra_float_digits = 0;
+		              alter database $1 set intervalstyle = 'sql_standard';
+		              alter database $1 set bytea_output = 'escape';
+		              alter database $1 set lc_numeric = 'C.utf8'" >/dev/null
+	fi
+}
+
+setup_file() {
+	createdb $SRC
+	createdb $TGT
+	createdb $BARE
+	ext_create $SRC
+	ext_create $TGT
+	odd_settings $SRC a
+	odd_settings $TGT b
+	# the odd settings are in force: this is what a careless session sees
+	assert_eq "01.03.2026 05:30:00 IST|0.3" \
+		"$(sql $SRC "select timestamptz '2026-03-01 00:00:00+00', 0.1::float8 + 0.2::float8")"
+}
+
+# pd_check SRC TGT REPORT_DIR [OPTION...] - reckon check of t
+pd_check() {
+	rk check --source "$(conn "$1")" --target "$(conn "$2")" --table t --key id --columns "$COLS" \
+		"${RANGE[@]}" --report "$3" "${@:4}"
+}
+
+# same_both_ways SRC TGT WANT_EXIT [OPTION...] - streamed and pushed down,
+# the same exit status and byte-identical reports; the digests really came
+# from the servers
+same_both_ways() {
+	local want=$3 tag
+	tag=$(mktemp -d "$T/run.XXXXXX")
+	mkdir -p "$tag/stream" "$tag/push"
+	assert_exit "$want" pd_check "$1" "$2" "$tag/stream" "${@:4}"
+	assert_exit "$want" pd_check "$1" "$2" "$tag/push" --pushdown -v "${@:4}"
+	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_contains "$ERR" "target: window digests computed by the server"
+	for f in windows.csv findings.csv summary.json; do
+		assert_file_eq "$tag/push/$f" "$tag/stream/$f"
+	done
+	cp "$tag/push/windows.csv" "$T/last-windows.csv"
+	cp "$tag/push/findings.csv" "$T/last-findings.csv"
+}
+
+test_worked_example_constants() {
+	# docs/digest.md section 4, computed by the extension
+	local q="select reckon_row_hash(42, timestamptz '2026-03-02 10:58:00+00', 12.50, null::text),
+	                reckon_row_hash(43, timestamptz '2026-03-02 10:59:30.25+00', -0.50, 'hi'::text)"
+	assert_eq "5d73ea65bfe6913f5a5763d487edf87c|d71dbc5fb7be96f73e39f6e61d354c86" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "$q")"
+	assert_eq "\\x01020000003432011000000031373732343439303830303030303030010400000031322e3500" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "select reckon_row_encoding(42, timestamptz '2026-03-02 10:58:00+00', 12.50, null::text)")"
+	assert_eq "3491a6c577a5283698915abaa5234502 0baf63252f63bf2dd6cb51a0c2589188" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "
+			with r(id, ts, amount, note) as (values
+				(42, timestamptz '2026-03-02 10:58:00+00', 12.50, null::text),
+				(43, timestamptz '2026-03-02 10:59:30.25+00', -0.50, 'hi'))
+			select (select reckon_digest(id, ts, amount, note) from r) || ' ' ||
+			       (select reckon_digest(id, ts, amount, note) from (select * from r union all select * from r where id = 43) x)")"
+}
+
+test_random_tables_identical_digests() {
+	local seed
+	for seed in 0.11 0.42 -0.73; do
+		mk_random $SRC "$seed" 2500 $TGT
+		same_both_ways $SRC $TGT 1 --time ts --window 6h --sum "$SUMS"
+		# windows were really compared, and the NULL times counted
+		assert_eq "match match match match match match match match match match match match" \
+			"$(statuses "$T/last-windows.csv")"
+		same_both_ways $SRC $TGT 1 --time tsl --window 6h --sum "$SUMS"
+		same_both_ways $SRC $TGT 1 --time d --window 1d --sum "$SUMS" --jobs 2
+	done
+}
+
+test_damaged_target_same_findings() {
+	local -a id
+	mk_random $SRC 0.5 3000 $TGT
+	# rows inside the checked range, so that every change lands in a window
+	read -r -a id <<<"$(sql $TGT "select string_agg(id::text, ' ' order by id) from (select id from t
+		where ts >= '2026-03-01 00:00:00+00' and ts < '2026-03-03 18:00:00+00' order by id limit 20) x")"
+	sql $TGT >/dev/null <<-SQL
+		delete from t where id in (${id[0]}, ${id[1]});
+		insert into t select * from t where id in (${id[2]}, ${id[3]});
+		update t set ch = 'zz' where id = ${id[4]};
+		update t set txt = coalesce(txt, '') || e'\n' where id = ${id[5]};
+		update t set f8 = case when f8 = 0 then '-0'::float8 else 0 end where id = ${id[6]};
+		update t set num = 'NaN' where id = ${id[7]};
+		update t set ts = ts + interval '6 hours' where id = ${id[8]};
+		update t set tsl = tsl - interval '1 microsecond' where id = ${id[9]};
+		update t set js = coalesce(js, '{}') || '{"z": 1}' where id = ${id[10]};
+		update t set u = null where id = ${id[11]};
+		update t set n2 = coalesce(n2, 0) + 0.01 where id = ${id[12]};
+		update t set by = '\x' where id = ${id[13]};
+		update t set iv = coalesce(iv, interval '0') + interval '1 microsecond' where id = ${id[14]};
+		update t set c1 = 'z' where id = ${id[15]};
+	SQL
+	same_both_ways $SRC $TGT 1 --time ts --window 6h --sum "$SUMS"
+	assert_match "$(grep -c . "$T/last-findings.csv")" '^([6-9]|[1-9][0-9]+)$' "findings lines"
+	assert_contains "$T/last-findings.csv" ",missing,${id[0]},1,0"
+	assert_contains "$T/last-findings.csv" ",duplicated,${id[2]},1,2"
+	same_both_ways $SRC $TGT 1 --time d --window 1d --sum "$SUMS" --jobs 3
+}
+
+# The instants the server groups by, and encodes timestamps from, are the
+# stored values': against PostgreSQL's own exact arithmetic (extract(epoch)
+# is numeric), and against the canonical text of the same values.
+test_instant_is_canonical() {
+	mk_random $SRC 0.9 2000
+	assert_eq "0|0|0" "$(PGOPTIONS="$PINNED" sql $SRC "
+		select count(*) filter (where isfinite(ts) and reckon_instant(ts) <> (extract(epoch from ts) * 1000000)::bigint),
+		       count(*) filter (where isfinite(tsl) and reckon_instant(tsl) <> (extract(epoch from tsl) * 1000000)::bigint),
+		       count(*) filter (where isfinite(d) and reckon_instant(d) <> (extract(epoch from d::timestamp) * 1000000)::bigint)
+		from t")"
+	assert_eq "0|0" "$(PGOPTIONS="$PINNED" sql $SRC "
+		select count(*) filter (where isfinite(ts)
+		                        and reckon_instant(ts)::text <> convert_from(substring(reckon_row_encoding(ts) from 6), 'UTF8')),
+		       count(*) filter (where isfinite(tsl)
+		                        and reckon_instant(tsl)::text <> convert_from(substring(reckon_row_encoding(tsl) from 6), 'UTF8'))
+		from t")"
+	assert_eq "1772323200000000|9223372036854775807|-9223372036854775808|\\x0108000000696e66696e697479" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "select reckon_instant(date '2026-03-01'), reckon_instant('infinity'::timestamptz),
+		                                        reckon_instant('-infinity'::date), reckon_row_encoding('infinity'::timestamp)")"
+	# the last microseconds PostgreSQL has do not fit the client's int64 either
+	local rc=0
+	PGOPTIONS="$PINNED" "$RK_PGBIN/psql" -X -q -d $SRC -c "select reckon_row_hash(timestamptz '294276-12-31 23:59:59+00')" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	assert_ne 0 "$rc"
+	assert_contains "$T/err" "timestamp out of range"
+}
+
+# Parallel workers: partial states serialised, combined, finalised.
+test_parallel_aggregate_same_digest() {
+	local par="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0"
+	local q serial parallel plan
+	mk_random $SRC 0.3 20000
+	# the window as a column with statistics, so that the planner knows how
+	# few groups there are and aggregates partially in each worker
+	sql $SRC "create table tw as select (reckon_instant(ts) - 1772323200000000) / 21600000000 w, *
+	          from t where ts >= '2026-03-01 00:00:00+00' and ts < '2026-03-04 00:00:00+00';
+	          analyze tw" >/dev/null
+	for q in "select count(*), reckon_digest($COLS) from t" \
+		"select w, count(*), reckon_digest($COLS) from tw group by w order by w"; do
+		serial=$(PGOPTIONS="$PINNED -c max_parallel_workers_per_gather=0" sql $SRC "$q")
+		plan=$(PGOPTIONS="$PINNED $par" sql $SRC "explain (costs off) $q")
+		assert_contains "$plan" "Partial"
+		assert_contains "$plan" "Workers Planned"
+		parallel=$(PGOPTIONS="$PINNED $par" sql $SRC "$q")
+		assert_eq "$serial" "$parallel" "parallel and serial digests"
+	done
+	assert_eq 12 "$(wc -l <<<"$parallel")"
+	sql $SRC "drop table tw" >/dev/null
+}
+
+test_settings_are_checked() {
+	local rc=0
+	PGOPTIONS="-c DateStyle=SQL,DMY" "$RK_PGBIN/psql" -X -q -d $SRC -c "select reckon_row_hash(current_date)" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	assert_ne 0 "$rc"
+	assert_contains "$T/err" "reckon digests need DateStyle = ISO, YMD, but it is SQL, DMY"
+	rc=0
+	PGOPTIONS="-c extra_float_digits=0" "$RK_PGBIN/psql" -X -q -d $SRC -c "select reckon_row_hash(0.1::float8)" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	assert_ne 0 "$rc"
+	assert_contains "$T/err" "extra_float_digits"
+	# a timestamp is encoded from its instant: DateStyle and the time zone
+	# change its text, not its hash
+	assert_eq "$(PGOPTIONS="$PINNED" sql $SRC "select reckon_row_hash(timestamptz '2026-03-02 10:58:00.5+00')")" \
+		"$(PGOPTIONS="$PINNED -c DateStyle=SQL,DMY" sql $SRC "select reckon_row_hash(timestamptz '2026-03-02 10:58:00.5+00')")"
+	assert_eq "$(PGOPTIONS="$PINNED" sql $SRC "select reckon_row_hash(timestamptz '2026-03-02 10:58:00.5+00')")" \
+		"$(PGOPTIONS="$PINNED -c TimeZone=America/St_Johns" sql $SRC "select reckon_row_hash(timestamptz '2026-03-02 10:58:00.5+00')")"
+	# ... but an interval's text is "other": it needs every pinned setting
+	rc=0
+	PGOPTIONS="$PINNED -c IntervalStyle=iso_8601" "$RK_PGBIN/psql" -X -q -d $SRC -c "select reckon_row_hash(interval '1 day')" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	assert_ne 0 "$rc"
+	assert_contains "$T/err" "IntervalStyle"
+}
+
+test_missing_extension() {
+	mk_random $SRC 0.2 300 $BARE
+	mkdir stream auto on
+	assert_exit 1 pd_check $SRC $BARE stream --time ts --window 6h --sum "$SUMS"
+	assert_exit 2 pd_check $SRC $BARE on --time ts --window 6h --sum "$SUMS" --pushdown
+	assert_contains "$ERR" "reckon: error: the reckon extension is not installed in the target database"
+	assert_contains "$ERR" "CREATE EXTENSION reckon"
+	assert_contains "$ERR" "--pushdown=auto"
+	assert_dir_only on
+	assert_exit 1 pd_check $SRC $BARE auto --time ts --window 6h --sum "$SUMS" --pushdown=auto -v
+	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_contains "$ERR" "target: the reckon extension is not installed"
+	assert_contains "$ERR" "streaming its rows instead"
+	for f in windows.csv findings.csv summary.json; do
+		assert_file_eq auto/$f stream/$f
+	done
+}
+
+test_csv_side_streams() {
+	mk_random $SRC 0.6 500
+	PGOPTIONS="$PINNED" export_csv $SRC "select $COLS from t" src.csv
+	mkdir stream push
+	assert_exit 1 rk check --source csv:src.csv --target "$(conn $SRC)" --table t --key id --columns "$COLS" \
+		"${RANGE[@]}" --time ts --window 6h --sum n2,i4 --report stream
+	assert_exit 1 rk check --source csv:src.csv --target "$(conn $SRC)" --table t --key id --columns "$COLS" \
+		"${RANGE[@]}" --time ts --window 6h --sum n2,i4 --report push --pushdown -v
+	assert_contains "$ERR" "target: window digests computed by the server"
+	assert_file_eq push/windows.csv stream/windows.csv
+	assert_file_eq push/summary.json stream/summary.json
+}
+
+# A LATIN1 database: the extension hashes UTF-8, as COPY sends it.
+test_latin1_database() {
+	sql postgres "drop database if exists pd_latin1 with (force)" >/dev/null
+	sql postgres "create database pd_latin1 encoding 'LATIN1' lc_collate 'C' lc_ctype 'C' template template0" >/dev/null
+	ext_create pd_latin1
+	local ddl="create table t (id int, ts timestamptz, txt text, ch char(4));
+	           insert into t values (1, '2026-03-01 01:00+00', 'Zürich', 'é'), (2, '2026-03-01 02:00+00', 'Grüße', 'ab '),
+	                                (3, '2026-03-01 07:00+00', '', null)"
+	sql pd_latin1 "$ddl" >/dev/null
+	createdb pd_utf8
+	ext_create pd_utf8
+	sql pd_utf8 "$ddl" >/dev/null
+	mkdir a b
+	assert_exit 0 rk check --source "$(conn pd_latin1)" --target "$(conn pd_utf8)" --table t --key id \
+		--columns id,ts,txt,ch "${RANGE[@]}" --time ts --window 6h --report a
+	assert_exit 0 rk check --source "$(conn pd_latin1)" --target "$(conn pd_utf8)" --table t --key id \
+		--columns id,ts,txt,ch "${RANGE[@]}" --time ts --window 6h --report b --pushdown
+	assert_file_eq b/windows.csv a/windows.csv
+	assert_eq "match match" "$(statuses b/windows.csv | cut -d' ' -f1-2)"
+}
+
+test_option_values() {
+	mk_random $SRC 0.2 50
+	mkdir r
+	assert_exit 2 pd_check $SRC $SRC r --time ts --window 6h --pushdown=maybe
+	assert_contains "$ERR" "option --pushdown must be on, auto or off, not 'maybe'"
+	assert_exit 1 pd_check $SRC $SRC r --time ts --window 6h --pushdown=off
+	printf '[check]\npushdown = auto\n' >c.ini
+	assert_exit 1 pd_check $SRC $SRC r --time ts --window 6h --config c.ini -v
+	assert_contains "$ERR" "source: window digests computed by the server"
+	rk check --help >help.txt
+	assert_contains help.txt "--pushdown[=auto]"
+}
