@@ -58,6 +58,8 @@ load() {
 		       (i * 7919 % 1000000) / 100.0,
 		       'note ' || md5(i::text)
 		from generate_series(1::bigint, $2) i;
+		-- the time column of an incremental load is indexed: loads read by it
+		create index on bench.t (ts);
 		vacuum (freeze, analyze) bench.t;
 	SQL
 }
@@ -82,19 +84,20 @@ floor_once() {
 	elapsed "$t0" "$t1"
 }
 
-# reckon_once SRC_DB TGT_DB WANT_EXIT - prints "seconds peak_rss_kib"
+# reckon_once SRC_DB TGT_DB WANT_EXIT [OPTION...] - prints "seconds peak_rss_kib"
 reckon_once() {
-	local t0 t1 rc=0
+	local t0 t1 rc=0 src=$1 tgt=$2 want=$3
+	shift 3
 	t0=$(now)
 	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
-		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$1" \
-		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$2" \
+		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$src" \
+		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$tgt" "$@" \
 		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
 		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
 		--now 2026-03-04T00:00:00Z --report "$base/report" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
 	t1=$(now)
-	if [[ $rc -ne $3 ]]; then
-		echo "bench: reckon check exited with $rc, expected $3" >&2
+	if [[ $rc -ne $want ]]; then
+		echo "bench: reckon check exited with $rc, expected $want" >&2
 		tail -n 20 "$base/reckon.err" >&2
 		exit 1
 	fi
@@ -110,7 +113,9 @@ bench_size() {
 	load bench_tgt "$rows"
 	# warm-up: the first read of fresh tables is not what we measure
 	floor_once bench_src bench_tgt >/dev/null
-	for mode in match differ; do
+	for mode in match match-jobs2 match-jobs4 differ; do
+		local opts=()
+		case $mode in match-jobs*) opts=(--jobs "${mode#match-jobs}") ;; esac
 		if [[ $mode == differ ]]; then
 			psql_b -d bench_tgt <<-SQL
 				delete from bench.t where id in (select (g * ($rows / 5))::bigint from generate_series(1, 4) g);
@@ -123,7 +128,7 @@ bench_size() {
 		floors=() secs=() rss=()
 		for ((i = 0; i < REPEAT; i++)); do
 			floors+=("$(floor_once bench_src bench_tgt)")
-			res=$(reckon_once bench_src bench_tgt "$([[ $mode == match ]] && echo 0 || echo 1)")
+			res=$(reckon_once bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
 			read -r s r <<<"$res"
 			secs+=("$s")
 			rss+=("$r")
@@ -153,7 +158,8 @@ out=$out_dir/check-$N.md
 	echo "- table: bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
 	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
 	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql"
-	echo "- match: identical tables; differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
+	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
+	echo "- both tables have an index on ts, as the time column of an incremental load usually has"
 	echo "- best of $REPEAT runs for each; ratio = reckon seconds / floor seconds; peak RSS of reckon (GNU time %M)"
 	echo
 	echo "| rows | mode | seconds | floor seconds | ratio | peak RSS KiB |"
