@@ -100,8 +100,11 @@ check: deps
 demo: deps all
 	@bash tests/harness/demo.sh $(abspath $(BUILD)/reckon)
 
+# Every benchmark, each against its floor measured in the same run.
 bench: deps all ext-ready
 	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)

@@ -12,6 +12,7 @@
 #include "check/check_internal.h"
 #include "core/canon.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "io/pg.h"
 
 /* More windows than this is almost certainly a mistake in --window. */
@@ -22,25 +23,6 @@ const char *rk_find_kind_name(rk_find_kind k)
 	static const char *const names[] = {"missing", "extra", "duplicated", "changed", "source_duplicate"};
 
 	return k < RK_FIND_NKINDS ? names[k] : "?";
-}
-
-/* "My Col" -> My Col; plain names are kept as written. CSV headers are
- * matched against the unquoted spelling. */
-static char *rk_ident_unquote(const char *raw)
-{
-	size_t n = strlen(raw);
-	char *out, *o;
-
-	if (n < 2 || raw[0] != '"' || raw[n - 1] != '"')
-		return rk_xstrdup(raw);
-	out = o = rk_xmalloc(n);
-	for (size_t i = 1; i + 1 < n; i++) {
-		*o++ = raw[i];
-		if (raw[i] == '"' && raw[i + 1] == '"')
-			i++;
-	}
-	*o = '\0';
-	return out;
 }
 
 static size_t rk_plan_add(rk_plan *p, const char *name)

@@ -2,7 +2,8 @@
 # bench-drill.sh RECKON_BIN - what the key-level drilldown costs.
 #
 # N rows per side (env N, default 1000000) over one day, checked in 48
-# half-hour windows; the target loses one row in each of 10 windows.
+# half-hour windows; the target loses one row in one window (one-damaged),
+# or one row in each of 10 windows (damaged).
 # Reports, from summary.json, the rows the drilldown re-read as a fraction
 # of the rows in the table, the passes it took, and the time and peak RSS
 # of a clean check against the damaged one, with --leaf-rows small and
@@ -62,8 +63,11 @@ run() { # run LABEL DB LEAF -> "seconds rss passes reread differ"
 }
 
 psql_b -d postgres -c "create database drill_clean template drill_src"
+psql_b -d postgres -c "create database drill_one template drill_src"
+psql_b -d drill_one -c "delete from t where id = $N / 2"
 results=$({
 	run clean drill_clean 200000
+	run one-damaged drill_one 200000
 	run damaged drill_tgt 200000
 	run damaged drill_tgt 1000
 	run damaged drill_tgt 2000000
@@ -72,13 +76,13 @@ total=$((2 * N))
 out=$repo/reports/bench/drill-$N.md
 mkdir -p "$(dirname "$out")"
 {
-	echo "# reckon check drilldown, $N rows per side, 48 windows, 10 damaged ($(date -u +%Y-%m-%d))"
+	echo "# reckon check drilldown, $N rows per side, 48 windows, 1 or 10 damaged ($(date -u +%Y-%m-%d))"
 	echo
 	echo "| run | --leaf-rows | seconds (best of 3) | ratio to clean | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
 	echo "|---|---|---|---|---|---|---|---|"
 	clean=$(awk 'NR == 1 { print $2 }' <<<"$results")
 	i=0
-	for leaf in 200000 200000 1000 2000000; do
+	for leaf in 200000 200000 200000 1000 2000000; do
 		i=$((i + 1))
 		read -r label s m p r _ <<<"$(sed -n "${i}p" <<<"$results")"
 		printf '| %s | %s | %s | %.2f | %s | %s | %s | %.3f |\n' "$label" "$leaf" "$s" \
