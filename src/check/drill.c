@@ -51,6 +51,8 @@ typedef struct rk_dside {
 	size_t nentries;
 	struct rk_span { rk_usec min_t, max_t; } *span;  /* per entry, this side */
 	bool need_key;          /* some entry needs the key hash */
+	const rk_u128 *keyset;  /* when set: only rows of these keys (sorted) */
+	size_t nkeyset;
 	rk_drow *rows;
 	size_t nrows, caprows;
 	rk_buf arena;           /* display texts of collected keys */
@@ -145,6 +147,29 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 	return 0;
 }
 
+static bool rk_keyset_has(const rk_u128 *set, size_t n, rk_u128 key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (set[mid] == key)
+			return true;
+		if (set[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int rk_u128_cmp(const void *a, const void *b)
+{
+	rk_u128 x = *(const rk_u128 *)a, y = *(const rk_u128 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	rk_side *s = ctx;
@@ -169,6 +194,8 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		if (rk_side_encode_key(s, f, err) < 0)
 			return -1;
 		key = rk_row_hash(s->enc.data, s->enc.len);
+		if (d->keyset && !rk_keyset_has(d->keyset, d->nkeyset, key))
+			return 0;
 	}
 	for (size_t i = (size_t)g; i < d->nentries && d->entries[i].node.lo == d->entries[g].node.lo; i++) {
 		rk_entry *e = &d->entries[i];
@@ -471,6 +498,77 @@ static void rk_queue_push(rk_node **q, size_t *n, size_t *cap, const rk_node *no
 	(*q)[(*n)++] = *node;
 }
 
+/*
+ * A window split by time may hold copies of one key in different slices:
+ * each slice then judged only its own copies (a duplicate whose second copy
+ * moved in time looked "extra" in one slice and fine in the other).  For
+ * the keys with a tally in such a window, one more pass re-reads those
+ * windows whole, keeps only the rows of those keys, and judges each key on
+ * all its copies.  It holds only the rows of damaged keys.
+ */
+static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
+                           rk_tallies *ts, rk_error *err)
+{
+	rk_u128 *keys = NULL;
+	rk_entry *entries = NULL;
+	bool *has = NULL;
+	size_t nkeys = 0, ne = 0, cape = 0, kept = 0;
+	rk_side *both[2] = {&sides[0], &sides[1]};
+	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+	int rc;
+
+	for (size_t i = 0; i < ts->n; i++)
+		nkeys += split_time[ts->v[i].window];
+	if (!nkeys)
+		return 0;
+	keys = rk_xmalloc(nkeys * sizeof *keys);
+	nkeys = 0;
+	has = rk_xcalloc(res->nwindows, sizeof *has);
+	for (size_t i = 0; i < ts->n; i++)
+		has[ts->v[i].window] |= split_time[ts->v[i].window];
+	for (size_t w = 0; w < res->nwindows; w++) {
+		if (has[w]) {
+			rk_node node = {w, rk_check_window_start(res, w), rk_check_window_start(res, w) + res->width, 0, 0,
+			                {0, 0}};
+			rk_entry_push(&entries, &ne, &cape, &node, true);
+		}
+	}
+	/* the tallies of those windows are replaced by the exact ones */
+	for (size_t i = 0; i < ts->n; i++) {
+		if (split_time[ts->v[i].window]) {
+			keys[nkeys++] = ts->v[i].key;
+			rk_tally_free(&ts->v[i], res->nkey);
+		} else {
+			ts->v[kept++] = ts->v[i];
+		}
+	}
+	ts->n = kept;
+	qsort(keys, nkeys, sizeof *keys, rk_u128_cmp);
+	for (int s = 0; s < 2; s++) {
+		ds[s].entries = entries;
+		ds[s].nentries = ne;
+		ds[s].need_key = true;
+		ds[s].keyset = keys;
+		ds[s].nkeyset = nkeys;
+		ds[s].nrows = 0;
+		rk_buf_reset(&ds[s].arena);
+		ds[s].span = rk_xrealloc(ds[s].span, ne * sizeof *ds[s].span);
+	}
+	res->drill_passes++;
+	rk_log_info("drilldown pass %d: all copies of %zu key(s) in %zu time-split window(s)", res->drill_passes, nkeys,
+	            ne);
+	rc = rk_sides_parallel(both, 2, rk_drill_side, err);
+	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+	if (rc == 0)
+		rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts);
+	for (int s = 0; s < 2; s++)
+		ds[s].keyset = NULL;
+	free(keys);
+	free(entries);
+	free(has);
+	return rc;
+}
+
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
 	size_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
@@ -478,6 +576,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	size_t nq = 0, capq = 0, nn = 0, capn = 0;
 	rk_dside ds[2];
 	rk_tallies ts = {NULL, 0, 0};
+	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
 	int rc = -1;
 
 	memset(ds, 0, sizeof ds);
@@ -524,6 +623,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 				pieces = RK_DRILL_FANOUT;
 			if (nd->hi - nd->lo > 1) {
 				rk_usec span = nd->hi - nd->lo;
+				split_time[nd->window] = true;
 				if ((rk_usec)pieces > span)
 					pieces = (size_t)span;
 				for (size_t k = 0; k < pieces; k++) {
@@ -600,6 +700,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 			capn = tcap;
 		}
 	}
+	if (rk_drill_verify(sides, res, split_time, ds, &ts, err) < 0)
+		goto done;
 	rk_classify(res, &ts);
 	rc = 0;
 done:
@@ -617,5 +719,6 @@ done:
 	}
 	free(queue);
 	free(next);
+	free(split_time);
 	return rc;
 }

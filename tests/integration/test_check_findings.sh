@@ -77,6 +77,10 @@ test_leaf_rows_bisection_same_findings() {
 	sql $TGT "insert into mart.orders select 500 + g, 1, '2026-03-02 03:30:00+00', g, 1, 'same instant'
 	          from generate_series(1, 40) g where g not in (7, 31);
 	          update mart.orders set amount = 0 where order_id = 520;
+	          -- a second copy of (14, 2) (03:09), moved in time inside W3: the
+	          -- window's slices see one copy each; the key is still duplicated
+	          insert into mart.orders select order_id, line_no, created_at + interval '45 minutes', amount, qty, note
+	          from mart.orders where order_id = 14 and line_no = 2;
 	          delete from mart.orders where order_id = 9 and line_no = 2" >/dev/null
 	local lr
 	for lr in 200000 1000 8 3 1; do
@@ -88,6 +92,7 @@ test_leaf_rows_bisection_same_findings() {
 		$W1,missing,9,2,1,0
 		$W3,missing,507,1,1,0
 		$W3,missing,531,1,1,0
+		$W3,duplicated,14,2,1,2
 		$W3,changed,520,1,1,1
 	EOF
 	for lr in 1000 8 3 1; do
