@@ -20,19 +20,25 @@ WERROR    ?=
 
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 
+# The project's own flags live in RK_*, so `make CFLAGS=-O0` adds to them
+# instead of silently dropping -std=c11, the warnings or the include paths.
 CC        ?= cc
-CPPFLAGS  += -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
-             -DRK_VERSION='"$(VERSION)"'
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+RK_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+             -DRK_VERSION='"$(VERSION)"'
+RK_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
              -Wshadow -Wno-unused-parameter -pthread -MMD -MP
-LDLIBS    += -lpq -lxxhash -lcsv -linih -ljansson -lm -pthread
+RK_LDLIBS := -lpq -lxxhash -lcsv -linih -ljansson -lm -pthread
 ifneq ($(WERROR),)
-CFLAGS    += -Werror
+RK_CFLAGS += -Werror
 endif
+# SANITIZER=address,undefined (or one of them); SANITIZE=1 means both.
 ifneq ($(SANITIZE),)
-CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS   += -fsanitize=address,undefined
+SANITIZER ?= address,undefined
+endif
+ifneq ($(SANITIZER),)
+RK_CFLAGS  += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+RK_LDFLAGS := -fsanitize=$(SANITIZER)
 endif
 
 SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' | sort)
@@ -59,11 +65,11 @@ help:
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 # Every SQL statement lives in sql/ as a file that runs as-is in psql; it is
 # compiled into the binary as const char rk_sql_<name>[].
@@ -73,11 +79,12 @@ $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tests/harness/embed-
 
 $(BUILD)/obj/gen/rk_sql.o: $(BUILD)/gen/rk_sql.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(RK_LDLIBS) $(LDLIBS) -lcmocka
 
 deps:
 	@sh tests/harness/deps.sh

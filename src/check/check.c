@@ -209,13 +209,9 @@ static int rk_digest_side(rk_side *s)
 	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
 	int rc = rk_pushdown_side(s);
 
+	/* with nothing closed the scan still counts the rows no window can hold */
 	if (rc <= 0)
 		return rc;
-	if (s->lo >= s->hi) {
-		/* nothing closed: still count the rows no window can hold */
-		range.from = s->res->from;
-		range.to = s->res->from;
-	}
 	return rk_reader_scan(s->reader, &scan, rk_digest_row, s, &s->err);
 }
 

@@ -8,7 +8,9 @@
  * by one more bit of the key hash) and the halves' digests are computed, so
  * the next pass recurses only into the halves that differ.  Leaves are taken
  * into a pass only while their rows fit the budget, so memory stays bounded
- * by leaf_rows per side whatever the window size.
+ * by leaf_rows per side whatever the window size.  The last pass
+ * (rk_drill_verify) holds the rows of damaged keys only: bounded by the
+ * findings, which the result holds anyway.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -265,14 +267,16 @@ static int rk_drill_side(rk_side *s)
 	return rc;
 }
 
+static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y);
+
+/* Orders collected rows by (entry, key, side, row hash). */
 static int rk_drow_cmp(const void *a, const void *b)
 {
 	const rk_drow *x = a, *y = b;
+	int c = rk_drow_key_cmp(x, y);
 
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
+	if (c)
+		return c;
 	if (x->side != y->side)
 		return x->side < y->side ? -1 : 1;
 	if (x->row != y->row)
@@ -305,8 +309,7 @@ static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
 	ts->v[ts->n++] = *t;
 }
 
-/* Compares the collected rows of every leaf key by key. */
-/* Orders collected rows by (entry, key, row hash). */
+/* Orders collected rows by (entry, key). */
 static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
 {
 	if (x->entry != y->entry)
@@ -439,8 +442,10 @@ static void rk_tally_free(rk_tally *t, size_t nkey)
 	free(t->disp);
 }
 
-/* Merges the tallies of one key found in several leaves of a window (the
- * window was split by time) and turns them into findings. */
+/* Turns tallies into findings.  Each (window, key) has one tally: a leaf
+ * holds all copies of a key in its slice, and the keys of time-split
+ * windows were re-judged whole by rk_drill_verify; the merge below only
+ * guards that invariant. */
 static void rk_classify(rk_check_result *res, rk_tallies *ts)
 {
 	size_t i = 0;
@@ -454,7 +459,7 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
 			m.s += ts->v[j].s;
 			m.t += ts->v[j].t;
-			m.diff = true;    /* copies in different time ranges cannot be equal rows */
+			m.diff = true;
 			if (m.src_t == RK_USEC_NINF)
 				m.src_t = ts->v[j].src_t;
 			rk_tally_free(&ts->v[j], res->nkey);

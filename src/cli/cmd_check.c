@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check/check.h"
 #include "cli/commands.h"
@@ -28,7 +30,7 @@ int rk_cmd_check(int argc, char **argv)
 	rk_report_ctx rc_ctx;
 	unsigned long ul;
 	int status = RK_EXIT_OK;
-	bool json;
+	bool json, report_made = false;
 
 	rk_error_clear(&err);
 	memset(&spec, 0, sizeof spec);
@@ -99,8 +101,12 @@ int rk_cmd_check(int argc, char **argv)
 	spec.watermark_query = o.watermark_query;
 
 	/* Outputs are opened first: an unwritable path fails before the work. */
-	if (o.report && rk_report_dir_open(o.report, report, &err) < 0)
-		goto fail;
+	if (o.report) {
+		struct stat st;
+		report_made = stat(o.report, &st) != 0;
+		if (rk_report_dir_open(o.report, report, &err) < 0)
+			goto fail;
+	}
 	if (o.rerun_list && !(rerun = rk_afile_open(o.rerun_list, "rerun list", &err)))
 		goto fail;
 
@@ -117,8 +123,6 @@ int rk_cmd_check(int argc, char **argv)
 	rc_ctx.key_names = (const char *const *)key_names;
 	rc_ctx.sum_names = (const char *const *)sum_names;
 
-	if (o.audit && rk_audit_record_check(o.audit, &o, &rc_ctx, res, &err) < 0)
-		goto fail;
 	if (o.report) {
 		if (rk_report_dir_commit(report, o.report, &rc_ctx, res, &err) < 0)
 			goto fail;
@@ -129,6 +133,9 @@ int rk_cmd_check(int argc, char **argv)
 		if (rk_report_rerun_commit(a, o.rerun_list, res, &err) < 0)
 			goto fail;
 	}
+	/* recorded once the files it describes are in place */
+	if (o.audit && rk_audit_record_check(o.audit, &o, &rc_ctx, res, &err) < 0)
+		goto fail;
 	if (json)
 		rk_report_json(stdout, &rc_ctx, res);
 	else
@@ -143,6 +150,9 @@ fail:
 	rk_log_error(&err);
 	status = err.code ? err.code : RK_EXIT_RUNTIME;
 	rk_report_dir_abort(report);
+	/* a directory this run created stays only if it holds a report */
+	if (report_made)
+		rmdir(o.report);
 	rk_afile_abort(rerun);
 done:
 	for (size_t i = 0; key_names && i < spec.nkey; i++)

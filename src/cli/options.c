@@ -63,7 +63,7 @@ static const rk_optdef rk_optdefs[] = {
 	{"leaf-rows", RK_OPT_STR, OFF(leaf_rows), RK_CMD_CHECK | RK_CMD_REPAIR, "N",
 	 "most rows per side the key-level drilldown holds at once (default 200000)"},
 	{"watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, "SQL",
-	 "source-side query returning one timestamp: audit the watermark's claim"},
+	 "source query returning one timestamp, run as written in a read-only transaction: audit the watermark's claim"},
 	{"execute", RK_OPT_FLAG, OFF(execute), RK_CMD_REPAIR, NULL, "really change the target (default: print the plan only)"},
 	{"interval-column", RK_OPT_STR, OFF(interval_column), RK_CMD_REPAIR | RK_CMD_LOAD, "COL",
 	 "target column recording each row's load interval start"},

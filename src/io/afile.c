@@ -1,6 +1,7 @@
 #include "io/afile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,13 @@ rk_afile *rk_afile_open(const char *path, const char *what, rk_error *err)
 		rk_buf_free(&tmp);
 		return NULL;
 	}
-	fchmod(fd, 0644);
+	/* mkstemp makes the file 0600; give it what open(2) would under the
+	 * user's umask, as any other file the user asks for */
+	{
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
 	af = rk_xcalloc(1, sizeof *af);
 	af->f = fdopen(fd, "w");
 	if (!af->f) {
@@ -106,6 +113,21 @@ static void rk_afile_release(rk_afile *af)
 	free(af);
 }
 
+/* Makes the rename itself durable: fsync the directory that holds path.
+ * Best effort: some file systems refuse fsync on a directory. */
+static void rk_afile_sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? rk_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : rk_xstrdup(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
 int rk_afile_commit(rk_afile *af, rk_error *err)
 {
 	int e = 0;
@@ -118,6 +140,8 @@ int rk_afile_commit(rk_afile *af, rk_error *err)
 		e = errno;
 	if (!e && rename(af->tmp, af->path) != 0)
 		e = errno;
+	if (!e)
+		rk_afile_sync_dir(af->path);
 	if (e) {
 		unlink(af->tmp);
 		rk_error_set(err, RK_EXIT_RUNTIME, "cannot write %s '%s': %s", af->what, af->path, strerror(e));

@@ -10,7 +10,6 @@ struct rk_reader {
 	rk_reader_kind kind;
 	const rk_reader_ops *ops;
 	void *impl;
-	bool bound;
 };
 
 rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
@@ -46,10 +45,7 @@ const char *rk_reader_describe(const rk_reader *r)
 
 int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err)
 {
-	if (r->ops->bind(r->impl, columns, ncolumns, types, err) < 0)
-		return -1;
-	r->bound = true;
-	return 0;
+	return r->ops->bind(r->impl, columns, ncolumns, types, err);
 }
 
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)

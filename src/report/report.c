@@ -12,7 +12,9 @@
 /* Keys of each kind shown per damaged window in the text summary. */
 #define RK_TEXT_KEYS 5
 
-void rk_report_csv_field(FILE *out, const char *s)
+/* Appends s to out as one CSV field (quoted when needed; NULL = empty,
+ * the empty string = "", as PostgreSQL writes them). */
+static void rk_report_csv_field(FILE *out, const char *s)
 {
 	if (!s)
 		return;
@@ -223,7 +225,7 @@ int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	return rc;
 }
 
-int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], h1[33], h2[33];
 
@@ -263,7 +265,7 @@ int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_resu
 	return ferror(out) ? -1 : 0;
 }
 
-int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 
@@ -286,7 +288,7 @@ int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_res
 	return ferror(out) ? -1 : 0;
 }
 
-int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
+static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 

@@ -28,9 +28,6 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
  * (a write error; errno set). */
 int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
 
-int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
-int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
-int rk_report_rerun_csv(FILE *out, const rk_check_result *r);
 
 /*
  * Report files are opened before the check runs, so an unwritable path
@@ -48,7 +45,5 @@ void rk_report_dir_abort(rk_afile *af[RK_REPORT_FILES]);
 /* Writes the rerun list into an opened file and commits it (consumed). */
 int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result *r, rk_error *err);
 
-/* Appends s to out as one CSV field (quoted when needed; NULL = empty). */
-void rk_report_csv_field(FILE *out, const char *s);
 
 #endif
