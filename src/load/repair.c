@@ -650,7 +650,14 @@ static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int
 	if (rk_pg_exec(r->tgt, label, sql, nparams, params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
 	v = rk_pg_result_value(res, 0, 0);
-	*out = v ? strtoull(v, NULL, 10) : 0;
+	/* a count is never NULL or text: another shape is an error, not a zero */
+	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
+		             v ? v : "NULL");
+		rk_pg_result_free(res);
+		return -1;
+	}
+	*out = strtoull(v, NULL, 10);
 	rk_pg_result_free(res);
 	return 0;
 }
