@@ -18,12 +18,16 @@
  *    its own session; here they are checked, and a value whose text would
  *    differ is an error, never a silently different digest.
  *
- * One exception, for speed: a timestamp's canonical text is its instant in
+ * Exceptions, for speed, where the canonical text follows from the stored
+ * value without the output function's text (rkx_kind below): integers,
+ * booleans and numerics, each giving exactly the bytes the core encoder
+ * makes of the output text (test_pushdown.sh checks their edges), and
+ * timestamps.  A timestamp's canonical text is its instant in
  * decimal microseconds since 1970 (digest.md), and formatting the value as
  * text only for the client code to parse it back is most of the cost of a
  * row.  The instant is read straight from the stored value instead (what
  * rk_canon_instant recovers from the text, with the same range errors) and
- * its decimal goes through the core encoding as an integer; the client
+ * its decimal is written as the core encoding writes an integer; the client
  * derives the time column's canonical text from its instant the same way
  * (src/check/check.c).  reckon_instant() is that instant.
  */
@@ -95,6 +99,36 @@ static int64 rkx_instant(Timestamp ts)
 }
 
 /*
+ * How a value argument becomes canonical text.  RKX_OUT is the general way
+ * (the output function's text through the core encoder); the others are
+ * shortcuts for built-in types whose canonical text follows from the stored
+ * value in a few instructions, each giving exactly the bytes the core
+ * encoder makes of the output function's text (rk_canon_text):
+ *
+ *  - int2/int4/int8: the output function prints the decimal digits with a
+ *    '-' and no leading zeros, which is already canonical (rk_canon_int
+ *    returns it unchanged), so it is printed straight into the encoding;
+ *  - boolean: 't' or 'f', as boolout prints and rk_canon_bool keeps;
+ *  - numeric: the digits are read from the stored value (its on-disk
+ *    layout, below) and laid out as rk_canon_numeric lays out numeric_out's
+ *    text: no leading or trailing zeros, no exponent, "0" for zero;
+ *  - text, varchar, char(n): the stored bytes, read in place (their output
+ *    functions only copy them), then the core encoder (char(n)'s trailing
+ *    blanks, the conversion of a non-UTF-8 database);
+ *  - timestamp, timestamptz: the instant (see the top of the file).
+ */
+typedef enum rkx_kind {
+	RKX_OUT,
+	RKX_RAW,
+	RKX_INSTANT,
+	RKX_INT2,
+	RKX_INT4,
+	RKX_INT8,
+	RKX_BOOL,
+	RKX_NUMERIC,
+} rkx_kind;
+
+/*
  * What a call site needs per row, built at its first call and kept in
  * fn_extra for the rest of the query (a parallel worker builds its own).
  */
@@ -104,12 +138,11 @@ typedef struct rkx_cache {
 	Oid *typid;             /* as passed */
 	rk_type *type;          /* as the client maps it */
 	FmgrInfo *out;          /* output functions */
-	bool *raw;              /* the output function is textout & co: the
-	                         * text is the stored bytes, read in place */
-	bool *instant;          /* a timestamp: encoded from its instant */
+	rkx_kind *kind;         /* how the canonical text is made */
 	bool utf8;              /* the database encoding needs no conversion */
 	rk_buf enc;             /* row encoding, malloc'd by core/buf.c: freed by
 	                         * the reset callback of the cache's context */
+	rk_buf scratch;         /* decimal digits of a long numeric, likewise */
 	MemoryContextCallback cb;
 } rkx_cache;
 
@@ -118,6 +151,7 @@ static void rkx_cache_release(void *arg)
 	rkx_cache *c = arg;
 
 	rk_buf_free(&c->enc);
+	rk_buf_free(&c->scratch);
 }
 
 /*
@@ -230,10 +264,9 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
 	c->typid = palloc(nargs * sizeof *c->typid);
 	c->type = palloc(nargs * sizeof *c->type);
 	c->out = palloc(nargs * sizeof *c->out);
-	c->raw = palloc(nargs * sizeof *c->raw);
-	c->instant = palloc(nargs * sizeof *c->instant);
+	c->kind = palloc(nargs * sizeof *c->kind);
 	for (int i = 0; i < nargs; i++) {
-		Oid outfn;
+		Oid outfn, base;
 		bool varlena;
 
 		c->typid[i] = get_fn_expr_argtype(fl, first + i);
@@ -245,14 +278,28 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
 			                errmsg("reckon digests: argument %d is an untyped literal", first + i + 1),
 			                errhint("Cast it, e.g. 'abc'::text.")));
 		c->type[i] = rkx_type_of(c->typid[i]);
-		/* the stored value is read as a Timestamp: the built-in types only */
-		c->instant[i] = (c->type[i] == RK_T_TIMESTAMP || c->type[i] == RK_T_TIMESTAMPTZ) &&
-		                (getBaseType(c->typid[i]) == TIMESTAMPOID || getBaseType(c->typid[i]) == TIMESTAMPTZOID);
-		if (!c->instant[i])
-			needs |= rkx_needs(c->type[i], c->typid[i]);
+		base = getBaseType(c->typid[i]);
 		getTypeOutputInfo(c->typid[i], &outfn, &varlena);
 		fmgr_info_cxt(outfn, &c->out[i], fl->fn_mcxt);
-		c->raw[i] = outfn == F_TEXTOUT || outfn == F_BPCHAROUT || outfn == F_VARCHAROUT;
+		/* shortcuts for the built-in types only, read as what they store */
+		c->kind[i] = RKX_OUT;
+		if ((c->type[i] == RK_T_TIMESTAMP && base == TIMESTAMPOID) ||
+		    (c->type[i] == RK_T_TIMESTAMPTZ && base == TIMESTAMPTZOID))
+			c->kind[i] = RKX_INSTANT;
+		else if (c->type[i] == RK_T_INT2 && base == INT2OID && outfn == F_INT2OUT)
+			c->kind[i] = RKX_INT2;
+		else if (c->type[i] == RK_T_INT4 && base == INT4OID && outfn == F_INT4OUT)
+			c->kind[i] = RKX_INT4;
+		else if (c->type[i] == RK_T_INT8 && base == INT8OID && outfn == F_INT8OUT)
+			c->kind[i] = RKX_INT8;
+		else if (c->type[i] == RK_T_BOOL && base == BOOLOID && outfn == F_BOOLOUT)
+			c->kind[i] = RKX_BOOL;
+		else if (c->type[i] == RK_T_NUMERIC && base == NUMERICOID && outfn == F_NUMERIC_OUT)
+			c->kind[i] = RKX_NUMERIC;
+		else if (outfn == F_TEXTOUT || outfn == F_BPCHAROUT || outfn == F_VARCHAROUT)
+			c->kind[i] = RKX_RAW;
+		if (c->kind[i] != RKX_INSTANT)
+			needs |= rkx_needs(c->type[i], c->typid[i]);
 	}
 	c->utf8 = GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII;
 	c->cb.func = rkx_cache_release;
@@ -265,15 +312,212 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
 }
 
 /*
+ * A value written straight into the row encoding (digest.md): the tag 0x01
+ * and 4 length bytes, then the canonical text.  rkx_val_begin makes room for
+ * at most max bytes of text and returns where it goes; rkx_val_end fills in
+ * the length n of what was written there.
+ */
+static inline char *rkx_val_begin(rk_buf *b, size_t max)
+{
+	if (b->cap - b->len < 5 + max)
+		rk_buf_grow(b, 5 + max);
+	b->data[b->len] = '\x01';
+	return b->data + b->len + 5;
+}
+
+static inline void rkx_val_end(rk_buf *b, size_t n)
+{
+	unsigned char *lp = (unsigned char *) b->data + b->len + 1;
+
+	lp[0] = (unsigned char) (n & 0xff);
+	lp[1] = (unsigned char) ((n >> 8) & 0xff);
+	lp[2] = (unsigned char) ((n >> 16) & 0xff);
+	lp[3] = (unsigned char) ((n >> 24) & 0xff);
+	b->len += 5 + n;
+}
+
+static void rkx_val_word(rk_buf *b, const char *w)
+{
+	size_t n = strlen(w);
+
+	memcpy(rkx_val_begin(b, n), w, n);
+	rkx_val_end(b, n);
+}
+
+/*
+ * numeric's on-disk layout (src/backend/utils/adt/numeric.c, kept stable
+ * for pg_upgrade): a uint16 header, in the long form an int16 weight, then
+ * int16 digits in base 10000, the first one worth 10000^weight.  The two
+ * top bits of the header: 00 positive, 01 negative (long form: dscale in the
+ * low 14 bits), 10 short form (sign 0x2000, dscale in 0x1F80, weight a
+ * 7-bit two's complement number in 0x007F), 11 special (0xC000 NaN, 0xD000
+ * Infinity, 0xF000 -Infinity).
+ */
+#define RKX_NUM_SIGN_MASK 0xC000
+#define RKX_NUM_NEG 0x4000
+#define RKX_NUM_SHORT 0x8000
+#define RKX_NUM_SPECIAL 0xC000
+#define RKX_NUM_EXT_MASK 0xF000
+#define RKX_NUM_NAN 0xC000
+#define RKX_NUM_PINF 0xD000
+#define RKX_NUM_NINF 0xF000
+#define RKX_NUM_SHORT_NEG 0x2000
+#define RKX_NUM_SHORT_DSCALE_MASK 0x1F80
+#define RKX_NUM_SHORT_DSCALE_SHIFT 7
+#define RKX_NUM_SHORT_WEIGHT_SIGN 0x0040
+#define RKX_NUM_SHORT_WEIGHT_MASK 0x003F
+#define RKX_NUM_DSCALE_MASK 0x3FFF
+
+static const char rkx_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/*
+ * Appends the encoding of a numeric from its stored form: the bytes
+ * rk_canon_numeric makes of numeric_out's text.  numeric_out prints every
+ * integer digit and exactly dscale fraction digits (truncating any stored
+ * beyond them, as get_str_from_var does); the canonical text drops the
+ * leading and trailing zeros of that digit string, is "0" for zero (with
+ * either sign) and puts "0." before a fraction.  False, with nothing
+ * appended, for a layout this does not know: the caller then takes the
+ * output function's way.
+ */
+static bool rkx_enc_numeric(rkx_cache *c, Datum d)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	const char *p = VARDATA_ANY(v);
+	size_t n = VARSIZE_ANY_EXHDR(v);
+	char local[256];
+	char *dig;
+	uint16 hdr;
+	int weight, dscale;
+	bool neg;
+	size_t ndigits, nd, i0, i1, nsig, len;
+	int64 point, lim, k;
+	char *w, *w0;
+
+	if (n < 2)
+		return false;
+	memcpy(&hdr, p, 2);
+	switch (hdr & RKX_NUM_SIGN_MASK) {
+	case RKX_NUM_SPECIAL:
+		switch (hdr & RKX_NUM_EXT_MASK) {
+		case RKX_NUM_NAN:
+			rkx_val_word(&c->enc, "NaN");
+			return true;
+		case RKX_NUM_PINF:
+			rkx_val_word(&c->enc, "Infinity");
+			return true;
+		case RKX_NUM_NINF:
+			rkx_val_word(&c->enc, "-Infinity");
+			return true;
+		default:
+			return false;
+		}
+	case RKX_NUM_SHORT:
+		neg = (hdr & RKX_NUM_SHORT_NEG) != 0;
+		dscale = (hdr & RKX_NUM_SHORT_DSCALE_MASK) >> RKX_NUM_SHORT_DSCALE_SHIFT;
+		weight = (int) (hdr & RKX_NUM_SHORT_WEIGHT_MASK) - ((hdr & RKX_NUM_SHORT_WEIGHT_SIGN) ? 64 : 0);
+		p += 2;
+		n -= 2;
+		break;
+	default: {
+		int16 w16;
+
+		if (n < 4)
+			return false;
+		neg = (hdr & RKX_NUM_SIGN_MASK) == RKX_NUM_NEG;
+		dscale = hdr & RKX_NUM_DSCALE_MASK;
+		memcpy(&w16, p + 2, 2);
+		weight = w16;
+		p += 4;
+		n -= 4;
+		break;
+	}
+	}
+	if (n % 2 != 0)
+		return false;
+	ndigits = n / 2;
+	nd = 4 * ndigits;
+	if (nd <= sizeof local) {
+		dig = local;
+	} else {
+		rk_buf_reset(&c->scratch);
+		if (c->scratch.cap < nd)
+			rk_buf_grow(&c->scratch, nd);
+		dig = c->scratch.data;
+	}
+	for (size_t i = 0; i < ndigits; i++) {
+		int16 x;
+
+		memcpy(&x, p + 2 * i, 2);
+		if (x < 0 || x > 9999)
+			return false;
+		memcpy(dig + 4 * i, rkx_pairs + 2 * (x / 100), 2);
+		memcpy(dig + 4 * i + 2, rkx_pairs + 2 * (x % 100), 2);
+	}
+	/* the point sits after decimal digit 'point'; numeric_out stops dscale
+	 * digits after it */
+	point = 4 * ((int64) weight + 1);
+	lim = point + dscale;
+	if (lim < (int64) nd)
+		nd = lim < 0 ? 0 : (size_t) lim;
+	for (i0 = 0; i0 < nd && dig[i0] == '0'; i0++)
+		;
+	if (i0 == nd) {
+		memcpy(rkx_val_begin(&c->enc, 1), "0", 1);
+		rkx_val_end(&c->enc, 1);
+		return true;
+	}
+	for (i1 = nd; dig[i1 - 1] == '0'; i1--)
+		;
+	nsig = i1 - i0;
+	k = point - (int64) i0;
+	if (k <= 0)
+		len = 2 + (size_t) -k + nsig;
+	else if ((size_t) k >= nsig)
+		len = (size_t) k;
+	else
+		len = nsig + 1;
+	w0 = w = rkx_val_begin(&c->enc, len + 1);
+	if (neg)
+		*w++ = '-';
+	if (k <= 0) {
+		*w++ = '0';
+		*w++ = '.';
+		memset(w, '0', (size_t) -k);
+		w += -k;
+		memcpy(w, dig + i0, nsig);
+		w += nsig;
+	} else if ((size_t) k >= nsig) {
+		memcpy(w, dig + i0, nsig);
+		w += nsig;
+		memset(w, '0', (size_t) k - nsig);
+		w += (size_t) k - nsig;
+	} else {
+		memcpy(w, dig + i0, (size_t) k);
+		w += k;
+		*w++ = '.';
+		memcpy(w, dig + i0 + k, nsig - (size_t) k);
+		w += nsig - (size_t) k;
+	}
+	rkx_val_end(&c->enc, (size_t) (w - w0));
+	return true;
+}
+
+/*
  * Encodes the value arguments as one row (digest.md) into c->enc.  The text
- * of each value is what COPY TO in UTF-8 would have sent the client.
+ * of each value is what COPY TO in UTF-8 would have sent the client, or
+ * (the shortcuts of rkx_kind) its canonical text made from the stored value.
  */
 static void rkx_encode(FunctionCallInfo fcinfo, rkx_cache *c)
 {
 	rk_buf_reset(&c->enc);
 	for (int i = 0; i < c->nargs; i++) {
 		int a = c->first + i;
-		char *txt, *conv;
+		Datum d;
+		char *txt, *conv, *w;
 		size_t len;
 		const char *why;
 
@@ -281,31 +525,61 @@ static void rkx_encode(FunctionCallInfo fcinfo, rkx_cache *c)
 			rk_canon_enc_null(&c->enc);
 			continue;
 		}
-		if (c->instant[i]) {
-			Timestamp ts = DatumGetTimestamp(PG_GETARG_DATUM(a));
-			char digits[MAXINT8LEN + 1];
+		d = PG_GETARG_DATUM(a);
+		switch (c->kind[i]) {
+		case RKX_INSTANT: {
+			Timestamp ts = DatumGetTimestamp(d);
 
 			if (TIMESTAMP_NOT_FINITE(ts)) {
-				/* the words, as the output function spells them */
+				/* the words, as the output function spells them, through
+				 * the core encoder */
 				txt = TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity";
 				len = strlen(txt);
-			} else {
-				/* decimal microseconds: the canonical text of a timestamp
-				 * is the canonical text of this integer */
-				len = (size_t) pg_lltoa(rkx_instant(ts), digits);
-				if (rk_canon_enc_value(RK_T_INT8, digits, len, &c->enc, &why) < 0)
-					elog(ERROR, "reckon: instant %s not encoded: %s", digits, why);
-				continue;
+				goto text;
 			}
-		} else if (c->raw[i]) {
+			/* decimal microseconds: the canonical text of a timestamp is
+			 * this integer's, printed as rk_canon_int leaves it */
+			w = rkx_val_begin(&c->enc, MAXINT8LEN + 1);
+			rkx_val_end(&c->enc, (size_t) pg_lltoa(rkx_instant(ts), w));
+			continue;
+		}
+		case RKX_INT8:
+			/* int8out's digits, which rk_canon_int keeps as they are */
+			w = rkx_val_begin(&c->enc, MAXINT8LEN + 1);
+			rkx_val_end(&c->enc, (size_t) pg_lltoa(DatumGetInt64(d), w));
+			continue;
+		case RKX_INT4:
+			w = rkx_val_begin(&c->enc, 12);
+			rkx_val_end(&c->enc, (size_t) pg_ltoa(DatumGetInt32(d), w));
+			continue;
+		case RKX_INT2:
+			w = rkx_val_begin(&c->enc, 12);
+			rkx_val_end(&c->enc, (size_t) pg_ltoa((int32) DatumGetInt16(d), w));
+			continue;
+		case RKX_BOOL:
+			w = rkx_val_begin(&c->enc, 1);
+			*w = DatumGetBool(d) ? 't' : 'f';
+			rkx_val_end(&c->enc, 1);
+			continue;
+		case RKX_NUMERIC:
+			if (rkx_enc_numeric(c, d))
+				continue;
+			txt = OutputFunctionCall(&c->out[i], d);
+			len = strlen(txt);
+			break;
+		case RKX_RAW: {
 			/* what text_to_cstring would copy, without the copy */
-			text *t = DatumGetTextPP(PG_GETARG_DATUM(a));
+			text *t = DatumGetTextPP(d);
 
 			txt = VARDATA_ANY(t);
 			len = VARSIZE_ANY_EXHDR(t);
-		} else {
-			txt = OutputFunctionCall(&c->out[i], PG_GETARG_DATUM(a));
+			break;
+		}
+		case RKX_OUT:
+		default:
+			txt = OutputFunctionCall(&c->out[i], d);
 			len = strlen(txt);
+			break;
 		}
 		if (!c->utf8) {
 			/* SQL_ASCII is passed through as COPY does; the rest converted */
@@ -314,6 +588,7 @@ static void rkx_encode(FunctionCallInfo fcinfo, rkx_cache *c)
 				len = strlen(conv);
 			txt = conv;
 		}
+text:
 		if (rk_canon_enc_value(c->type[i], txt, len, &c->enc, &why) < 0)
 			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 			                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",

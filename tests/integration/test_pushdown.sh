@@ -282,6 +282,67 @@ test_instant_is_canonical() {
 	assert_contains "$T/err" "timestamp out of range"
 }
 
+# Integers, booleans and numerics are encoded from the stored value, text
+# read in place (src/ext/reckon.c, rkx_kind): their edges, one row per
+# window, so that a wrong byte shows as its own window's hash; and the
+# canonical texts themselves.
+test_stored_value_shortcuts() {
+	mk_table $SRC
+	sql $SRC >/dev/null <<-'SQL'
+		insert into t (id, ts, i2, i4, i8, num, dom, n2, b, txt, vc, ch) values
+		  (1, null, -32768, -2147483648, -9223372036854775808, '-0', '-0', '-0.00', true, '', '', ''),
+		  (2, null, 32767, 2147483647, 9223372036854775807, 0.000, 0, 0, false, e'\n', ' ', ' '),
+		  (3, null, 0, 0, 0, 'NaN', 'Infinity', -0.01, null, repeat('x', 100000), 'ü', 'a'),
+		  (4, null, -1, -1, -1, '-Infinity', 1.500, 1234567890.12, true, repeat(md5('a'), 3000), 'ab', 'ab   '),
+		  (5, null, 1, 10, 10000, -1.500, 100000, 0.10, false, 'Zürich', 'x', 'é'),
+		  (6, null, -10, -100000, -10000, 1e100, 1e-100, -1234567890.10, true, 'a,b', '"', null),
+		  (7, null, 100, 1000000, 100000000, -1e-100, 0.00001234, 0.01, false, e'\\', 'vc', 'ch'),
+		  (8, null, null, null, null, 1e1000, 1e-1000, null, null, null, null, null),
+		  (9, null, 9999, 99999, 99999999, -1e-1000, 10000, 99.99, true, 'x', 'y', 'z'),
+		  (10, null, 10000, 100000000, 1000000000000, 0.0001, 9999.9999, -99.99, false, 'y', 'z', 'x');
+		insert into t (id, num, dom) select 10 + g, (case when g % 2 = 0 then '-' else '' end || repeat('9', g * 37) || '.' || repeat('0', g) || '1')::numeric,
+		       round(1 / (g + 2)::numeric, g * 10) from generate_series(1, 30) g;
+		insert into t (id, num, dom) select 40 + g, 10::numeric ^ g, (-10)::numeric ^ (-g) from generate_series(1, 30) g;
+		insert into t (id, num, dom) select 70 + g, (g - 1.5) * 10::numeric ^ (4 * g), round(g * 123.456::numeric, g % 5) * 10000 from generate_series(1, 30) g;
+		update t set ts = timestamptz '2026-03-01 00:00:00+00' + id * interval '30 minutes';
+	SQL
+	sql postgres "drop database if exists pd_edge with (force)" >/dev/null
+	createdb pd_edge
+	ext_create pd_edge
+	mk_table pd_edge
+	copy_table $SRC pd_edge
+	same_both_ways $SRC pd_edge 0 --time ts --window 30m --sum n2,i2,i4,i8
+	# 144 windows of 30 minutes, 100 of them with a row
+	assert_eq 144 "$(grep -c ',match,' "$T/last-windows.csv")"
+	# the canonical texts, against digest.md's rules
+	assert_eq "-32768 -2147483648 -9223372036854775808 0 0 0 0 NaN Infinity -Infinity t f -1.5 100000 0.0001 1234567890.12 0.01 -0.001 1000000000000000000000 0.00000000000000000001" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "
+			select concat_ws(' ',
+			  convert_from(substring(reckon_row_encoding((-32768)::int2) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding((-2147483648)::int4) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding((-9223372036854775808)::int8) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(0::int8) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding('-0'::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(0.000::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(-0.00::numeric(5,2)) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding('NaN'::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding('Infinity'::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding('-Infinity'::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(true) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(false) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(-1.500) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(100000::numeric) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(0.00010) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(1234567890.12::numeric(12,2)) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(0.01::posnum) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(-1e-3) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding(1e21) from 6), 'UTF8'),
+			  convert_from(substring(reckon_row_encoding('1e-20'::numeric) from 6), 'UTF8'))")"
+	assert_eq "\\x0100000000|\\x00010100000031" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "select reckon_row_encoding(''::text), reckon_row_encoding(null::int2, 1::int2)")"
+	sql postgres "drop database pd_edge with (force)" >/dev/null
+}
+
 # Parallel workers: partial states serialised, combined, finalised.
 test_parallel_aggregate_same_digest() {
 	local par="-c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0"
