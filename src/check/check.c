@@ -88,14 +88,26 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
  * instant already parsed instead of parsing the text again. */
 static void rk_enc_instant(rk_buf *out, rk_usec t)
 {
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	                               "8081828384858687888990919293949596979899";
 	char digits[24], *d = digits + sizeof digits;
 	uint64_t u = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
 	uint32_t n;
 
-	do {
-		*--d = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	/* two digits per division: this runs once per row */
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+		u /= 100;
+		*--d = pairs[2 * r + 1];
+		*--d = pairs[2 * r];
+	}
+	if (u >= 10) {
+		*--d = pairs[2 * u + 1];
+		*--d = pairs[2 * u];
+	} else {
+		*--d = (char)('0' + u);
+	}
 	if (t < 0)
 		*--d = '-';
 	n = (uint32_t)(digits + sizeof digits - d);

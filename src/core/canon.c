@@ -146,6 +146,61 @@ static char rk_cn_vdigit(const char *ip, size_t ni, const char *fp, size_t i)
 	return i < ni ? ip[i] : fp[i - ni];
 }
 
+/*
+ * The fast path for the form PostgreSQL itself prints: an optional '-',
+ * integer digits, optionally '.' and fraction digits.  Returns false (and
+ * writes nothing) for anything else, which the general parser below takes.
+ */
+static bool rk_canon_numeric_plain(const char *p, size_t len, rk_buf *out)
+{
+	const char *e = p + len, *q = p, *ip, *ie, *fp = NULL, *fe = NULL;
+	bool neg = false, frac;
+	size_t n;
+	char *w;
+
+	if (q < e && *q == '-') {
+		neg = true;
+		q++;
+	}
+	ip = q;
+	while (q < e && rk_cn_digit(*q))
+		q++;
+	ie = q;
+	if (ie == ip)
+		return false;
+	if (q < e) {
+		if (*q != '.')
+			return false;
+		fp = ++q;
+		while (q < e && rk_cn_digit(*q))
+			q++;
+		if (q != e)
+			return false;
+		fe = e;
+		while (fe > fp && fe[-1] == '0')
+			fe--;
+	}
+	while (ie - ip > 1 && *ip == '0')
+		ip++;
+	frac = fp && fe > fp;
+	if (!frac && ie - ip == 1 && *ip == '0') {
+		rk_buf_putc(out, '0');   /* 0, -0, 0.000 */
+		return true;
+	}
+	n = (size_t)neg + (size_t)(ie - ip) + (frac ? 1 + (size_t)(fe - fp) : 0);
+	w = rk_cn_reserve(out, n);
+	if (neg)
+		*w++ = '-';
+	memcpy(w, ip, (size_t)(ie - ip));
+	w += ie - ip;
+	if (frac) {
+		*w++ = '.';
+		memcpy(w, fp, (size_t)(fe - fp));
+	}
+	out->len += n;
+	return true;
+}
+
 static int rk_canon_numeric(const char *p, size_t len, rk_buf *out, const char **why)
 {
 	const char *e, *ip, *fp = NULL;
@@ -154,6 +209,8 @@ static int rk_canon_numeric(const char *p, size_t len, rk_buf *out, const char *
 	bool neg = false;
 	char *w, *w0;
 
+	if (rk_canon_numeric_plain(p, len, out))
+		return 0;
 	rk_cn_trim(&p, &len);
 	e = p + len;
 	if (len == 0)

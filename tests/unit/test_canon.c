@@ -158,6 +158,16 @@ static void test_numeric(void **state)
 	CANON(RK_T_NUMERIC, "12e-1", "1.2");
 	CANON(RK_T_NUMERIC, "1.23e1", "12.3");
 	CANON(RK_T_NUMERIC, "123e-5", "0.00123");
+	/* PostgreSQL's own output form takes a fast path: same bytes */
+	CANON(RK_T_NUMERIC, "00", "0");
+	CANON(RK_T_NUMERIC, "-00.000", "0");
+	CANON(RK_T_NUMERIC, "-0.50", "-0.5");
+	CANON(RK_T_NUMERIC, "-007.10", "-7.1");
+	CANON(RK_T_NUMERIC, "120.00", "120");
+	CANON(RK_T_NUMERIC, "0.10", "0.1");
+	CANON(RK_T_NUMERIC, "99999999999999999999999999999999999999.99", "99999999999999999999999999999999999999.99");
+	BAD(RK_T_NUMERIC, "-", "not a valid numeric");
+	BAD(RK_T_NUMERIC, "1.2.3", "not a valid numeric");
 	CANON(RK_T_NUMERIC, "5E+2", "500");
 	CANON(RK_T_NUMERIC, "0.0012e3", "1.2");
 	CANON(RK_T_NUMERIC, "1200e-2", "12");
