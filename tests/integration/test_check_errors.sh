@@ -161,3 +161,17 @@ test_failed_run_keeps_previous_files() {
 	assert_eq "$WINDOWS_HEADER_AMOUNT" "$(head -n 1 rep/windows.csv)"
 	assert_dir_only rep findings.csv summary.json windows.csv
 }
+
+# A report directory that a failed run created is removed again; one that
+# existed before stays (empty, as it was).
+test_failed_run_removes_the_report_dir_it_made() {
+	local port
+	port=$(closed_port)
+	assert_exit 3 check_pair "$(conn $SRC)" "host=127.0.0.1 port=$port dbname=$TGT" --report new-rep
+	assert_no_file new-rep
+	assert_exit 2 check_pair "$(conn $SRC)" "$(conn $TGT)" --sum no_such_column --report new-rep
+	assert_no_file new-rep
+	mkdir old-rep
+	assert_exit 3 check_pair "$(conn $SRC)" "host=127.0.0.1 port=$port dbname=$TGT" --report old-rep
+	assert_dir_only old-rep
+}
