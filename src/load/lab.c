@@ -114,6 +114,7 @@ typedef struct rk_lab {
 	rk_pg *late;               /* the open late-commit session, or NULL */
 	const char *engine;        /* "postgres" / "split" */
 	const char *target_conn;   /* what the steps get as --target */
+	char conf[PATH_MAX];       /* private INI with both conninfos, or "" */
 	const rk_lab_scenario *scen;
 	char dir[PATH_MAX];        /* OUT/<engine>/<scenario> */
 	int nn;                    /* number of the last snapshot */
@@ -391,6 +392,48 @@ static void rk_lab_argv_free(rk_lab_argv *a)
 	memset(a, 0, sizeof *a);
 }
 
+/*
+ * Writes the engine's two conninfos into a private (0600) INI file that the
+ * steps read with --config, so a password never shows in a process list.
+ * A conninfo the INI syntax cannot carry as is (a ';' or '#' that inih
+ * would take for a comment, a line break) keeps the command line instead.
+ */
+static void rk_lab_write_conf(rk_lab *lab)
+{
+	const char *conns[2] = {lab->spec->source, lab->target_conn};
+	char tmp[PATH_MAX + 16];
+	FILE *f;
+	int fd;
+
+	lab->conf[0] = '\0';
+	for (int i = 0; i < 2; i++)
+		if (strpbrk(conns[i], ";#\r\n"))
+			return;
+	if (snprintf(lab->conf, sizeof lab->conf, "%s/.reckon-lab-%s.ini", lab->spec->out, lab->engine) >=
+	        (int)sizeof lab->conf ||
+	    snprintf(tmp, sizeof tmp, "%s.XXXXXX", lab->conf) >= (int)sizeof tmp)
+		goto fallback;
+	fd = mkstemp(tmp);   /* 0600 */
+	if (fd < 0)
+		goto fallback;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		goto fallback;
+	}
+	fprintf(f, "; written by reckon lab for its steps; removed when the engine's run ends\n"
+	           "[reckon]\nsource = %s\ntarget = %s\n", conns[0], conns[1]);
+	if (fclose(f) != 0 || rename(tmp, lab->conf) != 0) {
+		unlink(tmp);
+		goto fallback;
+	}
+	return;
+fallback:
+	rk_log_info("lab: passing the connection strings on the steps' command lines");
+	lab->conf[0] = '\0';
+}
+
 /* The table options every step shares. */
 static void rk_lab_table_args(rk_lab *lab, rk_lab_argv *a, const char *cmd, bool sums)
 {
@@ -398,10 +441,16 @@ static void rk_lab_table_args(rk_lab *lab, rk_lab_argv *a, const char *cmd, bool
 	rk_lab_arg(a, cmd);
 	for (int i = 0; i < lab->spec->verbose; i++)
 		rk_lab_arg(a, "-v");
-	rk_lab_arg(a, "--source");
-	rk_lab_arg(a, lab->spec->source);
-	rk_lab_arg(a, "--target");
-	rk_lab_arg(a, lab->target_conn);
+	if (lab->conf[0]) {
+		/* conninfos (and their passwords) stay out of the children's argv */
+		rk_lab_arg(a, "--config");
+		rk_lab_arg(a, lab->conf);
+	} else {
+		rk_lab_arg(a, "--source");
+		rk_lab_arg(a, lab->spec->source);
+		rk_lab_arg(a, "--target");
+		rk_lab_arg(a, lab->target_conn);
+	}
 	rk_lab_arg(a, "--source-table");
 	rk_lab_arg(a, RK_LAB_SOURCE_TABLE);
 	rk_lab_arg(a, "--target-table");
@@ -721,6 +770,7 @@ static int rk_lab_engine(rk_lab *lab, unsigned engine, rk_error *err)
 		lab->tgt = lab->src;
 		lab->target_conn = s->source;
 	}
+	rk_lab_write_conf(lab);
 	for (size_t i = 0; i < RK_LAB_NSCENARIOS && rc == 0; i++) {
 		lab->scen = &rk_lab_scenarios[i];
 		if (!(lab->scen->engines & engine) || (strcmp(s->scenario, "all") != 0 && strcmp(s->scenario, lab->scen->name) != 0))
@@ -729,6 +779,9 @@ static int rk_lab_engine(rk_lab *lab, unsigned engine, rk_error *err)
 	}
 	/* leave the databases as the last scenario ended: the tables stay for a look */
 out:
+	if (lab->conf[0])
+		unlink(lab->conf);
+	lab->conf[0] = '\0';
 	if (lab->tgt != lab->src)
 		rk_pg_close(lab->tgt);
 	rk_pg_close(lab->src);
