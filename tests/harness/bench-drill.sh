@@ -11,39 +11,20 @@
 # time: these machines are shared.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-repo=$(cd "$here/../.." && pwd -P)
-RECKON=${1:?usage: tests/harness/bench-drill.sh RECKON_BIN}
-N=${N:-1000000}
-[[ -x /usr/bin/time ]] || { echo "bench-drill: GNU time is missing: run tests/harness/deps.sh" >&2; exit 1; }
+# shellcheck source=tests/harness/bench-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 command -v jq >/dev/null || { echo "bench-drill: jq is missing: run tests/harness/deps.sh" >&2; exit 1; }
-
-base=$(mktemp -d /tmp/reckon-drill.XXXXXX)
-chmod 0755 "$base"
-trap 'bash "$here/pgcluster.sh" stop "$base/pg" || true; rm -rf "$base"' EXIT
-bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
-# shellcheck source=/dev/null
-. "$base/pg/env"
-psql_b() { PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 echo "bench-drill: loading $N rows per side" >&2
 for db in drill_src drill_tgt; do
-	psql_b -d postgres -c "create database $db"
-	psql_b -d $db <<-SQL
-		create table t (id bigint, ts timestamptz, amount numeric(12,2), note text);
-		insert into t select i, timestamptz '2026-03-02 00:00:00+00' + (i - 1) * (interval '86400 seconds' / $N),
-		       ((i::bigint * 7919) % 1000000) / 100.0, 'note ' || md5(i::text)
-		from generate_series(1, $N) i;
-		create index on t (ts);
-		analyze t;
-	SQL
+	bench_table $db "$N"
 done
 # one row lost in each of windows 3, 7, 11, ... (10 of 48)
-psql_b -d drill_tgt -c "delete from t where id in (select min(id) from t
+psql_b -d drill_tgt -c "delete from bench.t where id in (select min(id) from bench.t
 	where ts >= '2026-03-02 00:00:00+00' group by floor(extract(epoch from ts - '2026-03-02 00:00:00+00') / 1800)
 	having floor(extract(epoch from min(ts) - '2026-03-02 00:00:00+00') / 1800)::int % 4 = 3 limit 10)"
 
-args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table t --key id --time ts --sum amount
+args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table bench.t --key id --time ts --sum amount
 	--columns id,ts,amount,note --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 30m
 	--now 2026-03-04T00:00:00Z)
 
@@ -64,7 +45,7 @@ run() { # run LABEL DB LEAF -> "seconds rss passes reread differ"
 
 psql_b -d postgres -c "create database drill_clean template drill_src"
 psql_b -d postgres -c "create database drill_one template drill_src"
-psql_b -d drill_one -c "delete from t where id = $N / 2"
+psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
 results=$({
 	run clean drill_clean 200000
 	run one-damaged drill_one 200000

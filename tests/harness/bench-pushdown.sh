@@ -23,38 +23,9 @@
 # (make ext-install, as root) or built (make ext: loaded by its path).
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-repo=$(cd "$here/../.." && pwd -P)
-
-if [[ $# -ne 1 ]]; then
-	echo "usage: [N=rows] tests/harness/bench-pushdown.sh RECKON_BIN" >&2
-	exit 2
-fi
-RECKON=$1
-[[ $RECKON == /* ]] || RECKON=$PWD/$RECKON
-[[ -x $RECKON ]] || { echo "bench: $RECKON is not an executable (run make)" >&2; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "bench: GNU time (/usr/bin/time) is missing: run tests/harness/deps.sh" >&2; exit 1; }
-N=${N:-1000000}
-[[ $N =~ ^[0-9]+$ && $N -ge 100 ]] || { echo "bench: N must be a whole number >= 100" >&2; exit 2; }
-REPEAT=3
+# shellcheck source=tests/harness/bench-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 EXT_DIR=${RK_EXT_DIR:-$repo/build/ext}
-
-base=$(mktemp -d /tmp/reckon-bench.XXXXXX)
-chmod 0755 "$base"
-cleanup() {
-	bash "$here/pgcluster.sh" stop "$base/pg" || true
-	rm -rf "$base"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
-# shellcheck source=/dev/null
-. "$base/pg/env"
-
-psql_b() {
-	PGOPTIONS="-c client_min_messages=warning ${PGOPTIONS:-}" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
-}
 
 # the extension: installed, or else created from the built module by its path
 ext_create() {
@@ -65,20 +36,9 @@ ext_create() {
 	sed -e '/^\\echo/d' -e "s|MODULE_PATHNAME|$EXT_DIR/reckon.so|g" "$EXT_DIR/reckon--1.0.sql" | psql_b -d "$1" >/dev/null
 }
 
-# load DB ROWS - bench.t as in bench.sh
+# load DB ROWS - bench.t as in bench.sh, with the extension
 load() {
-	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
-	psql_b -d "$1" <<-SQL
-		create schema bench;
-		create table bench.t (id bigint, ts timestamptz, amount numeric(12,2), note text);
-		insert into bench.t
-		select i,
-		       timestamptz '2026-03-02 00:00:00+00' + (i - 1) * (interval '86400 seconds' / $2),
-		       (i * 7919 % 1000000) / 100.0,
-		       'note ' || md5(i::text)
-		from generate_series(1::bigint, $2) i;
-		vacuum (freeze, analyze) bench.t;
-	SQL
+	bench_table "$1" "$2"
 	ext_create "$1"
 }
 
@@ -88,10 +48,6 @@ COPY_SQL="select id, ts, amount, note from bench.t where $RANGE"
 SCAN_SQL="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount)
           from bench.t where $RANGE group by 1"
 
-now() { echo "$EPOCHREALTIME"; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-min() { printf '%s\n' "$@" | sort -g | head -n 1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 # both_once KIND - seconds for both sides' KIND (copy|scan) run concurrently
 both_once() {

@@ -14,61 +14,13 @@
 # asserted; a wrong exit status of reckon (not 0 / 1 as expected) fails.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-repo=$(cd "$here/../.." && pwd -P)
+# shellcheck source=tests/harness/bench-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 
-if [[ $# -ne 1 ]]; then
-	echo "usage: [N=rows] tests/harness/bench.sh RECKON_BIN" >&2
-	exit 2
-fi
-RECKON=$1
-[[ $RECKON == /* ]] || RECKON=$PWD/$RECKON
-[[ -x $RECKON ]] || { echo "bench: $RECKON is not an executable (run make)" >&2; exit 1; }
-[[ -x /usr/bin/time ]] || { echo "bench: GNU time (/usr/bin/time) is missing: run tests/harness/deps.sh" >&2; exit 1; }
-N=${N:-1000000}
-[[ $N =~ ^[0-9]+$ && $N -ge 100 ]] || { echo "bench: N must be a whole number >= 100" >&2; exit 2; }
-REPEAT=3
-
-base=$(mktemp -d /tmp/reckon-bench.XXXXXX)
-chmod 0755 "$base"
-cleanup() {
-	bash "$here/pgcluster.sh" stop "$base/pg" || true
-	rm -rf "$base"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bash "$here/pgcluster.sh" start "$base/pg" >/dev/null
-# shellcheck source=/dev/null
-. "$base/pg/env"
-
-psql_b() {
-	PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"
-}
-
-# load DB ROWS - bench.t with ROWS rows spread evenly over 2026-03-02
-load() {
-	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
-	psql_b -d "$1" <<-SQL
-		create schema bench;
-		create table bench.t (id bigint, ts timestamptz, amount numeric(12,2), note text);
-		insert into bench.t
-		select i,
-		       timestamptz '2026-03-02 00:00:00+00' + (i - 1) * (interval '86400 seconds' / $2),
-		       (i * 7919 % 1000000) / 100.0,
-		       'note ' || md5(i::text)
-		from generate_series(1::bigint, $2) i;
-		-- the time column of an incremental load is indexed: loads read by it
-		create index on bench.t (ts);
-		vacuum (freeze, analyze) bench.t;
-	SQL
-}
+load() { bench_table "$@"; }
 
 FLOOR_SQL="select id, ts, amount, note from bench.t where ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
 
-now() { echo "$EPOCHREALTIME"; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-min() { printf '%s\n' "$@" | sort -g | head -n 1; }
 
 # floor SRC_DB TGT_DB - seconds for both sides copied out concurrently
 floor_once() {
@@ -137,7 +89,7 @@ bench_size() {
 		s=$(min "${secs[@]}")
 		r=$(min "${rss[@]}")
 		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
-			"$(awk -v a="$s" -v b="$f" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" "$r")")
+			"$(ratio "$s" "$f")" "$r")")
 		echo "bench: $rows rows, $mode: reckon ${s}s, floor ${f}s, peak RSS ${r} KiB" >&2
 	done
 }
