@@ -59,3 +59,37 @@ now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
+# bench_damage DB ROWS - the "differ" target: 10 rows damaged in 6 windows
+# (4 missing, 4 changed amounts, 1 duplicated, 1 changed note)
+bench_damage() {
+	psql_b -d "$1" <<-SQL
+		delete from bench.t where id in (select (g * ($2 / 5))::bigint from generate_series(1, 4) g);
+		update bench.t set amount = amount + 1 where id in (select (g * ($2 / 5) + 1)::bigint from generate_series(1, 4) g);
+		insert into bench.t select * from bench.t where id = $2 / 2;
+		update bench.t set note = note || '!' where id = $2 / 3;
+		vacuum (freeze, analyze) bench.t;
+	SQL
+}
+
+# bench_reckon SRC_DB TGT_DB WANT_EXIT [OPTION...] - times one reckon check
+# of bench.t over the day's 24 hourly windows; prints "seconds peak_rss_kib"
+# and fails the benchmark when reckon does not exit with WANT_EXIT.
+bench_reckon() {
+	local src=$1 tgt=$2 want=$3 t0 t1 rc=0
+	shift 3
+	t0=$(now)
+	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
+		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$src" \
+		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$tgt" "$@" \
+		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-04T00:00:00Z --report "$base/report" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
+	t1=$(now)
+	if [[ $rc -ne $want ]]; then
+		echo "bench: reckon check $* exited with $rc, expected $want" >&2
+		tail -n 20 "$base/reckon.err" >&2
+		exit 1
+	fi
+	echo "$(elapsed "$t0" "$t1") $(tail -n 1 "$base/time.out")"
+}

@@ -70,26 +70,6 @@ both_once() {
 	elapsed "$t0" "$t1"
 }
 
-# reckon_once WANT_EXIT [OPTION...] - prints "seconds peak_rss_kib"
-reckon_once() {
-	local want=$1 t0 t1 rc=0
-	shift
-	t0=$(now)
-	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
-		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_src" \
-		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_tgt" \
-		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
-		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
-		--now 2026-03-04T00:00:00Z --report "$base/report" "$@" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
-	t1=$(now)
-	if [[ $rc -ne $want ]]; then
-		echo "bench: reckon check $* exited with $rc, expected $want" >&2
-		tail -n 20 "$base/reckon.err" >&2
-		exit 1
-	fi
-	echo "$(elapsed "$t0" "$t1") $(tail -n 1 "$base/time.out")"
-}
-
 rows_table=()
 echo "bench: loading $N rows per side" >&2
 load bench_src "$N"
@@ -100,22 +80,16 @@ for mode in match differ; do
 	want=0
 	if [[ $mode == differ ]]; then
 		want=1
-		psql_b -d bench_tgt <<-SQL
-			delete from bench.t where id in (select (g * ($N / 5))::bigint from generate_series(1, 4) g);
-			update bench.t set amount = amount + 1 where id in (select (g * ($N / 5) + 1)::bigint from generate_series(1, 4) g);
-			insert into bench.t select * from bench.t where id = $N / 2;
-			update bench.t set note = note || '!' where id = $N / 3;
-			vacuum (freeze, analyze) bench.t;
-		SQL
+		bench_damage bench_tgt "$N"
 	fi
 	copies=() scans=() st=() st_rss=() pd=() pd_rss=()
 	for ((i = 0; i < REPEAT; i++)); do
 		copies+=("$(both_once copy)")
 		scans+=("$(both_once scan)")
-		read -r s r <<<"$(reckon_once $want)"
+		read -r s r <<<"$(bench_reckon bench_src bench_tgt $want)"
 		st+=("$s")
 		st_rss+=("$r")
-		read -r s r <<<"$(reckon_once $want --pushdown)"
+		read -r s r <<<"$(bench_reckon bench_src bench_tgt $want --pushdown)"
 		pd+=("$s")
 		pd_rss+=("$r")
 	done

@@ -36,26 +36,6 @@ floor_once() {
 	elapsed "$t0" "$t1"
 }
 
-# reckon_once SRC_DB TGT_DB WANT_EXIT [OPTION...] - prints "seconds peak_rss_kib"
-reckon_once() {
-	local t0 t1 rc=0 src=$1 tgt=$2 want=$3
-	shift 3
-	t0=$(now)
-	/usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" check \
-		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$src" \
-		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$tgt" "$@" \
-		--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note \
-		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
-		--now 2026-03-04T00:00:00Z --report "$base/report" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
-	t1=$(now)
-	if [[ $rc -ne $want ]]; then
-		echo "bench: reckon check exited with $rc, expected $want" >&2
-		tail -n 20 "$base/reckon.err" >&2
-		exit 1
-	fi
-	echo "$(elapsed "$t0" "$t1") $(tail -n 1 "$base/time.out")"
-}
-
 rows_table=()
 # bench_size ROWS - loads both sides, then measures floor, match and differ
 bench_size() {
@@ -69,18 +49,12 @@ bench_size() {
 		local opts=()
 		case $mode in match-jobs*) opts=(--jobs "${mode#match-jobs}") ;; esac
 		if [[ $mode == differ ]]; then
-			psql_b -d bench_tgt <<-SQL
-				delete from bench.t where id in (select (g * ($rows / 5))::bigint from generate_series(1, 4) g);
-				update bench.t set amount = amount + 1 where id in (select (g * ($rows / 5) + 1)::bigint from generate_series(1, 4) g);
-				insert into bench.t select * from bench.t where id = $rows / 2;
-				update bench.t set note = note || '!' where id = $rows / 3;
-				vacuum (freeze, analyze) bench.t;
-			SQL
+			bench_damage bench_tgt "$rows"
 		fi
 		floors=() secs=() rss=()
 		for ((i = 0; i < REPEAT; i++)); do
 			floors+=("$(floor_once bench_src bench_tgt)")
-			res=$(reckon_once bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
+			res=$(bench_reckon bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
 			read -r s r <<<"$res"
 			secs+=("$s")
 			rss+=("$r")
