@@ -545,6 +545,22 @@ static int rk_audit_copy_flush(rk_pg *pg, rk_buf *b, bool all, rk_error *err)
 	return 0;
 }
 
+/*
+ * Ends a COPY FROM STDIN whose rows were built in b: when the rows were all
+ * built (ok), sends what is left and finishes the COPY; otherwise aborts it
+ * (the server discards everything).  Frees b either way.
+ */
+static int rk_audit_copy_finish(rk_pg *pg, rk_buf *b, bool ok, const char *what, rk_error *err)
+{
+	if (ok && rk_audit_copy_flush(pg, b, true, err) < 0)
+		ok = false;
+	rk_buf_free(b);
+	if (ok)
+		return rk_pg_copy_in_end(pg, err);
+	rk_pg_copy_in_abort(pg, what);
+	return -1;
+}
+
 static int rk_audit_copy_windows(rk_pg *pg, const rk_report_ctx *c, const rk_check_result *r, const char *run_id,
                                  rk_error *err)
 {
@@ -602,14 +618,9 @@ static int rk_audit_copy_windows(rk_pg *pg, const rk_report_ctx *c, const rk_che
 		if (rk_audit_copy_flush(pg, &b, false, err) < 0)
 			goto done;
 	}
-	if (rk_audit_copy_flush(pg, &b, true, err) < 0)
-		goto done;
-	rk_buf_free(&b);
-	return rk_pg_copy_in_end(pg, err);
+	rc = 0;
 done:
-	rk_buf_free(&b);
-	rk_pg_copy_in_abort(pg, "reckon could not send the windows");
-	return rc;
+	return rk_audit_copy_finish(pg, &b, rc == 0, "reckon could not send the windows", err);
 }
 
 /* True when v must be quoted in key_text to read back unambiguously. */
@@ -687,16 +698,10 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 		if (rk_audit_copy_flush(pg, &b, false, err) < 0)
 			goto done;
 	}
-	if (rk_audit_copy_flush(pg, &b, true, err) < 0)
-		goto done;
-	rk_buf_free(&b);
-	rk_buf_free(&kt);
-	return rk_pg_copy_in_end(pg, err);
+	rc = 0;
 done:
-	rk_buf_free(&b);
 	rk_buf_free(&kt);
-	rk_pg_copy_in_abort(pg, "reckon could not send the findings");
-	return rc;
+	return rk_audit_copy_finish(pg, &b, rc == 0, "reckon could not send the findings", err);
 }
 
 /* Connects and brings the schema up to date; the caller closes. */
@@ -860,6 +865,7 @@ static int rk_audit_copy_repair_intervals(rk_pg *pg, const rk_audit_repair *r, c
 {
 	rk_buf b = RK_BUF_INIT;
 	char t[RK_TIME_STRLEN];
+	int rc = -1;
 
 	if (r->list->n == 0)
 		return 0;
@@ -895,14 +901,9 @@ static int rk_audit_copy_repair_intervals(rk_pg *pg, const rk_audit_repair *r, c
 		if (rk_audit_copy_flush(pg, &b, false, err) < 0)
 			goto fail;
 	}
-	if (rk_audit_copy_flush(pg, &b, true, err) < 0)
-		goto fail;
-	rk_buf_free(&b);
-	return rk_pg_copy_in_end(pg, err);
+	rc = 0;
 fail:
-	rk_buf_free(&b);
-	rk_pg_copy_in_abort(pg, "reckon could not send the repair intervals");
-	return -1;
+	return rk_audit_copy_finish(pg, &b, rc == 0, "reckon could not send the repair intervals", err);
 }
 
 int rk_audit_record_repair(const char *conninfo, const rk_opts *o, const rk_audit_repair *r, rk_error *err)
