@@ -4,10 +4,11 @@
  *
  * A PostgreSQL side whose database has the reckon extension sends one row per
  * window - count, window hash, exact sums - instead of every row: the
- * extension encodes and hashes each row with this client's own core code, so
- * the window digests are the ones streaming would have computed.  The sums
- * arrive as PostgreSQL's exact numeric text and go through the canonical
- * numeric text into rk_sum, as a streamed value would.  A CSV side, and with
+ * extension's reckon_window aggregate encodes, hashes and sums each row with
+ * this client's own core code, so the window digests are the ones streaming
+ * would have computed.  The sums arrive as exact numeric text (or the word
+ * "overflow" where the exact sum does not fit rk_sum) and go through the
+ * canonical numeric text into rk_sum, as a streamed value would.  A CSV side, and with
  * --pushdown=auto a database without the extension, stream as usual; the
  * drilldown always streams.
  */
@@ -88,11 +89,17 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 
 		if (sf->null)
 			continue;
+		why = "sum overflows 128 bits";
+		if (sf->len == 8 && memcmp(sf->p, "overflow", 8) == 0)
+			goto overflow;
 		rk_buf_reset(&s->tmp);
 		if (rk_canon_text(RK_T_NUMERIC, sf->p, sf->len, &s->tmp, &why) < 0)
 			return rk_pd_bad_row(s, "a sum", sf, err);
 		if (rk_sum_add(&sr->sums[(size_t)w * p->nsum + j], s->tmp.data, s->tmp.len, &why) < 0) {
-			rk_error_set(err, RK_EXIT_USAGE, "sum of column %s in window %lld: %s", p->cols[c], (long long)w, why);
+overflow:
+			/* as streaming the window's rows would have failed */
+			rk_error_set(err, RK_EXIT_USAGE, "%s: sum of column %s in window %lld: %s", rk_reader_describe(s->reader),
+			             p->cols[c], (long long)w, why);
 			return rk_error_hint(err, "drop %s from --sum; an exact sum cannot be formed", p->cols[c]);
 		}
 	}

@@ -86,6 +86,13 @@ static int rk_sum_rescale(rk_i128 v, int32_t n, rk_i128 *out)
 	}
 	if (n > RK_SUM_MAX_SCALE)
 		return -1;
+	/* the usual case, a value of 64 bits times at most 10^19: below 2^127
+	 * in magnitude, so a plain multiplication (no overflow check in
+	 * 128-bit arithmetic, which is a library call) */
+	if (n <= 19 && v >= INT64_MIN && v <= INT64_MAX) {
+		*out = v * rk_sum_pow10((int)n);
+		return 0;
+	}
 	return __builtin_mul_overflow(v, rk_sum_pow10((int)n), out) ? -1 : 0;
 }
 

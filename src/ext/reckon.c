@@ -37,9 +37,12 @@
 #include "common/int.h"
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
+#include "nodes/primnodes.h"
+#include "nodes/pg_list.h"
 #include "miscadmin.h"
 #include "pgtime.h"
 #include "port/pg_bswap.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/bytea.h"
 #include "utils/date.h"
@@ -60,9 +63,11 @@ PG_MODULE_MAGIC;
 /*
  * The version of the digest format this module computes; the client refuses
  * to push down to a module of another version (docs/pushdown.md).  It goes
- * up with every change to digest.md's bytes or to this module's contract.
+ * up with every change to digest.md's bytes or to this module's contract:
+ * 2 added reckon_window (extension version 1.1), which reckon check's
+ * pushdown statement uses.
  */
-#define RKX_FORMAT_VERSION 1
+#define RKX_FORMAT_VERSION 2
 
 /* Microseconds from 1970-01-01 to PostgreSQL's epoch 2000-01-01. */
 #define RKX_EPOCH_SHIFT_DAYS ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE))
@@ -134,7 +139,9 @@ typedef enum rkx_kind {
  */
 typedef struct rkx_cache {
 	int nargs;              /* value arguments */
-	int first;              /* index of the first value argument (1 in the aggregate) */
+	int first;              /* index of the first value argument (1 or 2 in the aggregates) */
+	char *role;             /* per value argument: RKX_HASH, RKX_SUM or RKX_BOTH */
+	int nsum;               /* arguments summed (RKX_SUM, RKX_BOTH), in argument order */
 	Oid *typid;             /* as passed */
 	rk_type *type;          /* as the client maps it */
 	FmgrInfo *out;          /* output functions */
@@ -143,8 +150,15 @@ typedef struct rkx_cache {
 	rk_buf enc;             /* row encoding, malloc'd by core/buf.c: freed by
 	                         * the reset callback of the cache's context */
 	rk_buf scratch;         /* decimal digits of a long numeric, likewise */
+	rk_buf sumval;          /* the encoding of a summed, not hashed, value */
 	MemoryContextCallback cb;
 } rkx_cache;
+
+/* The roles of reckon_window's value arguments (its first argument spells
+ * one letter per value argument). */
+#define RKX_HASH 'h'    /* hashed: part of the row encoding */
+#define RKX_SUM 's'     /* summed only */
+#define RKX_BOTH 'b'    /* hashed and summed */
 
 static void rkx_cache_release(void *arg)
 {
@@ -152,6 +166,7 @@ static void rkx_cache_release(void *arg)
 
 	rk_buf_free(&c->enc);
 	rk_buf_free(&c->scratch);
+	rk_buf_free(&c->sumval);
 }
 
 /*
@@ -241,16 +256,72 @@ static void rkx_check_settings(int needs)
 	}
 }
 
-/* The cache of a call site whose value arguments are [first, PG_NARGS()). */
-static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
+/*
+ * True when argument n of the aggregate calling this transition function is
+ * a constant (the transition function's own expression has placeholders
+ * for the aggregate's arguments, so get_fn_expr_arg_stable cannot tell).
+ */
+static bool rkx_agg_arg_const(FunctionCallInfo fcinfo, int n)
+{
+	Aggref *ag = AggGetAggref(fcinfo);
+	TargetEntry *te;
+
+	if (!ag || n < 0 || n >= list_length(ag->args))
+		return false;
+	te = list_nth_node(TargetEntry, ag->args, n);
+	return IsA(te->expr, Const);
+}
+
+/*
+ * The roles of the value arguments: all hashed, or (roles >= 0) as the text
+ * argument 'roles' spells them, one letter per value argument.  It must be
+ * the same for every row: a constant, as reckon check passes it.
+ */
+static void rkx_cache_roles(FunctionCallInfo fcinfo, rkx_cache *c, int roles)
+{
+	text *t;
+	const char *r;
+
+	c->role = palloc(c->nargs);
+	memset(c->role, RKX_HASH, c->nargs);
+	c->nsum = 0;
+	if (roles < 0)
+		return;
+	if (PG_ARGISNULL(roles) || !rkx_agg_arg_const(fcinfo, roles - 1))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("reckon_window: the roles argument must be a constant, not NULL")));
+	t = PG_GETARG_TEXT_PP(roles);
+	r = VARDATA_ANY(t);
+	if ((int) VARSIZE_ANY_EXHDR(t) != c->nargs)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("reckon_window: the roles '%s' name %d columns, but %d follow", text_to_cstring(t),
+		                       (int) VARSIZE_ANY_EXHDR(t), c->nargs),
+		                errhint("One letter per column: h hashed, s summed, b both.")));
+	for (int i = 0; i < c->nargs; i++) {
+		if (r[i] != RKX_HASH && r[i] != RKX_SUM && r[i] != RKX_BOTH)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("reckon_window: role '%c' of column %d is none of h (hashed), s (summed), "
+			                       "b (both)", r[i], i + 1)));
+		c->role[i] = r[i];
+		if (r[i] != RKX_HASH)
+			c->nsum++;
+	}
+}
+
+/*
+ * The cache of a call site whose value arguments are [first, PG_NARGS()),
+ * with their roles in argument 'roles' (-1: all hashed).
+ */
+static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int roles)
 {
 	FmgrInfo *fl = fcinfo->flinfo;
 	rkx_cache *c = fl->fn_extra;
 	int nargs = PG_NARGS() - first;
 	int needs = 0;
+	int nhash = 0;
 	MemoryContext old;
 
-	if (c && c->nargs == nargs && c->first == first)
+	if (likely(c && c->nargs == nargs && c->first == first))
 		return c;
 	if (get_fn_expr_variadic(fl))
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -265,6 +336,7 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
 	c->type = palloc(nargs * sizeof *c->type);
 	c->out = palloc(nargs * sizeof *c->out);
 	c->kind = palloc(nargs * sizeof *c->kind);
+	rkx_cache_roles(fcinfo, c, roles);
 	for (int i = 0; i < nargs; i++) {
 		Oid outfn, base;
 		bool varlena;
@@ -300,7 +372,16 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first)
 			c->kind[i] = RKX_RAW;
 		if (c->kind[i] != RKX_INSTANT)
 			needs |= rkx_needs(c->type[i], c->typid[i]);
+		if (c->role[i] != RKX_SUM)
+			nhash++;
+		if (c->role[i] != RKX_HASH && !rk_type_summable(c->type[i]))
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("reckon_window: column %d has type %s; exact sums need an integer or numeric "
+			                       "column", i + 1, format_type_be(c->typid[i]))));
 	}
+	if (nhash == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("reckon digests need at least one hashed column")));
 	c->utf8 = GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII;
 	c->cb.func = rkx_cache_release;
 	c->cb.arg = c;
@@ -383,7 +464,7 @@ static const char rkx_pairs[] =
  * appended, for a layout this does not know: the caller then takes the
  * output function's way.
  */
-static bool rkx_enc_numeric(rkx_cache *c, Datum d)
+static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
 	const char *p = VARDATA_ANY(v);
@@ -404,13 +485,13 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d)
 	case RKX_NUM_SPECIAL:
 		switch (hdr & RKX_NUM_EXT_MASK) {
 		case RKX_NUM_NAN:
-			rkx_val_word(&c->enc, "NaN");
+			rkx_val_word(b, "NaN");
 			return true;
 		case RKX_NUM_PINF:
-			rkx_val_word(&c->enc, "Infinity");
+			rkx_val_word(b, "Infinity");
 			return true;
 		case RKX_NUM_NINF:
-			rkx_val_word(&c->enc, "-Infinity");
+			rkx_val_word(b, "-Infinity");
 			return true;
 		default:
 			return false;
@@ -466,8 +547,8 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d)
 	for (i0 = 0; i0 < nd && dig[i0] == '0'; i0++)
 		;
 	if (i0 == nd) {
-		memcpy(rkx_val_begin(&c->enc, 1), "0", 1);
-		rkx_val_end(&c->enc, 1);
+		memcpy(rkx_val_begin(b, 1), "0", 1);
+		rkx_val_end(b, 1);
 		return true;
 	}
 	for (i1 = nd; dig[i1 - 1] == '0'; i1--)
@@ -480,7 +561,7 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d)
 		len = (size_t) k;
 	else
 		len = nsig + 1;
-	w0 = w = rkx_val_begin(&c->enc, len + 1);
+	w0 = w = rkx_val_begin(b, len + 1);
 	if (neg)
 		*w++ = '-';
 	if (k <= 0) {
@@ -502,99 +583,106 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d)
 		memcpy(w, dig + i0 + k, nsig - (size_t) k);
 		w += nsig - (size_t) k;
 	}
-	rkx_val_end(&c->enc, (size_t) (w - w0));
+	rkx_val_end(b, (size_t) (w - w0));
 	return true;
 }
 
 /*
- * Encodes the value arguments as one row (digest.md) into c->enc.  The text
- * of each value is what COPY TO in UTF-8 would have sent the client, or
- * (the shortcuts of rkx_kind) its canonical text made from the stored value.
+ * Appends the encoding of value argument i (digest.md: a NULL, or the tag,
+ * length and canonical text of a value) to b.  The text of a value is what
+ * COPY TO in UTF-8 would have sent the client, or (the shortcuts of
+ * rkx_kind) its canonical text made from the stored value.
  */
+static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b)
+{
+	int a = c->first + i;
+	Datum d;
+	char *txt, *conv, *w;
+	size_t len;
+	const char *why;
+
+	if (PG_ARGISNULL(a)) {
+		rk_canon_enc_null(b);
+		return;
+	}
+	d = PG_GETARG_DATUM(a);
+	switch (c->kind[i]) {
+	case RKX_INSTANT: {
+		Timestamp ts = DatumGetTimestamp(d);
+
+		if (TIMESTAMP_NOT_FINITE(ts)) {
+			/* the words, as the output function spells them, through
+			 * the core encoder */
+			txt = TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity";
+			len = strlen(txt);
+			goto text;
+		}
+		/* decimal microseconds: the canonical text of a timestamp is
+		 * this integer's, printed as rk_canon_int leaves it */
+		w = rkx_val_begin(b, MAXINT8LEN + 1);
+		rkx_val_end(b, (size_t) pg_lltoa(rkx_instant(ts), w));
+		return;
+	}
+	case RKX_INT8:
+		/* int8out's digits, which rk_canon_int keeps as they are */
+		w = rkx_val_begin(b, MAXINT8LEN + 1);
+		rkx_val_end(b, (size_t) pg_lltoa(DatumGetInt64(d), w));
+		return;
+	case RKX_INT4:
+		w = rkx_val_begin(b, 12);
+		rkx_val_end(b, (size_t) pg_ltoa(DatumGetInt32(d), w));
+		return;
+	case RKX_INT2:
+		w = rkx_val_begin(b, 12);
+		rkx_val_end(b, (size_t) pg_ltoa((int32) DatumGetInt16(d), w));
+		return;
+	case RKX_BOOL:
+		w = rkx_val_begin(b, 1);
+		*w = DatumGetBool(d) ? 't' : 'f';
+		rkx_val_end(b, 1);
+		return;
+	case RKX_NUMERIC:
+		if (rkx_enc_numeric(c, d, b))
+			return;
+		txt = OutputFunctionCall(&c->out[i], d);
+		len = strlen(txt);
+		break;
+	case RKX_RAW: {
+		/* what text_to_cstring would copy, without the copy */
+		text *t = DatumGetTextPP(d);
+
+		txt = VARDATA_ANY(t);
+		len = VARSIZE_ANY_EXHDR(t);
+		break;
+	}
+	case RKX_OUT:
+	default:
+		txt = OutputFunctionCall(&c->out[i], d);
+		len = strlen(txt);
+		break;
+	}
+	if (!c->utf8) {
+		/* SQL_ASCII is passed through as COPY does; the rest converted */
+		conv = pg_server_to_any(txt, (int) len, PG_UTF8);
+		if (conv != txt)
+			len = strlen(conv);
+		txt = conv;
+	}
+text:
+	if (rk_canon_enc_value(c->type[i], txt, len, b, &why) < 0)
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+		                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",
+		                       len > 80 ? 80 : (int) len, txt, len > 80 ? "..." : "", a + 1,
+		                       rk_type_name(c->type[i]), why)));
+}
+
+/* Encodes the hashed value arguments as one row (digest.md) into c->enc. */
 static void rkx_encode(FunctionCallInfo fcinfo, rkx_cache *c)
 {
 	rk_buf_reset(&c->enc);
-	for (int i = 0; i < c->nargs; i++) {
-		int a = c->first + i;
-		Datum d;
-		char *txt, *conv, *w;
-		size_t len;
-		const char *why;
-
-		if (PG_ARGISNULL(a)) {
-			rk_canon_enc_null(&c->enc);
-			continue;
-		}
-		d = PG_GETARG_DATUM(a);
-		switch (c->kind[i]) {
-		case RKX_INSTANT: {
-			Timestamp ts = DatumGetTimestamp(d);
-
-			if (TIMESTAMP_NOT_FINITE(ts)) {
-				/* the words, as the output function spells them, through
-				 * the core encoder */
-				txt = TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity";
-				len = strlen(txt);
-				goto text;
-			}
-			/* decimal microseconds: the canonical text of a timestamp is
-			 * this integer's, printed as rk_canon_int leaves it */
-			w = rkx_val_begin(&c->enc, MAXINT8LEN + 1);
-			rkx_val_end(&c->enc, (size_t) pg_lltoa(rkx_instant(ts), w));
-			continue;
-		}
-		case RKX_INT8:
-			/* int8out's digits, which rk_canon_int keeps as they are */
-			w = rkx_val_begin(&c->enc, MAXINT8LEN + 1);
-			rkx_val_end(&c->enc, (size_t) pg_lltoa(DatumGetInt64(d), w));
-			continue;
-		case RKX_INT4:
-			w = rkx_val_begin(&c->enc, 12);
-			rkx_val_end(&c->enc, (size_t) pg_ltoa(DatumGetInt32(d), w));
-			continue;
-		case RKX_INT2:
-			w = rkx_val_begin(&c->enc, 12);
-			rkx_val_end(&c->enc, (size_t) pg_ltoa((int32) DatumGetInt16(d), w));
-			continue;
-		case RKX_BOOL:
-			w = rkx_val_begin(&c->enc, 1);
-			*w = DatumGetBool(d) ? 't' : 'f';
-			rkx_val_end(&c->enc, 1);
-			continue;
-		case RKX_NUMERIC:
-			if (rkx_enc_numeric(c, d))
-				continue;
-			txt = OutputFunctionCall(&c->out[i], d);
-			len = strlen(txt);
-			break;
-		case RKX_RAW: {
-			/* what text_to_cstring would copy, without the copy */
-			text *t = DatumGetTextPP(d);
-
-			txt = VARDATA_ANY(t);
-			len = VARSIZE_ANY_EXHDR(t);
-			break;
-		}
-		case RKX_OUT:
-		default:
-			txt = OutputFunctionCall(&c->out[i], d);
-			len = strlen(txt);
-			break;
-		}
-		if (!c->utf8) {
-			/* SQL_ASCII is passed through as COPY does; the rest converted */
-			conv = pg_server_to_any(txt, (int) len, PG_UTF8);
-			if (conv != txt)
-				len = strlen(conv);
-			txt = conv;
-		}
-text:
-		if (rk_canon_enc_value(c->type[i], txt, len, &c->enc, &why) < 0)
-			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-			                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",
-			                       len > 80 ? 80 : (int) len, txt, len > 80 ? "..." : "", a + 1,
-			                       rk_type_name(c->type[i]), why)));
-	}
+	for (int i = 0; i < c->nargs; i++)
+		if (c->role[i] != RKX_SUM)
+			rkx_enc_value(fcinfo, c, i, &c->enc);
 }
 
 /* A 128-bit sum kept as two halves: palloc only guarantees 8-byte
@@ -637,7 +725,7 @@ Datum reckon_pushdown_version(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_row_hash);
 Datum reckon_row_hash(PG_FUNCTION_ARGS)
 {
-	rkx_cache *c = rkx_cache_get(fcinfo, 0);
+	rkx_cache *c = rkx_cache_get(fcinfo, 0, -1);
 
 	rkx_encode(fcinfo, c);
 	PG_RETURN_TEXT_P(rkx_hex(rk_row_hash(c->enc.data, c->enc.len)));
@@ -647,7 +735,7 @@ Datum reckon_row_hash(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_row_encoding);
 Datum reckon_row_encoding(PG_FUNCTION_ARGS)
 {
-	rkx_cache *c = rkx_cache_get(fcinfo, 0);
+	rkx_cache *c = rkx_cache_get(fcinfo, 0, -1);
 	bytea *out;
 
 	rkx_encode(fcinfo, c);
@@ -712,9 +800,9 @@ static rkx_u128 *rkx_state_new(MemoryContext ctx)
 PG_FUNCTION_INFO_V1(reckon_digest_trans);
 Datum reckon_digest_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_digest_trans");
-	rkx_u128 *st = PG_ARGISNULL(0) ? rkx_state_new(ctx) : (rkx_u128 *) PG_GETARG_POINTER(0);
-	rkx_cache *c = rkx_cache_get(fcinfo, 1);
+	rkx_u128 *st = PG_ARGISNULL(0) ? rkx_state_new(rkx_aggcontext(fcinfo, "reckon_digest_trans"))
+	                               : (rkx_u128 *) PG_GETARG_POINTER(0);
+	rkx_cache *c = rkx_cache_get(fcinfo, 1, -1);
 
 	rkx_encode(fcinfo, c);
 	rkx_set(st, rkx_get(st) + rk_row_hash(c->enc.data, c->enc.len));
@@ -805,4 +893,245 @@ Datum reckon_digest_final(PG_FUNCTION_ARGS)
 	rkx_u128 *st = PG_ARGISNULL(0) ? NULL : (rkx_u128 *) PG_GETARG_POINTER(0);
 
 	PG_RETURN_TEXT_P(rkx_hex(st ? rkx_get(st) : 0));
+}
+
+/* ------------------------------------------------------------------------
+ * The aggregate reckon_window(roles text, VARIADIC "any") -> text[]: all of
+ * a window's digest in one pass over its rows - {row count, window hash,
+ * exact sum of each summed column} - each row encoded once, its summed
+ * values added from the canonical text the encoding holds, with the
+ * client's own rk_sum_add.  roles spells one letter per column: h hashed,
+ * s summed, b both; the sums come in the order of their columns.  This is
+ * the statement of reckon check --pushdown (src/io/pgreader.c): one
+ * aggregate instead of count(*), reckon_digest and a numeric sum() per
+ * column, which cost a transition call each and, for sum(), numeric
+ * arithmetic per row.
+ * ---------------------------------------------------------------------- */
+
+typedef struct rkx_window {
+	int64 count;
+	rkx_u128 hash;
+	int32 nsum;
+	bool *overflow;         /* the sum would not fit 128 bits */
+	rk_sum *sums;           /* 16-byte aligned inside the same chunk */
+} rkx_window;
+
+static rkx_window *rkx_window_new(MemoryContext ctx, int nsum)
+{
+	size_t sz = MAXALIGN(sizeof(rkx_window)) + MAXALIGN(nsum * sizeof(bool)) + 16 + nsum * sizeof(rk_sum);
+	rkx_window *st = MemoryContextAllocZero(ctx, sz);
+	char *p = (char *) st + MAXALIGN(sizeof(rkx_window));
+
+	st->nsum = nsum;
+	st->overflow = (bool *) p;
+	p += MAXALIGN(nsum * sizeof(bool));
+	st->sums = (rk_sum *) TYPEALIGN(16, p);
+	return st;
+}
+
+/* Adds the canonical text of a summed value to sum j. */
+static inline void rkx_window_add(rkx_window *st, int j, const char *txt, size_t len)
+{
+	const char *why;
+
+	if (!st->overflow[j] && rk_sum_add(&st->sums[j], txt, len, &why) < 0)
+		st->overflow[j] = true;
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_trans);
+Datum reckon_window_trans(PG_FUNCTION_ARGS)
+{
+	rkx_cache *c = rkx_cache_get(fcinfo, 2, 1);
+	rkx_window *st = PG_ARGISNULL(0) ? rkx_window_new(rkx_aggcontext(fcinfo, "reckon_window_trans"), c->nsum)
+	                                 : (rkx_window *) PG_GETARG_POINTER(0);
+	int j = 0;
+
+	rk_buf_reset(&c->enc);
+	for (int i = 0; i < c->nargs; i++) {
+		size_t at;
+
+		switch (c->role[i]) {
+		case RKX_HASH:
+			rkx_enc_value(fcinfo, c, i, &c->enc);
+			break;
+		case RKX_BOTH:
+			at = c->enc.len;
+			rkx_enc_value(fcinfo, c, i, &c->enc);
+			if (!PG_ARGISNULL(c->first + i))
+				rkx_window_add(st, j, c->enc.data + at + 5, c->enc.len - at - 5);
+			j++;
+			break;
+		default:
+			if (!PG_ARGISNULL(c->first + i)) {
+				rk_buf_reset(&c->sumval);
+				rkx_enc_value(fcinfo, c, i, &c->sumval);
+				rkx_window_add(st, j, c->sumval.data + 5, c->sumval.len - 5);
+			}
+			j++;
+			break;
+		}
+	}
+	st->count++;
+	rkx_set(&st->hash, rkx_get(&st->hash) + rk_row_hash(c->enc.data, c->enc.len));
+	PG_RETURN_POINTER(st);
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_combine);
+Datum reckon_window_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_window_combine");
+	rkx_window *a = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
+	rkx_window *b = PG_ARGISNULL(1) ? NULL : (rkx_window *) PG_GETARG_POINTER(1);
+	const char *why;
+
+	if (!b)
+		PG_RETURN_POINTER(a ? a : rkx_window_new(ctx, 0));
+	if (!a)
+		a = rkx_window_new(ctx, b->nsum);
+	if (a->count == 0 && a->nsum != b->nsum) {
+		/* an empty state made without knowing the columns */
+		a = rkx_window_new(ctx, b->nsum);
+	}
+	if (b->count == 0 && a->nsum != b->nsum)
+		PG_RETURN_POINTER(a);
+	if (a->nsum != b->nsum)
+		elog(ERROR, "reckon_window_combine: states of %d and %d sums", a->nsum, b->nsum);
+	a->count += b->count;
+	rkx_set(&a->hash, rkx_get(&a->hash) + rkx_get(&b->hash));
+	for (int j = 0; j < a->nsum; j++) {
+		a->overflow[j] = a->overflow[j] || b->overflow[j];
+		if (!a->overflow[j] && rk_sum_merge(&a->sums[j], &b->sums[j], &why) < 0)
+			a->overflow[j] = true;
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * Partial states travel between processes as: count (8 bytes), hash (16),
+ * the number of sums (4), then per sum its 128-bit value (16), scale and
+ * the counts of NaN, Infinity and -Infinity (4 each) and the overflow flag
+ * (1); integers in network byte order.
+ */
+#define RKX_WINDOW_SUM_BYTES (16 + 4 * 4 + 1)
+
+static void rkx_put64(char **p, uint64 v)
+{
+	v = pg_hton64(v);
+	memcpy(*p, &v, 8);
+	*p += 8;
+}
+
+static void rkx_put32(char **p, uint32 v)
+{
+	v = pg_hton32(v);
+	memcpy(*p, &v, 4);
+	*p += 4;
+}
+
+static uint64 rkx_get64(const char **p)
+{
+	uint64 v;
+
+	memcpy(&v, *p, 8);
+	*p += 8;
+	return pg_ntoh64(v);
+}
+
+static uint32 rkx_get32(const char **p)
+{
+	uint32 v;
+
+	memcpy(&v, *p, 4);
+	*p += 4;
+	return pg_ntoh32(v);
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_serial);
+Datum reckon_window_serial(PG_FUNCTION_ARGS)
+{
+	rkx_window *st = (rkx_window *) PG_GETARG_POINTER(0);
+	size_t n = 8 + 16 + 4 + (size_t) st->nsum * RKX_WINDOW_SUM_BYTES;
+	bytea *out = palloc(VARHDRSZ + n);
+	char *p = VARDATA(out);
+
+	SET_VARSIZE(out, VARHDRSZ + n);
+	rkx_put64(&p, (uint64) st->count);
+	rkx_put64(&p, st->hash.hi);
+	rkx_put64(&p, st->hash.lo);
+	rkx_put32(&p, (uint32) st->nsum);
+	for (int j = 0; j < st->nsum; j++) {
+		const rk_sum *s = &st->sums[j];
+		rk_u128 v = (rk_u128) s->v;
+
+		rkx_put64(&p, (uint64) (v >> 64));
+		rkx_put64(&p, (uint64) v);
+		rkx_put32(&p, (uint32) s->scale);
+		rkx_put32(&p, s->nan);
+		rkx_put32(&p, s->pinf);
+		rkx_put32(&p, s->ninf);
+		*p++ = st->overflow[j] ? 1 : 0;
+	}
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_deserial);
+Datum reckon_window_deserial(PG_FUNCTION_ARGS)
+{
+	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_window_deserial");
+	bytea *in = PG_GETARG_BYTEA_PP(0);
+	const char *p = VARDATA_ANY(in);
+	size_t n = VARSIZE_ANY_EXHDR(in);
+	rkx_window *st;
+	int64 count;
+	uint64 hi, lo;
+	uint32 nsum;
+
+	if (n < 8 + 16 + 4)
+		elog(ERROR, "reckon_window_deserial: a state of %zu bytes", n);
+	count = (int64) rkx_get64(&p);
+	hi = rkx_get64(&p);
+	lo = rkx_get64(&p);
+	nsum = rkx_get32(&p);
+	if (nsum > FUNC_MAX_ARGS || n != 8 + 16 + 4 + (size_t) nsum * RKX_WINDOW_SUM_BYTES)
+		elog(ERROR, "reckon_window_deserial: a state of %zu bytes with %u sums", n, nsum);
+	st = rkx_window_new(ctx, (int) nsum);
+	st->count = count;
+	st->hash.hi = hi;
+	st->hash.lo = lo;
+	for (uint32 j = 0; j < nsum; j++) {
+		rk_sum *s = &st->sums[j];
+		rk_u128 v = (rk_u128) rkx_get64(&p) << 64;
+
+		v |= rkx_get64(&p);
+		s->v = (rk_i128) v;
+		s->scale = (int32) rkx_get32(&p);
+		s->nan = rkx_get32(&p);
+		s->pinf = rkx_get32(&p);
+		s->ninf = rkx_get32(&p);
+		st->overflow[j] = *p++ != 0;
+	}
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * {count, hash, sum...} as text: the count in decimal, the hash in 32 hex
+ * digits, each sum as rk_sum_format writes it (canonical numeric text,
+ * NaN, Infinity, -Infinity), or the word "overflow" when its exact value
+ * does not fit 128 bits - the client then fails as streaming would.
+ */
+PG_FUNCTION_INFO_V1(reckon_window_final);
+Datum reckon_window_final(PG_FUNCTION_ARGS)
+{
+	rkx_window *st = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
+	int nsum = st ? st->nsum : 0;
+	Datum *elems = palloc((2 + nsum) * sizeof(Datum));
+	char num[MAXINT8LEN + 1];
+	char sum[RK_SUM_STRLEN];
+
+	pg_lltoa(st ? st->count : 0, num);
+	elems[0] = PointerGetDatum(cstring_to_text(num));
+	elems[1] = PointerGetDatum(rkx_hex(st ? rkx_get(&st->hash) : 0));
+	for (int j = 0; j < nsum; j++)
+		elems[2 + j] = PointerGetDatum(cstring_to_text(st->overflow[j] ? "overflow" : rk_sum_format(&st->sums[j], sum)));
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, 2 + nsum, TEXTOID, -1, false, TYPALIGN_INT));
 }

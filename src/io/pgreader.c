@@ -659,11 +659,12 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 
 /* The digest format of the reckon extension this client works with (its
  * reckon_pushdown_version(), src/ext/reckon.c). */
-#define RK_PGREADER_PUSHDOWN_VERSION "1"
+#define RK_PGREADER_PUSHDOWN_VERSION "2"
 
-/* The extension's aggregate takes the hashed columns as arguments, and a
- * function takes at most 100 (FUNC_MAX_ARGS), the state being one. */
-#define RK_PGREADER_PUSHDOWN_MAX_COLS 99
+/* reckon_window takes the hashed and summed columns as arguments, and a
+ * function takes at most 100 (FUNC_MAX_ARGS): its transition function's
+ * state and roles are two. */
+#define RK_PGREADER_PUSHDOWN_MAX_COLS 98
 
 /* A failed statement aborted the transaction: back to the scan savepoint. */
 static void rk_pgreader_recover(rk_pgreader *r)
@@ -700,6 +701,7 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 	rk_buf sql = RK_BUF_INIT;
 	rk_error verr;
 	const char *v;
+	bool has_window;
 	int rc;
 
 	if (r->digest_state)
@@ -716,6 +718,7 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 		return rk_pgreader_no_digest(r, install);
 	}
 	r->digest_schema = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 0), err);
+	has_window = rk_pg_result_value(res, 0, 1) && strcmp(rk_pg_result_value(res, 0, 1), "t") == 0;
 	rk_pg_result_free(res);
 	if (!r->digest_schema)
 		return -1;
@@ -740,6 +743,12 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 		                                "then ALTER EXTENSION reckon UPDATE or re-create it");
 	}
 	rk_pg_result_free(res);
+	if (!has_window) {
+		/* the module of 1.1 under the SQL objects of 1.0 */
+		rk_error_set(&r->digest_why, RK_EXIT_USAGE,
+		             "the reckon extension in the %s database is version 1.0, without reckon_window", r->side);
+		return rk_pgreader_no_digest(r, "run ALTER EXTENSION reckon UPDATE in that database (docs/pushdown.md)");
+	}
 	rk_log_debug("%s: reckon extension in schema %s", r->desc, r->digest_schema);
 	r->digest_state = 1;
 	return 1;
@@ -769,36 +778,86 @@ static int rk_pgreader_digest_row(void *ctx, const char *row, size_t len, rk_err
 
 /*
  * The GROUP BY statement: one row per window, computed in the reader's
- * snapshot by the extension's functions, qualified with its schema.  The
- * WHERE clause is the scan's, so an index on the time column serves both.
- * Integer sums go through bigint, whose sum is numeric: exact, never the
- * overflow of an integer sum.
+ * snapshot by the extension's reckon_window aggregate (qualified with its
+ * schema), whose {count, hash, sums} array the outer query spreads over the
+ * fields the caller reads.  The aggregate takes the hashed columns in their
+ * order, each marked h (hashed) or b (hashed and summed), then the summed
+ * columns that are not hashed (s); its sums come in the order of those
+ * arguments, so field 3 + j picks sum j's element.  The WHERE clause is the
+ * scan's, so an index on the time column serves both.
+ *
+ * rk_pgreader_digest_args lays out those arguments: args[a] is argument
+ * a's column, roles[a] its letter; it returns their number.
  */
+static size_t rk_pgreader_digest_args(const rk_digest_query *q, size_t *args, char *roles)
+{
+	size_t nargs = q->nhash;
+
+	for (size_t i = 0; i < q->nhash; i++) {
+		args[i] = q->hash_index[i];
+		roles[i] = 'h';
+	}
+	for (size_t j = 0; j < q->nsum; j++) {
+		size_t a = 0;
+
+		while (a < nargs && args[a] != q->sum_index[j])
+			a++;
+		if (a == nargs) {
+			args[nargs] = q->sum_index[j];
+			roles[nargs++] = 's';
+		} else if (roles[a] == 'h') {
+			roles[a] = 'b';
+		}
+	}
+	roles[nargs] = '\0';
+	return nargs;
+}
+
+static size_t rk_pgreader_digest_nargs(const rk_digest_query *q)
+{
+	size_t *args = rk_xcalloc(q->nhash + q->nsum, sizeof *args);
+	char *roles = rk_xcalloc(q->nhash + q->nsum + 1, 1);
+	size_t n = rk_pgreader_digest_args(q, args, roles);
+
+	free(args);
+	free(roles);
+	return n;
+}
+
 static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bool *empty, rk_error *err)
 {
 	const char *sch = r->digest_schema;
+	size_t *args = rk_xcalloc(q->nhash + q->nsum, sizeof *args);
+	char *roles = rk_xcalloc(q->nhash + q->nsum + 1, 1);
+	size_t nargs = rk_pgreader_digest_args(q, args, roles);
+	int rc = 0;
 
 	rk_buf_reset(&r->sql);
-	rk_buf_printf(&r->sql,
-	              "COPY (SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8, "
-	              "pg_catalog.count(*), %s.reckon_digest(",
-	              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width, sch);
-	for (size_t i = 0; i < q->nhash; i++)
-		rk_buf_printf(&r->sql, "%s%s", i ? ", " : "", r->quoted[q->hash_index[i]]);
-	rk_buf_putc(&r->sql, ')');
+	rk_buf_puts(&r->sql, "COPY (SELECT w, d[1], d[2]");
+	/* sum j: the element of its argument among the summed ones */
 	for (size_t j = 0; j < q->nsum; j++) {
-		size_t c = q->sum_index[j];
-		bool narrow = r->types[c] == RK_T_INT2 || r->types[c] == RK_T_INT4;
+		size_t k = 0;
 
-		rk_buf_printf(&r->sql, ", pg_catalog.sum(%s%s)", r->quoted[c], narrow ? "::pg_catalog.int8" : "");
+		for (size_t a = 0; a < nargs && args[a] != q->sum_index[j]; a++)
+			k += roles[a] != 'h';
+		rk_buf_printf(&r->sql, ", d[%zu]", 3 + k);
 	}
-	rk_buf_puts(&r->sql, " FROM ");
+	rk_buf_printf(&r->sql,
+	              " FROM (SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, "
+	              "%s.reckon_window('%s'",
+	              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width, sch, roles);
+	for (size_t a = 0; a < nargs; a++)
+		rk_buf_printf(&r->sql, ", %s", r->quoted[args[a]]);
+	rk_buf_puts(&r->sql, ") AS d FROM ");
 	rk_buf_puts(&r->sql, r->qualified);
 	if (rk_pgreader_where(r, q->scan, empty, err) < 0)
-		return -1;
-	rk_buf_puts(&r->sql, " GROUP BY 1) TO STDOUT");
+		rc = -1;
+	else
+		rk_buf_puts(&r->sql, " GROUP BY 1) AS s) TO STDOUT");
 	rk_buf_cstr(&r->sql);
-	return 0;
+	free(args);
+	free(roles);
+	return rc;
 }
 
 static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
@@ -820,10 +879,10 @@ static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
-	if (q->nhash > RK_PGREADER_PUSHDOWN_MAX_COLS) {
+	if (rk_pgreader_digest_nargs(q) > RK_PGREADER_PUSHDOWN_MAX_COLS) {
 		rk_pgreader_err(err);
-		rk_error_set(err, RK_EXIT_USAGE, "%s: %zu hashed columns; the reckon extension takes at most %d", r->desc,
-		             q->nhash, RK_PGREADER_PUSHDOWN_MAX_COLS);
+		rk_error_set(err, RK_EXIT_USAGE, "%s: %zu hashed and summed columns; the reckon extension takes at most %d",
+		             r->desc, rk_pgreader_digest_nargs(q), RK_PGREADER_PUSHDOWN_MAX_COLS);
 		rk_error_hint(err, "hash fewer --columns, or leave out --pushdown");
 		return 1;
 	}

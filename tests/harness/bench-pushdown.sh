@@ -32,8 +32,8 @@ ext_create() {
 	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
 		return 0
 	fi
-	[[ -r $EXT_DIR/reckon.so ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
-	sed -e '/^\\echo/d' -e "s|MODULE_PATHNAME|$EXT_DIR/reckon.so|g" "$EXT_DIR/reckon--1.0.sql" | psql_b -d "$1" >/dev/null
+	[[ -r $EXT_DIR/reckon-load.sql ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
+	psql_b -d "$1" <"$EXT_DIR/reckon-load.sql" >/dev/null
 }
 
 # load DB ROWS - bench.t as in bench.sh, with the extension

@@ -11,8 +11,11 @@ repo=$(cd "$(dirname "$0")/../.." && pwd -P)
 lib=$(pg_config --pkglibdir)
 share=$(pg_config --sharedir)/extension
 
-if cmp -s "$dir/reckon.so" "$lib/reckon.so" &&
-	cmp -s "$dir/reckon--1.0.sql" "$share/reckon--1.0.sql" &&
+same=yes
+for f in "$dir"/reckon--*.sql; do
+	cmp -s "$f" "$share/${f##*/}" || same=no
+done
+if [ $same = yes ] && cmp -s "$dir/reckon.so" "$lib/reckon.so" &&
 	cmp -s "$repo/src/ext/reckon.control" "$share/reckon.control"; then
 	exit 0
 fi

@@ -25,6 +25,12 @@ RANGE=(--from 2026-03-01T00:00:00Z --to 2026-03-04T00:00:00Z --now 2026-03-10T00
 # extension directly in databases whose defaults are odd
 PINNED="-c TimeZone=UTC -c DateStyle=ISO,YMD -c extra_float_digits=3 -c IntervalStyle=postgres -c bytea_output=hex -c lc_monetary=C"
 
+# psql_rc DB SQL - one statement under reckon's settings, psql's exit status
+# (1 when the server refuses it), for assert_exit
+psql_rc() {
+	PGOPTIONS="$PINNED" "$RK_PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"
+}
+
 # ext_create DB - the reckon extension in DB
 ext_create() {
 	local dir=${RK_EXT_DIR:-$RK_REPO/build/ext}
@@ -32,9 +38,9 @@ ext_create() {
 		-c "create extension if not exists reckon" >/dev/null 2>&1; then
 		return 0
 	fi
-	[[ -r $dir/reckon.so && -r $dir/reckon--1.0.sql ]] ||
+	[[ -r $dir/reckon.so && -r $dir/reckon-load.sql ]] ||
 		fail "the reckon extension is neither installed (make ext-install) nor built in $dir (make ext)"
-	sed -e '/^\\echo/d' -e "s|MODULE_PATHNAME|$dir/reckon.so|g" "$dir/reckon--1.0.sql" | sql "$1" >/dev/null
+	sql "$1" <"$dir/reckon-load.sql" >/dev/null
 }
 
 # mk_table DB - (re)creates the empty table t: every type of digest.md,
@@ -213,6 +219,62 @@ test_worked_example_constants() {
 			       (select reckon_digest(id, ts, amount, note) from (select * from r union all select * from r where id = 43) x)")"
 }
 
+test_window_aggregate() {
+	local r="with r(id, ts, amount, note) as (values
+		(42, timestamptz '2026-03-02 10:58:00+00', 12.50, null::text),
+		(43, timestamptz '2026-03-02 10:59:30.25+00', -0.50, 'hi'))"
+	# docs/digest.md section 4: the window of the two rows, with its count
+	# and the exact sum of amount (12.50 - 0.50), in one aggregate
+	assert_eq "{2,3491a6c577a5283698915abaa5234502,12}" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_window('hhbh', id, ts, amount, note) from r")"
+	# a summed column that is not hashed (s) stays out of the row encoding;
+	# the sums come in the order of their columns
+	assert_eq "{2,$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_digest(id, note) from r"),12,85}" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_window('sbh', amount, id, note) from r")"
+	# the roles must be a constant of one letter per column
+	assert_exit 1 psql_rc $SRC "$r select reckon_window('hh', id, ts, amount) from r"
+	assert_contains "$ERR" "the roles 'hh' name 2 columns, but 3 follow"
+	assert_exit 1 psql_rc $SRC "$r select reckon_window('hx', id, ts) from r"
+	assert_contains "$ERR" "role 'x' of column 2 is none of h (hashed), s (summed), b (both)"
+	assert_exit 1 psql_rc $SRC "$r select reckon_window(case when id > 42 then 'hh' else 'hb' end, id, ts) from r"
+	assert_contains "$ERR" "the roles argument must be a constant"
+	assert_exit 1 psql_rc $SRC "$r select reckon_window('hb', id, ts) from r"
+	assert_contains "$ERR" "exact sums need an integer or numeric column"
+	assert_exit 1 psql_rc $SRC "$r select reckon_window('ss', id, amount) from r"
+	assert_contains "$ERR" "at least one hashed column"
+}
+
+# An exact sum that does not fit 128 bits fails the same way streamed and
+# pushed down (the extension reports it to the client as "overflow").
+test_sum_overflow_both_ways() {
+	sql $SRC "drop table if exists big;
+	          create table big (id int, ts timestamptz, v numeric);
+	          insert into big values (1, '2026-03-01 01:00+00', 9e37), (2, '2026-03-01 02:00+00', 9e37),
+	                                 (3, '2026-03-01 08:00+00', 1)" >/dev/null
+	mkdir a b
+	assert_exit 2 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table big --key id --columns id,ts,v \
+		"${RANGE[@]}" --time ts --window 6h --sum v --report a
+	cp "$ERR" streamed.err
+	assert_contains streamed.err "sum overflows 128 bits"
+	assert_exit 2 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table big --key id --columns id,ts,v \
+		"${RANGE[@]}" --time ts --window 6h --sum v --report b --pushdown
+	assert_file_eq "$ERR" streamed.err
+	assert_dir_only a
+	assert_dir_only b
+	sql $SRC "drop table big" >/dev/null
+}
+
+# Summed columns outside --columns, and sums in another order than their
+# columns: the aggregate's arguments and the client's fields line up.
+test_sum_columns_not_hashed() {
+	mk_random $SRC 0.37 1500 $TGT
+	sql $TGT "update t set i4 = coalesce(i4, 0) + 1
+	          where id = (select min(id) from t where ts >= '2026-03-01 00:00+00' and ts < '2026-03-04 00:00+00')" >/dev/null
+	COLS=id,ts,txt,n2 same_both_ways $SRC $TGT 1 --time ts --window 6h --sum i8,n2,i4,dom
+	# i4 is summed, not hashed: its window differs by that sum alone
+	assert_contains "$T/last-windows.csv" ",differ,"
+}
+
 test_random_tables_identical_digests() {
 	local seed
 	for seed in 0.11 0.42 -0.73; do
@@ -353,8 +415,14 @@ test_parallel_aggregate_same_digest() {
 	sql $SRC "create table tw as select (reckon_instant(ts) - 1772323200000000) / 21600000000 w, *
 	          from t where ts >= '2026-03-01 00:00:00+00' and ts < '2026-03-04 00:00:00+00';
 	          analyze tw" >/dev/null
+	# reckon_window's roles: every column hashed, i8 and n2 also summed
+	local roles
+	roles=$(tr -c ',\n' h <<<"$COLS" | tr -s h | tr -d ',')
+	roles=${roles:0:3}b${roles:4:2}b${roles:7}
 	for q in "select count(*), reckon_digest($COLS) from t" \
-		"select w, count(*), reckon_digest($COLS) from tw group by w order by w"; do
+		"select w, count(*), reckon_digest($COLS) from tw group by w order by w" \
+		"select reckon_window('${roles}s', $COLS, i4) from t" \
+		"select w, reckon_window('$roles', $COLS) from tw group by w order by w"; do
 		serial=$(PGOPTIONS="$PINNED -c max_parallel_workers_per_gather=0" sql $SRC "$q")
 		plan=$(PGOPTIONS="$PINNED $par" sql $SRC "explain (costs off) $q")
 		assert_contains "$plan" "Partial"
@@ -389,6 +457,33 @@ test_settings_are_checked() {
 		>"$T/out" 2>"$T/err" || rc=$?
 	assert_ne 0 "$rc"
 	assert_contains "$T/err" "IntervalStyle"
+}
+
+# An installed 1.0 (no reckon_window) under the new module: reckon says to
+# update it, --pushdown=auto streams, and ALTER EXTENSION ... UPDATE fixes
+# it.  Needs the extension installed in the server's directories (make
+# check as root, as in CI); loaded by its path there is no version to have.
+test_extension_update_from_1_0() {
+	sql postgres "drop database if exists pd_old with (force)" >/dev/null
+	createdb pd_old
+	if ! sql pd_old "select count(*) from pg_available_extension_versions where name = 'reckon' and version = '1.0'" |
+		grep -qx 1; then
+		echo "note: the reckon extension is not installed (make ext-install); update path not tested" >&2
+		return 0
+	fi
+	sql pd_old "create extension reckon version '1.0'" >/dev/null
+	mk_random pd_old 0.5 200
+	mkdir on auto upd
+	assert_exit 2 pd_check pd_old pd_old on --time ts --window 6h --sum "$SUMS" --pushdown
+	assert_contains "$ERR" "the reckon extension in the source database is version 1.0, without reckon_window"
+	assert_contains "$ERR" "ALTER EXTENSION reckon UPDATE"
+	assert_exit 1 pd_check pd_old pd_old auto --time ts --window 6h --sum "$SUMS" --pushdown=auto -v
+	assert_contains "$ERR" "streaming its rows instead"
+	sql pd_old "alter extension reckon update" >/dev/null
+	assert_eq 1.1 "$(sql pd_old "select extversion from pg_extension where extname = 'reckon'")"
+	assert_exit 1 pd_check pd_old pd_old upd --time ts --window 6h --sum "$SUMS" --pushdown -v
+	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_file_eq upd/windows.csv auto/windows.csv
 }
 
 test_missing_extension() {
