@@ -12,7 +12,10 @@
 -- reckon_digest's), the sums those of the summed columns in their order,
 -- each as canonical numeric text, or 'overflow' when the exact sum does not
 -- fit 128 bits.  Partial states combine, so it runs in parallel workers.
-CREATE FUNCTION reckon_window_trans(internal, text, VARIADIC "any") RETURNS internal
+-- roles is a bytea ('hbh' is those three bytes): a text constant would carry
+-- a collation, and postgres_fdw sends an aggregate to a foreign server only
+-- when its input collation comes from the foreign table's columns.
+CREATE FUNCTION reckon_window_trans(internal, bytea, VARIADIC "any") RETURNS internal
     AS 'MODULE_PATHNAME', 'reckon_window_trans'
     LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION reckon_window_combine(internal, internal) RETURNS internal
@@ -28,7 +31,7 @@ CREATE FUNCTION reckon_window_final(internal) RETURNS text[]
     AS 'MODULE_PATHNAME', 'reckon_window_final'
     LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE AGGREGATE reckon_window(text, VARIADIC "any") (
+CREATE AGGREGATE reckon_window(bytea, VARIADIC "any") (
     SFUNC = reckon_window_trans,
     STYPE = internal,
     SSPACE = 64,

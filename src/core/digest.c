@@ -1,6 +1,11 @@
 #include "core/digest.h"
 
 #include <string.h>
+
+/* xxHash's own header-only mode (libxxhash-dev ships it for this): XXH3 is
+ * compiled here, where a row's short input can take its fast path inline,
+ * instead of a call through the shared library for every row. */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 /*

@@ -273,13 +273,16 @@ static bool rkx_agg_arg_const(FunctionCallInfo fcinfo, int n)
 }
 
 /*
- * The roles of the value arguments: all hashed, or (roles >= 0) as the text
- * argument 'roles' spells them, one letter per value argument.  It must be
- * the same for every row: a constant, as reckon check passes it.
+ * The roles of the value arguments: all hashed, or (roles >= 0) as argument
+ * 'roles' spells them, one letter per value argument.  It must be the same
+ * for every row: a constant, as reckon check passes it.  It is a bytea (the
+ * literal 'hhbh' is those four bytes), not a text: a text constant has a
+ * collation, and postgres_fdw would not send an aggregate whose input
+ * collation does not come from a column of the foreign table.
  */
 static void rkx_cache_roles(FunctionCallInfo fcinfo, rkx_cache *c, int roles)
 {
-	text *t;
+	bytea *t;
 	const char *r;
 
 	c->role = palloc(c->nargs);
@@ -290,12 +293,12 @@ static void rkx_cache_roles(FunctionCallInfo fcinfo, rkx_cache *c, int roles)
 	if (PG_ARGISNULL(roles) || !rkx_agg_arg_const(fcinfo, roles - 1))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 		                errmsg("reckon_window: the roles argument must be a constant, not NULL")));
-	t = PG_GETARG_TEXT_PP(roles);
+	t = PG_GETARG_BYTEA_PP(roles);
 	r = VARDATA_ANY(t);
 	if ((int) VARSIZE_ANY_EXHDR(t) != c->nargs)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-		                errmsg("reckon_window: the roles '%s' name %d columns, but %d follow", text_to_cstring(t),
-		                       (int) VARSIZE_ANY_EXHDR(t), c->nargs),
+		                errmsg("reckon_window: the roles '%.*s' name %d columns, but %d follow",
+		                       (int) VARSIZE_ANY_EXHDR(t), VARDATA_ANY(t), (int) VARSIZE_ANY_EXHDR(t), c->nargs),
 		                errhint("One letter per column: h hashed, s summed, b both.")));
 	for (int i = 0; i < c->nargs; i++) {
 		if (r[i] != RKX_HASH && r[i] != RKX_SUM && r[i] != RKX_BOTH)
@@ -312,17 +315,15 @@ static void rkx_cache_roles(FunctionCallInfo fcinfo, rkx_cache *c, int roles)
  * The cache of a call site whose value arguments are [first, PG_NARGS()),
  * with their roles in argument 'roles' (-1: all hashed).
  */
-static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int roles)
+static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 {
 	FmgrInfo *fl = fcinfo->flinfo;
-	rkx_cache *c = fl->fn_extra;
+	rkx_cache *c;
 	int nargs = PG_NARGS() - first;
 	int needs = 0;
 	int nhash = 0;
 	MemoryContext old;
 
-	if (likely(c && c->nargs == nargs && c->first == first))
-		return c;
 	if (get_fn_expr_variadic(fl))
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 		                errmsg("reckon digests take the columns as separate arguments, not as a VARIADIC array")));
@@ -390,6 +391,16 @@ static rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int roles)
 	rkx_check_settings(needs);
 	fl->fn_extra = c;
 	return c;
+}
+
+/* Once per row: the call site's cache, built at its first call. */
+static inline rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int roles)
+{
+	rkx_cache *c = fcinfo->flinfo->fn_extra;
+
+	if (likely(c && c->nargs == PG_NARGS() - first && c->first == first))
+		return c;
+	return rkx_cache_build(fcinfo, first, roles);
 }
 
 /*
@@ -653,6 +664,12 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 
 		txt = VARDATA_ANY(t);
 		len = VARSIZE_ANY_EXHDR(t);
+		if (c->type[i] == RK_T_TEXT && c->utf8) {
+			/* its canonical text is the text itself (rk_canon_text) */
+			memcpy(rkx_val_begin(b, len), txt, len);
+			rkx_val_end(b, len);
+			return;
+		}
 		break;
 	}
 	case RKX_OUT:
@@ -896,7 +913,7 @@ Datum reckon_digest_final(PG_FUNCTION_ARGS)
 }
 
 /* ------------------------------------------------------------------------
- * The aggregate reckon_window(roles text, VARIADIC "any") -> text[]: all of
+ * The aggregate reckon_window(roles bytea, VARIADIC "any") -> text[]: all of
  * a window's digest in one pass over its rows - {row count, window hash,
  * exact sum of each summed column} - each row encoded once, its summed
  * values added from the canonical text the encoding holds, with the

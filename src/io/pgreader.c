@@ -31,6 +31,7 @@ typedef struct rk_pgreader {
 	rk_pg *pg;
 	char *side;          /* "source" / "target" */
 	char *oid;           /* the relation's oid, as text for $1 */
+	char relkind;        /* pg_class.relkind: 'r' table, 'p' partitioned, 'f' foreign, ... */
 	char *display;       /* schema.name for messages */
 	char *qualified;     /* "schema"."name" for SQL (PQescapeIdentifier) */
 	char *desc;          /* "source table mart.orders on host=... dbname=..." */
@@ -50,6 +51,9 @@ typedef struct rk_pgreader {
 	/* pushdown digests (rk_pgreader_digest) */
 	int digest_state;    /* 0 not probed yet, 1 the reckon extension is usable, -1 not */
 	char *digest_schema; /* its schema, quoted for SQL */
+	char **leaves;       /* a partitioned table with foreign leaves: every leaf, */
+	size_t nleaves;      /* quoted for SQL, aggregated one by one (else none) */
+	bool *leaf_foreign;  /* ... and which of them are foreign tables */
 	rk_error digest_why; /* why not, when digest_state is -1 */
 
 	/* the scan in progress */
@@ -223,6 +227,7 @@ static int rk_pgreader_resolve(rk_pgreader *r, const char *table, const char *sc
 		return -1;
 	}
 	r->oid = rk_xstrdup(rk_pg_result_value(res, 0, 0));
+	r->relkind = rk_pg_result_value(res, 0, 3)[0];
 	rk_pgident_display(&b, rk_pg_result_value(res, 0, 1));
 	rk_buf_putc(&b, '.');
 	rk_pgident_display(&b, rk_pg_result_value(res, 0, 2));
@@ -688,6 +693,65 @@ static int rk_pgreader_no_digest(rk_pgreader *r, const char *hint)
 }
 
 /*
+ * A partitioned table: when some of its leaf partitions are foreign tables
+ * and this role may read every leaf, r->leaves lists them all, so that the
+ * digest statement aggregates each leaf by name and postgres_fdw sends each
+ * foreign leaf's aggregate to its server (PostgreSQL 15 pushes a grouped
+ * aggregate down only for a foreign table on its own, not for a partition
+ * reached through its parent).  Otherwise the parent is aggregated as one.
+ * Returns 0, or -1 when the catalog could not be read.
+ */
+static int rk_pgreader_leaves(rk_pgreader *r, rk_error *err)
+{
+	const char *params[1] = {r->oid};
+	rk_pg_result *res = NULL;
+	size_t n, nforeign = 0, unreadable = 0;
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_pg_exec(r->pg, "list leaf partitions", rk_sql_pushdown_leaves, 1, params, RK_PG_ANY_ROWS, &res, err) < 0) {
+		rk_pgreader_recover(r);
+		return -1;
+	}
+	n = (size_t)rk_pg_result_rows(res);
+	for (size_t i = 0; i < n; i++) {
+		nforeign += rk_pg_result_value(res, (int)i, 2)[0] == 't';
+		unreadable += rk_pg_result_value(res, (int)i, 3)[0] != 't';
+	}
+	if (nforeign == 0 || unreadable > 0) {
+		if (nforeign > 0)
+			rk_log_info("%s: %zu of %zu leaf partitions cannot be read by their own name: the window digests are "
+			            "computed through the parent, and the foreign ones' rows travel to this server",
+			            r->desc, unreadable, n);
+		rk_pg_result_free(res);
+		return 0;
+	}
+	r->leaves = rk_xcalloc(n, sizeof *r->leaves);
+	r->leaf_foreign = rk_xcalloc(n, sizeof *r->leaf_foreign);
+	for (size_t i = 0; i < n; i++) {
+		char *qs = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, (int)i, 0), err);
+		char *qr = qs ? rk_pg_quote_ident(r->pg, rk_pg_result_value(res, (int)i, 1), err) : NULL;
+
+		if (!qr) {
+			free(qs);
+			rk_pg_result_free(res);
+			rk_buf_free(&b);
+			return -1;
+		}
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "%s.%s", qs, qr);
+		r->leaf_foreign[r->nleaves] = rk_pg_result_value(res, (int)i, 2)[0] == 't';
+		r->leaves[r->nleaves++] = rk_xstrdup(rk_buf_cstr(&b));
+		free(qs);
+		free(qr);
+	}
+	rk_pg_result_free(res);
+	rk_buf_free(&b);
+	rk_log_info("%s: partitioned, %zu of its %zu leaf partitions foreign: window digests computed per partition, "
+	            "each foreign one on its server", r->desc, nforeign, n);
+	return 0;
+}
+
+/*
  * Finds the reckon extension (once per reader): 1 when its functions are
  * there in this client's format version, 0 when not (r->digest_why says
  * why), -1 when the catalog could not be read.
@@ -750,6 +814,8 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 		return rk_pgreader_no_digest(r, "run ALTER EXTENSION reckon UPDATE in that database (docs/pushdown.md)");
 	}
 	rk_log_debug("%s: reckon extension in schema %s", r->desc, r->digest_schema);
+	if (r->relkind == 'p' && rk_pgreader_leaves(r, err) < 0)
+		return -1;
 	r->digest_state = 1;
 	return 1;
 }
@@ -824,6 +890,64 @@ static size_t rk_pgreader_digest_nargs(const rk_digest_query *q)
 	return n;
 }
 
+/* Appends the reckon_window(...) call of these arguments. */
+static void rk_pgreader_digest_agg(rk_pgreader *r, const char *roles, const size_t *args, size_t nargs)
+{
+	rk_buf_printf(&r->sql, "%s.reckon_window('%s'::pg_catalog.bytea", r->digest_schema, roles);
+	for (size_t a = 0; a < nargs; a++)
+		rk_buf_printf(&r->sql, ", %s", r->quoted[args[a]]);
+	rk_buf_putc(&r->sql, ')');
+}
+
+/*
+ * A foreign leaf partition: one aggregate without GROUP BY per window (and
+ * one for the NULL times when asked), which postgres_fdw always sends to the
+ * leaf's server, where a grouped one is sent only when the planner expects
+ * the grouping to save rows (it estimates the windows from the time
+ * column's distinct values, and with statistics of a foreign table that is
+ * about one group per row).  Windows without rows come back with count 0.
+ * Returns 1, appending nothing, when there are too many windows for one
+ * statement (the caller then groups) or the time column has no time type;
+ * 0 when appended; -1 on error.
+ */
+#define RK_PGREADER_MAX_WINDOW_BRANCHES 512
+
+static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, const char *rel, const char *roles,
+                                      const size_t *args, size_t nargs, rk_error *err)
+{
+	rk_type tt = r->types[q->scan->time_index];
+	const char *tcol = r->quoted[q->scan->time_index];
+	bool with_zone = tt == RK_T_TIMESTAMPTZ;
+	const rk_range *g = &q->scan->ranges[0];
+	int64_t k0 = (g->from - q->from) / q->width, k1 = (g->to - q->from) / q->width;
+	bool first = true;
+
+	if (!(tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE) || k1 - k0 > RK_PGREADER_MAX_WINDOW_BRANCHES)
+		return 1;
+	for (int64_t k = k0; k < k1; k++) {
+		rk_buf_printf(&r->sql, "%sSELECT (%lld)::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ", (long long)k);
+		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_buf_printf(&r->sql, " AS d FROM %s WHERE ", rel);
+		if (rk_pgreader_bound(r, tcol, ">=", q->from + k * q->width, with_zone, err) < 0)
+			return -1;
+		rk_buf_puts(&r->sql, " AND ");
+		if (rk_pgreader_bound(r, tcol, "<", q->from + (k + 1) * q->width, with_zone, err) < 0)
+			return -1;
+		first = false;
+	}
+	if (q->scan->include_null_time) {
+		rk_buf_printf(&r->sql, "%sSELECT NULL::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ");
+		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_buf_printf(&r->sql, " AS d FROM %s WHERE %s IS NULL", rel, tcol);
+		first = false;
+	}
+	if (first) {
+		/* nothing asked of this leaf: a branch of no rows */
+		rk_buf_puts(&r->sql, "SELECT NULL::pg_catalog.int8 AS w, NULL::pg_catalog.text[] AS d WHERE false");
+	}
+	return 0;
+}
+
 static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bool *empty, rk_error *err)
 {
 	const char *sch = r->digest_schema;
@@ -832,6 +956,7 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 	size_t nargs = rk_pgreader_digest_args(q, args, roles);
 	int rc = 0;
 
+	*empty = false;
 	rk_buf_reset(&r->sql);
 	rk_buf_puts(&r->sql, "COPY (SELECT w, d[1], d[2]");
 	/* sum j: the element of its argument among the summed ones */
@@ -842,18 +967,34 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 			k += roles[a] != 'h';
 		rk_buf_printf(&r->sql, ", d[%zu]", 3 + k);
 	}
-	rk_buf_printf(&r->sql,
-	              " FROM (SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, "
-	              "%s.reckon_window('%s'",
-	              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width, sch, roles);
-	for (size_t a = 0; a < nargs; a++)
-		rk_buf_printf(&r->sql, ", %s", r->quoted[args[a]]);
-	rk_buf_puts(&r->sql, ") AS d FROM ");
-	rk_buf_puts(&r->sql, r->qualified);
-	if (rk_pgreader_where(r, q->scan, empty, err) < 0)
-		rc = -1;
-	else
-		rk_buf_puts(&r->sql, " GROUP BY 1) AS s) TO STDOUT");
+	rk_buf_puts(&r->sql, " FROM (");
+	/* the table, or each of its leaf partitions (rk_pgreader_leaves): the
+	 * client adds up a window's rows from every leaf */
+	for (size_t l = 0; l < (r->nleaves ? r->nleaves : 1) && rc == 0; l++) {
+		const char *rel = r->nleaves ? r->leaves[l] : r->qualified;
+
+		if (l)
+			rk_buf_puts(&r->sql, " UNION ALL ");
+		if (r->nleaves && r->leaf_foreign[l]) {
+			int wr = rk_pgreader_digest_windows(r, q, rel, roles, args, nargs, err);
+
+			if (wr < 0)
+				rc = -1;
+			if (wr <= 0)
+				continue;
+		}
+		rk_buf_printf(&r->sql,
+		              "SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, ",
+		              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width);
+		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_buf_printf(&r->sql, " AS d FROM %s", rel);
+		if (rk_pgreader_where(r, q->scan, empty, err) < 0)
+			rc = -1;
+		else
+			rk_buf_puts(&r->sql, " GROUP BY 1");
+	}
+	if (rc == 0)
+		rk_buf_puts(&r->sql, ") AS s) TO STDOUT");
 	rk_buf_cstr(&r->sql);
 	free(args);
 	free(roles);
@@ -900,10 +1041,14 @@ static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn
 	d.fields = rk_xcalloc(d.nfields, sizeof *d.fields);
 	r->rows = 0;
 	rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_hash, err);
+	if (rc == 0 && r->nleaves)
+		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_leaves, err);
 	if (rc == 0)
 		rc = rk_pg_copy_out(r->pg, label, r->sql.data, rk_pgreader_digest_row, &d, err);
 	if (rc == 0)
 		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_reset, err);
+	if (rc == 0 && r->nleaves)
+		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_leaves_reset, err);
 	free(d.fields);
 	if (rc == 0) {
 		rk_log_debug("%s: %llu window digests", r->desc, (unsigned long long)r->rows);
@@ -940,6 +1085,10 @@ static void rk_pgreader_free(void *impl)
 	free(r->oid);
 	free(r->display);
 	free(r->qualified);
+	for (size_t i = 0; i < r->nleaves; i++)
+		free(r->leaves[i]);
+	free(r->leaves);
+	free(r->leaf_foreign);
 	free(r->desc);
 	free(r->snapshot);
 	free(r->digest_schema);

@@ -236,7 +236,7 @@ test_window_aggregate() {
 	assert_contains "$ERR" "the roles 'hh' name 2 columns, but 3 follow"
 	assert_exit 1 psql_rc $SRC "$r select reckon_window('hx', id, ts) from r"
 	assert_contains "$ERR" "role 'x' of column 2 is none of h (hashed), s (summed), b (both)"
-	assert_exit 1 psql_rc $SRC "$r select reckon_window(case when id > 42 then 'hh' else 'hb' end, id, ts) from r"
+	assert_exit 1 psql_rc $SRC "$r select reckon_window((case when id > 42 then 'hh' else 'hb' end)::bytea, id, ts) from r"
 	assert_contains "$ERR" "the roles argument must be a constant"
 	assert_exit 1 psql_rc $SRC "$r select reckon_window('hb', id, ts) from r"
 	assert_contains "$ERR" "exact sums need an integer or numeric column"
@@ -484,6 +484,60 @@ test_extension_update_from_1_0() {
 	assert_exit 1 pd_check pd_old pd_old upd --time ts --window 6h --sum "$SUMS" --pushdown -v
 	assert_contains "$ERR" "source: window digests computed by the server"
 	assert_file_eq upd/windows.csv auto/windows.csv
+}
+
+# A partitioned target whose newer rows live in a foreign partition (another
+# database through postgres_fdw, the extension marked shippable): --pushdown
+# aggregates each leaf by name, so the foreign leaf's reckon_window runs on
+# its server, and the windows are those streaming gives.
+test_foreign_partition() {
+	local db
+	for db in pd_coord pd_shard; do
+		sql postgres "drop database if exists $db with (force)" >/dev/null
+		createdb $db
+		ext_create $db
+	done
+	sql postgres "alter database pd_shard set timezone = 'Asia/Kolkata'; alter database pd_shard set datestyle = 'German, DMY'" >/dev/null
+	mk_random $SRC 0.55 2000
+	mk_table pd_shard
+	mk_table pd_coord
+	sql pd_coord >/dev/null <<-SQL
+		create extension postgres_fdw;
+		create server shard foreign data wrapper postgres_fdw
+		    options (host '$PGHOST', port '$PGPORT', dbname 'pd_shard', extensions 'reckon');
+		create user mapping for current_user server shard options (user '$PGUSER');
+		alter table t rename to t_old;
+		create table t (like t_old) partition by range (ts);
+		drop table t_old;
+		create table t_early partition of t for values from (minvalue) to ('2026-03-02 12:00+00');
+		create foreign table t_late partition of t for values from ('2026-03-02 12:00+00') to (maxvalue)
+		    server shard options (table_name 't');
+		create table t_null partition of t default;
+	SQL
+	"$RK_PGBIN/psql" -X -q -d $SRC -c "copy (select * from t where ts >= '2026-03-02 12:00+00') to stdout (format binary)" |
+		"$RK_PGBIN/psql" -X -q -d pd_shard -c "copy t from stdin (format binary)" >/dev/null
+	"$RK_PGBIN/psql" -X -q -d $SRC -c "copy (select * from t where ts < '2026-03-02 12:00+00' or ts is null) to stdout (format binary)" |
+		"$RK_PGBIN/psql" -X -q -d pd_coord -c "copy t from stdin (format binary)" >/dev/null
+	assert_eq "$(sql $SRC "select count(*) from t")" "$(sql pd_coord "select count(*) from t")"
+	same_both_ways $SRC pd_coord 1 --time ts --window 6h --sum "$SUMS"
+	assert_contains "$ERR" "partitioned, 1 of its 3 leaf partitions foreign: window digests computed per partition"
+	assert_eq "match match match match match match match match match match match match" \
+		"$(statuses "$T/last-windows.csv")"
+	if sql pd_coord "select 1 from pg_extension where extname = 'reckon'" | grep -qx 1; then
+		# installed as an extension, hence shippable: reckon's aggregate of
+		# a window of the foreign leaf is sent to the shard
+		assert_contains "$(PGOPTIONS="$PINNED" sql pd_coord "explain (verbose, costs off)
+			select reckon_window('hb', id, n2) from t_late
+			where ts >= '2026-03-03 00:00+00' and ts < '2026-03-03 06:00+00'")" \
+			"Relations: Aggregate on (public.t_late)"
+	fi
+	# damage on the shard: the same findings both ways
+	sql pd_shard "update t set n2 = coalesce(n2, 0) + 1 where id = (select min(id) from t where ts < '2026-03-04 00:00+00')" >/dev/null
+	same_both_ways $SRC pd_coord 1 --time ts --window 6h --sum "$SUMS"
+	assert_contains "$T/last-findings.csv" ",changed,"
+	for db in pd_coord pd_shard; do
+		sql postgres "drop database $db with (force)" >/dev/null
+	done
 }
 
 test_missing_extension() {
