@@ -34,6 +34,8 @@ typedef struct rk_side {
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
 	bool null_rows;         /* this reader counts the rows with a NULL time */
 	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
+	bool server_text;       /* values are PostgreSQL's output text (a PG reader): its
+	                         * integers are canonical already (rk_side_encode_row) */
 	uint64_t rows_read;     /* rows delivered to this side object; merged */
 	uint64_t null_time;     /* into res->side[idx] after each parallel run */
 	uint64_t total;

@@ -358,6 +358,13 @@ bad:
  * Returns false for anything else, including out-of-range fields, so the
  * general parser decides and explains.
  */
+/* The last day the fast path parsed, per thread (each reader has its own):
+ * "YYYY-MM-DD", already checked, and its day number.  Starts as no day. */
+static _Thread_local struct {
+	char ymd[10];
+	int64_t days;
+} rk_tu_last;
+
 static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 {
 	unsigned y, m, d, h, mi, se;
@@ -375,13 +382,9 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 	    (RK_TU_D(6) > 9) | (RK_TU_D(8) > 9) | (RK_TU_D(9) > 9) | (RK_TU_D(11) > 9) | (RK_TU_D(12) > 9) |
 	    (RK_TU_D(14) > 9) | (RK_TU_D(15) > 9) | (RK_TU_D(17) > 9) | (RK_TU_D(18) > 9))
 		return false;
-	y = RK_TU_D(0) * 1000u + RK_TU_D(1) * 100u + RK_TU_D(2) * 10u + RK_TU_D(3);
-	m = RK_TU_D(5) * 10u + RK_TU_D(6);
-	d = RK_TU_D(8) * 10u + RK_TU_D(9);
 	h = RK_TU_D(11) * 10u + RK_TU_D(12);
 	mi = RK_TU_D(14) * 10u + RK_TU_D(15);
 	se = RK_TU_D(17) * 10u + RK_TU_D(18);
-#undef RK_TU_D
 	if (i < len && s[i] == '.') {
 		int n = 0;
 
@@ -417,15 +420,26 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 			return false;
 		}
 	}
-	if (y == 0 || m < 1 || m > 12 || d < 1 || d > rk_tu_month_days(y, m) || h > 23 || mi > 59 || se > 59)
+	if (h > 23 || mi > 59 || se > 59)
 		return false;
+	if (memcmp(s, rk_tu_last.ymd, 10) != 0) {
+		/* a day not seen just before: rows in time order share it */
+		y = RK_TU_D(0) * 1000u + RK_TU_D(1) * 100u + RK_TU_D(2) * 10u + RK_TU_D(3);
+		m = RK_TU_D(5) * 10u + RK_TU_D(6);
+		d = RK_TU_D(8) * 10u + RK_TU_D(9);
+		if (y == 0 || m < 1 || m > 12 || d < 1 || d > rk_tu_month_days(y, m))
+			return false;
+		rk_tu_last.days = rk_tu_days_from_civil(y, m, d);
+		memcpy(rk_tu_last.ymd, s, 10);
+	}
 	o->special = 0;
-	o->days = rk_tu_days_from_civil(y, m, d);
+	o->days = rk_tu_last.days;
 	o->tod_usec = (int64_t)((h * 60u + mi) * 60u + se) * RK_USEC_PER_SEC + frac;
 	o->has_time = true;
 	o->has_zone = zone;
 	o->offset_sec = off;
 	return true;
+#undef RK_TU_D
 }
 
 /*

@@ -54,6 +54,9 @@ const char *rk_type_name(rk_type t);
 /* True for the types a --sum column may have (integers and numeric). */
 bool rk_type_summable(rk_type t);
 
+/* smallint, integer, bigint. */
+bool rk_type_is_int(rk_type t);
+
 /* True for the types a --time column may have (date, timestamp, timestamptz). */
 bool rk_type_is_time(rk_type t);
 
