@@ -83,61 +83,6 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
 	return -1;
 }
 
-/* The canonical text of a timestamp is its instant in decimal
- * microseconds (digest.md), so the time column's is derived from the
- * instant already parsed instead of parsing the text again. */
-static void rk_enc_instant(rk_buf *out, rk_usec t)
-{
-	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	                               "8081828384858687888990919293949596979899";
-	char digits[24], *d = digits + sizeof digits;
-	uint64_t u = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
-	uint32_t n, v;
-	char *w;
-
-	/* this runs once per row: eight digits at a time in 32-bit arithmetic,
-	 * two per step, so the divisions do not form one long chain */
-	while (u >= 100000000) {
-		v = (uint32_t)(u % 100000000);
-		u /= 100000000;
-		for (int k = 0; k < 4; k++) {
-			unsigned r = v % 100;
-
-			v /= 100;
-			d -= 2;
-			memcpy(d, pairs + 2 * r, 2);
-		}
-	}
-	v = (uint32_t)u;
-	while (v >= 100) {
-		unsigned r = v % 100;
-
-		v /= 100;
-		d -= 2;
-		memcpy(d, pairs + 2 * r, 2);
-	}
-	if (v >= 10) {
-		d -= 2;
-		memcpy(d, pairs + 2 * v, 2);
-	} else {
-		*--d = (char)('0' + v);
-	}
-	if (t < 0)
-		*--d = '-';
-	n = (uint32_t)(digits + sizeof digits - d);
-	if (out->cap - out->len < 5 + n)
-		rk_buf_grow(out, 5 + n);
-	w = out->data + out->len;
-	w[0] = '\x01';
-	w[1] = (char)(n & 0xff);
-	w[2] = (char)(n >> 8 & 0xff);
-	w[3] = (char)(n >> 16 & 0xff);
-	w[4] = (char)(n >> 24 & 0xff);
-	memcpy(w + 5, d, n);
-	out->len += 5 + n;
-}
-
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
 	const rk_plan *p = s->plan;
@@ -154,7 +99,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			continue;
 		}
 		if ((long)i == p->time_hashpos && derive)
-			rk_enc_instant(&s->enc, t);
+			/* the canonical text of a timestamp is its instant in decimal
+			 * microseconds (digest.md): derived from the instant already
+			 * parsed instead of parsing the text again */
+			rk_canon_enc_int64(&s->enc, t);
 		else if (s->server_text && rk_type_is_int(s->types[c]))
 			/* int2out/int4out/int8out print the canonical form (digest.md):
 			 * the text goes in as it is, as a text value's would */

@@ -544,32 +544,69 @@ static const char rk_cn_pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Decimal text of v; two digits per division since timestamps have 16. */
-static void rk_cn_put_int64(rk_buf *out, int64_t v)
+/*
+ * The decimal digits of v written backwards from end; returns where they
+ * start.  Timestamps have 16 digits and this runs once per row: eight digits
+ * at a time in 32-bit arithmetic, two per step, so the divisions do not form
+ * one long chain of 64-bit ones.
+ */
+static char *rk_cn_digits(char *end, int64_t v)
 {
-	char tmp[24];
-	char *e = tmp + sizeof tmp, *q = e;
+	char *q = end;
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	size_t n;
+	uint32_t w;
 
-	while (u >= 100) {
-		unsigned r = (unsigned)(u % 100);
-
-		u /= 100;
-		q -= 2;
-		memcpy(q, rk_cn_pairs + 2 * r, 2);
+	while (u >= 100000000) {
+		w = (uint32_t)(u % 100000000);
+		u /= 100000000;
+		for (int k = 0; k < 4; k++) {
+			q -= 2;
+			memcpy(q, rk_cn_pairs + 2 * (w % 100), 2);
+			w /= 100;
+		}
 	}
-	if (u >= 10) {
+	w = (uint32_t)u;
+	while (w >= 100) {
 		q -= 2;
-		memcpy(q, rk_cn_pairs + 2 * u, 2);
+		memcpy(q, rk_cn_pairs + 2 * (w % 100), 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		q -= 2;
+		memcpy(q, rk_cn_pairs + 2 * w, 2);
 	} else {
-		*--q = (char)('0' + u);
+		*--q = (char)('0' + w);
 	}
 	if (v < 0)
 		*--q = '-';
-	n = (size_t)(e - q);
+	return q;
+}
+
+/* Decimal text of v. */
+static void rk_cn_put_int64(rk_buf *out, int64_t v)
+{
+	char tmp[24];
+	char *e = tmp + sizeof tmp, *q = rk_cn_digits(e, v);
+	size_t n = (size_t)(e - q);
+
 	memcpy(rk_cn_reserve(out, n), q, n);
 	out->len += n;
+}
+
+void rk_canon_enc_int64(rk_buf *out, int64_t v)
+{
+	char tmp[24];
+	char *e = tmp + sizeof tmp, *q = rk_cn_digits(e, v);
+	uint32_t n = (uint32_t)(e - q);
+	char *w = rk_cn_reserve(out, 5 + n);
+
+	w[0] = '\x01';
+	w[1] = (char)(n & 0xff);
+	w[2] = (char)(n >> 8 & 0xff);
+	w[3] = (char)(n >> 16 & 0xff);
+	w[4] = (char)(n >> 24 & 0xff);
+	memcpy(w + 5, q, n);
+	out->len += 5 + n;
 }
 
 static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out, const char **why)

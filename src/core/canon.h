@@ -29,6 +29,10 @@ int rk_canon_text(rk_type t, const char *p, size_t len, rk_buf *out, const char 
 /* Appends the encoding of NULL: the single byte 0x00. */
 void rk_canon_enc_null(rk_buf *out);
 
+/* Appends the encoding of a value whose canonical text is v in decimal: an
+ * integer's, or a timestamp's instant in microseconds (digest.md). */
+void rk_canon_enc_int64(rk_buf *out, int64_t v);
+
 /* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
  * the canonical text, the canonical text.  Same errors as rk_canon_text; on
  * error out is left exactly as it was before the call. */

@@ -29,8 +29,8 @@ args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table benc
 	--now 2026-03-04T00:00:00Z)
 
 run() { # run LABEL DB LEAF -> "seconds rss passes reread differ"
-	local label=$1 tgt=$2 leaf=$3 best="" rss="" rc
-	for _ in 1 2 3; do
+	local label=$1 tgt=$2 leaf=$3 best="" rss="" rc i
+	for ((i = 0; i < REPEAT; i++)); do
 		rm -rf "$base/rep" && mkdir "$base/rep"
 		rc=0
 		/usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" --leaf-rows "$leaf" \
@@ -59,7 +59,7 @@ mkdir -p "$(dirname "$out")"
 {
 	echo "# reckon check drilldown, $N rows per side, 48 windows, 1 or 10 damaged ($(date -u +%Y-%m-%d))"
 	echo
-	echo "| run | --leaf-rows | seconds (best of 3) | ratio to clean | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
+	echo "| run | --leaf-rows | seconds (best of $REPEAT) | ratio to clean | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
 	echo "|---|---|---|---|---|---|---|---|"
 	clean=$(awk 'NR == 1 { print $2 }' <<<"$results")
 	i=0

@@ -5,7 +5,7 @@
 # The table of tests/harness/bench.sh - bench.t (bigint id, timestamptz ts
 # over one day, numeric(12,2) amount, text note), N rows per side (env N,
 # default 1000000), identical in two databases of one private cluster, with
-# the reckon extension - and these timings, each the best of 3:
+# the reckon extension - and these timings, each the best of REPEAT (5):
 #
 #   copy floor   both sides' compared columns copied out concurrently by psql
 #                (\copy (select ...) to /dev/null): what streaming must move

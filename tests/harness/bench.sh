@@ -8,7 +8,7 @@
 # psql (\copy (select ...) to /dev/null), measured in the same run.  Then
 #   match   reckon check over 24 hourly windows of identical tables
 #   differ  the same after damaging 10 target rows in 6 windows (drilldown)
-# each timed 3 times (best of 3, as is the floor) with GNU time for the peak
+# each timed REPEAT (5) times (the best, as for the floor) with GNU time for the peak
 # RSS; and the same at N/4 rows, to show that peak RSS does not grow with N.
 # Prints a table and writes it to reports/bench/check-<N>.md.  No timing is
 # asserted; a wrong exit status of reckon (not 0 / 1 as expected) fails.
