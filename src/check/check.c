@@ -83,6 +83,55 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
 	return -1;
 }
 
+/*
+ * The encoding of the time column's value from its instant t: its canonical
+ * text is t in decimal microseconds (digest.md), derived from the instant
+ * already parsed instead of parsing the text again.  Rows in time order
+ * share their whole second, whose digits are kept: only the last six are
+ * printed per row.
+ */
+static void rk_side_enc_instant(rk_side *s, rk_usec t)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	                            "8081828384858687888990919293949596979899";
+	int64_t sec;
+	uint32_t us, n;
+	char *w;
+
+	if (t < RK_USEC_PER_SEC) {
+		rk_canon_enc_int64(&s->enc, t);
+		return;
+	}
+	sec = t / RK_USEC_PER_SEC;
+	us = (uint32_t)(t % RK_USEC_PER_SEC);
+	if (sec != s->sec) {
+		char tmp[24];
+		int k = (int)sizeof tmp;
+
+		for (int64_t v = sec; v > 0; v /= 10)
+			tmp[--k] = (char)('0' + v % 10);
+		s->sec_ndigits = sizeof tmp - (size_t)k;
+		memcpy(s->sec_digits, tmp + k, s->sec_ndigits);
+		s->sec = sec;
+	}
+	n = (uint32_t)s->sec_ndigits + 6;
+	if (s->enc.cap - s->enc.len < 5 + n)
+		rk_buf_grow(&s->enc, 5 + n);
+	w = s->enc.data + s->enc.len;
+	w[0] = '\x01';
+	w[1] = (char)(n & 0xff);
+	w[2] = (char)(n >> 8 & 0xff);
+	w[3] = (char)(n >> 16 & 0xff);
+	w[4] = (char)(n >> 24 & 0xff);
+	memcpy(w + 5, s->sec_digits, s->sec_ndigits);
+	w += 5 + s->sec_ndigits;
+	memcpy(w, pairs + 2 * (us / 10000), 2);
+	memcpy(w + 2, pairs + 2 * (us / 100 % 100), 2);
+	memcpy(w + 4, pairs + 2 * (us % 100), 2);
+	s->enc.len += 5 + n;
+}
+
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
 	const rk_plan *p = s->plan;
@@ -99,14 +148,12 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			continue;
 		}
 		if ((long)i == p->time_hashpos && derive)
-			/* the canonical text of a timestamp is its instant in decimal
-			 * microseconds (digest.md): derived from the instant already
-			 * parsed instead of parsing the text again */
-			rk_canon_enc_int64(&s->enc, t);
-		else if (s->server_text && rk_type_is_int(s->types[c]))
-			/* int2out/int4out/int8out print the canonical form (digest.md):
-			 * the text goes in as it is, as a text value's would */
-			rk_canon_enc_value(RK_T_TEXT, f[c].p, f[c].len, &s->enc, &why);
+			rk_side_enc_instant(s, t);
+		else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
+		         f[c].len <= UINT32_MAX)
+			/* a text's canonical form is itself; int2out/int4out/int8out
+			 * print the canonical form (digest.md): in as it is */
+			rk_canon_enc_raw(&s->enc, f[c].p, f[c].len);
 		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
 			return rk_side_bad_value(s, c, &f[c], why, err);
 		s->canon_off[i] = at + 5;
@@ -152,7 +199,16 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		return rk_side_bad_value(s, p->time_idx, tf, why, err);
 	if (t < s->lo || t >= s->hi)
 		return 0;
-	w = (size_t)((t - res->from) / res->width);
+	/* rows mostly come in time order: the last row's window, without a
+	 * 64-bit division, while t stays in it */
+	if (t >= s->win_lo && t < s->win_hi) {
+		w = s->win;
+	} else {
+		w = (size_t)((t - res->from) / res->width);
+		s->win = w;
+		s->win_lo = res->from + (rk_usec)w * res->width;
+		s->win_hi = s->win_lo + res->width;
+	}
 	if (rk_side_encode_row(s, f, t, err) < 0)
 		return -1;
 	sr->rows[w]++;

@@ -32,6 +32,11 @@ typedef struct rk_side {
 	const rk_plan *plan;
 	rk_check_result *res;
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
+	rk_usec win_lo, win_hi; /* the last row's window [win_lo, win_hi) (empty at */
+	size_t win;             /* first: zeroed) and its index (rk_digest_row) */
+	int64_t sec;            /* the last instant's whole seconds (> 0; 0: none) */
+	char sec_digits[24];    /* ... in decimal, as the instant's leading digits */
+	size_t sec_ndigits;
 	bool null_rows;         /* this reader counts the rows with a NULL time */
 	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
 	bool server_text;       /* values are PostgreSQL's output text (a PG reader): its

@@ -33,6 +33,24 @@ void rk_canon_enc_null(rk_buf *out);
  * integer's, or a timestamp's instant in microseconds (digest.md). */
 void rk_canon_enc_int64(rk_buf *out, int64_t v);
 
+/* Appends the encoding of a value whose canonical text is p[0..len) as it
+ * is (a text; an integer as PostgreSQL prints it).  len < 4 GiB. */
+static inline void rk_canon_enc_raw(rk_buf *out, const char *p, size_t len)
+{
+	char *w;
+
+	if (out->cap - out->len < 5 + len)
+		rk_buf_grow(out, 5 + len);
+	w = out->data + out->len;
+	w[0] = '\x01';
+	w[1] = (char)(len & 0xff);
+	w[2] = (char)(len >> 8 & 0xff);
+	w[3] = (char)(len >> 16 & 0xff);
+	w[4] = (char)(len >> 24 & 0xff);
+	memcpy(w + 5, p, len);
+	out->len += 5 + len;
+}
+
 /* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
  * the canonical text, the canonical text.  Same errors as rk_canon_text; on
  * error out is left exactly as it was before the call. */

@@ -358,11 +358,15 @@ bad:
  * Returns false for anything else, including out-of-range fields, so the
  * general parser decides and explains.
  */
-/* The last day the fast path parsed, per thread (each reader has its own):
- * "YYYY-MM-DD", already checked, and its day number.  Starts as no day. */
+/* The last minute the fast path parsed, per thread (each reader has its
+ * own): "YYYY-MM-DD HH:MM" (or 'T'), already checked, its day number and
+ * its minute of the day.  Rows in time order share it, so for most rows
+ * only the seconds, the fraction and the zone are left to read.  Starts as
+ * no minute (NUL bytes never pass the digit checks). */
 static _Thread_local struct {
-	char ymd[10];
+	char ymdhm[16];
 	int64_t days;
+	unsigned minute;
 } rk_tu_last;
 
 static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
@@ -374,17 +378,31 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 	bool zone = false;
 
 #define RK_TU_D(k) ((unsigned)(unsigned char)s[k] - '0')
-	if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
-	    s[16] != ':')
+	if (len < 19 || s[16] != ':' || (RK_TU_D(17) > 9) | (RK_TU_D(18) > 9))
 		return false;
-	/* one combined test of the 14 digit positions, no loop */
-	if ((RK_TU_D(0) > 9) | (RK_TU_D(1) > 9) | (RK_TU_D(2) > 9) | (RK_TU_D(3) > 9) | (RK_TU_D(5) > 9) |
-	    (RK_TU_D(6) > 9) | (RK_TU_D(8) > 9) | (RK_TU_D(9) > 9) | (RK_TU_D(11) > 9) | (RK_TU_D(12) > 9) |
-	    (RK_TU_D(14) > 9) | (RK_TU_D(15) > 9) | (RK_TU_D(17) > 9) | (RK_TU_D(18) > 9))
-		return false;
-	h = RK_TU_D(11) * 10u + RK_TU_D(12);
-	mi = RK_TU_D(14) * 10u + RK_TU_D(15);
+	if (memcmp(s, rk_tu_last.ymdhm, 16) != 0) {
+		/* a minute not seen just before: check and compute it */
+		if (s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':')
+			return false;
+		/* one combined test of the 12 digit positions, no loop */
+		if ((RK_TU_D(0) > 9) | (RK_TU_D(1) > 9) | (RK_TU_D(2) > 9) | (RK_TU_D(3) > 9) | (RK_TU_D(5) > 9) |
+		    (RK_TU_D(6) > 9) | (RK_TU_D(8) > 9) | (RK_TU_D(9) > 9) | (RK_TU_D(11) > 9) | (RK_TU_D(12) > 9) |
+		    (RK_TU_D(14) > 9) | (RK_TU_D(15) > 9))
+			return false;
+		y = RK_TU_D(0) * 1000u + RK_TU_D(1) * 100u + RK_TU_D(2) * 10u + RK_TU_D(3);
+		m = RK_TU_D(5) * 10u + RK_TU_D(6);
+		d = RK_TU_D(8) * 10u + RK_TU_D(9);
+		h = RK_TU_D(11) * 10u + RK_TU_D(12);
+		mi = RK_TU_D(14) * 10u + RK_TU_D(15);
+		if (y == 0 || m < 1 || m > 12 || d < 1 || d > rk_tu_month_days(y, m) || h > 23 || mi > 59)
+			return false;
+		rk_tu_last.days = rk_tu_days_from_civil(y, m, d);
+		rk_tu_last.minute = h * 60u + mi;
+		memcpy(rk_tu_last.ymdhm, s, 16);
+	}
 	se = RK_TU_D(17) * 10u + RK_TU_D(18);
+	if (se > 59)
+		return false;
 	if (i < len && s[i] == '.') {
 		int n = 0;
 
@@ -420,21 +438,9 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 			return false;
 		}
 	}
-	if (h > 23 || mi > 59 || se > 59)
-		return false;
-	if (memcmp(s, rk_tu_last.ymd, 10) != 0) {
-		/* a day not seen just before: rows in time order share it */
-		y = RK_TU_D(0) * 1000u + RK_TU_D(1) * 100u + RK_TU_D(2) * 10u + RK_TU_D(3);
-		m = RK_TU_D(5) * 10u + RK_TU_D(6);
-		d = RK_TU_D(8) * 10u + RK_TU_D(9);
-		if (y == 0 || m < 1 || m > 12 || d < 1 || d > rk_tu_month_days(y, m))
-			return false;
-		rk_tu_last.days = rk_tu_days_from_civil(y, m, d);
-		memcpy(rk_tu_last.ymd, s, 10);
-	}
 	o->special = 0;
 	o->days = rk_tu_last.days;
-	o->tod_usec = (int64_t)((h * 60u + mi) * 60u + se) * RK_USEC_PER_SEC + frac;
+	o->tod_usec = (int64_t)(rk_tu_last.minute * 60u + se) * RK_USEC_PER_SEC + frac;
 	o->has_time = true;
 	o->has_zone = zone;
 	o->offset_sec = off;

@@ -196,11 +196,6 @@ bool rk_type_summable(rk_type t)
 	return t == RK_T_INT2 || t == RK_T_INT4 || t == RK_T_INT8 || t == RK_T_NUMERIC;
 }
 
-bool rk_type_is_int(rk_type t)
-{
-	return t == RK_T_INT2 || t == RK_T_INT4 || t == RK_T_INT8;
-}
-
 bool rk_type_is_time(rk_type t)
 {
 	return t == RK_T_DATE || t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ;

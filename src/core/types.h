@@ -55,7 +55,10 @@ const char *rk_type_name(rk_type t);
 bool rk_type_summable(rk_type t);
 
 /* smallint, integer, bigint. */
-bool rk_type_is_int(rk_type t);
+static inline bool rk_type_is_int(rk_type t)
+{
+	return t == RK_T_INT2 || t == RK_T_INT4 || t == RK_T_INT8;
+}
 
 /* True for the types a --time column may have (date, timestamp, timestamptz). */
 bool rk_type_is_time(rk_type t);

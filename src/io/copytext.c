@@ -5,14 +5,32 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /*
- * The first tab or backslash in [p, end), or end.  Eight bytes at a time
+ * The first tab or backslash in [p, end), or end.  Sixteen bytes at a time
+ * with SSE2 (every x86-64 has it): compare with both separators, one bit
+ * per byte, ctz finds the first.  Then, or elsewhere, eight bytes at a time
  * where the compiler and byte order allow: the classic "has a zero byte"
  * test on the word xor'ed with each separator; on little-endian the lowest
  * flagged byte is always a true match, so ctz finds the first one.
  */
 static inline const char *rk_copytext_special(const char *p, const char *end)
 {
+#if defined(__GNUC__) && defined(__SSE2__)
+	const __m128i tab = _mm_set1_epi8('\t'), bsl = _mm_set1_epi8('\\');
+
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, bsl)));
+
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = UINT64_C(0x0101010101010101);
 	const uint64_t highs = UINT64_C(0x8080808080808080);
