@@ -62,6 +62,10 @@ bench_table() {
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }
+# the middle value (the mean of the two middle ones for an even count)
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 # bench_damage DB ROWS - the "differ" target: 10 rows damaged in 6 windows

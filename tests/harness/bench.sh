@@ -39,7 +39,7 @@ floor_once() {
 rows_table=()
 # bench_size ROWS - loads both sides, then measures floor, match and differ
 bench_size() {
-	local rows=$1 i floors=() secs=() rss=() f s r res
+	local rows=$1 i floors=() secs=() rss=() pairs=() f s r res
 	echo "bench: loading $rows rows per side" >&2
 	load bench_src "$rows"
 	load bench_tgt "$rows"
@@ -51,19 +51,21 @@ bench_size() {
 		if [[ $mode == differ ]]; then
 			bench_damage bench_tgt "$rows"
 		fi
-		floors=() secs=() rss=()
+		floors=() secs=() rss=() pairs=()
 		for ((i = 0; i < REPEAT; i++)); do
 			floors+=("$(floor_once bench_src bench_tgt)")
 			res=$(bench_reckon bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
 			read -r s r <<<"$res"
 			secs+=("$s")
 			rss+=("$r")
+			# the floor and reckon back to back see the same load
+			pairs+=("$(ratio "$s" "${floors[-1]}")")
 		done
 		f=$(min "${floors[@]}")
 		s=$(min "${secs[@]}")
 		r=$(min "${rss[@]}")
-		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
-			"$(ratio "$s" "$f")" "$r")")
+		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
+			"$(ratio "$s" "$f")" "$(median "${pairs[@]}")" "$r")")
 		echo "bench: $rows rows, $mode: reckon ${s}s, floor ${f}s, peak RSS ${r} KiB" >&2
 	done
 }
@@ -86,10 +88,10 @@ out=$out_dir/check-$N.md
 	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql"
 	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
 	echo "- both tables have an index on ts, as the time column of an incremental load usually has"
-	echo "- best of $REPEAT runs for each; ratio = reckon seconds / floor seconds; peak RSS of reckon (GNU time %M)"
+	echo "- best of $REPEAT runs for each; ratio = best reckon seconds / best floor seconds; paired = the median, over the $REPEAT rounds, of reckon's seconds / the floor's measured just before (the two see the same load); peak RSS of reckon (GNU time %M)"
 	echo
-	echo "| rows | mode | seconds | floor seconds | ratio | peak RSS KiB |"
-	echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+	echo "| rows | mode | seconds | floor seconds | ratio | paired ratio | peak RSS KiB |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 	printf '%s\n' "${rows_table[@]}"
 } >"$out.tmp"
 mv "$out.tmp" "$out"
