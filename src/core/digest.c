@@ -201,6 +201,19 @@ add:
 	return 0;
 }
 
+int rk_sum_add_decimal(rk_sum *s, rk_i128 m, int32_t scale, const char **why)
+{
+	if (scale < 0 || scale > RK_SUM_MAX_SCALE) {
+		*why = "value has more than 38 fractional digits";
+		return -1;
+	}
+	if (rk_sum_add_scaled(&s->v, &s->scale, m, scale) < 0) {
+		*why = rk_sum_overflow;
+		return -1;
+	}
+	return 0;
+}
+
 int rk_sum_merge(rk_sum *a, const rk_sum *b, const char **why)
 {
 	rk_sum r = *a;

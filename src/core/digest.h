@@ -43,6 +43,14 @@ typedef struct rk_sum {
  */
 int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why);
 
+/*
+ * Adds m / 10^scale (0 <= scale <= 38): what rk_sum_add does with a value
+ * once it has read its digits (m the digits as an integer, with its sign;
+ * scale the count of fraction digits, trailing zeros dropped), for a caller
+ * that has them already.  0, or -1 with *why set on overflow.
+ */
+int rk_sum_add_decimal(rk_sum *s, rk_i128 m, int32_t scale, const char **why);
+
 /* a += b; 0 or -1 on overflow. */
 int rk_sum_merge(rk_sum *a, const rk_sum *b, const char **why);
 

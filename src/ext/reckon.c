@@ -475,7 +475,19 @@ static const char rkx_pairs[] =
  * appended, for a layout this does not know: the caller then takes the
  * output function's way.
  */
-static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b)
+/*
+ * A value's digits as rk_sum_add would read them from its canonical text -
+ * m the digits as an integer with the sign, scale the count of fraction
+ * digits - when the encoder had them at hand (ok), so that a summed value
+ * is added without parsing its text again (rk_sum_add_decimal).
+ */
+typedef struct rkx_dec {
+	bool ok;
+	int32 scale;
+	rk_i128 m;
+} rkx_dec;
+
+static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
 	const char *p = VARDATA_ANY(v);
@@ -560,12 +572,30 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b)
 	if (i0 == nd) {
 		memcpy(rkx_val_begin(b, 1), "0", 1);
 		rkx_val_end(b, 1);
+		dec->ok = true;
+		dec->m = 0;
+		dec->scale = 0;
 		return true;
 	}
 	for (i1 = nd; dig[i1 - 1] == '0'; i1--)
 		;
 	nsig = i1 - i0;
 	k = point - (int64) i0;
+	/* the canonical text's digits: the significant ones, then k - nsig
+	 * zeros before the point when k > nsig; nsig - k after it otherwise */
+	if (nsig <= 18 && k - (int64) nsig <= 18 && (int64) nsig - k <= 38) {
+		uint64 acc = 0;
+
+		for (size_t q = i0; q < i1; q++)
+			acc = acc * 10 + (uint64) (dig[q] - '0');
+		dec->m = (rk_i128) acc;
+		for (int64 z = k - (int64) nsig; z > 0; z--)
+			dec->m *= 10;
+		if (neg)
+			dec->m = -dec->m;
+		dec->scale = (int32) ((int64) nsig > k ? (int64) nsig - k : 0);
+		dec->ok = true;
+	}
 	if (k <= 0)
 		len = 2 + (size_t) -k + nsig;
 	else if ((size_t) k >= nsig)
@@ -604,7 +634,7 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b)
  * COPY TO in UTF-8 would have sent the client, or (the shortcuts of
  * rkx_kind) its canonical text made from the stored value.
  */
-static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b)
+static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b, rkx_dec *dec)
 {
 	int a = c->first + i;
 	Datum d;
@@ -638,14 +668,23 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 		/* int8out's digits, which rk_canon_int keeps as they are */
 		w = rkx_val_begin(b, MAXINT8LEN + 1);
 		rkx_val_end(b, (size_t) pg_lltoa(DatumGetInt64(d), w));
+		dec->ok = true;
+		dec->m = DatumGetInt64(d);
+		dec->scale = 0;
 		return;
 	case RKX_INT4:
 		w = rkx_val_begin(b, 12);
 		rkx_val_end(b, (size_t) pg_ltoa(DatumGetInt32(d), w));
+		dec->ok = true;
+		dec->m = DatumGetInt32(d);
+		dec->scale = 0;
 		return;
 	case RKX_INT2:
 		w = rkx_val_begin(b, 12);
 		rkx_val_end(b, (size_t) pg_ltoa((int32) DatumGetInt16(d), w));
+		dec->ok = true;
+		dec->m = DatumGetInt16(d);
+		dec->scale = 0;
 		return;
 	case RKX_BOOL:
 		w = rkx_val_begin(b, 1);
@@ -653,7 +692,7 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 		rkx_val_end(b, 1);
 		return;
 	case RKX_NUMERIC:
-		if (rkx_enc_numeric(c, d, b))
+		if (rkx_enc_numeric(c, d, b, dec))
 			return;
 		txt = OutputFunctionCall(&c->out[i], d);
 		len = strlen(txt);
@@ -698,8 +737,11 @@ static void rkx_encode(FunctionCallInfo fcinfo, rkx_cache *c)
 {
 	rk_buf_reset(&c->enc);
 	for (int i = 0; i < c->nargs; i++)
-		if (c->role[i] != RKX_SUM)
-			rkx_enc_value(fcinfo, c, i, &c->enc);
+		if (c->role[i] != RKX_SUM) {
+			rkx_dec dec;
+
+			rkx_enc_value(fcinfo, c, i, &c->enc, &dec);
+		}
 }
 
 /* A 128-bit sum kept as two halves: palloc only guarantees 8-byte
@@ -946,12 +988,16 @@ static rkx_window *rkx_window_new(MemoryContext ctx, int nsum)
 	return st;
 }
 
-/* Adds the canonical text of a summed value to sum j. */
-static inline void rkx_window_add(rkx_window *st, int j, const char *txt, size_t len)
+/* Adds a summed value to sum j: its digits when the encoder had them,
+ * else its canonical text. */
+static inline void rkx_window_add(rkx_window *st, int j, const rkx_dec *dec, const char *txt, size_t len)
 {
 	const char *why;
 
-	if (!st->overflow[j] && rk_sum_add(&st->sums[j], txt, len, &why) < 0)
+	if (st->overflow[j])
+		return;
+	if (dec->ok ? rk_sum_add_decimal(&st->sums[j], dec->m, dec->scale, &why) < 0
+	            : rk_sum_add(&st->sums[j], txt, len, &why) < 0)
 		st->overflow[j] = true;
 }
 
@@ -965,24 +1011,26 @@ Datum reckon_window_trans(PG_FUNCTION_ARGS)
 
 	rk_buf_reset(&c->enc);
 	for (int i = 0; i < c->nargs; i++) {
+		rkx_dec dec;
 		size_t at;
 
+		dec.ok = false;
 		switch (c->role[i]) {
 		case RKX_HASH:
-			rkx_enc_value(fcinfo, c, i, &c->enc);
+			rkx_enc_value(fcinfo, c, i, &c->enc, &dec);
 			break;
 		case RKX_BOTH:
 			at = c->enc.len;
-			rkx_enc_value(fcinfo, c, i, &c->enc);
+			rkx_enc_value(fcinfo, c, i, &c->enc, &dec);
 			if (!PG_ARGISNULL(c->first + i))
-				rkx_window_add(st, j, c->enc.data + at + 5, c->enc.len - at - 5);
+				rkx_window_add(st, j, &dec, c->enc.data + at + 5, c->enc.len - at - 5);
 			j++;
 			break;
 		default:
 			if (!PG_ARGISNULL(c->first + i)) {
 				rk_buf_reset(&c->sumval);
-				rkx_enc_value(fcinfo, c, i, &c->sumval);
-				rkx_window_add(st, j, c->sumval.data + 5, c->sumval.len - 5);
+				rkx_enc_value(fcinfo, c, i, &c->sumval, &dec);
+				rkx_window_add(st, j, &dec, c->sumval.data + 5, c->sumval.len - 5);
 			}
 			j++;
 			break;

@@ -264,6 +264,45 @@ test_sum_overflow_both_ways() {
 	sql $SRC "drop table big" >/dev/null
 }
 
+# The extension adds a summed integer or numeric from the digits it has
+# just encoded (rk_sum_add_decimal) where it can, from the canonical text
+# where it cannot (more than 18 significant digits, NaN, infinities): the
+# sums are the streamed ones either way, window by window.
+test_sum_values_both_ways() {
+	sql $SRC >/dev/null <<-'SQL'
+		drop table if exists sv;
+		create table sv (id int, ts timestamptz, v numeric, n numeric(12,2), b bigint);
+		insert into sv (id, v) values
+		    (1, 0), (2, '-0'), (3, 0.05), (4, 1200), (5, 1e21), (6, 1e-20), (7, -1.5), (8, 0.00010),
+		    (9, 123456789012345678.9), (10, -99999999999999999), (11, 999999999999999999), (12, 1e18),
+		    (13, 'NaN'), (14, 'Infinity'), (15, '-Infinity'), (16, 7), (17, '-0.000000000000000001'),
+		    (18, 12345678901234567890123456789), (19, 0.1), (20, -0.1);
+		update sv set n = round(v, 2) where abs(v) < 1e9 and v not in ('NaN', 'Infinity', '-Infinity');
+		update sv set b = case when abs(v) < 9e18 and v not in ('NaN', 'Infinity', '-Infinity') then trunc(v) end;
+		update sv set b = -9223372036854775808 where id = 16;
+		insert into sv select id + 100, null, v, n, b from sv;
+		-- two or three values per 1-hour window, mixed scales and signs
+		update sv set ts = timestamptz '2026-03-01 00:00:00+00' + (id % 100 / 3) * interval '1 hour'
+		                   + id * interval '1 second';
+	SQL
+	local tag
+	tag=$(mktemp -d "$T/sv.XXXXXX")
+	mkdir -p "$tag/stream" "$tag/push"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table sv --key id --columns id,ts,v,n \
+		"${RANGE[@]}" --time ts --window 1h --sum v,n,b --report "$tag/stream"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table sv --key id --columns id,ts,v,n \
+		"${RANGE[@]}" --time ts --window 1h --sum v,n,b --report "$tag/push" --pushdown -v
+	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_file_eq "$tag/push/windows.csv" "$tag/stream/windows.csv"
+	assert_file_eq "$tag/push/summary.json" "$tag/stream/summary.json"
+	# the sums hold those values: ids 3-5 and 103-105 share a window
+	# (2 x (0.05 + 1200 + 1e21)), ids 16 and 116 bigint's smallest twice
+	assert_contains "$tag/push/windows.csv" ",2000000000000000002400.1,2000000000000000002400.1,2400.1,2400.1,2400,2400,"
+	assert_contains "$tag/push/windows.csv" ",-Infinity,-Infinity,14,14,-18446744073709551616,-18446744073709551616,"
+	assert_contains "$tag/push/windows.csv" ",NaN,NaN,"
+	sql $SRC "drop table sv" >/dev/null
+}
+
 # Summed columns outside --columns, and sums in another order than their
 # columns: the aggregate's arguments and the client's fields line up.
 test_sum_columns_not_hashed() {

@@ -141,6 +141,39 @@ static void test_sum_basic(void **state)
 	assert_int_equal(v.scale, 1);
 }
 
+/* rk_sum_add_decimal(m, scale) is rk_sum_add of the same value's text:
+ * the same sums, scales and overflows, step by step. */
+static void test_sum_add_decimal(void **state)
+{
+	static const struct {
+		const char *text;
+		long long m;
+		int scale;
+	} v[] = {
+		{"0", 0, 0}, {"0.05", 5, 2}, {"1200", 1200, 0}, {"-1.5", -15, 1}, {"0.0001", 1, 4},
+		{"-9223372036854775808", INT64_MIN, 0}, {"99999999999999999.9", 999999999999999999LL, 1},
+		{"7", 7, 0}, {"-0.000000000000000001", -1, 18},
+	};
+	rk_sum a = { 0 }, b = { 0 };
+	char ta[RK_SUM_STRLEN], tb[RK_SUM_STRLEN];
+	const char *why;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		add(&a, v[i].text);
+		assert_int_equal(rk_sum_add_decimal(&b, v[i].m, v[i].scale, &why), 0);
+		assert_string_equal(rk_sum_format(&b, tb), rk_sum_format(&a, ta));
+		assert_int_equal(b.scale, a.scale);
+	}
+	/* the same overflow */
+	rk_sum c = { 0 };
+	assert_int_equal(rk_sum_add_decimal(&c, (rk_i128)1 << 126, 0, &why), 0);
+	assert_int_equal(rk_sum_add_decimal(&c, (rk_i128)1 << 126, 0, &why), -1);
+	assert_string_equal(why, "sum overflows 128 bits");
+	assert_int_equal(rk_sum_add_decimal(&c, 1, 39, &why), -1);
+	assert_string_equal(why, "value has more than 38 fractional digits");
+}
+
 static void test_sum_equal_scales(void **state)
 {
 	rk_sum a = { 0 }, b = { 0 }, c = { 0 };
@@ -329,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_hash_hex_parse),
 		cmocka_unit_test(test_window_hash),
 		cmocka_unit_test(test_sum_basic),
+		cmocka_unit_test(test_sum_add_decimal),
 		cmocka_unit_test(test_sum_equal_scales),
 		cmocka_unit_test(test_sum_overflow),
 		cmocka_unit_test(test_sum_special),
