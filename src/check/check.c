@@ -116,16 +116,9 @@ static void rk_side_enc_instant(rk_side *s, rk_usec t)
 		s->sec = sec;
 	}
 	n = (uint32_t)s->sec_ndigits + 6;
-	if (s->enc.cap - s->enc.len < 5 + n)
-		rk_buf_grow(&s->enc, 5 + n);
-	w = s->enc.data + s->enc.len;
-	w[0] = '\x01';
-	w[1] = (char)(n & 0xff);
-	w[2] = (char)(n >> 8 & 0xff);
-	w[3] = (char)(n >> 16 & 0xff);
-	w[4] = (char)(n >> 24 & 0xff);
-	memcpy(w + 5, s->sec_digits, s->sec_ndigits);
-	w += 5 + s->sec_ndigits;
+	w = rk_canon_enc_begin(&s->enc, n);
+	memcpy(w, s->sec_digits, s->sec_ndigits);
+	w += s->sec_ndigits;
 	memcpy(w, pairs + 2 * (us / 10000), 2);
 	memcpy(w + 2, pairs + 2 * (us / 100 % 100), 2);
 	memcpy(w + 4, pairs + 2 * (us % 100), 2);

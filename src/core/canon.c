@@ -598,14 +598,8 @@ void rk_canon_enc_int64(rk_buf *out, int64_t v)
 	char tmp[24];
 	char *e = tmp + sizeof tmp, *q = rk_cn_digits(e, v);
 	uint32_t n = (uint32_t)(e - q);
-	char *w = rk_cn_reserve(out, 5 + n);
 
-	w[0] = '\x01';
-	w[1] = (char)(n & 0xff);
-	w[2] = (char)(n >> 8 & 0xff);
-	w[3] = (char)(n >> 16 & 0xff);
-	w[4] = (char)(n >> 24 & 0xff);
-	memcpy(w + 5, q, n);
+	memcpy(rk_canon_enc_begin(out, n), q, n);
 	out->len += 5 + n;
 }
 
@@ -745,7 +739,6 @@ int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const 
 {
 	size_t mark = out->len;
 	size_t n;
-	unsigned char *lp;
 
 	/* one growth for the usual case: tag, length, text about the input's size */
 	rk_cn_reserve(out, 5 + len + 24);
@@ -761,11 +754,7 @@ int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const 
 		*why = "value longer than 4 GiB";
 		return -1;
 	}
-	lp = (unsigned char *)out->data + mark + 1;
-	lp[0] = (unsigned char)(n & 0xff);
-	lp[1] = (unsigned char)((n >> 8) & 0xff);
-	lp[2] = (unsigned char)((n >> 16) & 0xff);
-	lp[3] = (unsigned char)((n >> 24) & 0xff);
+	rk_canon_put_len(out->data + mark + 1, (uint32_t)n);
 	return 0;
 }
 

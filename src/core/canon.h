@@ -33,21 +33,35 @@ void rk_canon_enc_null(rk_buf *out);
  * integer's, or a timestamp's instant in microseconds (digest.md). */
 void rk_canon_enc_int64(rk_buf *out, int64_t v);
 
+/* Writes n as the 4-byte little-endian length of a value (digest.md). */
+static inline void rk_canon_put_len(char *lp, uint32_t n)
+{
+	lp[0] = (char)(n & 0xff);
+	lp[1] = (char)(n >> 8 & 0xff);
+	lp[2] = (char)(n >> 16 & 0xff);
+	lp[3] = (char)(n >> 24 & 0xff);
+}
+
+/* Makes room in out for a value of n bytes of canonical text, writes its
+ * tag and length and returns where the n bytes go; the caller writes them
+ * and adds 5 + n to out->len. */
+static inline char *rk_canon_enc_begin(rk_buf *out, uint32_t n)
+{
+	char *w;
+
+	if (out->cap - out->len < 5 + (size_t)n)
+		rk_buf_grow(out, 5 + (size_t)n);
+	w = out->data + out->len;
+	w[0] = '\x01';
+	rk_canon_put_len(w + 1, n);
+	return w + 5;
+}
+
 /* Appends the encoding of a value whose canonical text is p[0..len) as it
  * is (a text; an integer as PostgreSQL prints it).  len < 4 GiB. */
 static inline void rk_canon_enc_raw(rk_buf *out, const char *p, size_t len)
 {
-	char *w;
-
-	if (out->cap - out->len < 5 + len)
-		rk_buf_grow(out, 5 + len);
-	w = out->data + out->len;
-	w[0] = '\x01';
-	w[1] = (char)(len & 0xff);
-	w[2] = (char)(len >> 8 & 0xff);
-	w[3] = (char)(len >> 16 & 0xff);
-	w[4] = (char)(len >> 24 & 0xff);
-	memcpy(w + 5, p, len);
+	memcpy(rk_canon_enc_begin(out, (uint32_t)len), p, len);
 	out->len += 5 + len;
 }
 

@@ -422,12 +422,7 @@ static inline char *rkx_val_begin(rk_buf *b, size_t max)
 
 static inline void rkx_val_end(rk_buf *b, size_t n)
 {
-	unsigned char *lp = (unsigned char *) b->data + b->len + 1;
-
-	lp[0] = (unsigned char) (n & 0xff);
-	lp[1] = (unsigned char) ((n >> 8) & 0xff);
-	lp[2] = (unsigned char) ((n >> 16) & 0xff);
-	lp[3] = (unsigned char) ((n >> 24) & 0xff);
+	rk_canon_put_len(b->data + b->len + 1, (uint32) n);
 	b->len += 5 + n;
 }
 
