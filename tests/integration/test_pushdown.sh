@@ -570,6 +570,21 @@ test_foreign_partition() {
 			where ts >= '2026-03-03 00:00+00' and ts < '2026-03-03 06:00+00'")" \
 			"Relations: Aggregate on (public.t_late)"
 	fi
+	# a role that may read the parent only (not its partitions by name):
+	# the parent is aggregated as one, and the windows are the same
+	sql pd_coord >/dev/null <<-SQL
+		drop role if exists pd_reader;
+		create role pd_reader login;
+		grant select on t to pd_reader;
+		create user mapping for pd_reader server shard options (user '$PGUSER', password_required 'false');
+	SQL
+	mkdir parent
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "host=$PGHOST port=$PGPORT user=pd_reader dbname=pd_coord" \
+		--table t --key id --columns "$COLS" "${RANGE[@]}" --time ts --window 6h --sum "$SUMS" --report parent --pushdown -v
+	assert_contains "$ERR" "3 of 3 leaf partitions cannot be read by their own name"
+	assert_contains "$ERR" "target: window digests computed by the server"
+	assert_file_eq parent/windows.csv "$T/last-windows.csv"
+	sql pd_coord "drop user mapping for pd_reader server shard; drop owned by pd_reader; drop role pd_reader" >/dev/null
 	# damage on the shard: the same findings both ways
 	sql pd_shard "update t set n2 = coalesce(n2, 0) + 1 where id = (select min(id) from t where ts < '2026-03-04 00:00+00')" >/dev/null
 	same_both_ways $SRC pd_coord 1 --time ts --window 6h --sum "$SUMS"
