@@ -340,6 +340,32 @@ static void test_time_format(void **state)
 }
 
 /* Formatted instants parse back to themselves (the rerun list relies on it). */
+/*
+ * The fast path keeps the last minute it parsed: a sequence that returns to
+ * a minute, changes only the separator, the day, or only the seconds, and
+ * meets values the fast path refuses in between, parses each value as it
+ * would alone.
+ */
+static void test_time_parse_minute_cache(void **state)
+{
+	const rk_usec m = INT64_C(1772449080000000);   /* 2026-03-02 10:58:00 UTC */
+
+	(void)state;
+	TS("2026-03-02 10:58:00+00", m);
+	TS("2026-03-02 10:58:59.5+00", m + INT64_C(59500000));
+	TS("2026-03-02T10:58:01Z", m + INT64_C(1000000));
+	TS("2026-03-02 10:58:02-01", m + INT64_C(3602000000));
+	TS_BAD("2026-03-02 10:58:60+00", NULL);
+	TS("2026-03-02 10:58:03+00", m + INT64_C(3000000));
+	TS("2026-03-03 10:58:03+00", m + INT64_C(86403000000));
+	TS("2026-03-02 10:57:03+00", m - INT64_C(57000000));
+	TS_BAD("2026-02-30 10:57:03+00", NULL);
+	TS("2026-03-02 10:57:04+00", m - INT64_C(56000000));
+	TS("2026-03-02 10:57:04.1234567+00", m - INT64_C(55876543));   /* rounding: the general path */
+	TS("2026-03-02 10:57:05 +00", m - INT64_C(55000000));          /* blank before the zone: general */
+	TS("2026-03-02 10:57:06+00", m - INT64_C(54000000));
+}
+
 static void test_time_roundtrip(void **state)
 {
 	const rk_usec step = INT64_C(98765432109876);
@@ -500,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_time_parse_unterminated),
 		cmocka_unit_test(test_time_parse_local),
 		cmocka_unit_test(test_time_format),
+		cmocka_unit_test(test_time_parse_minute_cache),
 		cmocka_unit_test(test_time_roundtrip),
 		cmocka_unit_test(test_time_parse_arg),
 		cmocka_unit_test(test_duration_parse),
