@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# bench-instr.sh RECKON_BIN - make bench-instr: instructions per row, counted
+# by callgrind, for what the wall-clock benchmarks time.  On a shared machine
+# a run's seconds swing by a third (docs/performance.md); instruction counts
+# do not, so this is the benchmark to judge a per-row change by.
+#
+# The table of bench.sh (bench.t, env N rows per side, default 100000) in
+# two databases of a private cluster, with the reckon extension.  Counted:
+#
+#   scan floor   the server, one backend in single-user mode (the cluster
+#                stopped), for `count(*), sum(amount) GROUP BY window`: what
+#                any in-database digest must do
+#   pushdown     the same backend for reckon's own pushdown statement
+#                (reckon_window), as reckon check --pushdown sends it
+#   stream       reckon check (streaming) itself, the client only (libpq and
+#                libc included; the servers are not counted)
+#
+# Each count less that of the same statement over no rows, per row.  Writes
+# reports/bench/instr-<N>.md.  Needs valgrind (apt-get install valgrind).
+set -euo pipefail
+
+command -v valgrind >/dev/null || { echo "bench-instr: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
+N=${N:-100000}
+# shellcheck source=tests/harness/bench-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+EXT_DIR=${RK_EXT_DIR:-$repo/build/ext}
+
+echo "bench-instr: loading $N rows per side" >&2
+for db in bench_src bench_tgt; do
+	bench_table "$db" "$N"
+	psql_b -d "$db" -c "create extension reckon" >/dev/null 2>&1 ||
+		psql_b -d "$db" <"$EXT_DIR/reckon-load.sql" >/dev/null
+done
+
+DAY="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
+NONE="ts >= '2026-03-04 00:00:00+00' and ts < '2026-03-05 00:00:00+00'"
+ARGS=(check --source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_src"
+	--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bench_tgt"
+	--table bench.t --key id --time ts --sum amount --columns id,ts,amount,note --window 1h
+	--now 2026-03-06T00:00:00Z)
+
+# reckon's pushdown statement, from its debug log, without COPY ( ... ) TO STDOUT
+stmt() {
+	"$RECKON" "${ARGS[@]}" --from "$1" --to "$2" --pushdown -vv 2>&1 >/dev/null |
+		sed -n 's/^reckon: debug: window digests of bench\.t on source: COPY (\(.*\)) TO STDOUT$/\1/p'
+}
+PUSH_DAY=$(stmt 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
+PUSH_NONE=$(stmt 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
+[[ -n $PUSH_DAY && -n $PUSH_NONE ]] || { echo "bench-instr: reckon's pushdown statement is not in its debug log" >&2; exit 1; }
+
+# client COUNT_FROM COUNT_TO - instructions of reckon check (streaming)
+client() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]}" --from "$1" --to "$2" \
+		>/dev/null 2>"$base/cg.err" || [[ $? -le 1 ]]
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/cg.err" | tail -n 1
+}
+stream_day=$(client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
+stream_none=$(client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
+
+# backend SQL - instructions of one single-user backend running SQL in bench_src
+bash "$here/pgcluster.sh" stop "$base/pg" >/dev/null
+backend() {
+	printf 'set timezone = UTC;\n\nset enable_sort = off;\n\nset jit = off;\n\n%s;\n\n' "$1" >"$base/q.sql"
+	chmod 0644 "$base/q.sql"
+	local run=()
+	[[ $(id -u) -eq 0 ]] && run=(runuser -u postgres --)
+	(cd / && "${run[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RK_PGBIN/postgres" --single \
+		-D "$base/pg/data" -j bench_src <"$base/q.sql" >"$base/be.out" 2>&1)
+	grep -q ERROR "$base/be.out" && { cat "$base/be.out" >&2; exit 1; }
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/be.out" | tail -n 1
+}
+SCAN="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount) from bench.t where"
+scan_day=$(backend "$SCAN $DAY group by 1")
+scan_none=$(backend "$SCAN $NONE group by 1")
+push_day=$(backend "$PUSH_DAY")
+push_none=$(backend "$PUSH_NONE")
+
+per_row() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'; }
+scan=$(per_row "$scan_day" "$scan_none" "$N")
+push=$(per_row "$push_day" "$push_none" "$N")
+stream=$(per_row "$stream_day" "$stream_none" $((2 * N)))
+
+out=$repo/reports/bench/instr-$N.md
+mkdir -p "${out%/*}"
+{
+	echo "# Instructions per row (callgrind), $N rows per side"
+	echo
+	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
+	echo "- table and check: as reports/bench/check-*.md (bench.t: id bigint, ts timestamptz, amount numeric(12,2), note text; 24 hourly windows)"
+	echo "- server: one single-user backend, jit off, enable_sort off, the day's rows less an empty range's, per row"
+	echo "- client: reckon check streaming both sides, the day less an empty range, per row and side"
+	echo
+	echo "| what | instructions per row | ratio |"
+	echo "| --- | ---: | ---: |"
+	echo "| scan floor (server): count(*), sum(amount) GROUP BY window | $scan | 1.00 |"
+	echo "| pushdown (server): reckon's reckon_window statement | $push | $(ratio "$push" "$scan") |"
+	echo "| stream (client): reckon check, per row and side | $stream | |"
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+cat "$out"
+echo
+echo "bench-instr: written to ${out#"$repo"/}"
