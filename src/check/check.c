@@ -83,48 +83,6 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
 	return -1;
 }
 
-/*
- * The encoding of the time column's value from its instant t: its canonical
- * text is t in decimal microseconds (digest.md), derived from the instant
- * already parsed instead of parsing the text again.  Rows in time order
- * share their whole second, whose digits are kept: only the last six are
- * printed per row.
- */
-static void rk_side_enc_instant(rk_side *s, rk_usec t)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	                            "8081828384858687888990919293949596979899";
-	int64_t sec;
-	uint32_t us, n;
-	char *w;
-
-	if (t < RK_USEC_PER_SEC) {
-		rk_canon_enc_int64(&s->enc, t);
-		return;
-	}
-	sec = t / RK_USEC_PER_SEC;
-	us = (uint32_t)(t % RK_USEC_PER_SEC);
-	if (sec != s->sec) {
-		char tmp[24];
-		int k = (int)sizeof tmp;
-
-		for (int64_t v = sec; v > 0; v /= 10)
-			tmp[--k] = (char)('0' + v % 10);
-		s->sec_ndigits = sizeof tmp - (size_t)k;
-		memcpy(s->sec_digits, tmp + k, s->sec_ndigits);
-		s->sec = sec;
-	}
-	n = (uint32_t)s->sec_ndigits + 6;
-	w = rk_canon_enc_begin(&s->enc, n);
-	memcpy(w, s->sec_digits, s->sec_ndigits);
-	w += s->sec_ndigits;
-	memcpy(w, pairs + 2 * (us / 10000), 2);
-	memcpy(w + 2, pairs + 2 * (us / 100 % 100), 2);
-	memcpy(w + 4, pairs + 2 * (us % 100), 2);
-	s->enc.len += 5 + n;
-}
-
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
 	const rk_plan *p = s->plan;
@@ -141,7 +99,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			continue;
 		}
 		if ((long)i == p->time_hashpos && derive)
-			rk_side_enc_instant(s, t);
+			/* the canonical text of a timestamp is its instant in decimal
+			 * microseconds (digest.md): derived from the instant already
+			 * parsed instead of parsing the text again */
+			rk_canon_enc_instant(&s->enc, &s->sec_digits, t);
 		else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
 		         f[c].len <= UINT32_MAX)
 			/* a text's canonical form is itself; int2out/int4out/int8out

@@ -7,6 +7,7 @@
 
 #include "check/check.h"
 #include "core/buf.h"
+#include "core/canon.h"
 
 /* The columns a side is bound to, and the role of each. */
 typedef struct rk_plan {
@@ -34,9 +35,7 @@ typedef struct rk_side {
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
 	rk_usec win_lo, win_hi; /* the last row's window [win_lo, win_hi) (empty at */
 	size_t win;             /* first: zeroed) and its index (rk_digest_row) */
-	int64_t sec;            /* the last instant's whole seconds (> 0; 0: none) */
-	char sec_digits[24];    /* ... in decimal, as the instant's leading digits */
-	size_t sec_ndigits;
+	rk_sec_digits sec_digits; /* the last instant's whole seconds (rk_canon_enc_instant) */
 	bool null_rows;         /* this reader counts the rows with a NULL time */
 	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
 	bool server_text;       /* values are PostgreSQL's output text (a PG reader): its

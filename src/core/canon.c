@@ -603,6 +603,35 @@ void rk_canon_enc_int64(rk_buf *out, int64_t v)
 	out->len += 5 + n;
 }
 
+void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t)
+{
+	const int64_t usec = 1000000;
+	int64_t sec;
+	uint32_t us;
+	char *w;
+
+	if (t < usec) {
+		rk_canon_enc_int64(out, t);
+		return;
+	}
+	sec = t / usec;
+	us = (uint32_t)(t % usec);
+	if (sec != sc->sec) {
+		char *e = sc->digits + sizeof sc->digits, *q = rk_cn_digits(e, sec);
+
+		sc->n = (size_t)(e - q);
+		memmove(sc->digits, q, sc->n);
+		sc->sec = sec;
+	}
+	w = rk_canon_enc_begin(out, (uint32_t)(sc->n + 6));
+	memcpy(w, sc->digits, sc->n);
+	w += sc->n;
+	memcpy(w, rk_cn_pairs + 2 * (us / 10000), 2);
+	memcpy(w + 2, rk_cn_pairs + 2 * (us / 100 % 100), 2);
+	memcpy(w + 4, rk_cn_pairs + 2 * (us % 100), 2);
+	out->len += 5 + sc->n + 6;
+}
+
 static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out, const char **why)
 {
 	rk_usec t;

@@ -33,6 +33,20 @@ void rk_canon_enc_null(rk_buf *out);
  * integer's, or a timestamp's instant in microseconds (digest.md). */
 void rk_canon_enc_int64(rk_buf *out, int64_t v);
 
+/*
+ * The encoding of an instant t (decimal microseconds since 1970, the
+ * canonical text of a timestamp), with the digits of the last whole second
+ * kept in *sc: rows in time order share it, so only the six microsecond
+ * digits are printed per row.  Zero-initialise *sc; one per thread.
+ */
+typedef struct rk_sec_digits {
+	int64_t sec;            /* the whole seconds whose digits follow (0: none) */
+	size_t n;
+	char digits[24];
+} rk_sec_digits;
+
+void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t);
+
 /* Writes n as the 4-byte little-endian length of a value (digest.md). */
 static inline void rk_canon_put_len(char *lp, uint32_t n)
 {

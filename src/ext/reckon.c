@@ -151,9 +151,7 @@ typedef struct rkx_cache {
 	                         * the reset callback of the cache's context */
 	rk_buf scratch;         /* decimal digits of a long numeric, likewise */
 	rk_buf sumval;          /* the encoding of a summed, not hashed, value */
-	int64 sec;              /* the last instant's whole seconds (> 0; 0: none) */
-	char sec_digits[24];    /* ... in decimal: the instant's leading digits */
-	size_t sec_ndigits;
+	rk_sec_digits sec;      /* the last instant's whole seconds (rk_canon_enc_instant) */
 	MemoryContextCallback cb;
 } rkx_cache;
 
@@ -627,37 +625,6 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 }
 
 /*
- * The encoding of an instant t (decimal microseconds).  Rows in time order
- * share their whole second, whose digits are kept in the cache: only the
- * last six are printed per row (as the client does, src/check/check.c).
- */
-static void rkx_enc_instant(rkx_cache *c, rk_buf *b, int64 t)
-{
-	int64 sec;
-	uint32 us;
-	char *w;
-
-	if (t < USECS_PER_SEC) {
-		w = rkx_val_begin(b, MAXINT8LEN + 1);
-		rkx_val_end(b, (size_t) pg_lltoa(t, w));
-		return;
-	}
-	sec = t / USECS_PER_SEC;
-	us = (uint32) (t % USECS_PER_SEC);
-	if (sec != c->sec) {
-		c->sec_ndigits = (size_t) pg_lltoa(sec, c->sec_digits);
-		c->sec = sec;
-	}
-	w = rkx_val_begin(b, c->sec_ndigits + 6);
-	memcpy(w, c->sec_digits, c->sec_ndigits);
-	w += c->sec_ndigits;
-	memcpy(w, rkx_pairs + 2 * (us / 10000), 2);
-	memcpy(w + 2, rkx_pairs + 2 * (us / 100 % 100), 2);
-	memcpy(w + 4, rkx_pairs + 2 * (us % 100), 2);
-	rkx_val_end(b, c->sec_ndigits + 6);
-}
-
-/*
  * Appends the encoding of value argument i (digest.md: a NULL, or the tag,
  * length and canonical text of a value) to b.  The text of a value is what
  * COPY TO in UTF-8 would have sent the client, or (the shortcuts of
@@ -689,7 +656,7 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 		}
 		/* decimal microseconds: the canonical text of a timestamp is
 		 * this integer's, printed as rk_canon_int leaves it */
-		rkx_enc_instant(c, b, rkx_instant(ts));
+		rk_canon_enc_instant(b, &c->sec, rkx_instant(ts));
 		return;
 	}
 	case RKX_INT8:

@@ -794,6 +794,32 @@ static void test_type_names(void **state)
 	assert_false(rk_type_is_time(RK_T_TEXT) || rk_type_is_time(RK_T_INT8) || rk_type_is_time(RK_T_OTHER));
 }
 
+/* rk_canon_enc_instant writes what rk_canon_enc_int64 does, whatever the
+ * second it kept from the row before. */
+static void test_enc_instant_cached(void **state)
+{
+	static const int64_t t[] = {
+		INT64_C(1772449080000000), INT64_C(1772449080000001), INT64_C(1772449080999999),
+		INT64_C(1772449081000000), INT64_C(1772449080500000), INT64_C(999999), 0, INT64_C(-1),
+		INT64_C(-1772449080000000), INT64_C(1000000), INT64_C(1772449080123456),
+		INT64_C(9223372036854775806), INT64_C(1772449080654321),
+	};
+	rk_sec_digits sc = {0};
+	rk_buf a = RK_BUF_INIT, b = RK_BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		rk_buf_reset(&a);
+		rk_buf_reset(&b);
+		rk_canon_enc_instant(&a, &sc, t[i]);
+		rk_canon_enc_int64(&b, t[i]);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.data, b.data, a.len);
+	}
+	rk_buf_free(&a);
+	rk_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -816,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_enc_error_restores),
 		cmocka_unit_test(test_enc_worked_example),
 		cmocka_unit_test(test_instant),
+		cmocka_unit_test(test_enc_instant_cached),
 		cmocka_unit_test(test_type_names),
 	};
 
