@@ -852,50 +852,43 @@ static int rk_pgreader_digest_row(void *ctx, const char *row, size_t len, rk_err
  * arguments, so field 3 + j picks sum j's element.  The WHERE clause is the
  * scan's, so an index on the time column serves both.
  *
- * rk_pgreader_digest_args lays out those arguments: args[a] is argument
- * a's column, roles[a] its letter; it returns their number.
+ * rk_pgreader_digest_args lays out those arguments once per statement.
  */
-static size_t rk_pgreader_digest_args(const rk_digest_query *q, size_t *args, char *roles)
-{
-	size_t nargs = q->nhash;
+typedef struct rk_pgreader_wargs {
+	size_t *col;         /* argument a's column */
+	char *roles;         /* its letter: h hashed, b hashed and summed, s summed */
+	size_t n;
+} rk_pgreader_wargs;
 
+static void rk_pgreader_digest_args(const rk_digest_query *q, rk_pgreader_wargs *wa)
+{
+	wa->col = rk_xcalloc(q->nhash + q->nsum, sizeof *wa->col);
+	wa->roles = rk_xcalloc(q->nhash + q->nsum + 1, 1);
+	wa->n = q->nhash;
 	for (size_t i = 0; i < q->nhash; i++) {
-		args[i] = q->hash_index[i];
-		roles[i] = 'h';
+		wa->col[i] = q->hash_index[i];
+		wa->roles[i] = 'h';
 	}
 	for (size_t j = 0; j < q->nsum; j++) {
 		size_t a = 0;
 
-		while (a < nargs && args[a] != q->sum_index[j])
+		while (a < wa->n && wa->col[a] != q->sum_index[j])
 			a++;
-		if (a == nargs) {
-			args[nargs] = q->sum_index[j];
-			roles[nargs++] = 's';
-		} else if (roles[a] == 'h') {
-			roles[a] = 'b';
+		if (a == wa->n) {
+			wa->col[wa->n] = q->sum_index[j];
+			wa->roles[wa->n++] = 's';
+		} else if (wa->roles[a] == 'h') {
+			wa->roles[a] = 'b';
 		}
 	}
-	roles[nargs] = '\0';
-	return nargs;
-}
-
-static size_t rk_pgreader_digest_nargs(const rk_digest_query *q)
-{
-	size_t *args = rk_xcalloc(q->nhash + q->nsum, sizeof *args);
-	char *roles = rk_xcalloc(q->nhash + q->nsum + 1, 1);
-	size_t n = rk_pgreader_digest_args(q, args, roles);
-
-	free(args);
-	free(roles);
-	return n;
 }
 
 /* Appends the reckon_window(...) call of these arguments. */
-static void rk_pgreader_digest_agg(rk_pgreader *r, const char *roles, const size_t *args, size_t nargs)
+static void rk_pgreader_digest_agg(rk_pgreader *r, const rk_pgreader_wargs *wa)
 {
-	rk_buf_printf(&r->sql, "%s.reckon_window('%s'::pg_catalog.bytea", r->digest_schema, roles);
-	for (size_t a = 0; a < nargs; a++)
-		rk_buf_printf(&r->sql, ", %s", r->quoted[args[a]]);
+	rk_buf_printf(&r->sql, "%s.reckon_window('%s'::pg_catalog.bytea", r->digest_schema, wa->roles);
+	for (size_t a = 0; a < wa->n; a++)
+		rk_buf_printf(&r->sql, ", %s", r->quoted[wa->col[a]]);
 	rk_buf_putc(&r->sql, ')');
 }
 
@@ -912,8 +905,8 @@ static void rk_pgreader_digest_agg(rk_pgreader *r, const char *roles, const size
  */
 #define RK_PGREADER_MAX_WINDOW_BRANCHES 512
 
-static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, const char *rel, const char *roles,
-                                      const size_t *args, size_t nargs, rk_error *err)
+static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, const char *rel,
+                                      const rk_pgreader_wargs *wa, rk_error *err)
 {
 	rk_type tt = r->types[q->scan->time_index];
 	const char *tcol = r->quoted[q->scan->time_index];
@@ -926,7 +919,7 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 		return 1;
 	for (int64_t k = k0; k < k1; k++) {
 		rk_buf_printf(&r->sql, "%sSELECT (%lld)::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ", (long long)k);
-		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_pgreader_digest_agg(r, wa);
 		rk_buf_printf(&r->sql, " AS d FROM %s WHERE ", rel);
 		if (rk_pgreader_bound(r, tcol, ">=", q->from + k * q->width, with_zone, err) < 0)
 			return -1;
@@ -937,7 +930,7 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	}
 	if (q->scan->include_null_time) {
 		rk_buf_printf(&r->sql, "%sSELECT NULL::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ");
-		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_pgreader_digest_agg(r, wa);
 		rk_buf_printf(&r->sql, " AS d FROM %s WHERE %s IS NULL", rel, tcol);
 		first = false;
 	}
@@ -948,12 +941,10 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	return 0;
 }
 
-static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bool *empty, rk_error *err)
+static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, const rk_pgreader_wargs *wa,
+                                    bool *empty, rk_error *err)
 {
 	const char *sch = r->digest_schema;
-	size_t *args = rk_xcalloc(q->nhash + q->nsum, sizeof *args);
-	char *roles = rk_xcalloc(q->nhash + q->nsum + 1, 1);
-	size_t nargs = rk_pgreader_digest_args(q, args, roles);
 	int rc = 0;
 
 	*empty = false;
@@ -963,8 +954,8 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 	for (size_t j = 0; j < q->nsum; j++) {
 		size_t k = 0;
 
-		for (size_t a = 0; a < nargs && args[a] != q->sum_index[j]; a++)
-			k += roles[a] != 'h';
+		for (size_t a = 0; a < wa->n && wa->col[a] != q->sum_index[j]; a++)
+			k += wa->roles[a] != 'h';
 		rk_buf_printf(&r->sql, ", d[%zu]", 3 + k);
 	}
 	rk_buf_puts(&r->sql, " FROM (");
@@ -976,7 +967,7 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 		if (l)
 			rk_buf_puts(&r->sql, " UNION ALL ");
 		if (r->nleaves && r->leaf_foreign[l]) {
-			int wr = rk_pgreader_digest_windows(r, q, rel, roles, args, nargs, err);
+			int wr = rk_pgreader_digest_windows(r, q, rel, wa, err);
 
 			if (wr < 0)
 				rc = -1;
@@ -986,7 +977,7 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 		rk_buf_printf(&r->sql,
 		              "SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, ",
 		              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width);
-		rk_pgreader_digest_agg(r, roles, args, nargs);
+		rk_pgreader_digest_agg(r, wa);
 		rk_buf_printf(&r->sql, " AS d FROM %s", rel);
 		if (rk_pgreader_where(r, q->scan, empty, err) < 0)
 			rc = -1;
@@ -996,8 +987,6 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, bo
 	if (rc == 0)
 		rk_buf_puts(&r->sql, ") AS s) TO STDOUT");
 	rk_buf_cstr(&r->sql);
-	free(args);
-	free(roles);
 	return rc;
 }
 
@@ -1005,8 +994,9 @@ static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn
 {
 	rk_pgreader *r = impl;
 	rk_pgreader_dctx d = {r, NULL, 3 + q->nsum, fn, ctx};
+	rk_pgreader_wargs wa;
 	char label[200];
-	bool empty;
+	bool empty = false;
 	int rc;
 
 	if (r->ncols == 0 || q->scan->time_index >= r->ncols || q->scan->nranges > 1 || q->nhash == 0) {
@@ -1020,21 +1010,24 @@ static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
-	if (rk_pgreader_digest_nargs(q) > RK_PGREADER_PUSHDOWN_MAX_COLS) {
+	rk_pgreader_digest_args(q, &wa);
+	if (wa.n > RK_PGREADER_PUSHDOWN_MAX_COLS) {
 		rk_pgreader_err(err);
 		rk_error_set(err, RK_EXIT_USAGE, "%s: %zu hashed and summed columns; the reckon extension takes at most %d",
-		             r->desc, rk_pgreader_digest_nargs(q), RK_PGREADER_PUSHDOWN_MAX_COLS);
+		             r->desc, wa.n, RK_PGREADER_PUSHDOWN_MAX_COLS);
 		rk_error_hint(err, "hash fewer --columns, or leave out --pushdown");
-		return 1;
+		rc = 1;
+	} else if ((rc = rk_pgreader_probe(r, err)) <= 0) {
+		if (rc == 0)
+			*err = r->digest_why;
+		rc = rc < 0 ? -1 : 1;
+	} else {
+		rc = rk_pgreader_digest_build(r, q, &wa, &empty, err);
 	}
-	if ((rc = rk_pgreader_probe(r, err)) <= 0) {
-		if (rc < 0)
-			return -1;
-		*err = r->digest_why;
-		return 1;
-	}
-	if (rk_pgreader_digest_build(r, q, &empty, err) < 0)
-		return -1;
+	free(wa.col);
+	free(wa.roles);
+	if (rc != 0)
+		return rc;      /* 1: this reader cannot compute digests; -1: error */
 	if (empty)
 		return 0;
 	snprintf(label, sizeof label, "window digests of %s", r->display);

@@ -594,6 +594,26 @@ test_foreign_partition() {
 	done
 }
 
+# More hashed and summed columns than a PostgreSQL function takes: --pushdown
+# says so (exit 2), --pushdown=auto streams.
+test_too_many_columns() {
+	local cols
+	cols=$(seq -s, -f 'c%g' 1 99)
+	sql $SRC "drop table if exists wide;
+	          create table wide (id int, ts timestamptz, $(seq -s, -f 'c%g int' 1 99));
+	          insert into wide (id, ts, c1) values (1, '2026-03-01 01:00+00', 1)" >/dev/null
+	mkdir on auto
+	assert_exit 2 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table wide --key id --time ts \
+		--columns "$cols" "${RANGE[@]}" --window 6h --report on --pushdown
+	assert_contains "$ERR" "99 hashed and summed columns; the reckon extension takes at most 98"
+	assert_contains "$ERR" "leave out --pushdown"
+	assert_dir_only on
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table wide --key id --time ts \
+		--columns "$cols" "${RANGE[@]}" --window 6h --report auto --pushdown=auto -v
+	assert_contains "$ERR" "streaming its rows instead"
+	sql $SRC "drop table wide" >/dev/null
+}
+
 test_missing_extension() {
 	mk_random $SRC 0.2 300 $BARE
 	mkdir stream auto on
