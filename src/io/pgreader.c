@@ -915,8 +915,14 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	int64_t k0 = (g->from - q->from) / q->width, k1 = (g->to - q->from) / q->width;
 	bool first = true;
 
-	if (!(tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE) || k1 - k0 > RK_PGREADER_MAX_WINDOW_BRANCHES)
+	if (!(tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE))
 		return 1;
+	if (k1 - k0 > RK_PGREADER_MAX_WINDOW_BRANCHES) {
+		rk_log_info("%s: %lld windows, more than %d: foreign partition %s is grouped by window, which its server "
+		            "computes only when the planner expects that to save rows", r->desc, (long long)(k1 - k0),
+		            RK_PGREADER_MAX_WINDOW_BRANCHES, rel);
+		return 1;
+	}
 	for (int64_t k = k0; k < k1; k++) {
 		rk_buf_printf(&r->sql, "%sSELECT (%lld)::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ", (long long)k);
 		rk_pgreader_digest_agg(r, wa);

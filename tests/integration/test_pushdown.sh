@@ -562,6 +562,10 @@ test_foreign_partition() {
 	assert_contains "$ERR" "partitioned, 1 of its 3 leaf partitions foreign: window digests computed per partition"
 	assert_eq "match match match match match match match match match match match match" \
 		"$(statuses "$T/last-windows.csv")"
+	# more windows than one statement takes branches for: grouped, the same
+	same_both_ways $SRC pd_coord 1 --time ts --window 5m --sum "$SUMS"
+	assert_contains "$ERR" "864 windows, more than 512: foreign partition \"public\".\"t_late\" is grouped by window"
+	same_both_ways $SRC pd_coord 1 --time ts --window 6h --sum "$SUMS"
 	if sql pd_coord "select 1 from pg_extension where extname = 'reckon'" | grep -qx 1; then
 		# installed as an extension, hence shippable: reckon's aggregate of
 		# a window of the foreign leaf is sent to the shard
