@@ -23,13 +23,10 @@ command -v valgrind >/dev/null || { echo "bench-instr: valgrind is missing (apt-
 N=${N:-100000}
 # shellcheck source=tests/harness/bench-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
-EXT_DIR=${RK_EXT_DIR:-$repo/build/ext}
-
 echo "bench-instr: loading $N rows per side" >&2
 for db in bench_src bench_tgt; do
 	bench_table "$db" "$N"
-	psql_b -d "$db" -c "create extension reckon" >/dev/null 2>&1 ||
-		psql_b -d "$db" <"$EXT_DIR/reckon-load.sql" >/dev/null
+	bench_ext "$db"
 done
 
 DAY="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"

@@ -59,6 +59,17 @@ bench_table() {
 	SQL
 }
 
+# bench_ext DB - the reckon extension in DB: installed (CREATE EXTENSION), or
+# else created from the built module by its path (RK_EXT_DIR, build/ext)
+bench_ext() {
+	local dir=${RK_EXT_DIR:-$repo/build/ext}
+	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
+		return 0
+	fi
+	[[ -r $dir/reckon-load.sql ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
+	psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
+}
+
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }

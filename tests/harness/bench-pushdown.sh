@@ -25,21 +25,10 @@ set -euo pipefail
 
 # shellcheck source=tests/harness/bench-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
-EXT_DIR=${RK_EXT_DIR:-$repo/build/ext}
-
-# the extension: installed, or else created from the built module by its path
-ext_create() {
-	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
-		return 0
-	fi
-	[[ -r $EXT_DIR/reckon-load.sql ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
-	psql_b -d "$1" <"$EXT_DIR/reckon-load.sql" >/dev/null
-}
-
 # load DB ROWS - bench.t as in bench.sh, with the extension
 load() {
 	bench_table "$1" "$2"
-	ext_create "$1"
+	bench_ext "$1"
 }
 
 RANGE="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
