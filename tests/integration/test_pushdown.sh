@@ -244,6 +244,18 @@ test_window_aggregate() {
 	assert_contains "$ERR" "at least one hashed column"
 }
 
+# reckon_hash_sum adds window hashes of parts (shards, partitions) into the
+# hash of all their rows; it refuses what is not a window hash.
+test_hash_sum_of_parts() {
+	mk_random $SRC 0.81 600
+	assert_eq "$(PGOPTIONS="$PINNED" sql $SRC "select reckon_digest($COLS) from t")" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "select reckon_hash_sum(h) from (select id % 3, reckon_digest($COLS) h from t group by 1) p")"
+	assert_eq "00000000000000000000000000000000|00000000000000000000000000000000" \
+		"$(sql $SRC "select reckon_hash_sum(null::text), reckon_hash_sum(h) from (select ''::text h where false) x")"
+	assert_exit 1 psql_rc $SRC "select reckon_hash_sum('abc')"
+	assert_contains "$ERR" "reckon_hash_sum: \"abc\" is not a window hash (32 hex digits)"
+}
+
 # An exact sum that does not fit 128 bits fails the same way streamed and
 # pushed down (the extension reports it to the client as "overflow").
 test_sum_overflow_both_ways() {
