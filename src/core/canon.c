@@ -539,44 +539,27 @@ static int rk_canon_date(const char *p, size_t len, rk_buf *out, const char **wh
 	return 0;
 }
 
-static const char rk_cn_pairs[] =
+const uint64_t rk_canon_pow10[20] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
+	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
+	UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
+	UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+	UINT64_C(1000000000000000), UINT64_C(10000000000000000),
+	UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+	UINT64_C(10000000000000000000),
+};
+
+/* The two decimal digits of 0..99, in order. */
+const char rk_canon_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/*
- * The decimal digits of v written backwards from end; returns where they
- * start.  Timestamps have 16 digits and this runs once per row: eight digits
- * at a time in 32-bit arithmetic, two per step, so the divisions do not form
- * one long chain of 64-bit ones.
- */
+/* The decimal digits of v, with its '-', written backwards from end. */
 static char *rk_cn_digits(char *end, int64_t v)
 {
-	char *q = end;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	uint32_t w;
+	char *q = rk_canon_digits(end, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 
-	while (u >= 100000000) {
-		w = (uint32_t)(u % 100000000);
-		u /= 100000000;
-		for (int k = 0; k < 4; k++) {
-			q -= 2;
-			memcpy(q, rk_cn_pairs + 2 * (w % 100), 2);
-			w /= 100;
-		}
-	}
-	w = (uint32_t)u;
-	while (w >= 100) {
-		q -= 2;
-		memcpy(q, rk_cn_pairs + 2 * (w % 100), 2);
-		w /= 100;
-	}
-	if (w >= 10) {
-		q -= 2;
-		memcpy(q, rk_cn_pairs + 2 * w, 2);
-	} else {
-		*--q = (char)('0' + w);
-	}
 	if (v < 0)
 		*--q = '-';
 	return q;
@@ -593,43 +576,25 @@ static void rk_cn_put_int64(rk_buf *out, int64_t v)
 	out->len += n;
 }
 
-void rk_canon_enc_int64(rk_buf *out, int64_t v)
+void rk_canon_enc_instant_new_sec(rk_buf *out, rk_sec_digits *sc, int64_t t)
 {
-	char tmp[24];
-	char *e = tmp + sizeof tmp, *q = rk_cn_digits(e, v);
-	uint32_t n = (uint32_t)(e - q);
+	uint64_t sec;
 
-	memcpy(rk_canon_enc_begin(out, n), q, n);
-	out->len += 5 + n;
+	if (t < RK_CANON_USEC) {
+		rk_canon_enc_int64(out, t);
+		return;
+	}
+	/* its digits printed in place, from the last one */
+	sec = (uint64_t)(t / RK_CANON_USEC);
+	sc->n = (size_t)rk_canon_ndigits(sec);
+	rk_canon_digits(sc->digits + sc->n, sec);
+	sc->sec = (int64_t)sec;
+	rk_canon_enc_sec_us(out, sc, (uint32_t)(t % RK_CANON_USEC));
 }
 
 void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t)
 {
-	const int64_t usec = 1000000;
-	int64_t sec;
-	uint32_t us;
-	char *w;
-
-	if (t < usec) {
-		rk_canon_enc_int64(out, t);
-		return;
-	}
-	sec = t / usec;
-	us = (uint32_t)(t % usec);
-	if (sec != sc->sec) {
-		char *e = sc->digits + sizeof sc->digits, *q = rk_cn_digits(e, sec);
-
-		sc->n = (size_t)(e - q);
-		memmove(sc->digits, q, sc->n);
-		sc->sec = sec;
-	}
-	w = rk_canon_enc_begin(out, (uint32_t)(sc->n + 6));
-	memcpy(w, sc->digits, sc->n);
-	w += sc->n;
-	memcpy(w, rk_cn_pairs + 2 * (us / 10000), 2);
-	memcpy(w + 2, rk_cn_pairs + 2 * (us / 100 % 100), 2);
-	memcpy(w + 4, rk_cn_pairs + 2 * (us % 100), 2);
-	out->len += 5 + sc->n + 6;
+	rk_canon_enc_instant_inline(out, sc, t);
 }
 
 static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out, const char **why)

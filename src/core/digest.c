@@ -1,5 +1,7 @@
 #include "core/digest.h"
 
+#include "core/canon.h"
+
 #include <string.h>
 
 /* xxHash's own header-only mode (libxxhash-dev ships it for this): XXH3 is
@@ -67,15 +69,7 @@ static const char rk_sum_overflow[] = "sum overflows 128 bits";
 
 static rk_i128 rk_sum_pow10(int n)
 {
-	static const uint64_t p[20] = {
-		UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
-		UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-		UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-		UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-		UINT64_C(1000000000000000), UINT64_C(10000000000000000),
-		UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
-		UINT64_C(10000000000000000000),
-	};
+	const uint64_t *p = rk_canon_pow10;
 
 	if (n <= 19)
 		return (rk_i128)p[n];
@@ -201,7 +195,9 @@ add:
 	return 0;
 }
 
-int rk_sum_add_decimal(rk_sum *s, rk_i128 m, int32_t scale, const char **why)
+/* rk_sum_add_decimal for a value of another scale than the sum's, or an
+ * overflow. */
+int rk_sum_add_decimal_rescaled(rk_sum *s, rk_i128 m, int32_t scale, const char **why)
 {
 	if (scale < 0 || scale > RK_SUM_MAX_SCALE) {
 		*why = "value has more than 38 fractional digits";

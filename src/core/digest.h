@@ -49,7 +49,19 @@ int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why);
  * scale the count of fraction digits, trailing zeros dropped), for a caller
  * that has them already.  0, or -1 with *why set on overflow.
  */
-int rk_sum_add_decimal(rk_sum *s, rk_i128 m, int32_t scale, const char **why);
+int rk_sum_add_decimal_rescaled(rk_sum *s, rk_i128 m, int32_t scale, const char **why);
+
+/* Inline for the usual value, of the sum's own scale: one 128-bit add. */
+static inline int rk_sum_add_decimal(rk_sum *s, rk_i128 m, int32_t scale, const char **why)
+{
+	rk_i128 r;
+
+	if (scale == s->scale && !__builtin_add_overflow(s->v, m, &r)) {
+		s->v = r;
+		return 0;
+	}
+	return rk_sum_add_decimal_rescaled(s, m, scale, why);
+}
 
 /* a += b; 0 or -1 on overflow. */
 int rk_sum_merge(rk_sum *a, const rk_sum *b, const char **why);

@@ -125,6 +125,7 @@ static int64 rkx_instant(Timestamp ts)
 typedef enum rkx_kind {
 	RKX_OUT,
 	RKX_RAW,
+	RKX_TEXT,
 	RKX_INSTANT,
 	RKX_INT2,
 	RKX_INT4,
@@ -339,6 +340,7 @@ static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 	c->out = palloc(nargs * sizeof *c->out);
 	c->kind = palloc(nargs * sizeof *c->kind);
 	rkx_cache_roles(fcinfo, c, roles);
+	c->utf8 = GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII;
 	for (int i = 0; i < nargs; i++) {
 		Oid outfn, base;
 		bool varlena;
@@ -372,6 +374,9 @@ static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 			c->kind[i] = RKX_NUMERIC;
 		else if (outfn == F_TEXTOUT || outfn == F_BPCHAROUT || outfn == F_VARCHAROUT)
 			c->kind[i] = RKX_RAW;
+		/* a text's canonical text is the text itself (rk_canon_text) */
+		if (c->kind[i] == RKX_RAW && c->type[i] == RK_T_TEXT && c->utf8)
+			c->kind[i] = RKX_TEXT;
 		if (c->kind[i] != RKX_INSTANT)
 			needs |= rkx_needs(c->type[i], c->typid[i]);
 		if (c->role[i] != RKX_SUM)
@@ -384,7 +389,6 @@ static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 	if (nhash == 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 		                errmsg("reckon digests need at least one hashed column")));
-	c->utf8 = GetDatabaseEncoding() == PG_UTF8 || GetDatabaseEncoding() == PG_SQL_ASCII;
 	c->cb.func = rkx_cache_release;
 	c->cb.arg = c;
 	MemoryContextRegisterResetCallback(fl->fn_mcxt, &c->cb);
@@ -456,21 +460,6 @@ static void rkx_val_word(rk_buf *b, const char *w)
 #define RKX_NUM_SHORT_WEIGHT_MASK 0x003F
 #define RKX_NUM_DSCALE_MASK 0x3FFF
 
-static const char rkx_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/*
- * Appends the encoding of a numeric from its stored form: the bytes
- * rk_canon_numeric makes of numeric_out's text.  numeric_out prints every
- * integer digit and exactly dscale fraction digits (truncating any stored
- * beyond them, as get_str_from_var does); the canonical text drops the
- * leading and trailing zeros of that digit string, is "0" for zero (with
- * either sign) and puts "0." before a fraction.  False, with nothing
- * appended, for a layout this does not know: the caller then takes the
- * output function's way.
- */
 /*
  * A value's digits as rk_sum_add would read them from its canonical text -
  * m the digits as an integer with the sign, scale the count of fraction
@@ -483,19 +472,128 @@ typedef struct rkx_dec {
 	rk_i128 m;
 } rkx_dec;
 
-static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
+/*
+ * rkx_enc_numeric for at most 4 base-10000 digits (16 decimal ones, the
+ * numerics of most tables: a numeric(12,2) has at most 4), in integer
+ * arithmetic: the value is m * 10^e with m the digits read as one integer.
+ * The same bytes as the digit-string way below: numeric_out's dscale
+ * fraction digits (the stored ones beyond them dropped), no leading or
+ * trailing zeros, "0" for zero.
+ */
+static pg_attribute_always_inline bool rkx_enc_numeric_short(rk_buf *b, const char *p, size_t ndigits, int weight,
+                                                             int dscale, bool neg, rkx_dec *dec)
 {
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	uint64 m = 0;
+	int64 e;
+	size_t len;
+	char *w;
+
+	for (size_t i = 0; i < ndigits; i++) {
+		int16 x;
+
+		memcpy(&x, p + 2 * i, 2);
+		if (x < 0 || x > 9999)
+			return false;
+		m = m * 10000 + (uint64) x;
+	}
+	e = 4 * ((int64) weight + 1 - (int64) ndigits);
+	if (-e > dscale) {
+		/* numeric_out stops dscale digits after the point */
+		m = -e - dscale >= 20 ? 0 : m / rk_canon_pow10[-e - dscale];
+		e = -dscale;
+	}
+	if (m == 0) {
+		memcpy(rkx_val_begin(b, 1), "0", 1);
+		rkx_val_end(b, 1);
+		dec->ok = true;
+		dec->m = 0;
+		dec->scale = 0;
+		return true;
+	}
+	while (e < 0 && m % 10 == 0) {
+		m /= 10;
+		e++;
+	}
+	if (e <= 18 && -e <= 38) {
+		dec->m = (rk_i128) m;
+		if (e > 0)
+			dec->m *= (rk_i128) rk_canon_pow10[e];
+		if (neg)
+			dec->m = -dec->m;
+		dec->scale = (int32) (e < 0 ? -e : 0);
+		dec->ok = true;
+	}
+	if (e >= 0) {
+		/* the digits, then e zeros */
+		size_t nq = (size_t) rk_canon_ndigits(m);
+
+		len = neg + nq + (size_t) e;
+		w = rkx_val_begin(b, len);
+		if (neg)
+			*w++ = '-';
+		rk_canon_digits(w + nq, m);
+		memset(w + nq, '0', (size_t) e);
+	} else {
+		/* the integer part (0 when there is none), the point, and -e
+		 * fraction digits, from their last one back, zeros before the
+		 * fraction's own digits (m / 10^-e is 0 when -e has 20 or more) */
+		size_t s = (size_t) -e;
+		uint64 ip = s < 20 ? m / rk_canon_pow10[s] : 0;
+		uint64 f = m - (s < 20 ? ip * rk_canon_pow10[s] : 0);
+		size_t ni = (size_t) rk_canon_ndigits(ip);
+		char *fr, *q;
+
+		len = neg + ni + 1 + s;
+		w = rkx_val_begin(b, len);
+		if (neg)
+			*w++ = '-';
+		rk_canon_digits(w + ni, ip);
+		w[ni] = '.';
+		fr = w + ni + 1;
+		q = rk_canon_digits(fr + s, f);
+		if (q > fr)
+			memset(fr, '0', (size_t) (q - fr));
+	}
+	rkx_val_end(b, len);
+	return true;
+}
+
+static pg_noinline bool rkx_enc_numeric_long(rkx_cache *c, rk_buf *b, const char *p, size_t ndigits, int weight,
+                                             int dscale, bool neg, rkx_dec *dec);
+
+/*
+ * The bytes of a varlena argument: what PG_DETOAST_DATUM_PACKED gives, with
+ * the call only for a value stored compressed or out of line.
+ */
+static inline struct varlena *rkx_packed(Datum d)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+	if (unlikely(VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v)))
+		v = pg_detoast_datum_packed(v);
+	return v;
+}
+
+/*
+ * Appends the encoding of a numeric from its stored form: the bytes
+ * rk_canon_numeric makes of numeric_out's text.  numeric_out prints every
+ * integer digit and exactly dscale fraction digits (truncating any stored
+ * beyond them, as get_str_from_var does); the canonical text drops the
+ * leading and trailing zeros of that digit string, is "0" for zero (with
+ * either sign) and puts "0." before a fraction.  False, with nothing
+ * appended, for a layout this does not know: the caller then takes the
+ * output function's way.  The header here, then the digits by the way that
+ * fits: in integer arithmetic up to 4 digits, as a digit string beyond.
+ */
+static pg_attribute_always_inline bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
+{
+	struct varlena *v = rkx_packed(d);
 	const char *p = VARDATA_ANY(v);
 	size_t n = VARSIZE_ANY_EXHDR(v);
-	char local[256];
-	char *dig;
 	uint16 hdr;
 	int weight, dscale;
 	bool neg;
-	size_t ndigits, nd, i0, i1, nsig, len;
-	int64 point, lim, k;
-	char *w, *w0;
+	size_t ndigits;
 
 	if (n < 2)
 		return false;
@@ -539,6 +637,20 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 	if (n % 2 != 0)
 		return false;
 	ndigits = n / 2;
+	if (likely(ndigits <= 4))
+		return rkx_enc_numeric_short(b, p, ndigits, weight, dscale, neg, dec);
+	return rkx_enc_numeric_long(c, b, p, ndigits, weight, dscale, neg, dec);
+}
+
+static pg_noinline bool rkx_enc_numeric_long(rkx_cache *c, rk_buf *b, const char *p, size_t ndigits, int weight,
+                                             int dscale, bool neg, rkx_dec *dec)
+{
+	char local[256];
+	char *dig;
+	size_t nd, i0, i1, nsig, len;
+	int64 point, lim, k;
+	char *w, *w0;
+
 	nd = 4 * ndigits;
 	if (nd <= sizeof local) {
 		dig = local;
@@ -554,8 +666,8 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 		memcpy(&x, p + 2 * i, 2);
 		if (x < 0 || x > 9999)
 			return false;
-		memcpy(dig + 4 * i, rkx_pairs + 2 * (x / 100), 2);
-		memcpy(dig + 4 * i + 2, rkx_pairs + 2 * (x % 100), 2);
+		memcpy(dig + 4 * i, rk_canon_pairs + 2 * (x / 100), 2);
+		memcpy(dig + 4 * i + 2, rk_canon_pairs + 2 * (x % 100), 2);
 	}
 	/* the point sits after decimal digit 'point'; numeric_out stops dscale
 	 * digits after it */
@@ -624,13 +736,23 @@ static bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 	return true;
 }
 
+/* An integer: int8out's digits, which rk_canon_int keeps as they are. */
+static pg_attribute_always_inline void rkx_val_int(rk_buf *b, int64 v, rkx_dec *dec)
+{
+	rk_canon_enc_int64(b, v);
+	dec->ok = true;
+	dec->m = v;
+	dec->scale = 0;
+}
+
 /*
  * Appends the encoding of value argument i (digest.md: a NULL, or the tag,
  * length and canonical text of a value) to b.  The text of a value is what
  * COPY TO in UTF-8 would have sent the client, or (the shortcuts of
  * rkx_kind) its canonical text made from the stored value.
  */
-static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b, rkx_dec *dec)
+static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b,
+                                                      rkx_dec *dec)
 {
 	int a = c->first + i;
 	Datum d;
@@ -656,30 +778,17 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 		}
 		/* decimal microseconds: the canonical text of a timestamp is
 		 * this integer's, printed as rk_canon_int leaves it */
-		rk_canon_enc_instant(b, &c->sec, rkx_instant(ts));
+		rk_canon_enc_instant_inline(b, &c->sec, rkx_instant(ts));
 		return;
 	}
 	case RKX_INT8:
-		/* int8out's digits, which rk_canon_int keeps as they are */
-		w = rkx_val_begin(b, MAXINT8LEN + 1);
-		rkx_val_end(b, (size_t) pg_lltoa(DatumGetInt64(d), w));
-		dec->ok = true;
-		dec->m = DatumGetInt64(d);
-		dec->scale = 0;
+		rkx_val_int(b, DatumGetInt64(d), dec);
 		return;
 	case RKX_INT4:
-		w = rkx_val_begin(b, 12);
-		rkx_val_end(b, (size_t) pg_ltoa(DatumGetInt32(d), w));
-		dec->ok = true;
-		dec->m = DatumGetInt32(d);
-		dec->scale = 0;
+		rkx_val_int(b, DatumGetInt32(d), dec);
 		return;
 	case RKX_INT2:
-		w = rkx_val_begin(b, 12);
-		rkx_val_end(b, (size_t) pg_ltoa((int32) DatumGetInt16(d), w));
-		dec->ok = true;
-		dec->m = DatumGetInt16(d);
-		dec->scale = 0;
+		rkx_val_int(b, DatumGetInt16(d), dec);
 		return;
 	case RKX_BOOL:
 		w = rkx_val_begin(b, 1);
@@ -692,18 +801,19 @@ static void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *
 		txt = OutputFunctionCall(&c->out[i], d);
 		len = strlen(txt);
 		break;
+	case RKX_TEXT: {
+		/* a text in a UTF-8 database, copied as it is stored */
+		text *t = (text *) rkx_packed(d);
+
+		rk_canon_enc_raw(b, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		return;
+	}
 	case RKX_RAW: {
 		/* what text_to_cstring would copy, without the copy */
-		text *t = DatumGetTextPP(d);
+		text *t = (text *) rkx_packed(d);
 
 		txt = VARDATA_ANY(t);
 		len = VARSIZE_ANY_EXHDR(t);
-		if (c->type[i] == RK_T_TEXT && c->utf8) {
-			/* its canonical text is the text itself (rk_canon_text) */
-			memcpy(rkx_val_begin(b, len), txt, len);
-			rkx_val_end(b, len);
-			return;
-		}
 		break;
 	}
 	case RKX_OUT:
@@ -996,6 +1106,30 @@ static inline void rkx_window_add(rkx_window *st, int j, const rkx_dec *dec, con
 		st->overflow[j] = true;
 }
 
+/*
+ * A summed value argument i, the j-th sum: encoded into the row (role b) or
+ * apart (role s), then added.  Out of line, so that the loop over the
+ * hashed-only arguments stays small.
+ */
+static pg_noinline void rkx_window_summed(FunctionCallInfo fcinfo, rkx_cache *c, rkx_window *st, int i, int j)
+{
+	rk_buf *b = &c->enc;
+	rkx_dec dec;
+	size_t at;
+
+	if (c->role[i] == RKX_SUM) {
+		if (PG_ARGISNULL(c->first + i))
+			return;
+		b = &c->sumval;
+		rk_buf_reset(b);
+	}
+	at = b->len;
+	dec.ok = false;
+	rkx_enc_value(fcinfo, c, i, b, &dec);
+	if (!PG_ARGISNULL(c->first + i))
+		rkx_window_add(st, j, &dec, b->data + at + 5, b->len - at - 5);
+}
+
 PG_FUNCTION_INFO_V1(reckon_window_trans);
 Datum reckon_window_trans(PG_FUNCTION_ARGS)
 {
@@ -1006,29 +1140,12 @@ Datum reckon_window_trans(PG_FUNCTION_ARGS)
 
 	rk_buf_reset(&c->enc);
 	for (int i = 0; i < c->nargs; i++) {
-		rkx_dec dec;
-		size_t at;
+		if (likely(c->role[i] == RKX_HASH)) {
+			rkx_dec dec;
 
-		dec.ok = false;
-		switch (c->role[i]) {
-		case RKX_HASH:
 			rkx_enc_value(fcinfo, c, i, &c->enc, &dec);
-			break;
-		case RKX_BOTH:
-			at = c->enc.len;
-			rkx_enc_value(fcinfo, c, i, &c->enc, &dec);
-			if (!PG_ARGISNULL(c->first + i))
-				rkx_window_add(st, j, &dec, c->enc.data + at + 5, c->enc.len - at - 5);
-			j++;
-			break;
-		default:
-			if (!PG_ARGISNULL(c->first + i)) {
-				rk_buf_reset(&c->sumval);
-				rkx_enc_value(fcinfo, c, i, &c->sumval, &dec);
-				rkx_window_add(st, j, &dec, c->sumval.data + 5, c->sumval.len - 5);
-			}
-			j++;
-			break;
+		} else {
+			rkx_window_summed(fcinfo, c, st, i, j++);
 		}
 	}
 	st->count++;

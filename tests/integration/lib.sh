@@ -259,7 +259,8 @@ rk_main() {
 	local file=$1 results=$2 base fn rc log
 	local -a cases
 	base=$(basename "$file" .sh)
-	mapfile -t cases < <(sed -nE 's/^(test_[A-Za-z0-9_]+)[[:space:]]*\(\).*/\1/p' "$file")
+	mapfile -t cases < <(sed -nE 's/^(test_[A-Za-z0-9_]+)[[:space:]]*\(\).*/\1/p' "$file" |
+		grep -e "${RK_CASE:-}")
 	if [[ ${#cases[@]} -eq 0 ]]; then
 		echo "FAIL $base (no test_ functions)"
 		echo "FAIL $base" >>"$results"

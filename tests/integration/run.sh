@@ -6,7 +6,8 @@
 # "integration: N passed, N failed"; exits 1 when anything failed.
 #
 # RK_KEEP=1 keeps the scratch directory (and says where); RK_VERBOSE=1 shows
-# the log of passing cases too.
+# the log of passing cases too; RK_CASE=WORD runs only the cases (test_
+# functions) whose name contains WORD.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
