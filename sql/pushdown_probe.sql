@@ -1,10 +1,13 @@
 -- Where the reckon extension's functions are (reckon check --pushdown): the
 -- schema of reckon_pushdown_version(), preferring one on the search_path,
--- and whether reckon_window (extension version 1.1) is there too.
+-- and whether reckon_window (extension version 1.1) and reckon_windows
+-- (1.2) are there too.
 -- No row: the extension is not installed in this database.
 SELECT n.nspname,
        EXISTS (SELECT 1 FROM pg_catalog.pg_proc w
-               WHERE w.proname = 'reckon_window' AND w.pronamespace = n.oid) AS has_window
+               WHERE w.proname = 'reckon_window' AND w.pronamespace = n.oid) AS has_window,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_proc w
+               WHERE w.proname = 'reckon_windows' AND w.pronamespace = n.oid) AS has_windows
 FROM pg_catalog.pg_proc p
 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
 WHERE p.proname = 'reckon_pushdown_version'

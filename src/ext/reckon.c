@@ -153,6 +153,8 @@ typedef struct rkx_cache {
 	rk_buf scratch;         /* decimal digits of a long numeric, likewise */
 	rk_buf sumval;          /* the encoding of a summed, not hashed, value */
 	rk_sec_digits sec;      /* the last instant's whole seconds (rk_canon_enc_instant) */
+	char time_kind;         /* reckon_windows' time argument: 't' a timestamp or
+	                         * timestamptz, 'd' a date, 0 not yet known */
 	MemoryContextCallback cb;
 } rkx_cache;
 
@@ -398,6 +400,21 @@ static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 	return c;
 }
 
+/* The kind of reckon_windows' time argument a, once per call site. */
+static void rkx_cache_time(FunctionCallInfo fcinfo, rkx_cache *c, int a)
+{
+	Oid t = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, a));
+
+	if (t == TIMESTAMPTZOID || t == TIMESTAMPOID)
+		c->time_kind = 't';
+	else if (t == DATEOID)
+		c->time_kind = 'd';
+	else
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("reckon_windows: the time column has type %s, not timestamptz, timestamp or date",
+		                       format_type_be(t))));
+}
+
 /* Once per row: the call site's cache, built at its first call. */
 static inline rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int roles)
 {
@@ -532,7 +549,8 @@ static pg_attribute_always_inline bool rkx_enc_numeric_short(rk_buf *b, const ch
 		if (neg)
 			*w++ = '-';
 		rk_canon_digits(w + nq, m);
-		memset(w + nq, '0', (size_t) e);
+		if (e > 0)
+			memset(w + nq, '0', (size_t) e);
 	} else {
 		/* the integer part (0 when there is none), the point, and -e
 		 * fraction digits, from their last one back, zeros before the
@@ -746,6 +764,50 @@ static pg_attribute_always_inline void rkx_val_int(rk_buf *b, int64 v, rkx_dec *
 }
 
 /*
+ * The general way for non-NULL value argument i (value d) of a kind that
+ * has no shortcut, or whose shortcut declined it: the output function's
+ * text (a text's stored bytes for RKX_RAW, the words for an infinite
+ * timestamp) through the core encoder, as the client encodes what COPY
+ * sent it.  Out of line: most rows never come here.
+ */
+static pg_noinline void rkx_enc_general(FunctionCallInfo fcinfo, rkx_cache *c, int i, Datum d, rk_buf *b)
+{
+	const char *txt;
+	size_t len;
+	const char *why;
+
+	if (c->kind[i] == RKX_INSTANT) {
+		/* the words, as the output function spells them (ASCII) */
+		txt = TIMESTAMP_IS_NOBEGIN(DatumGetTimestamp(d)) ? "-infinity" : "infinity";
+		len = strlen(txt);
+	} else {
+		if (c->kind[i] == RKX_RAW) {
+			/* what text_to_cstring would copy, without the copy */
+			text *t = (text *) rkx_packed(d);
+
+			txt = VARDATA_ANY(t);
+			len = VARSIZE_ANY_EXHDR(t);
+		} else {
+			txt = OutputFunctionCall(&c->out[i], d);
+			len = strlen(txt);
+		}
+		if (!c->utf8) {
+			/* SQL_ASCII is passed through as COPY does; the rest converted */
+			char *conv = pg_server_to_any(txt, (int) len, PG_UTF8);
+
+			if (conv != txt)
+				len = strlen(conv);
+			txt = conv;
+		}
+	}
+	if (rk_canon_enc_value(c->type[i], txt, len, b, &why) < 0)
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+		                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",
+		                       len > 80 ? 80 : (int) len, txt, len > 80 ? "..." : "", c->first + i + 1,
+		                       rk_type_name(c->type[i]), why)));
+}
+
+/*
  * Appends the encoding of value argument i (digest.md: a NULL, or the tag,
  * length and canonical text of a value) to b.  The text of a value is what
  * COPY TO in UTF-8 would have sent the client, or (the shortcuts of
@@ -756,9 +818,7 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 {
 	int a = c->first + i;
 	Datum d;
-	char *txt, *conv, *w;
-	size_t len;
-	const char *why;
+	char *w;
 
 	if (PG_ARGISNULL(a)) {
 		rk_canon_enc_null(b);
@@ -769,13 +829,8 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 	case RKX_INSTANT: {
 		Timestamp ts = DatumGetTimestamp(d);
 
-		if (TIMESTAMP_NOT_FINITE(ts)) {
-			/* the words, as the output function spells them, through
-			 * the core encoder */
-			txt = TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity";
-			len = strlen(txt);
-			goto text;
-		}
+		if (unlikely(TIMESTAMP_NOT_FINITE(ts)))
+			break;
 		/* decimal microseconds: the canonical text of a timestamp is
 		 * this integer's, printed as rk_canon_int leaves it */
 		rk_canon_enc_instant_inline(b, &c->sec, rkx_instant(ts));
@@ -796,10 +851,8 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 		rkx_val_end(b, 1);
 		return;
 	case RKX_NUMERIC:
-		if (rkx_enc_numeric(c, d, b, dec))
+		if (likely(rkx_enc_numeric(c, d, b, dec)))
 			return;
-		txt = OutputFunctionCall(&c->out[i], d);
-		len = strlen(txt);
 		break;
 	case RKX_TEXT: {
 		/* a text in a UTF-8 database, copied as it is stored */
@@ -808,33 +861,10 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 		rk_canon_enc_raw(b, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 		return;
 	}
-	case RKX_RAW: {
-		/* what text_to_cstring would copy, without the copy */
-		text *t = (text *) rkx_packed(d);
-
-		txt = VARDATA_ANY(t);
-		len = VARSIZE_ANY_EXHDR(t);
-		break;
-	}
-	case RKX_OUT:
 	default:
-		txt = OutputFunctionCall(&c->out[i], d);
-		len = strlen(txt);
 		break;
 	}
-	if (!c->utf8) {
-		/* SQL_ASCII is passed through as COPY does; the rest converted */
-		conv = pg_server_to_any(txt, (int) len, PG_UTF8);
-		if (conv != txt)
-			len = strlen(conv);
-		txt = conv;
-	}
-text:
-	if (rk_canon_enc_value(c->type[i], txt, len, b, &why) < 0)
-		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-		                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",
-		                       len > 80 ? 80 : (int) len, txt, len > 80 ? "..." : "", a + 1,
-		                       rk_type_name(c->type[i]), why)));
+	rkx_enc_general(fcinfo, c, i, d, b);
 }
 
 /* Encodes the hashed value arguments as one row (digest.md) into c->enc. */
@@ -1130,12 +1160,10 @@ static pg_noinline void rkx_window_summed(FunctionCallInfo fcinfo, rkx_cache *c,
 		rkx_window_add(st, j, &dec, b->data + at + 5, b->len - at - 5);
 }
 
-PG_FUNCTION_INFO_V1(reckon_window_trans);
-Datum reckon_window_trans(PG_FUNCTION_ARGS)
+/* One row into a window's state: the hashed values encoded as one row,
+ * counted and hashed, the summed ones added. */
+static pg_attribute_always_inline void rkx_window_row(FunctionCallInfo fcinfo, rkx_cache *c, rkx_window *st)
 {
-	rkx_cache *c = rkx_cache_get(fcinfo, 2, 1);
-	rkx_window *st = PG_ARGISNULL(0) ? rkx_window_new(rkx_aggcontext(fcinfo, "reckon_window_trans"), c->nsum)
-	                                 : (rkx_window *) PG_GETARG_POINTER(0);
 	int j = 0;
 
 	rk_buf_reset(&c->enc);
@@ -1150,7 +1178,31 @@ Datum reckon_window_trans(PG_FUNCTION_ARGS)
 	}
 	st->count++;
 	rkx_set(&st->hash, rkx_get(&st->hash) + rk_row_hash(c->enc.data, c->enc.len));
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_trans);
+Datum reckon_window_trans(PG_FUNCTION_ARGS)
+{
+	rkx_cache *c = rkx_cache_get(fcinfo, 2, 1);
+	rkx_window *st = PG_ARGISNULL(0) ? rkx_window_new(rkx_aggcontext(fcinfo, "reckon_window_trans"), c->nsum)
+	                                 : (rkx_window *) PG_GETARG_POINTER(0);
+
+	rkx_window_row(fcinfo, c, st);
 	PG_RETURN_POINTER(st);
+}
+
+/* a += b, states of the same sums; an overflow of either stays one. */
+static void rkx_window_merge(rkx_window *a, const rkx_window *b)
+{
+	const char *why;
+
+	a->count += b->count;
+	rkx_set(&a->hash, rkx_get(&a->hash) + rkx_get(&b->hash));
+	for (int j = 0; j < a->nsum; j++) {
+		a->overflow[j] = a->overflow[j] || b->overflow[j];
+		if (!a->overflow[j] && rk_sum_merge(&a->sums[j], &b->sums[j], &why) < 0)
+			a->overflow[j] = true;
+	}
 }
 
 PG_FUNCTION_INFO_V1(reckon_window_combine);
@@ -1159,7 +1211,6 @@ Datum reckon_window_combine(PG_FUNCTION_ARGS)
 	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_window_combine");
 	rkx_window *a = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
 	rkx_window *b = PG_ARGISNULL(1) ? NULL : (rkx_window *) PG_GETARG_POINTER(1);
-	const char *why;
 
 	if (!b)
 		PG_RETURN_POINTER(a ? a : rkx_window_new(ctx, 0));
@@ -1173,23 +1224,20 @@ Datum reckon_window_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(a);
 	if (a->nsum != b->nsum)
 		elog(ERROR, "reckon_window_combine: states of %d and %d sums", a->nsum, b->nsum);
-	a->count += b->count;
-	rkx_set(&a->hash, rkx_get(&a->hash) + rkx_get(&b->hash));
-	for (int j = 0; j < a->nsum; j++) {
-		a->overflow[j] = a->overflow[j] || b->overflow[j];
-		if (!a->overflow[j] && rk_sum_merge(&a->sums[j], &b->sums[j], &why) < 0)
-			a->overflow[j] = true;
-	}
+	rkx_window_merge(a, b);
 	PG_RETURN_POINTER(a);
 }
 
 /*
- * Partial states travel between processes as: count (8 bytes), hash (16),
- * the number of sums (4), then per sum its 128-bit value (16), scale and
- * the counts of NaN, Infinity and -Infinity (4 each) and the overflow flag
- * (1); integers in network byte order.
+ * Partial states travel between processes (leader and parallel workers of
+ * one query, so of one module) as: the number of sums (4 bytes), count (8),
+ * hash (16), then per sum its 128-bit value (16), scale and the counts of
+ * NaN, Infinity and -Infinity (4 each) and the overflow flag (1); integers
+ * in network byte order.  reckon_windows' states hold the same per window
+ * from the count on (rkx_window_write).
  */
 #define RKX_WINDOW_SUM_BYTES (16 + 4 * 4 + 1)
+#define RKX_WINDOW_BYTES(nsum) (8 + 16 + (size_t) (nsum) * RKX_WINDOW_SUM_BYTES)
 
 static void rkx_put64(char **p, uint64 v)
 {
@@ -1223,31 +1271,57 @@ static uint32 rkx_get32(const char **p)
 	return pg_ntoh32(v);
 }
 
-PG_FUNCTION_INFO_V1(reckon_window_serial);
-Datum reckon_window_serial(PG_FUNCTION_ARGS)
+/* A window's count, hash and sums: RKX_WINDOW_BYTES(st->nsum) bytes. */
+static void rkx_window_write(char **p, const rkx_window *st)
 {
-	rkx_window *st = (rkx_window *) PG_GETARG_POINTER(0);
-	size_t n = 8 + 16 + 4 + (size_t) st->nsum * RKX_WINDOW_SUM_BYTES;
-	bytea *out = palloc(VARHDRSZ + n);
-	char *p = VARDATA(out);
-
-	SET_VARSIZE(out, VARHDRSZ + n);
-	rkx_put64(&p, (uint64) st->count);
-	rkx_put64(&p, st->hash.hi);
-	rkx_put64(&p, st->hash.lo);
-	rkx_put32(&p, (uint32) st->nsum);
+	rkx_put64(p, (uint64) st->count);
+	rkx_put64(p, st->hash.hi);
+	rkx_put64(p, st->hash.lo);
 	for (int j = 0; j < st->nsum; j++) {
 		const rk_sum *s = &st->sums[j];
 		rk_u128 v = (rk_u128) s->v;
 
-		rkx_put64(&p, (uint64) (v >> 64));
-		rkx_put64(&p, (uint64) v);
-		rkx_put32(&p, (uint32) s->scale);
-		rkx_put32(&p, s->nan);
-		rkx_put32(&p, s->pinf);
-		rkx_put32(&p, s->ninf);
-		*p++ = st->overflow[j] ? 1 : 0;
+		rkx_put64(p, (uint64) (v >> 64));
+		rkx_put64(p, (uint64) v);
+		rkx_put32(p, (uint32) s->scale);
+		rkx_put32(p, s->nan);
+		rkx_put32(p, s->pinf);
+		rkx_put32(p, s->ninf);
+		*(*p)++ = st->overflow[j] ? 1 : 0;
 	}
+}
+
+/* The reverse, into a new state of st->nsum sums. */
+static void rkx_window_read(const char **p, rkx_window *st)
+{
+	st->count = (int64) rkx_get64(p);
+	st->hash.hi = rkx_get64(p);
+	st->hash.lo = rkx_get64(p);
+	for (int j = 0; j < st->nsum; j++) {
+		rk_sum *s = &st->sums[j];
+		rk_u128 v = (rk_u128) rkx_get64(p) << 64;
+
+		v |= rkx_get64(p);
+		s->v = (rk_i128) v;
+		s->scale = (int32) rkx_get32(p);
+		s->nan = rkx_get32(p);
+		s->pinf = rkx_get32(p);
+		s->ninf = rkx_get32(p);
+		st->overflow[j] = *(*p)++ != 0;
+	}
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_serial);
+Datum reckon_window_serial(PG_FUNCTION_ARGS)
+{
+	rkx_window *st = (rkx_window *) PG_GETARG_POINTER(0);
+	size_t n = 4 + RKX_WINDOW_BYTES(st->nsum);
+	bytea *out = palloc(VARHDRSZ + n);
+	char *p = VARDATA(out);
+
+	SET_VARSIZE(out, VARHDRSZ + n);
+	rkx_put32(&p, (uint32) st->nsum);
+	rkx_window_write(&p, st);
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -1259,56 +1333,304 @@ Datum reckon_window_deserial(PG_FUNCTION_ARGS)
 	const char *p = VARDATA_ANY(in);
 	size_t n = VARSIZE_ANY_EXHDR(in);
 	rkx_window *st;
-	int64 count;
-	uint64 hi, lo;
 	uint32 nsum;
 
-	if (n < 8 + 16 + 4)
+	if (n < 4)
 		elog(ERROR, "reckon_window_deserial: a state of %zu bytes", n);
-	count = (int64) rkx_get64(&p);
-	hi = rkx_get64(&p);
-	lo = rkx_get64(&p);
 	nsum = rkx_get32(&p);
-	if (nsum > FUNC_MAX_ARGS || n != 8 + 16 + 4 + (size_t) nsum * RKX_WINDOW_SUM_BYTES)
+	if (nsum > FUNC_MAX_ARGS || n != 4 + RKX_WINDOW_BYTES(nsum))
 		elog(ERROR, "reckon_window_deserial: a state of %zu bytes with %u sums", n, nsum);
 	st = rkx_window_new(ctx, (int) nsum);
-	st->count = count;
-	st->hash.hi = hi;
-	st->hash.lo = lo;
-	for (uint32 j = 0; j < nsum; j++) {
-		rk_sum *s = &st->sums[j];
-		rk_u128 v = (rk_u128) rkx_get64(&p) << 64;
-
-		v |= rkx_get64(&p);
-		s->v = (rk_i128) v;
-		s->scale = (int32) rkx_get32(&p);
-		s->nan = rkx_get32(&p);
-		s->pinf = rkx_get32(&p);
-		s->ninf = rkx_get32(&p);
-		st->overflow[j] = *p++ != 0;
-	}
+	rkx_window_read(&p, st);
 	PG_RETURN_POINTER(st);
 }
 
 /*
- * {count, hash, sum...} as text: the count in decimal, the hash in 32 hex
- * digits, each sum as rk_sum_format writes it (canonical numeric text,
- * NaN, Infinity, -Infinity), or the word "overflow" when its exact value
- * does not fit 128 bits - the client then fails as streaming would.
+ * A window's {count, hash, sum...} as text: the count in decimal, the hash
+ * in 32 hex digits, each sum as rk_sum_format writes it (canonical numeric
+ * text, NaN, Infinity, -Infinity), or the word "overflow" when its exact
+ * value does not fit 128 bits - the client then fails as streaming would.
+ * 2 + nsum elements (st NULL: an empty window of no sums).
  */
-PG_FUNCTION_INFO_V1(reckon_window_final);
-Datum reckon_window_final(PG_FUNCTION_ARGS)
+static void rkx_window_elems(const rkx_window *st, Datum *elems)
 {
-	rkx_window *st = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
-	int nsum = st ? st->nsum : 0;
-	Datum *elems = palloc((2 + nsum) * sizeof(Datum));
 	char num[MAXINT8LEN + 1];
 	char sum[RK_SUM_STRLEN];
 
 	pg_lltoa(st ? st->count : 0, num);
 	elems[0] = PointerGetDatum(cstring_to_text(num));
 	elems[1] = PointerGetDatum(rkx_hex(st ? rkx_get(&st->hash) : 0));
-	for (int j = 0; j < nsum; j++)
+	for (int j = 0; st && j < st->nsum; j++)
 		elems[2 + j] = PointerGetDatum(cstring_to_text(st->overflow[j] ? "overflow" : rk_sum_format(&st->sums[j], sum)));
+}
+
+PG_FUNCTION_INFO_V1(reckon_window_final);
+Datum reckon_window_final(PG_FUNCTION_ARGS)
+{
+	rkx_window *st = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
+	int nsum = st ? st->nsum : 0;
+	Datum *elems = palloc((2 + nsum) * sizeof(Datum));
+
+	rkx_window_elems(st, elems);
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, 2 + nsum, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* ------------------------------------------------------------------------
+ * The aggregate reckon_windows(from int8, width int8, roles bytea, t,
+ * VARIADIC "any") -> text[][]: every window's digest in one pass without
+ * GROUP BY.  t is the time column (timestamptz, timestamp or date); a row
+ * goes to window (reckon_instant(t) - from) / width, a row whose t is NULL
+ * to a window of its own; the values that follow are reckon_window's, with
+ * its roles.  The result has one row per window that has rows: {window,
+ * count, hash, sum...}, the window NULL for the NULL times.  This is the
+ * statement of reckon check --pushdown from extension 1.2 on: the same
+ * digests as reckon_window grouped by window, without the hash aggregate's
+ * per-row lookup and the window expression the executor evaluates for it
+ * (about a third of the grouped statement's work per row), in any number
+ * of parallel workers.
+ * ---------------------------------------------------------------------- */
+
+/* The most windows one state holds (the client groups beyond), so that a
+ * row outside the windows the statement asks for cannot make a state grow
+ * without bound. */
+#define RKX_WINDOWS_MAX (1 << 20)
+
+typedef struct rkx_windows {
+	int64 from;             /* the first window's start, microseconds since 1970 */
+	int64 width;            /* every window's width */
+	int32 nsum;
+	int32 cap;              /* entries of win */
+	rkx_window **win;       /* window k's state, or NULL while it has no rows */
+	rkx_window *nulls;      /* the rows whose time is NULL, or NULL */
+	MemoryContext ctx;      /* where the states live */
+} rkx_windows;
+
+static rkx_windows *rkx_windows_new(MemoryContext ctx, int64 from, int64 width, int nsum)
+{
+	rkx_windows *ws = MemoryContextAllocZero(ctx, sizeof *ws);
+
+	ws->from = from;
+	ws->width = width;
+	ws->nsum = nsum;
+	ws->ctx = ctx;
+	return ws;
+}
+
+/* Window k's state, made (and the array grown) when it is the first row. */
+static rkx_window *rkx_windows_at(rkx_windows *ws, int64 k)
+{
+	if (unlikely(k < 0 || k >= RKX_WINDOWS_MAX))
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+		                errmsg("reckon_windows: a row in window %lld, outside windows 0 to %d", (long long) k,
+		                       RKX_WINDOWS_MAX - 1),
+		                errhint("Select only the rows from the first window's start on, over at most %d windows.",
+		                        RKX_WINDOWS_MAX)));
+	if (unlikely(k >= ws->cap)) {
+		int cap = ws->cap ? ws->cap : 64;
+
+		while (cap <= k)
+			cap *= 2;
+		if (ws->win)
+			ws->win = repalloc(ws->win, cap * sizeof *ws->win);
+		else
+			ws->win = MemoryContextAlloc(ws->ctx, cap * sizeof *ws->win);
+		memset(ws->win + ws->cap, 0, (cap - ws->cap) * sizeof *ws->win);
+		ws->cap = cap;
+	}
+	if (unlikely(!ws->win[k]))
+		ws->win[k] = rkx_window_new(ws->ctx, ws->nsum);
+	return ws->win[k];
+}
+
+/* The instant of time argument a (a timestamp, timestamptz or date). */
+static inline int64 rkx_time_instant(FunctionCallInfo fcinfo, rkx_cache *c, int a)
+{
+	if (c->time_kind == 'd') {
+		DateADT d = DatumGetDateADT(PG_GETARG_DATUM(a));
+		int64 t;
+
+		if (DATE_NOT_FINITE(d))
+			return DATE_IS_NOBEGIN(d) ? PG_INT64_MIN : PG_INT64_MAX;
+		if (pg_mul_s64_overflow((int64) d + RKX_EPOCH_SHIFT_DAYS, USECS_PER_DAY, &t) || t == PG_INT64_MAX)
+			rkx_time_range_error("date out of range for a time column");
+		return t;
+	}
+	return rkx_instant(DatumGetTimestamp(PG_GETARG_DATUM(a)));
+}
+
+PG_FUNCTION_INFO_V1(reckon_windows_trans);
+Datum reckon_windows_trans(PG_FUNCTION_ARGS)
+{
+	rkx_cache *c = rkx_cache_get(fcinfo, 5, 3);
+	rkx_windows *ws;
+	rkx_window *st;
+
+	if (unlikely(PG_ARGISNULL(0))) {
+		int64 width;
+
+		if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || !rkx_agg_arg_const(fcinfo, 0) || !rkx_agg_arg_const(fcinfo, 1))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("reckon_windows: the first window's start and the width must be constants, "
+			                       "not NULL")));
+		width = PG_GETARG_INT64(2);
+		if (width <= 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("reckon_windows: a window width of %lld microseconds", (long long) width)));
+		ws = rkx_windows_new(rkx_aggcontext(fcinfo, "reckon_windows_trans"), PG_GETARG_INT64(1), width, c->nsum);
+	} else {
+		ws = (rkx_windows *) PG_GETARG_POINTER(0);
+	}
+	if (unlikely(c->time_kind == 0))
+		rkx_cache_time(fcinfo, c, 4);
+	if (PG_ARGISNULL(4)) {
+		if (!ws->nulls)
+			ws->nulls = rkx_window_new(ws->ctx, ws->nsum);
+		st = ws->nulls;
+	} else {
+		int64 t = rkx_time_instant(fcinfo, c, 4);
+
+		/* the WHERE clause asks for [from, from + n * width) */
+		st = rkx_windows_at(ws, t < ws->from ? -1 : (t - ws->from) / ws->width);
+	}
+	rkx_window_row(fcinfo, c, st);
+	PG_RETURN_POINTER(ws);
+}
+
+PG_FUNCTION_INFO_V1(reckon_windows_combine);
+Datum reckon_windows_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_windows_combine");
+	rkx_windows *a = PG_ARGISNULL(0) ? NULL : (rkx_windows *) PG_GETARG_POINTER(0);
+	rkx_windows *b = PG_ARGISNULL(1) ? NULL : (rkx_windows *) PG_GETARG_POINTER(1);
+
+	if (!b)
+		PG_RETURN_POINTER(a);
+	if (!a)
+		a = rkx_windows_new(ctx, b->from, b->width, b->nsum);
+	if (a->from != b->from || a->width != b->width || a->nsum != b->nsum)
+		elog(ERROR, "reckon_windows_combine: states of other windows or sums");
+	for (int k = 0; k < b->cap; k++)
+		if (b->win[k])
+			rkx_window_merge(rkx_windows_at(a, k), b->win[k]);
+	if (b->nulls) {
+		if (!a->nulls)
+			a->nulls = rkx_window_new(a->ctx, a->nsum);
+		rkx_window_merge(a->nulls, b->nulls);
+	}
+	PG_RETURN_POINTER(a);
+}
+
+/*
+ * Partial states travel as: from, width (8 bytes each), the number of sums
+ * (4) and of windows (4), then per window its number (4, -1 for the NULL
+ * times) and its state (rkx_window_write); integers in network byte order.
+ */
+PG_FUNCTION_INFO_V1(reckon_windows_serial);
+Datum reckon_windows_serial(PG_FUNCTION_ARGS)
+{
+	rkx_windows *ws = (rkx_windows *) PG_GETARG_POINTER(0);
+	uint32 nwin = ws->nulls ? 1 : 0;
+	size_t n;
+	bytea *out;
+	char *p;
+
+	for (int k = 0; k < ws->cap; k++)
+		nwin += ws->win[k] != NULL;
+	n = 8 + 8 + 4 + 4 + (size_t) nwin * (4 + RKX_WINDOW_BYTES(ws->nsum));
+	out = palloc(VARHDRSZ + n);
+	SET_VARSIZE(out, VARHDRSZ + n);
+	p = VARDATA(out);
+	rkx_put64(&p, (uint64) ws->from);
+	rkx_put64(&p, (uint64) ws->width);
+	rkx_put32(&p, (uint32) ws->nsum);
+	rkx_put32(&p, nwin);
+	for (int k = 0; k < ws->cap; k++)
+		if (ws->win[k]) {
+			rkx_put32(&p, (uint32) k);
+			rkx_window_write(&p, ws->win[k]);
+		}
+	if (ws->nulls) {
+		rkx_put32(&p, UINT32_MAX);
+		rkx_window_write(&p, ws->nulls);
+	}
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(reckon_windows_deserial);
+Datum reckon_windows_deserial(PG_FUNCTION_ARGS)
+{
+	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_windows_deserial");
+	bytea *in = PG_GETARG_BYTEA_PP(0);
+	const char *p = VARDATA_ANY(in);
+	size_t n = VARSIZE_ANY_EXHDR(in);
+	rkx_windows *ws;
+	int64 from, width;
+	uint32 nsum, nwin;
+
+	if (n < 8 + 8 + 4 + 4)
+		elog(ERROR, "reckon_windows_deserial: a state of %zu bytes", n);
+	from = (int64) rkx_get64(&p);
+	width = (int64) rkx_get64(&p);
+	nsum = rkx_get32(&p);
+	nwin = rkx_get32(&p);
+	if (nsum > FUNC_MAX_ARGS || nwin > RKX_WINDOWS_MAX + 1 ||
+	    n != 8 + 8 + 4 + 4 + (size_t) nwin * (4 + RKX_WINDOW_BYTES(nsum)))
+		elog(ERROR, "reckon_windows_deserial: a state of %zu bytes with %u sums and %u windows", n, nsum, nwin);
+	ws = rkx_windows_new(ctx, from, width, (int) nsum);
+	for (uint32 i = 0; i < nwin; i++) {
+		uint32 k = rkx_get32(&p);
+		rkx_window *st;
+
+		if (k == UINT32_MAX) {
+			st = ws->nulls = rkx_window_new(ctx, ws->nsum);
+		} else {
+			st = rkx_windows_at(ws, (int64) k);
+			if (st->count)
+				elog(ERROR, "reckon_windows_deserial: window %u twice", k);
+		}
+		rkx_window_read(&p, st);
+	}
+	PG_RETURN_POINTER(ws);
+}
+
+/* {{window, count, hash, sum...}, ...}: the windows with rows in order, then
+ * the NULL times' (window NULL); NULL when no row came. */
+PG_FUNCTION_INFO_V1(reckon_windows_final);
+Datum reckon_windows_final(PG_FUNCTION_ARGS)
+{
+	rkx_windows *ws = PG_ARGISNULL(0) ? NULL : (rkx_windows *) PG_GETARG_POINTER(0);
+	int ncol, nrow = 0, r = 0;
+	Datum *elems;
+	bool *nulls;
+	int dims[2], lbs[2] = {1, 1};
+	char num[MAXINT8LEN + 1];
+
+	if (!ws)
+		PG_RETURN_NULL();
+	ncol = 3 + ws->nsum;
+	for (int k = 0; k < ws->cap; k++)
+		nrow += ws->win[k] != NULL;
+	nrow += ws->nulls != NULL;
+	if (nrow == 0)
+		PG_RETURN_NULL();
+	elems = palloc(sizeof(Datum) * nrow * ncol);
+	nulls = palloc0(sizeof(bool) * nrow * ncol);
+	for (int k = 0; k <= ws->cap; k++) {
+		rkx_window *st = k < ws->cap ? ws->win[k] : ws->nulls;
+
+		if (!st)
+			continue;
+		if (k < ws->cap) {
+			pg_lltoa(k, num);
+			elems[r * ncol] = PointerGetDatum(cstring_to_text(num));
+		} else {
+			nulls[r * ncol] = true;
+			elems[r * ncol] = (Datum) 0;
+		}
+		rkx_window_elems(st, elems + r * ncol + 1);
+		r++;
+	}
+	dims[0] = nrow;
+	dims[1] = ncol;
+	PG_RETURN_ARRAYTYPE_P(construct_md_array(elems, nulls, 2, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }

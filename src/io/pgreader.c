@@ -51,6 +51,7 @@ typedef struct rk_pgreader {
 	/* pushdown digests (rk_pgreader_digest) */
 	int digest_state;    /* 0 not probed yet, 1 the reckon extension is usable, -1 not */
 	char *digest_schema; /* its schema, quoted for SQL */
+	bool has_windows;    /* it has reckon_windows (extension 1.2) */
 	char **leaves;       /* a partitioned table with foreign leaves: every leaf, */
 	size_t nleaves;      /* quoted for SQL, aggregated one by one (else none) */
 	bool *leaf_foreign;  /* ... and which of them are foreign tables */
@@ -783,6 +784,7 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 	}
 	r->digest_schema = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 0), err);
 	has_window = rk_pg_result_value(res, 0, 1) && strcmp(rk_pg_result_value(res, 0, 1), "t") == 0;
+	r->has_windows = rk_pg_result_value(res, 0, 2) && strcmp(rk_pg_result_value(res, 0, 2), "t") == 0;
 	rk_pg_result_free(res);
 	if (!r->digest_schema)
 		return -1;
@@ -813,7 +815,9 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 		             "the reckon extension in the %s database is version 1.0, without reckon_window", r->side);
 		return rk_pgreader_no_digest(r, "run ALTER EXTENSION reckon UPDATE in that database (docs/pushdown.md)");
 	}
-	rk_log_debug("%s: reckon extension in schema %s", r->desc, r->digest_schema);
+	rk_log_debug("%s: reckon extension in schema %s%s", r->desc, r->digest_schema,
+	             r->has_windows ? "" : ", version 1.1: digests grouped by window (ALTER EXTENSION reckon UPDATE "
+	                                   "for reckon_windows, which needs no GROUP BY)");
 	if (r->relkind == 'p' && rk_pgreader_leaves(r, err) < 0)
 		return -1;
 	r->digest_state = 1;
@@ -947,6 +951,26 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	return 0;
 }
 
+/*
+ * Whether a local table (or leaf) is aggregated by reckon_windows: every
+ * window in one aggregate without GROUP BY, each row put in its window by
+ * the module itself (extension 1.2).  It saves the hash aggregate's lookup
+ * of every row's group and the window expression the executor evaluates
+ * for it, about a third of the grouped statement's work per row
+ * (docs/performance.md).  Not with extension 1.1, nor past the windows one
+ * of its states holds (then the statement groups reckon_window by window).
+ */
+#define RK_PGREADER_MAX_WINDOWS (1 << 20)
+
+static bool rk_pgreader_digest_ungrouped(const rk_pgreader *r, const rk_digest_query *q)
+{
+	rk_type tt = r->types[q->scan->time_index];
+	const rk_range *g = &q->scan->ranges[0];
+
+	return r->has_windows && (tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE) &&
+	       g->from >= q->from && (g->to - q->from) / q->width <= RK_PGREADER_MAX_WINDOWS;
+}
+
 static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, const rk_pgreader_wargs *wa,
                                     bool *empty, rk_error *err)
 {
@@ -979,6 +1003,24 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, co
 				rc = -1;
 			if (wr <= 0)
 				continue;
+		}
+		if (rk_pgreader_digest_ungrouped(r, q)) {
+			/* reckon_windows: one aggregate over the rows, its
+			 * result's rows spread as the grouped statement's */
+			rk_buf_puts(&r->sql, "SELECT (d[i][1])::pg_catalog.int8 AS w, ARRAY[d[i][2], d[i][3]");
+			for (size_t k = 0; k < q->nsum; k++)
+				rk_buf_printf(&r->sql, ", d[i][%zu]", 4 + k);
+			rk_buf_printf(&r->sql, "] AS d FROM (SELECT %s.reckon_windows((%lld)::pg_catalog.int8, "
+			              "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", sch, (long long)q->from,
+			              (long long)q->width, wa->roles, r->quoted[q->scan->time_index]);
+			for (size_t a = 0; a < wa->n; a++)
+				rk_buf_printf(&r->sql, ", %s", r->quoted[wa->col[a]]);
+			rk_buf_printf(&r->sql, ") AS d FROM %s", rel);
+			if (rk_pgreader_where(r, q->scan, empty, err) < 0)
+				rc = -1;
+			else
+				rk_buf_puts(&r->sql, ") AS x, pg_catalog.generate_subscripts(x.d, 1) AS i");
+			continue;
 		}
 		rk_buf_printf(&r->sql,
 		              "SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, ",

@@ -242,6 +242,24 @@ test_window_aggregate() {
 	assert_contains "$ERR" "exact sums need an integer or numeric column"
 	assert_exit 1 psql_rc $SRC "$r select reckon_window('ss', id, amount) from r"
 	assert_contains "$ERR" "at least one hashed column"
+	# reckon_windows: the same digest, in its window (10, 10:00 to 11:00
+	# after 2026-03-02 00:00 UTC), without GROUP BY
+	assert_eq "{{10,2,3491a6c577a5283698915abaa5234502,12}}" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_windows(1772409600000000, 3600000000, 'hhbh', ts, id, ts, amount, note) from r")"
+	# minutes after 10:38: 20 and 21, then the NULL time
+	assert_eq "{{20,1,$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_digest(id) from r where id = 42"),42},{21,1,$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_digest(id) from r where id = 43"),43},{NULL,1,$(PGOPTIONS="$PINNED" sql $SRC "select reckon_digest(7)"),7}}" \
+		"$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_windows(1772447880000000, 60000000, 'b', ts, id) from (select ts, id from r union all select null, 7) x")"
+	assert_eq "" "$(PGOPTIONS="$PINNED" sql $SRC "$r select reckon_windows(0, 1, 'h', ts, id) from r where false")"
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(0, 0, 'h', ts, id) from r"
+	assert_contains "$ERR" "a window width of 0 microseconds"
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(id, 1, 'h', ts, id) from r"
+	assert_contains "$ERR" "must be constants"
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(0, 1, 'h', id, id) from r"
+	assert_contains "$ERR" "the time column has type integer, not timestamptz, timestamp or date"
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(1772450000000000, 3600000000, 'h', ts, id) from r"
+	assert_contains "$ERR" "outside windows 0 to 1048575"
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(0, 1, 'h', ts, id) from r"
+	assert_contains "$ERR" "outside windows 0 to 1048575"
 }
 
 # reckon_hash_sum adds window hashes of parts (shards, partitions) into the
@@ -500,6 +518,8 @@ test_parallel_aggregate_same_digest() {
 	for q in "select count(*), reckon_digest($COLS) from t" \
 		"select w, count(*), reckon_digest($COLS) from tw group by w order by w" \
 		"select reckon_window('${roles}s', $COLS, i4) from t" \
+		"select reckon_windows(1772323200000000, 21600000000, '$roles', ts, $COLS) from t
+		 where ts >= '2026-03-01 00:00:00+00' and ts < '2026-03-04 00:00:00+00' or ts is null" \
 		"select w, reckon_window('$roles', $COLS) from tw group by w order by w"; do
 		serial=$(PGOPTIONS="$PINNED -c max_parallel_workers_per_gather=0" sql $SRC "$q")
 		plan=$(PGOPTIONS="$PINNED $par" sql $SRC "explain (costs off) $q")
@@ -509,6 +529,16 @@ test_parallel_aggregate_same_digest() {
 		assert_eq "$serial" "$parallel" "parallel and serial digests"
 	done
 	assert_eq 12 "$(wc -l <<<"$parallel")"
+	# reckon_windows' windows are the grouped reckon_window's, NULL times
+	# included, in window order
+	assert_eq "$(PGOPTIONS="$PINNED" sql $SRC "select coalesce(w::text, 'n') || ':' || array_to_string(d, ',')
+		from (select w, reckon_window('$roles', $COLS) d from tw group by w
+		      union all select null, reckon_window('$roles', $COLS) from t where ts is null) x
+		order by w nulls last")" \
+		"$(PGOPTIONS="$PINNED $par" sql $SRC "select coalesce(d[i][1], 'n') || ':' || array_to_string(d[i:i][2:], ',')
+		from (select reckon_windows(1772323200000000, 21600000000, '$roles', ts, $COLS) d from t
+		      where ts >= '2026-03-01 00:00:00+00' and ts < '2026-03-04 00:00:00+00' or ts is null) x,
+		     generate_subscripts(x.d, 1) i order by i")"
 	sql $SRC "drop table tw" >/dev/null
 }
 
@@ -542,6 +572,7 @@ test_settings_are_checked() {
 # it.  Needs the extension installed in the server's directories (make
 # check as root, as in CI); loaded by its path there is no version to have.
 test_extension_update_from_1_0() {
+	local stmt
 	sql postgres "drop database if exists pd_old with (force)" >/dev/null
 	createdb pd_old
 	if ! sql pd_old "select count(*) from pg_available_extension_versions where name = 'reckon' and version = '1.0'" |
@@ -557,11 +588,26 @@ test_extension_update_from_1_0() {
 	assert_contains "$ERR" "ALTER EXTENSION reckon UPDATE"
 	assert_exit 1 pd_check pd_old pd_old auto --time ts --window 6h --sum "$SUMS" --pushdown=auto -v
 	assert_contains "$ERR" "streaming its rows instead"
-	sql pd_old "alter extension reckon update" >/dev/null
+	# 1.1: reckon_window, grouped by window
+	sql pd_old "alter extension reckon update to '1.1'" >/dev/null
 	assert_eq 1.1 "$(sql pd_old "select extversion from pg_extension where extname = 'reckon'")"
-	assert_exit 1 pd_check pd_old pd_old upd --time ts --window 6h --sum "$SUMS" --pushdown -v
+	assert_exit 1 pd_check pd_old pd_old upd --time ts --window 6h --sum "$SUMS" --pushdown -vv
 	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_contains "$ERR" "version 1.1: digests grouped by window"
+	stmt=$(grep "window digests of .* on source: COPY" "$ERR")
+	assert_contains "$stmt" ".reckon_window('"
+	assert_contains "$stmt" " GROUP BY 1"
 	assert_file_eq upd/windows.csv auto/windows.csv
+	# 1.2: reckon_windows, without GROUP BY
+	mkdir upd2
+	sql pd_old "alter extension reckon update" >/dev/null
+	assert_eq 1.2 "$(sql pd_old "select extversion from pg_extension where extname = 'reckon'")"
+	assert_exit 1 pd_check pd_old pd_old upd2 --time ts --window 6h --sum "$SUMS" --pushdown -vv
+	assert_contains "$ERR" "source: window digests computed by the server"
+	stmt=$(grep "window digests of .* on source: COPY" "$ERR")
+	assert_contains "$stmt" ".reckon_windows(("
+	assert_not_contains "$stmt" "GROUP BY"
+	assert_file_eq upd2/windows.csv auto/windows.csv
 }
 
 # A partitioned target whose newer rows live in a foreign partition (another
