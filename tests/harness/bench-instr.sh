@@ -8,10 +8,14 @@
 # two databases of a private cluster, with the reckon extension.  Counted:
 #
 #   scan floor   the server, one backend in single-user mode (the cluster
-#                stopped), for `count(*), sum(amount) GROUP BY window`: what
-#                any in-database digest must do
+#                stopped), for `count(*), sum(amount) GROUP BY window`: the
+#                floor of docs/performance.md and make bench-pushdown
+#   scan, one    the same without GROUP BY, over the whole range: the scan
+#   group        and the sum alone, what no per-window statement can beat
 #   pushdown     the same backend for reckon's own pushdown statement
-#                (reckon_window), as reckon check --pushdown sends it
+#                (reckon_windows), as reckon check --pushdown sends it
+#   grouped      reckon_window grouped by window, the statement reckon
+#                sends to a database with extension 1.1
 #   stream       reckon check (streaming) itself, the client only (libpq and
 #                libc included; the servers are not counted)
 #
@@ -69,12 +73,21 @@ backend() {
 SCAN="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount) from bench.t where"
 scan_day=$(backend "$SCAN $DAY group by 1")
 scan_none=$(backend "$SCAN $NONE group by 1")
+ONE="select count(*), sum(amount) from bench.t where"
+one_day=$(backend "$ONE $DAY")
+one_none=$(backend "$ONE $NONE")
 push_day=$(backend "$PUSH_DAY")
 push_none=$(backend "$PUSH_NONE")
+GROUPED="select (reckon_instant(ts) - 1772409600000000) / 3600000000,
+         reckon_window('hhbh'::bytea, id, ts, amount, note) from bench.t where"
+grouped_day=$(backend "$GROUPED $DAY group by 1")
+grouped_none=$(backend "$GROUPED $NONE group by 1")
 
 per_row() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 scan=$(per_row "$scan_day" "$scan_none" "$N")
 push=$(per_row "$push_day" "$push_none" "$N")
+one=$(per_row "$one_day" "$one_none" "$N")
+grouped=$(per_row "$grouped_day" "$grouped_none" "$N")
 stream=$(per_row "$stream_day" "$stream_none" $((2 * N)))
 
 out=$repo/reports/bench/instr-$N.md
@@ -88,11 +101,13 @@ mkdir -p "${out%/*}"
 	echo "- server: one single-user backend, jit off, enable_sort off, the day's rows less an empty range's, per row"
 	echo "- client: reckon check streaming both sides, the day less an empty range, per row and side"
 	echo
-	echo "| what | instructions per row | ratio |"
-	echo "| --- | ---: | ---: |"
-	echo "| scan floor (server): count(*), sum(amount) GROUP BY window | $scan | 1.00 |"
-	echo "| pushdown (server): reckon's reckon_window statement | $push | $(ratio "$push" "$scan") |"
-	echo "| stream (client): reckon check, per row and side | $stream | |"
+	echo "| what | instructions per row | ratio to the scan floor | ratio to one group |"
+	echo "| --- | ---: | ---: | ---: |"
+	echo "| scan floor (server): count(*), sum(amount) GROUP BY window | $scan | 1.00 | $(ratio "$scan" "$one") |"
+	echo "| scan, one group (server): count(*), sum(amount), no GROUP BY | $one | $(ratio "$one" "$scan") | 1.00 |"
+	echo "| pushdown (server): reckon's statement, reckon_windows | $push | $(ratio "$push" "$scan") | $(ratio "$push" "$one") |"
+	echo "| pushdown grouped (server): reckon_window GROUP BY window (extension 1.1) | $grouped | $(ratio "$grouped" "$scan") | $(ratio "$grouped" "$one") |"
+	echo "| stream (client): reckon check, per row and side | $stream | | |"
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

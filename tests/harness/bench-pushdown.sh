@@ -10,9 +10,10 @@
 #   copy floor   both sides' compared columns copied out concurrently by psql
 #                (\copy (select ...) to /dev/null): what streaming must move
 #   scan floor   both sides' SELECT count(*), sum(amount) GROUP BY window,
-#                concurrently, in the database: what any in-database digest
-#                must do (same grouping expression and planner settings as
-#                reckon's pushdown statement)
+#                concurrently, in the database: the issue's floor for an
+#                in-database digest (the grouping expression and planner
+#                settings of reckon's grouped statement, extension 1.1;
+#                with 1.2 reckon does not group, docs/performance.md)
 #   stream       reckon check (rows streamed and digested by reckon)
 #   pushdown     reckon check --pushdown (window digests computed by the server)
 #
@@ -33,7 +34,8 @@ load() {
 
 RANGE="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
 COPY_SQL="select id, ts, amount, note from bench.t where $RANGE"
-# reckon's pushdown statement without the digest (src/io/pgreader.c)
+# reckon's grouped pushdown statement (extension 1.1) without the digest
+# (src/io/pgreader.c)
 SCAN_SQL="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount)
           from bench.t where $RANGE group by 1"
 
