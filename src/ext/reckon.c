@@ -1386,7 +1386,7 @@ Datum reckon_window_final(PG_FUNCTION_ARGS)
  * statement of reckon check --pushdown from extension 1.2 on: the same
  * digests as reckon_window grouped by window, without the hash aggregate's
  * per-row lookup and the window expression the executor evaluates for it
- * (about a third of the grouped statement's work per row), in any number
+ * (more than a quarter of the grouped statement's work per row), in any number
  * of parallel workers.
  * ---------------------------------------------------------------------- */
 

@@ -956,7 +956,7 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
  * window in one aggregate without GROUP BY, each row put in its window by
  * the module itself (extension 1.2).  It saves the hash aggregate's lookup
  * of every row's group and the window expression the executor evaluates
- * for it, about a third of the grouped statement's work per row
+ * for it, more than a quarter of the grouped statement's work per row
  * (docs/performance.md).  Not with extension 1.1, nor past the windows one
  * of its states holds (then the statement groups reckon_window by window).
  */
