@@ -131,6 +131,7 @@ int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why)
 	const char *p = canon, *e = canon + len, *ip, *fp = NULL;
 	size_t ni, nf = 0;
 	bool neg = false;
+	uint64_t acc = 0;
 	rk_i128 m = 0;
 
 	/* the special values are the exact canonical words (digest.md) */
@@ -145,37 +146,36 @@ int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why)
 		neg = true;
 		p++;
 	}
+	/* one walk of the digits, accumulated as they come: exact in 64 bits
+	 * for the usual value of at most 18 digits (checked below) */
 	ip = p;
 	while (p < e && (unsigned)(*p - '0') < 10u)
-		p++;
+		acc = acc * 10 + (uint64_t)(*p++ - '0');
 	ni = (size_t)(p - ip);
 	if (p < e && *p == '.') {
 		fp = ++p;
 		while (p < e && (unsigned)(*p - '0') < 10u)
-			p++;
+			acc = acc * 10 + (uint64_t)(*p++ - '0');
 		nf = (size_t)(p - fp);
 	}
 	if (p != e || ni + nf == 0) {
 		*why = "not a canonical numeric value";
 		return -1;
 	}
-	/* trailing fractional zeros carry no value; canonical text has none */
+	if (ni + nf <= 18) {
+		/* trailing fractional zeros carry no value; canonical text has none */
+		while (nf > 0 && fp[nf - 1] == '0') {
+			acc /= 10;
+			nf--;
+		}
+		m = neg ? -(rk_i128)acc : (rk_i128)acc;
+		return rk_sum_add_decimal(s, m, (int32_t)nf, why);
+	}
 	while (nf > 0 && fp[nf - 1] == '0')
 		nf--;
 	if (nf > RK_SUM_MAX_SCALE) {
 		*why = "value has more than 38 fractional digits";
 		return -1;
-	}
-	if (ni + nf <= 18) {
-		/* the usual case: no digit string this short can overflow */
-		uint64_t acc = 0;
-
-		for (size_t i = 0; i < ni; i++)
-			acc = acc * 10 + (uint64_t)(ip[i] - '0');
-		for (size_t i = 0; i < nf; i++)
-			acc = acc * 10 + (uint64_t)(fp[i] - '0');
-		m = neg ? -(rk_i128)acc : (rk_i128)acc;
-		goto add;
 	}
 	/* accumulate towards the sign so the most negative value fits too */
 	for (size_t i = 0; i < ni + nf; i++) {
@@ -187,7 +187,6 @@ int rk_sum_add(rk_sum *s, const char *canon, size_t len, const char **why)
 			return -1;
 		}
 	}
-add:
 	if (rk_sum_add_scaled(&s->v, &s->scale, m, (int32_t)nf) < 0) {
 		*why = rk_sum_overflow;
 		return -1;
