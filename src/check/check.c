@@ -94,6 +94,8 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 	rk_buf_reset(&s->enc);
 	for (size_t i = 0; i < p->nhash; i++) {
 		size_t c = p->hash_idx[i], at = s->enc.len;
+
+		s->canon_dec[i].ok = false;
 		if (f[c].null) {
 			rk_canon_enc_null(&s->enc);
 			continue;
@@ -108,6 +110,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			/* a text's canonical form is itself; int2out/int4out/int8out
 			 * print the canonical form (digest.md): in as it is */
 			rk_canon_enc_raw(&s->enc, f[c].p, f[c].len);
+		else if (s->types[c] == RK_T_NUMERIC && f[c].len <= UINT32_MAX &&
+		         rk_canon_enc_numeric_plain(&s->enc, f[c].p, f[c].len, &s->canon_dec[i]))
+			/* numeric_out's form: canonical text and value in one walk */
+			;
 		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
 			return rk_side_bad_value(s, c, &f[c], why, err);
 		s->canon_off[i] = at + 5;
@@ -176,6 +182,16 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 
 		if (f[c].null)
 			continue;
+		if (hp >= 0 && s->canon_dec[hp].ok) {
+			/* its value, from the encoder */
+			if (rk_sum_add_decimal(&sr->sums[w * p->nsum + j], s->canon_dec[hp].m, s->canon_dec[hp].scale,
+			                       &why) < 0) {
+				rk_error_set(err, RK_EXIT_USAGE, "sum of column %s in window %zu: %s", p->cols[c], w, why);
+				rk_error_hint(err, "drop %s from --sum; an exact sum cannot be formed", p->cols[c]);
+				return -1;
+			}
+			continue;
+		}
 		if (hp >= 0) {
 			/* already canonical in the row encoding */
 			txt = s->enc.data + s->canon_off[hp];
@@ -453,6 +469,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 				me->pushdown = sides[s].pushdown;
 				me->canon_off = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_off);
 				me->canon_len = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_len);
+				me->canon_dec = rk_xcalloc(plan->nhash ? plan->nhash : 1, sizeof *me->canon_dec);
 				o.snapshot = snap;
 				me->reader = rk_reader_open(&o, err);
 				me->server_text = me->reader && rk_reader_kind_of(me->reader) == RK_READER_PG;
@@ -508,6 +525,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
 		me->canon_off = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_off);
 		me->canon_len = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_len);
+		me->canon_dec = rk_xcalloc(plan.nhash ? plan.nhash : 1, sizeof *me->canon_dec);
 		/* parallel readers of this side will share its snapshot */
 		o.export_snapshot = spec->jobs > 1 && !csv;
 		me->reader = rk_reader_open(&o, err);
@@ -564,6 +582,7 @@ done:
 		rk_buf_free(&jobs[j].tmp);
 		free(jobs[j].canon_off);
 		free(jobs[j].canon_len);
+		free(jobs[j].canon_dec);
 	}
 	free(jobs);
 	for (int s = 0; s < 2; s++) {
@@ -574,6 +593,7 @@ done:
 		free(sides[s].types);
 		free(sides[s].canon_off);
 		free(sides[s].canon_len);
+		free(sides[s].canon_dec);
 		rk_buf_free(&sides[s].enc);
 		rk_buf_free(&sides[s].tmp);
 	}

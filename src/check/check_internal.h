@@ -47,6 +47,8 @@ typedef struct rk_side {
 	rk_buf tmp;             /* canonical text scratch */
 	size_t *canon_off;      /* per hashed column: where its canonical text starts in enc */
 	uint32_t *canon_len;    /* ... and its length (NULL columns: not set) */
+	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
+	                          * (ok), so that a summed one is not parsed again */
 	rk_error err;           /* the thread's error */
 	int rc;
 	void *drill;            /* drilldown pass state (drill.c) */

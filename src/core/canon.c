@@ -147,57 +147,111 @@ static char rk_cn_vdigit(const char *ip, size_t ni, const char *fp, size_t i)
 }
 
 /*
- * The fast path for the form PostgreSQL itself prints: an optional '-',
- * integer digits, optionally '.' and fraction digits.  Returns false (and
- * writes nothing) for anything else, which the general parser below takes.
+ * The form PostgreSQL itself prints: an optional '-', integer digits,
+ * optionally '.' and fraction digits.  False for anything else, which the
+ * general parser below takes.  Else the significant digits: the integer
+ * ones without leading zeros (one "0" left), the fraction's without its
+ * trailing zeros (frac: some are left).
  */
-static bool rk_canon_numeric_plain(const char *p, size_t len, rk_buf *out)
-{
-	const char *e = p + len, *q = p, *ip, *ie, *fp = NULL, *fe = NULL;
-	bool neg = false, frac;
-	size_t n;
-	char *w;
+typedef struct rk_cn_plain {
+	bool neg, frac;
+	const char *ip, *ie, *fp, *fe;
+} rk_cn_plain;
 
+static bool rk_cn_plain_parse(const char *p, size_t len, rk_cn_plain *pl)
+{
+	const char *e = p + len, *q = p;
+
+	pl->neg = false;
+	pl->fp = pl->fe = NULL;
 	if (q < e && *q == '-') {
-		neg = true;
+		pl->neg = true;
 		q++;
 	}
-	ip = q;
+	pl->ip = q;
 	while (q < e && rk_cn_digit(*q))
 		q++;
-	ie = q;
-	if (ie == ip)
+	pl->ie = q;
+	if (pl->ie == pl->ip)
 		return false;
 	if (q < e) {
 		if (*q != '.')
 			return false;
-		fp = ++q;
+		pl->fp = ++q;
 		while (q < e && rk_cn_digit(*q))
 			q++;
 		if (q != e)
 			return false;
-		fe = e;
-		while (fe > fp && fe[-1] == '0')
-			fe--;
+		pl->fe = e;
+		while (pl->fe > pl->fp && pl->fe[-1] == '0')
+			pl->fe--;
 	}
-	while (ie - ip > 1 && *ip == '0')
-		ip++;
-	frac = fp && fe > fp;
-	if (!frac && ie - ip == 1 && *ip == '0') {
-		rk_buf_putc(out, '0');   /* 0, -0, 0.000 */
-		return true;
+	while (pl->ie - pl->ip > 1 && *pl->ip == '0')
+		pl->ip++;
+	pl->frac = pl->fp && pl->fe > pl->fp;
+	return true;
+}
+
+/* The canonical text of a plain numeric (above): its length, and the text
+ * written to w when w is not NULL. */
+static size_t rk_cn_plain_text(const rk_cn_plain *pl, char *w)
+{
+	size_t ni = (size_t)(pl->ie - pl->ip), nf = pl->frac ? (size_t)(pl->fe - pl->fp) : 0;
+
+	if (!pl->frac && ni == 1 && *pl->ip == '0') {
+		if (w)
+			*w = '0';   /* 0, -0, 0.000 */
+		return 1;
 	}
-	n = (size_t)neg + (size_t)(ie - ip) + (frac ? 1 + (size_t)(fe - fp) : 0);
-	w = rk_cn_reserve(out, n);
-	if (neg)
-		*w++ = '-';
-	memcpy(w, ip, (size_t)(ie - ip));
-	w += ie - ip;
-	if (frac) {
-		*w++ = '.';
-		memcpy(w, fp, (size_t)(fe - fp));
+	if (w) {
+		if (pl->neg)
+			*w++ = '-';
+		memcpy(w, pl->ip, ni);
+		if (pl->frac) {
+			w[ni] = '.';
+			memcpy(w + ni + 1, pl->fp, nf);
+		}
 	}
+	return (size_t)pl->neg + ni + (pl->frac ? 1 + nf : 0);
+}
+
+static bool rk_canon_numeric_plain(const char *p, size_t len, rk_buf *out)
+{
+	rk_cn_plain pl;
+	size_t n;
+
+	if (!rk_cn_plain_parse(p, len, &pl))
+		return false;
+	n = rk_cn_plain_text(&pl, NULL);
+	rk_cn_plain_text(&pl, rk_cn_reserve(out, n));
 	out->len += n;
+	return true;
+}
+
+bool rk_canon_enc_numeric_plain(rk_buf *out, const char *p, size_t len, rk_canon_dec *d)
+{
+	rk_cn_plain pl;
+	size_t n, ni, nf;
+
+	d->ok = false;
+	if (!rk_cn_plain_parse(p, len, &pl))
+		return false;
+	n = rk_cn_plain_text(&pl, NULL);
+	rk_cn_plain_text(&pl, rk_canon_enc_begin(out, (uint32_t)n));
+	out->len += 5 + n;
+	ni = (size_t)(pl.ie - pl.ip);
+	nf = pl.frac ? (size_t)(pl.fe - pl.fp) : 0;
+	if (ni + nf <= 18) {
+		int64_t m = 0;
+
+		for (const char *q = pl.ip; q < pl.ie; q++)
+			m = m * 10 + (*q - '0');
+		for (size_t i = 0; i < nf; i++)
+			m = m * 10 + (pl.fp[i] - '0');
+		d->m = pl.neg ? -m : m;
+		d->scale = (int32_t)nf;
+		d->ok = true;
+	}
 	return true;
 }
 

@@ -188,6 +188,26 @@ RK_CANON_INLINE void rk_canon_enc_instant_inline(rk_buf *out, rk_sec_digits *sc,
 
 void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t);
 
+/*
+ * A numeric's value as its canonical text spells it, from an encoder that
+ * had the digits at hand: m the significant digits as one integer with the
+ * sign, scale the count of fraction digits, as rk_sum_add_decimal takes
+ * them; ok false when there are more than 18 digits.
+ */
+typedef struct rk_canon_dec {
+	bool ok;
+	int32_t scale;
+	int64_t m;
+} rk_canon_dec;
+
+/*
+ * Appends the encoding of the numeric p[0..len) (digest.md) when it has the
+ * form PostgreSQL prints - an optional '-', digits, optionally '.' and
+ * digits - with its value in *d, and returns true; false, appending
+ * nothing, for any other text, which rk_canon_enc_value takes.
+ */
+bool rk_canon_enc_numeric_plain(rk_buf *out, const char *p, size_t len, rk_canon_dec *d);
+
 /* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
  * the canonical text, the canonical text.  Same errors as rk_canon_text; on
  * error out is left exactly as it was before the call. */

@@ -794,6 +794,56 @@ static void test_type_names(void **state)
 	assert_false(rk_type_is_time(RK_T_TEXT) || rk_type_is_time(RK_T_INT8) || rk_type_is_time(RK_T_OTHER));
 }
 
+/* rk_canon_enc_numeric_plain: numeric_out's form encoded as
+ * rk_canon_enc_value encodes it, and its value as rk_sum_add reads the
+ * canonical text; any other form left to rk_canon_enc_value. */
+static void test_enc_numeric_plain(void **state)
+{
+	static const char *const plain[] = {
+		"0", "-0", "0.00", "-0.000", "1", "-1", "10", "100.00", "1234.50", "-1234.56", "0.05", "-0.5",
+		"007.50", "99999999999999999.9", "999999999999999999", "9999999999999999999", "-0.000000000000000001",
+		"123456789012345678901234567890.123", "1.10", "5.000000000000000000001", "5.",
+	};
+	static const char *const other[] = {
+		"", "-", ".5", "1e3", "+1", " 1", "1 ", "NaN", "Infinity", "-Infinity", "1.2.3", "--1", "0x10",
+	};
+	const char *why;
+	char s1[96];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+		rk_buf a = RK_BUF_INIT, b = RK_BUF_INIT;
+		rk_canon_dec d;
+		rk_sum x = { 0 }, y = { 0 };
+
+		assert_true(rk_canon_enc_numeric_plain(&a, plain[i], strlen(plain[i]), &d));
+		assert_int_equal(rk_canon_enc_value(RK_T_NUMERIC, plain[i], strlen(plain[i]), &b, &why), 0);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.data, b.data, a.len);
+		/* the value: what rk_sum_add makes of the canonical text */
+		assert_int_equal(rk_sum_add(&x, b.data + 5, b.len - 5, &why), 0);
+		if (b.len - 5 - (b.data[5] == '-') - (memchr(b.data + 5, '.', b.len - 5) != NULL) <= 18) {
+			assert_true(d.ok);
+			assert_int_equal(rk_sum_add_decimal(&y, d.m, d.scale, &why), 0);
+			assert_string_equal(rk_sum_format(&y, s1), rk_sum_format(&x, (char[RK_SUM_STRLEN]){0}));
+			assert_int_equal(y.scale, x.scale);
+		} else {
+			assert_false(d.ok);
+		}
+		rk_buf_free(&a);
+		rk_buf_free(&b);
+	}
+	for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+		rk_buf a = RK_BUF_INIT;
+		rk_canon_dec d;
+
+		assert_false(rk_canon_enc_numeric_plain(&a, other[i], strlen(other[i]), &d));
+		assert_int_equal(a.len, 0);
+		assert_false(d.ok);
+		rk_buf_free(&a);
+	}
+}
+
 /* rk_canon_enc_instant writes what rk_canon_enc_int64 does, whatever the
  * second it kept from the row before. */
 static void test_enc_instant_cached(void **state)
@@ -843,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_enc_worked_example),
 		cmocka_unit_test(test_instant),
 		cmocka_unit_test(test_enc_instant_cached),
+		cmocka_unit_test(test_enc_numeric_plain),
 		cmocka_unit_test(test_type_names),
 	};
 
