@@ -955,20 +955,25 @@ Datum reckon_instant_timestamp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(rkx_instant(PG_GETARG_TIMESTAMP(0)));
 }
 
-PG_FUNCTION_INFO_V1(reckon_instant_date);
-Datum reckon_instant_date(PG_FUNCTION_ARGS)
+/* A date's instant: midnight UTC of the day; the infinities as for
+ * timestamps. */
+static int64 rkx_date_instant(DateADT d)
 {
-	DateADT d = PG_GETARG_DATEADT(0);
 	int64 t;
 
 	if (DATE_IS_NOEND(d))
-		PG_RETURN_INT64(PG_INT64_MAX);
+		return PG_INT64_MAX;
 	if (DATE_IS_NOBEGIN(d))
-		PG_RETURN_INT64(PG_INT64_MIN);
-	/* midnight UTC of the day */
+		return PG_INT64_MIN;
 	if (pg_mul_s64_overflow((int64) d + RKX_EPOCH_SHIFT_DAYS, USECS_PER_DAY, &t) || t == PG_INT64_MAX)
 		rkx_time_range_error("date out of range for a time column");
-	PG_RETURN_INT64(t);
+	return t;
+}
+
+PG_FUNCTION_INFO_V1(reckon_instant_date);
+Datum reckon_instant_date(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(rkx_date_instant(PG_GETARG_DATEADT(0)));
 }
 
 /* ------------------------------------------------------------------------
@@ -1445,16 +1450,8 @@ static rkx_window *rkx_windows_at(rkx_windows *ws, int64 k)
 /* The instant of time argument a (a timestamp, timestamptz or date). */
 static inline int64 rkx_time_instant(FunctionCallInfo fcinfo, rkx_cache *c, int a)
 {
-	if (c->time_kind == 'd') {
-		DateADT d = DatumGetDateADT(PG_GETARG_DATUM(a));
-		int64 t;
-
-		if (DATE_NOT_FINITE(d))
-			return DATE_IS_NOBEGIN(d) ? PG_INT64_MIN : PG_INT64_MAX;
-		if (pg_mul_s64_overflow((int64) d + RKX_EPOCH_SHIFT_DAYS, USECS_PER_DAY, &t) || t == PG_INT64_MAX)
-			rkx_time_range_error("date out of range for a time column");
-		return t;
-	}
+	if (c->time_kind == 'd')
+		return rkx_date_instant(DatumGetDateADT(PG_GETARG_DATUM(a)));
 	return rkx_instant(DatumGetTimestamp(PG_GETARG_DATUM(a)));
 }
 
