@@ -1484,10 +1484,13 @@ Datum reckon_windows_trans(PG_FUNCTION_ARGS)
 			ws->nulls = rkx_window_new(ws->ctx, ws->nsum);
 		st = ws->nulls;
 	} else {
-		int64 t = rkx_time_instant(fcinfo, c, 4);
+		int64 t = rkx_time_instant(fcinfo, c, 4), dt;
 
-		/* the WHERE clause asks for [from, from + n * width) */
-		st = rkx_windows_at(ws, t < ws->from ? -1 : (t - ws->from) / ws->width);
+		/* the WHERE clause asks for [from, from + n * width); an instant
+		 * before from, or too far after it to subtract, is outside */
+		if (t < ws->from || pg_sub_s64_overflow(t, ws->from, &dt))
+			dt = -1;
+		st = rkx_windows_at(ws, dt < 0 ? -1 : dt / ws->width);
 	}
 	rkx_window_row(fcinfo, c, st);
 	PG_RETURN_POINTER(ws);

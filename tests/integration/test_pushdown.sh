@@ -260,6 +260,9 @@ test_window_aggregate() {
 	assert_contains "$ERR" "outside windows 0 to 1048575"
 	assert_exit 1 psql_rc $SRC "$r select reckon_windows(0, 1, 'h', ts, id) from r"
 	assert_contains "$ERR" "outside windows 0 to 1048575"
+	# an instant too far from the start to subtract is outside too
+	assert_exit 1 psql_rc $SRC "$r select reckon_windows(-9223372036854775807, 1, 'h', ts, id) from r"
+	assert_contains "$ERR" "outside windows 0 to 1048575"
 }
 
 # reckon_hash_sum adds window hashes of parts (shards, partitions) into the
