@@ -74,4 +74,9 @@ bool rk_sum_equal(const rk_sum *a, const rk_sum *b);
 #define RK_SUM_STRLEN 64
 char *rk_sum_format(const rk_sum *s, char out[RK_SUM_STRLEN]);
 
+/* The most windows one state of the extension's reckon_windows holds
+ * (src/ext/reckon.c): reckon check --pushdown groups reckon_window by
+ * window for a range of more (src/io/pgreader.c). */
+#define RK_PUSHDOWN_MAX_WINDOWS (1 << 20)
+
 #endif

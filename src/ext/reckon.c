@@ -1395,10 +1395,10 @@ Datum reckon_window_final(PG_FUNCTION_ARGS)
  * of parallel workers.
  * ---------------------------------------------------------------------- */
 
-/* The most windows one state holds (the client groups beyond), so that a
- * row outside the windows the statement asks for cannot make a state grow
- * without bound. */
-#define RKX_WINDOWS_MAX (1 << 20)
+/* The most windows one state holds (RK_PUSHDOWN_MAX_WINDOWS; the client
+ * groups beyond), so that a row outside the windows the statement asks for
+ * cannot make a state grow without bound. */
+#define RKX_WINDOWS_MAX RK_PUSHDOWN_MAX_WINDOWS
 
 typedef struct rkx_windows {
 	int64 from;             /* the first window's start, microseconds since 1970 */

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "core/buf.h"
+#include "core/digest.h"
 #include "core/log.h"
 #include "io/copytext.h"
 #include "io/pg.h"
@@ -958,17 +959,16 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
  * of every row's group and the window expression the executor evaluates
  * for it, more than a quarter of the grouped statement's work per row
  * (docs/performance.md).  Not with extension 1.1, nor past the windows one
- * of its states holds (then the statement groups reckon_window by window).
+ * of its states holds, RK_PUSHDOWN_MAX_WINDOWS (then the statement groups
+ * reckon_window by window).
  */
-#define RK_PGREADER_MAX_WINDOWS (1 << 20)
-
 static bool rk_pgreader_digest_ungrouped(const rk_pgreader *r, const rk_digest_query *q)
 {
 	rk_type tt = r->types[q->scan->time_index];
 	const rk_range *g = &q->scan->ranges[0];
 
 	return r->has_windows && (tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE) &&
-	       g->from >= q->from && (g->to - q->from) / q->width <= RK_PGREADER_MAX_WINDOWS;
+	       g->from >= q->from && (g->to - q->from) / q->width <= RK_PUSHDOWN_MAX_WINDOWS;
 }
 
 static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, const rk_pgreader_wargs *wa,

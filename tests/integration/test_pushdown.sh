@@ -617,6 +617,30 @@ test_extension_update_from_1_0() {
 # database through postgres_fdw, the extension marked shippable): --pushdown
 # aggregates each leaf by name, so the foreign leaf's reckon_window runs on
 # its server, and the windows are those streaming gives.
+# reckon_windows holds at most 2^20 windows (RK_PUSHDOWN_MAX_WINDOWS): a
+# range of exactly that many 1 ms windows is aggregated without GROUP BY,
+# one window more is grouped, with the same verdict (every window matches;
+# exit 1 for the rows with a NULL time, as in every random table here).
+test_window_limit_groups() {
+	local to n stmt
+	mk_random $SRC 0.61 300
+	for to in 28.576 28.577; do
+		n=$((${to/./} - 28576 + 1048576))
+		assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table t --key id \
+			--columns id,ts,n2 --sum n2 --time ts --window 1ms --from 2026-03-01T00:00:00Z \
+			--to "2026-03-01T00:17:${to}Z" --now 2026-03-10T00:00:00Z --pushdown -vv
+		assert_contains "$ERR" "source: window digests computed by the server"
+		assert_contains "$OUT" "(0 of $n closed windows differ;"
+		stmt=$(grep "window digests of .* on source: COPY" "$ERR")
+		if [[ $n == 1048576 ]]; then
+			assert_contains "$stmt" ".reckon_windows(("
+			assert_not_contains "$stmt" "GROUP BY"
+		else
+			assert_contains "$stmt" " GROUP BY 1"
+		fi
+	done
+}
+
 test_foreign_partition() {
 	local db
 	for db in pd_coord pd_shard; do
