@@ -177,33 +177,24 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	for (size_t j = 0; j < p->nsum; j++) {
 		size_t c = p->sum_idx[j];
 		long hp = p->sum_hashpos[j];
-		const char *txt;
-		size_t tlen;
+		rk_sum *sum = &sr->sums[w * p->nsum + j];
+		int rc;
 
 		if (f[c].null)
 			continue;
 		if (hp >= 0 && s->canon_dec[hp].ok) {
 			/* its value, from the encoder */
-			if (rk_sum_add_decimal(&sr->sums[w * p->nsum + j], s->canon_dec[hp].m, s->canon_dec[hp].scale,
-			                       &why) < 0) {
-				rk_error_set(err, RK_EXIT_USAGE, "sum of column %s in window %zu: %s", p->cols[c], w, why);
-				rk_error_hint(err, "drop %s from --sum; an exact sum cannot be formed", p->cols[c]);
-				return -1;
-			}
-			continue;
-		}
-		if (hp >= 0) {
+			rc = rk_sum_add_decimal(sum, s->canon_dec[hp].m, s->canon_dec[hp].scale, &why);
+		} else if (hp >= 0) {
 			/* already canonical in the row encoding */
-			txt = s->enc.data + s->canon_off[hp];
-			tlen = s->canon_len[hp];
+			rc = rk_sum_add(sum, s->enc.data + s->canon_off[hp], s->canon_len[hp], &why);
 		} else {
 			rk_buf_reset(&s->tmp);
 			if (rk_canon_text(s->types[c], f[c].p, f[c].len, &s->tmp, &why) < 0)
 				return rk_side_bad_value(s, c, &f[c], why, err);
-			txt = s->tmp.data;
-			tlen = s->tmp.len;
+			rc = rk_sum_add(sum, s->tmp.data, s->tmp.len, &why);
 		}
-		if (rk_sum_add(&sr->sums[w * p->nsum + j], txt, tlen, &why) < 0) {
+		if (rc < 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "sum of column %s in window %zu: %s", p->cols[c], w, why);
 			rk_error_hint(err, "drop %s from --sum; an exact sum cannot be formed", p->cols[c]);
 			return -1;
