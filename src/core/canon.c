@@ -833,3 +833,96 @@ int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const c
 	*why = "not a time column type";
 	return -1;
 }
+
+bool rk_canon_enc_numeric_long(rk_buf *out, rk_buf *scratch, const unsigned char *p, size_t ndigits, int weight,
+                               int dscale, bool neg, bool be, rk_canon_dec *dec)
+{
+	char local[256];
+	char *dig;
+	size_t nd, i0, i1, nsig, len;
+	int64_t point, lim, k;
+	char *w, *w0;
+
+	nd = 4 * ndigits;
+	if (nd <= sizeof local) {
+		dig = local;
+	} else {
+		rk_buf_reset(scratch);
+		if (scratch->cap < nd)
+			rk_buf_grow(scratch, nd);
+		dig = scratch->data;
+	}
+	for (size_t i = 0; i < ndigits; i++) {
+		int x = rk_canon_nbase_digit(p, i, be);
+
+		if (x < 0 || x > 9999)
+			return false;
+		memcpy(dig + 4 * i, rk_canon_pairs + 2 * (x / 100), 2);
+		memcpy(dig + 4 * i + 2, rk_canon_pairs + 2 * (x % 100), 2);
+	}
+	/* the point sits after decimal digit 'point'; numeric_out stops dscale
+	 * digits after it */
+	point = 4 * ((int64_t)weight + 1);
+	lim = point + dscale;
+	if (lim < (int64_t)nd)
+		nd = lim < 0 ? 0 : (size_t)lim;
+	for (i0 = 0; i0 < nd && dig[i0] == '0'; i0++)
+		;
+	dec->ok = false;
+	if (i0 == nd) {
+		rk_canon_enc_raw(out, "0", 1);
+		dec->ok = true;
+		dec->m = 0;
+		dec->scale = 0;
+		return true;
+	}
+	for (i1 = nd; dig[i1 - 1] == '0'; i1--)
+		;
+	nsig = i1 - i0;
+	k = point - (int64_t)i0;
+	/* the canonical text's digits: the significant ones, then k - nsig
+	 * zeros before the point when k > nsig; nsig - k after it otherwise */
+	if (nsig <= 18 && k - (int64_t)nsig <= 18 && (int64_t)nsig - k <= 38) {
+		uint64_t acc = 0;
+
+		for (size_t q = i0; q < i1; q++)
+			acc = acc * 10 + (uint64_t)(dig[q] - '0');
+		dec->m = (rk_i128)acc;
+		for (int64_t z = k - (int64_t)nsig; z > 0; z--)
+			dec->m *= 10;
+		if (neg)
+			dec->m = -dec->m;
+		dec->scale = (int32_t)((int64_t)nsig > k ? (int64_t)nsig - k : 0);
+		dec->ok = true;
+	}
+	if (k <= 0)
+		len = 2 + (size_t)-k + nsig;
+	else if ((size_t)k >= nsig)
+		len = (size_t)k;
+	else
+		len = nsig + 1;
+	w0 = w = rk_canon_enc_begin(out, (uint32_t)(neg + len));
+	if (neg)
+		*w++ = '-';
+	if (k <= 0) {
+		*w++ = '0';
+		*w++ = '.';
+		memset(w, '0', (size_t)-k);
+		w += -k;
+		memcpy(w, dig + i0, nsig);
+		w += nsig;
+	} else if ((size_t)k >= nsig) {
+		memcpy(w, dig + i0, nsig);
+		w += nsig;
+		memset(w, '0', (size_t)k - nsig);
+		w += (size_t)k - nsig;
+	} else {
+		memcpy(w, dig + i0, (size_t)k);
+		w += k;
+		*w++ = '.';
+		memcpy(w, dig + i0 + k, nsig - (size_t)k);
+		w += nsig - (size_t)k;
+	}
+	out->len += 5 + (size_t)(w - w0);
+	return true;
+}

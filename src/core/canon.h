@@ -197,8 +197,122 @@ void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t);
 typedef struct rk_canon_dec {
 	bool ok;
 	int32_t scale;
-	int64_t m;
+	rk_i128 m;
 } rk_canon_dec;
+
+/*
+ * A numeric from PostgreSQL's own form of it: ndigits base-10000 digits at
+ * p, the first worth 10000^weight, dscale the fraction digits numeric_out
+ * prints, neg the sign.  The digits are int16s, big-endian as binary COPY
+ * sends them (be) or in the host's order as the server stores them (the
+ * reckon extension).  Both give the bytes rk_canon_enc_value makes of
+ * numeric_out's text: every integer digit and exactly dscale fraction
+ * digits (stored ones beyond them dropped, as get_str_from_var does), then
+ * no leading or trailing zeros, "0" for zero, "0." before a fraction.
+ */
+RK_CANON_INLINE int rk_canon_nbase_digit(const unsigned char *p, size_t i, bool be)
+{
+	int16_t x;
+
+	if (be)
+		x = (int16_t)(uint16_t)((unsigned)p[2 * i] << 8 | p[2 * i + 1]);
+	else
+		memcpy(&x, p + 2 * i, 2);
+	return x;
+}
+
+/* The way for more than 4 digits, through a string of decimal digits
+ * (scratch holds it past 256); false for a digit outside 0..9999. */
+bool rk_canon_enc_numeric_long(rk_buf *out, rk_buf *scratch, const unsigned char *p, size_t ndigits, int weight,
+                               int dscale, bool neg, bool be, rk_canon_dec *dec);
+
+/*
+ * Appends the encoding of the numeric (see above) and its value in *dec;
+ * false, appending nothing, for a digit outside 0..9999.  Up to 4 digits
+ * (16 decimal ones: a numeric(12,2) has at most 4) in integer arithmetic,
+ * the value m * 10^e with m the digits read as one integer; inline for the
+ * per-row loops of the client and the server module.
+ */
+RK_CANON_INLINE bool rk_canon_enc_numeric_nbase(rk_buf *out, rk_buf *scratch, const unsigned char *p,
+                                                size_t ndigits, int weight, int dscale, bool neg, bool be,
+                                                rk_canon_dec *dec)
+{
+	uint64_t m = 0;
+	int64_t e;
+	size_t len;
+	char *w;
+
+	if (ndigits > 4)
+		return rk_canon_enc_numeric_long(out, scratch, p, ndigits, weight, dscale, neg, be, dec);
+	for (size_t i = 0; i < ndigits; i++) {
+		int x = rk_canon_nbase_digit(p, i, be);
+
+		if (x < 0 || x > 9999)
+			return false;
+		m = m * 10000 + (uint64_t)x;
+	}
+	e = 4 * ((int64_t)weight + 1 - (int64_t)ndigits);
+	if (-e > dscale) {
+		/* numeric_out stops dscale digits after the point */
+		m = -e - dscale >= 20 ? 0 : m / rk_canon_pow10[-e - dscale];
+		e = -dscale;
+	}
+	dec->ok = false;
+	if (m == 0) {
+		rk_canon_enc_raw(out, "0", 1);
+		dec->ok = true;
+		dec->m = 0;
+		dec->scale = 0;
+		return true;
+	}
+	while (e < 0 && m % 10 == 0) {
+		m /= 10;
+		e++;
+	}
+	if (e <= 18 && -e <= 38) {
+		dec->m = (rk_i128)m;
+		if (e > 0)
+			dec->m *= (rk_i128)rk_canon_pow10[e];
+		if (neg)
+			dec->m = -dec->m;
+		dec->scale = (int32_t)(e < 0 ? -e : 0);
+		dec->ok = true;
+	}
+	if (e >= 0) {
+		/* the digits, then e zeros */
+		size_t nq = (size_t)rk_canon_ndigits(m);
+
+		len = neg + nq + (size_t)e;
+		w = rk_canon_enc_begin(out, (uint32_t)len);
+		if (neg)
+			*w++ = '-';
+		rk_canon_digits(w + nq, m);
+		if (e > 0)
+			memset(w + nq, '0', (size_t)e);
+	} else {
+		/* the integer part (0 when there is none), the point, and -e
+		 * fraction digits, from their last one back, zeros before the
+		 * fraction's own digits (m / 10^-e is 0 when -e has 20 or more) */
+		size_t s = (size_t)-e;
+		uint64_t ip = s < 20 ? m / rk_canon_pow10[s] : 0;
+		uint64_t f = m - (s < 20 ? ip * rk_canon_pow10[s] : 0);
+		size_t ni = (size_t)rk_canon_ndigits(ip);
+		char *fr, *q;
+
+		len = neg + ni + 1 + s;
+		w = rk_canon_enc_begin(out, (uint32_t)len);
+		if (neg)
+			*w++ = '-';
+		rk_canon_digits(w + ni, ip);
+		w[ni] = '.';
+		fr = w + ni + 1;
+		q = rk_canon_digits(fr + s, f);
+		if (q > fr)
+			memset(fr, '0', (size_t)(q - fr));
+	}
+	out->len += 5 + len;
+	return true;
+}
 
 /*
  * Appends the encoding of the numeric p[0..len) (digest.md) when it has the

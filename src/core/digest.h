@@ -10,9 +10,6 @@
 
 #include "core/types.h"
 
-__extension__ typedef unsigned __int128 rk_u128;
-__extension__ typedef __int128 rk_i128;
-
 /* XXH3_128bits(enc, len), default secret, seed 0, as one 128-bit integer
  * (high64 << 64 | low64). */
 rk_u128 rk_row_hash(const void *enc, size_t len);

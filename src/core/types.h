@@ -6,6 +6,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* 128-bit integers (GCC and Clang): window hashes and exact sums. */
+__extension__ typedef unsigned __int128 rk_u128;
+__extension__ typedef __int128 rk_i128;
 
 typedef enum rk_type {
 	RK_T_UNKNOWN = 0,  /* not yet known (a CSV side before types are assigned) */
@@ -26,14 +31,33 @@ typedef enum rk_type {
 } rk_type;
 
 /*
- * One field of a row as a reader hands it over: the value's text exactly as
- * PostgreSQL's COPY text output or the CSV file holds it (after unquoting /
- * unescaping), not NUL-terminated, valid only during the row callback.
+ * How a reader hands a field over.  RK_FORM_TEXT is every reader's form; a
+ * PostgreSQL reader streaming binary COPY (rk_scan.binary) delivers the
+ * values whose canonical text follows from their stored form already
+ * decoded, so neither the server prints them nor reckon parses them.
+ */
+typedef enum rk_form {
+	RK_FORM_TEXT = 0,  /* p/len: the value's text, as PostgreSQL prints it */
+	RK_FORM_INT,       /* an integer column's value in m; p/len unused */
+	RK_FORM_INSTANT,   /* a timestamp's finite instant in m (rk_usec); p/len unused */
+	RK_FORM_CANON      /* a numeric: p/len its canonical text (digest.md), and
+	                    * its value in m and scale when exact is set */
+} rk_form;
+
+/*
+ * One field of a row as a reader hands it over: in RK_FORM_TEXT the value's
+ * text exactly as PostgreSQL's COPY text output or the CSV file holds it
+ * (after unquoting / unescaping), not NUL-terminated, valid only during the
+ * row callback.
  */
 typedef struct rk_field {
 	const char *p;
 	size_t len;
 	bool null;
+	bool exact;        /* RK_FORM_CANON: m and scale hold the value */
+	unsigned char form; /* rk_form */
+	int32_t scale;
+	rk_i128 m;
 } rk_field;
 
 /*

@@ -477,107 +477,10 @@ static void rkx_val_word(rk_buf *b, const char *w)
 #define RKX_NUM_SHORT_WEIGHT_MASK 0x003F
 #define RKX_NUM_DSCALE_MASK 0x3FFF
 
-/*
- * A value's digits as rk_sum_add would read them from its canonical text -
- * m the digits as an integer with the sign, scale the count of fraction
- * digits - when the encoder had them at hand (ok), so that a summed value
- * is added without parsing its text again (rk_sum_add_decimal).
- */
-typedef struct rkx_dec {
-	bool ok;
-	int32 scale;
-	rk_i128 m;
-} rkx_dec;
-
-/*
- * rkx_enc_numeric for at most 4 base-10000 digits (16 decimal ones, the
- * numerics of most tables: a numeric(12,2) has at most 4), in integer
- * arithmetic: the value is m * 10^e with m the digits read as one integer.
- * The same bytes as the digit-string way below: numeric_out's dscale
- * fraction digits (the stored ones beyond them dropped), no leading or
- * trailing zeros, "0" for zero.
- */
-static pg_attribute_always_inline bool rkx_enc_numeric_short(rk_buf *b, const char *p, size_t ndigits, int weight,
-                                                             int dscale, bool neg, rkx_dec *dec)
-{
-	uint64 m = 0;
-	int64 e;
-	size_t len;
-	char *w;
-
-	for (size_t i = 0; i < ndigits; i++) {
-		int16 x;
-
-		memcpy(&x, p + 2 * i, 2);
-		if (x < 0 || x > 9999)
-			return false;
-		m = m * 10000 + (uint64) x;
-	}
-	e = 4 * ((int64) weight + 1 - (int64) ndigits);
-	if (-e > dscale) {
-		/* numeric_out stops dscale digits after the point */
-		m = -e - dscale >= 20 ? 0 : m / rk_canon_pow10[-e - dscale];
-		e = -dscale;
-	}
-	if (m == 0) {
-		memcpy(rkx_val_begin(b, 1), "0", 1);
-		rkx_val_end(b, 1);
-		dec->ok = true;
-		dec->m = 0;
-		dec->scale = 0;
-		return true;
-	}
-	while (e < 0 && m % 10 == 0) {
-		m /= 10;
-		e++;
-	}
-	if (e <= 18 && -e <= 38) {
-		dec->m = (rk_i128) m;
-		if (e > 0)
-			dec->m *= (rk_i128) rk_canon_pow10[e];
-		if (neg)
-			dec->m = -dec->m;
-		dec->scale = (int32) (e < 0 ? -e : 0);
-		dec->ok = true;
-	}
-	if (e >= 0) {
-		/* the digits, then e zeros */
-		size_t nq = (size_t) rk_canon_ndigits(m);
-
-		len = neg + nq + (size_t) e;
-		w = rkx_val_begin(b, len);
-		if (neg)
-			*w++ = '-';
-		rk_canon_digits(w + nq, m);
-		if (e > 0)
-			memset(w + nq, '0', (size_t) e);
-	} else {
-		/* the integer part (0 when there is none), the point, and -e
-		 * fraction digits, from their last one back, zeros before the
-		 * fraction's own digits (m / 10^-e is 0 when -e has 20 or more) */
-		size_t s = (size_t) -e;
-		uint64 ip = s < 20 ? m / rk_canon_pow10[s] : 0;
-		uint64 f = m - (s < 20 ? ip * rk_canon_pow10[s] : 0);
-		size_t ni = (size_t) rk_canon_ndigits(ip);
-		char *fr, *q;
-
-		len = neg + ni + 1 + s;
-		w = rkx_val_begin(b, len);
-		if (neg)
-			*w++ = '-';
-		rk_canon_digits(w + ni, ip);
-		w[ni] = '.';
-		fr = w + ni + 1;
-		q = rk_canon_digits(fr + s, f);
-		if (q > fr)
-			memset(fr, '0', (size_t) (q - fr));
-	}
-	rkx_val_end(b, len);
-	return true;
-}
-
-static pg_noinline bool rkx_enc_numeric_long(rkx_cache *c, rk_buf *b, const char *p, size_t ndigits, int weight,
-                                             int dscale, bool neg, rkx_dec *dec);
+/* A value's digits as rk_sum_add would read them from its canonical text,
+ * when the encoder had them at hand (core/canon.h), so that a summed value
+ * is added without parsing its text again (rk_sum_add_decimal). */
+typedef rk_canon_dec rkx_dec;
 
 /*
  * The bytes of a varlena argument: what PG_DETOAST_DATUM_PACKED gives, with
@@ -600,8 +503,8 @@ static inline struct varlena *rkx_packed(Datum d)
  * leading and trailing zeros of that digit string, is "0" for zero (with
  * either sign) and puts "0." before a fraction.  False, with nothing
  * appended, for a layout this does not know: the caller then takes the
- * output function's way.  The header here, then the digits by the way that
- * fits: in integer arithmetic up to 4 digits, as a digit string beyond.
+ * output function's way.  The header here, the digits in core/canon.h
+ * (shared with the client, which reads binary COPY's numerics the same way).
  */
 static pg_attribute_always_inline bool rkx_enc_numeric(rkx_cache *c, Datum d, rk_buf *b, rkx_dec *dec)
 {
@@ -655,103 +558,8 @@ static pg_attribute_always_inline bool rkx_enc_numeric(rkx_cache *c, Datum d, rk
 	if (n % 2 != 0)
 		return false;
 	ndigits = n / 2;
-	if (likely(ndigits <= 4))
-		return rkx_enc_numeric_short(b, p, ndigits, weight, dscale, neg, dec);
-	return rkx_enc_numeric_long(c, b, p, ndigits, weight, dscale, neg, dec);
-}
-
-static pg_noinline bool rkx_enc_numeric_long(rkx_cache *c, rk_buf *b, const char *p, size_t ndigits, int weight,
-                                             int dscale, bool neg, rkx_dec *dec)
-{
-	char local[256];
-	char *dig;
-	size_t nd, i0, i1, nsig, len;
-	int64 point, lim, k;
-	char *w, *w0;
-
-	nd = 4 * ndigits;
-	if (nd <= sizeof local) {
-		dig = local;
-	} else {
-		rk_buf_reset(&c->scratch);
-		if (c->scratch.cap < nd)
-			rk_buf_grow(&c->scratch, nd);
-		dig = c->scratch.data;
-	}
-	for (size_t i = 0; i < ndigits; i++) {
-		int16 x;
-
-		memcpy(&x, p + 2 * i, 2);
-		if (x < 0 || x > 9999)
-			return false;
-		memcpy(dig + 4 * i, rk_canon_pairs + 2 * (x / 100), 2);
-		memcpy(dig + 4 * i + 2, rk_canon_pairs + 2 * (x % 100), 2);
-	}
-	/* the point sits after decimal digit 'point'; numeric_out stops dscale
-	 * digits after it */
-	point = 4 * ((int64) weight + 1);
-	lim = point + dscale;
-	if (lim < (int64) nd)
-		nd = lim < 0 ? 0 : (size_t) lim;
-	for (i0 = 0; i0 < nd && dig[i0] == '0'; i0++)
-		;
-	if (i0 == nd) {
-		memcpy(rkx_val_begin(b, 1), "0", 1);
-		rkx_val_end(b, 1);
-		dec->ok = true;
-		dec->m = 0;
-		dec->scale = 0;
-		return true;
-	}
-	for (i1 = nd; dig[i1 - 1] == '0'; i1--)
-		;
-	nsig = i1 - i0;
-	k = point - (int64) i0;
-	/* the canonical text's digits: the significant ones, then k - nsig
-	 * zeros before the point when k > nsig; nsig - k after it otherwise */
-	if (nsig <= 18 && k - (int64) nsig <= 18 && (int64) nsig - k <= 38) {
-		uint64 acc = 0;
-
-		for (size_t q = i0; q < i1; q++)
-			acc = acc * 10 + (uint64) (dig[q] - '0');
-		dec->m = (rk_i128) acc;
-		for (int64 z = k - (int64) nsig; z > 0; z--)
-			dec->m *= 10;
-		if (neg)
-			dec->m = -dec->m;
-		dec->scale = (int32) ((int64) nsig > k ? (int64) nsig - k : 0);
-		dec->ok = true;
-	}
-	if (k <= 0)
-		len = 2 + (size_t) -k + nsig;
-	else if ((size_t) k >= nsig)
-		len = (size_t) k;
-	else
-		len = nsig + 1;
-	w0 = w = rkx_val_begin(b, len + 1);
-	if (neg)
-		*w++ = '-';
-	if (k <= 0) {
-		*w++ = '0';
-		*w++ = '.';
-		memset(w, '0', (size_t) -k);
-		w += -k;
-		memcpy(w, dig + i0, nsig);
-		w += nsig;
-	} else if ((size_t) k >= nsig) {
-		memcpy(w, dig + i0, nsig);
-		w += nsig;
-		memset(w, '0', (size_t) k - nsig);
-		w += (size_t) k - nsig;
-	} else {
-		memcpy(w, dig + i0, (size_t) k);
-		w += k;
-		*w++ = '.';
-		memcpy(w, dig + i0 + k, nsig - (size_t) k);
-		w += nsig - (size_t) k;
-	}
-	rkx_val_end(b, (size_t) (w - w0));
-	return true;
+	return rk_canon_enc_numeric_nbase(b, &c->scratch, (const unsigned char *) p, ndigits, weight, dscale, neg,
+	                                  false, dec);
 }
 
 /* An integer: int8out's digits, which rk_canon_int keeps as they are. */
