@@ -83,6 +83,40 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
 	return -1;
 }
 
+/* Appends the encoding of a field a binary COPY reader decoded: the
+ * canonical text from its value; its value for a sum in canon_dec[i].
+ * -1 when the form does not fit the column's type. */
+static int rk_side_encode_decoded(rk_side *s, size_t i, const rk_field *f)
+{
+	rk_type t = s->types[s->plan->hash_idx[i]];
+	rk_sec_digits sc = {0};
+
+	switch ((rk_form)f->form) {
+	case RK_FORM_INT:
+		if (!rk_type_is_int(t))
+			return -1;
+		rk_canon_enc_int64(&s->enc, (int64_t)f->m);
+		s->canon_dec[i] = (rk_canon_dec){true, 0, f->m};
+		return 0;
+	case RK_FORM_INSTANT:
+		/* the time column's instant is encoded by the caller, with the
+		 * digits of its second kept from row to row */
+		if (t != RK_T_TIMESTAMP && t != RK_T_TIMESTAMPTZ)
+			return -1;
+		rk_canon_enc_instant(&s->enc, &sc, (int64_t)f->m);
+		return 0;
+	case RK_FORM_CANON:
+		if (t != RK_T_NUMERIC || f->len > UINT32_MAX)
+			return -1;
+		rk_canon_enc_raw(&s->enc, f->p, f->len);
+		s->canon_dec[i] = (rk_canon_dec){f->exact, f->scale, f->m};
+		return 0;
+	case RK_FORM_TEXT:
+	default:
+		return -1;
+	}
+}
+
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
 	const rk_plan *p = s->plan;
@@ -100,12 +134,16 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			rk_canon_enc_null(&s->enc);
 			continue;
 		}
-		if ((long)i == p->time_hashpos && derive)
+		if ((long)i == p->time_hashpos && derive) {
 			/* the canonical text of a timestamp is its instant in decimal
 			 * microseconds (digest.md): derived from the instant already
 			 * parsed instead of parsing the text again */
 			rk_canon_enc_instant(&s->enc, &s->sec_digits, t);
-		else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
+		} else if (f[c].form != RK_FORM_TEXT) {
+			/* decoded from binary COPY (io/copybin.h) */
+			if (rk_side_encode_decoded(s, i, &f[c]) < 0)
+				return rk_side_bad_value(s, c, &f[c], "a decoded value of another type than its column's", err);
+		} else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
 		         f[c].len <= UINT32_MAX)
 			/* a text's canonical form is itself; int2out/int4out/int8out
 			 * print the canonical form (digest.md): in as it is */
@@ -155,7 +193,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		s->null_time += s->null_rows;
 		return 0;
 	}
-	if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
+	if (tf->form == RK_FORM_INSTANT)
+		t = (rk_usec)tf->m;
+	else if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
 		return rk_side_bad_value(s, p->time_idx, tf, why, err);
 	if (t < s->lo || t >= s->hi)
 		return 0;
@@ -188,6 +228,11 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		} else if (hp >= 0) {
 			/* already canonical in the row encoding */
 			rc = rk_sum_add(sum, s->enc.data + s->canon_off[hp], s->canon_len[hp], &why);
+		} else if (f[c].form == RK_FORM_INT || (f[c].form == RK_FORM_CANON && f[c].exact)) {
+			/* decoded from binary COPY, with its value */
+			rc = rk_sum_add_decimal(sum, f[c].m, f[c].form == RK_FORM_INT ? 0 : f[c].scale, &why);
+		} else if (f[c].form == RK_FORM_CANON) {
+			rc = rk_sum_add(sum, f[c].p, f[c].len, &why);
 		} else {
 			rk_buf_reset(&s->tmp);
 			if (rk_canon_text(s->types[c], f[c].p, f[c].len, &s->tmp, &why) < 0)
@@ -206,7 +251,8 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 static int rk_digest_side(rk_side *s)
 {
 	rk_range range = {s->lo, s->hi};
-	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
+	/* every form: a PostgreSQL side may stream binary COPY */
+	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows, true};
 	int rc = rk_pushdown_side(s);
 
 	/* with nothing closed the scan still counts the rows no window can hold */

@@ -262,6 +262,8 @@ static int rk_drill_side(rk_side *s)
 	scan.ranges = ranges;
 	scan.nranges = n;
 	scan.include_null_time = false;
+	/* text: the findings show the key values as the database prints them */
+	scan.binary = false;
 	rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
 	free(ranges);
 	return rc;

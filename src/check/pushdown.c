@@ -112,7 +112,7 @@ int rk_pushdown_side(rk_side *s)
 {
 	const rk_plan *p = s->plan;
 	rk_range range = {s->lo, s->hi};
-	rk_scan scan = {p->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows};
+	rk_scan scan = {p->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows, false};
 	rk_digest_query q = {&scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width};
 	int rc;
 

@@ -810,7 +810,8 @@ static void rk_pg_copy_out_abandon(rk_pg *pg)
 	rk_pg_drain(pg);
 }
 
-int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx, rk_error *err)
+static int rk_pg_copy_out_run(rk_pg *pg, const char *label, const char *sql, bool text, rk_pg_copy_fn fn,
+                              void *ctx, rk_error *err)
 {
 	PGresult *res;
 	char *buf;
@@ -834,7 +835,7 @@ int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn 
 	while ((n = PQgetCopyData(pg->conn, &buf, 0)) > 0) {
 		size_t len = (size_t)n;
 
-		if (buf[len - 1] == '\n')
+		if (text && buf[len - 1] == '\n')
 			len--;
 		rc = fn(ctx, buf, len, err);
 		PQfreemem(buf);
@@ -857,6 +858,17 @@ int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn 
 	PQclear(res);
 	rk_pg_drain(pg);
 	return rc;
+}
+
+int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx, rk_error *err)
+{
+	return rk_pg_copy_out_run(pg, label, sql, true, fn, ctx, err);
+}
+
+int rk_pg_copy_out_binary(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx,
+                          rk_error *err)
+{
+	return rk_pg_copy_out_run(pg, label, sql, false, fn, ctx, err);
 }
 
 int rk_pg_copy_in_begin(rk_pg *pg, const char *label, const char *sql, rk_error *err)

@@ -82,6 +82,12 @@ char *rk_pg_quote_literal(rk_pg *pg, const char *value, rk_error *err);
  */
 typedef int (*rk_pg_copy_fn)(void *ctx, const char *row, size_t len, rk_error *err);
 int rk_pg_copy_out(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx, rk_error *err);
+/* The same for COPY ... TO STDOUT (FORMAT binary): fn gets each CopyData
+ * message as it is (the server sends one per row, the file header with the
+ * first and the trailer with the last, but the protocol does not promise
+ * that: the caller reassembles). */
+int rk_pg_copy_out_binary(rk_pg *pg, const char *label, const char *sql, rk_pg_copy_fn fn, void *ctx,
+                          rk_error *err);
 
 /*
  * COPY ... FROM STDIN: rk_pg_copy_in_begin sends the statement, then

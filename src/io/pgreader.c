@@ -4,7 +4,9 @@
  * A reader is one connection holding one REPEATABLE READ READ ONLY
  * transaction for its whole life, so every scan sees the same snapshot.  The
  * relation and its columns are resolved through the catalog with bound
- * parameters; scans stream COPY ... TO STDOUT text rows, split in place.
+ * parameters.  A digest pass streams COPY ... TO STDOUT (FORMAT binary) when
+ * every column has a binary form reckon reads (io/copybin.h); other scans,
+ * and every scan of such a relation, stream COPY text rows, split in place.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/log.h"
+#include "io/copybin.h"
 #include "io/copytext.h"
 #include "io/pg.h"
 #include "io/pgident.h"
@@ -24,6 +27,10 @@
 /* More ranges than this become one [min, max) range filtered by the caller:
  * a long OR list costs the planner more than it saves. */
 #define RK_PGREADER_MAX_RANGES 64
+
+/* Set to "text" in the environment, readers never stream binary COPY: a
+ * diagnostic switch (docs/runbook.md); the digests are the same either way. */
+#define RK_PGREADER_COPY_FORMAT_ENV "RECKON_COPY_FORMAT"
 
 /* How many relation names a "does not exist" hint lists. */
 #define RK_PGREADER_HINT_NAMES 10
@@ -42,6 +49,9 @@ typedef struct rk_pgreader {
 	char **cols;         /* their catalog names */
 	char **quoted;       /* ... quoted for SQL */
 	rk_type *types;
+	rk_wire *wires;      /* each column's binary COPY form */
+	bool binary_ok;      /* every column has one: digest passes stream binary */
+	rk_copybin bin;      /* the binary scan in progress */
 	rk_field *fields;    /* one row's fields, reused for every row */
 	rk_buf scratch;      /* unescaped field text, reused for every row */
 	rk_buf sql;
@@ -354,9 +364,12 @@ static void rk_pgreader_unbind(rk_pgreader *r)
 	free(r->cols);
 	free(r->quoted);
 	free(r->types);
+	free(r->wires);
 	free(r->fields);
 	r->cols = r->quoted = NULL;
 	r->types = NULL;
+	r->wires = NULL;
+	r->binary_ok = false;
 	r->fields = NULL;
 	r->ncols = 0;
 }
@@ -417,6 +430,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	rk_pgreader *r = impl;
 	const char *params[1] = {r->oid};
 	rk_pg_result *res;
+	const char *binary_env;
 	int n;
 
 	rk_pgreader_unbind(r);
@@ -430,8 +444,10 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	r->cols = rk_xcalloc(ncolumns, sizeof *r->cols);
 	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
 	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
+	r->wires = rk_xcalloc(ncolumns, sizeof *r->wires);
 	r->fields = rk_xcalloc(ncolumns, sizeof *r->fields);
 	r->ncols = ncolumns;
+	r->binary_ok = true;
 	for (size_t i = 0; i < ncolumns; i++) {
 		char *name = NULL;
 		size_t nparts;
@@ -459,10 +475,17 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 		if (!r->quoted[i])
 			goto fail;
 		types[i] = r->types[i];
-		rk_log_debug("%s: column %s is %s (%s)", r->desc, r->cols[i], rk_pg_result_value(res, found, 1),
-		             rk_type_name(r->types[i]));
+		r->wires[i] = rk_copybin_wire(strtoul(rk_pg_result_value(res, found, 3), NULL, 10), r->types[i]);
+		if (r->wires[i] == RK_WIRE_NONE)
+			r->binary_ok = false;
+		rk_log_debug("%s: column %s is %s (%s%s)", r->desc, r->cols[i], rk_pg_result_value(res, found, 1),
+		             rk_type_name(r->types[i]), r->wires[i] == RK_WIRE_NONE ? ", no binary COPY form" : "");
 	}
 	rk_pg_result_free(res);
+	binary_env = getenv(RK_PGREADER_COPY_FORMAT_ENV);
+	if (binary_env && strcmp(binary_env, "text") == 0)
+		r->binary_ok = false;
+	rk_log_debug("%s: digest passes stream COPY %s", r->desc, r->binary_ok ? "binary" : "text");
 	return 0;
 fail:
 	rk_pg_result_free(res);
@@ -598,8 +621,10 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 	return 0;
 }
 
-/* Builds the COPY statement of a scan into r->sql; *empty as above. */
-static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
+/* Builds the COPY statement of a scan into r->sql; *empty as above.  In
+ * binary, the columns without a binary form reckon reads as such come as
+ * ::text (their output function's text, rk_copybin_wire). */
+static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool binary, bool *empty, rk_error *err)
 {
 	rk_buf_reset(&r->sql);
 	rk_buf_puts(&r->sql, "COPY (SELECT ");
@@ -607,21 +632,84 @@ static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		if (i)
 			rk_buf_puts(&r->sql, ", ");
 		rk_buf_puts(&r->sql, r->quoted[i]);
+		if (binary && r->wires[i] == RK_WIRE_CAST)
+			rk_buf_printf(&r->sql, "::pg_catalog.text AS %s", r->quoted[i]);
 	}
 	rk_buf_puts(&r->sql, " FROM ");
 	rk_buf_puts(&r->sql, r->qualified);
 	if (rk_pgreader_where(r, scan, empty, err) < 0)
 		return -1;
-	rk_buf_puts(&r->sql, ") TO STDOUT");
+	rk_buf_puts(&r->sql, binary ? ") TO STDOUT (FORMAT binary)" : ") TO STDOUT");
 	rk_buf_cstr(&r->sql);
 	return 0;
+}
+
+static int rk_pgreader_bin_row(void *ctx, const rk_field *fields, rk_error *err)
+{
+	rk_pgreader *r = ctx;
+
+	if (r->fn(r->ctx, fields, err) < 0)
+		return rk_error_prefix(err, "%s", r->desc);
+	return 0;
+}
+
+/* A binary COPY stream reckon cannot decode: a value out of its range is
+ * the data's (usage, as the text parsers say it), anything else the
+ * server's or reckon's. */
+static int rk_pgreader_bin_error(rk_pgreader *r, const char *why, rk_error *err)
+{
+	size_t c = r->bin.bad_col;
+	unsigned long long row = (unsigned long long)r->bin.rows + 1;
+
+	rk_pgreader_err(err);
+	if (c < r->ncols && r->wires[c] == RK_WIRE_TIMESTAMP) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s: row %llu: a value in column %s is not a valid %s: %s", r->desc, row,
+		             r->cols[c], rk_type_name(r->types[c]), why);
+		rk_error_hint(err, "fix the data: reckon's instants are microseconds since 1970 in 64 bits");
+		err->field = (int)c;
+		return -1;
+	}
+	if (c < r->ncols)
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: row %llu of the binary COPY output, column %s: %s", r->desc, row,
+		             r->cols[c], why);
+	else
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: row %llu of the binary COPY output: %s", r->desc, row, why);
+	return rk_error_hint(err, "run again with %s=text in the environment to read COPY text, and report this",
+	                     RK_PGREADER_COPY_FORMAT_ENV);
+}
+
+static int rk_pgreader_chunk(void *ctx, const char *buf, size_t len, rk_error *err)
+{
+	rk_pgreader *r = ctx;
+	const char *why = "";
+	int rc = rk_copybin_feed(&r->bin, buf, len, rk_pgreader_bin_row, r, err, &why);
+
+	if (rc == -1)
+		return rk_pgreader_bin_error(r, why, err);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Streams the binary COPY in r->sql through r->bin. */
+static int rk_pgreader_copy_binary(rk_pgreader *r, rk_error *err)
+{
+	const char *why = "";
+	int rc;
+
+	rk_copybin_init(&r->bin, r->wires, r->ncols);
+	rc = rk_pg_copy_out_binary(r->pg, r->label, r->sql.data, rk_pgreader_chunk, r, err);
+	if (rc == 0 && rk_copybin_finish(&r->bin, &why) < 0)
+		rc = rk_pgreader_bin_error(r, why, err);
+	r->rows = r->bin.rows;
+	rk_copybin_free(&r->bin);
+	return rc;
 }
 
 static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	rk_pgreader *r = impl;
-	bool empty;
+	bool empty, binary = scan->binary && r->binary_ok;
 	rk_error rerr;
+	int rc;
 
 	if (r->ncols == 0 || scan->time_index >= r->ncols) {
 		rk_pgreader_err(err);
@@ -633,14 +721,15 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
-	if (rk_pgreader_build(r, scan, &empty, err) < 0)
+	if (rk_pgreader_build(r, scan, binary, &empty, err) < 0)
 		return -1;
 	if (empty)
 		return 0;
 	r->fn = fn;
 	r->ctx = ctx;
 	r->rows = 0;
-	if (rk_pg_copy_out(r->pg, r->label, r->sql.data, rk_pgreader_row, r, err) == 0) {
+	rc = binary ? rk_pgreader_copy_binary(r, err) : rk_pg_copy_out(r->pg, r->label, r->sql.data, rk_pgreader_row, r, err);
+	if (rc == 0) {
 		rk_log_debug("%s: %llu rows", r->desc, (unsigned long long)r->rows);
 		return 0;
 	}

@@ -48,6 +48,8 @@ typedef struct rk_scan {
 	const rk_range *ranges;      /* sorted, disjoint; rows are wanted when their time is in one */
 	size_t nranges;
 	bool include_null_time;      /* also deliver rows whose time is NULL */
+	bool binary;                 /* the caller takes every rk_form: a PostgreSQL
+	                              * reader may then stream binary COPY */
 } rk_scan;
 
 /*

@@ -1,0 +1,358 @@
+/*
+ * copybin.c - rows of COPY ... TO STDOUT (FORMAT binary), decoded.
+ *
+ * The format (PostgreSQL's "COPY" reference, "Binary Format"): an 11-byte
+ * signature, a 32-bit flags field, a 32-bit header extension length and
+ * that many bytes; then per row a 16-bit field count and per field a 32-bit
+ * length (-1 for NULL) and the value in its type's send format; then a
+ * field count of -1.  Every integer is big-endian.
+ */
+#include "io/copybin.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/canon.h"
+#include "core/timeutil.h"
+
+/* PostgreSQL's epoch for timestamps, 2000-01-01, in Unix microseconds. */
+#define RK_COPYBIN_PG_EPOCH INT64_C(946684800000000)
+
+/* numeric_send's sign word (numeric.c). */
+#define RK_COPYBIN_NUMERIC_POS 0x0000
+#define RK_COPYBIN_NUMERIC_NEG 0x4000
+#define RK_COPYBIN_NUMERIC_NAN 0xC000
+#define RK_COPYBIN_NUMERIC_PINF 0xD000
+#define RK_COPYBIN_NUMERIC_NINF 0xF000
+#define RK_COPYBIN_NUMERIC_DSCALE_MAX 0x3FFF
+
+static const char rk_copybin_signature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0'};
+
+rk_wire rk_copybin_wire(unsigned long typid, rk_type t)
+{
+	/* built-in type oids are fixed (pg_type.dat); each is checked against
+	 * the type its name mapped to, so a surprise falls back to text */
+	switch (typid) {
+	case 21: return t == RK_T_INT2 ? RK_WIRE_INT2 : RK_WIRE_NONE;
+	case 23: return t == RK_T_INT4 ? RK_WIRE_INT4 : RK_WIRE_NONE;
+	case 20: return t == RK_T_INT8 ? RK_WIRE_INT8 : RK_WIRE_NONE;
+	case 1700: return t == RK_T_NUMERIC ? RK_WIRE_NUMERIC : RK_WIRE_NONE;
+	case 1114: return t == RK_T_TIMESTAMP ? RK_WIRE_TIMESTAMP : RK_WIRE_NONE;
+	case 1184: return t == RK_T_TIMESTAMPTZ ? RK_WIRE_TIMESTAMP : RK_WIRE_NONE;
+	case 16: return t == RK_T_BOOL ? RK_WIRE_BOOL : RK_WIRE_NONE;
+	case 25:   /* text */
+	case 1043: /* varchar */
+	case 19:   /* name */
+		return t == RK_T_TEXT ? RK_WIRE_TEXT : RK_WIRE_NONE;
+	case 1042: return t == RK_T_BPCHAR ? RK_WIRE_TEXT : RK_WIRE_NONE;
+	/* no pg_cast entry to text: ::text is their output function's text */
+	case 700: return t == RK_T_FLOAT4 ? RK_WIRE_CAST : RK_WIRE_NONE;
+	case 701: return t == RK_T_FLOAT8 ? RK_WIRE_CAST : RK_WIRE_NONE;
+	case 1082: return t == RK_T_DATE ? RK_WIRE_CAST : RK_WIRE_NONE;
+	case 2950: return t == RK_T_UUID ? RK_WIRE_CAST : RK_WIRE_NONE;
+	default: return RK_WIRE_NONE;
+	}
+}
+
+void rk_copybin_init(rk_copybin *d, const rk_wire *wires, size_t ncols)
+{
+	memset(d, 0, sizeof *d);
+	d->wires = wires;
+	d->ncols = ncols;
+	d->fields = rk_xcalloc(ncols ? ncols : 1, sizeof *d->fields);
+	d->canon_off = rk_xcalloc(ncols ? ncols : 1, sizeof *d->canon_off);
+}
+
+void rk_copybin_free(rk_copybin *d)
+{
+	free(d->fields);
+	free(d->canon_off);
+	rk_buf_free(&d->scratch);
+	rk_buf_free(&d->numscratch);
+	rk_buf_free(&d->pending);
+	memset(d, 0, sizeof *d);
+}
+
+static inline uint16_t rk_copybin_u16(const unsigned char *p)
+{
+	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
+}
+
+static inline uint32_t rk_copybin_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t rk_copybin_u64(const unsigned char *p)
+{
+	return (uint64_t)rk_copybin_u32(p) << 32 | rk_copybin_u32(p + 4);
+}
+
+static inline void rk_copybin_word(rk_field *f, const char *w)
+{
+	f->form = RK_FORM_TEXT;
+	f->p = w;
+	f->len = strlen(w);
+}
+
+/* A numeric in numeric_send's form: RK_FORM_CANON, or the special values'
+ * words.  Returns 0 or -1 with *why. */
+static int rk_copybin_numeric(rk_copybin *d, size_t i, const unsigned char *p, size_t n, const char **why)
+{
+	rk_field *f = &d->fields[i];
+	rk_canon_dec dec;
+	size_t ndigits, at;
+	uint16_t sign, dscale;
+
+	if (n < 8 || (n - 8) % 2 != 0 || (ndigits = rk_copybin_u16(p)) != (n - 8) / 2) {
+		*why = "a numeric whose length does not match its digit count";
+		return -1;
+	}
+	sign = rk_copybin_u16(p + 4);
+	dscale = rk_copybin_u16(p + 6);
+	switch (sign) {
+	case RK_COPYBIN_NUMERIC_NAN: rk_copybin_word(f, "NaN"); return 0;
+	case RK_COPYBIN_NUMERIC_PINF: rk_copybin_word(f, "Infinity"); return 0;
+	case RK_COPYBIN_NUMERIC_NINF: rk_copybin_word(f, "-Infinity"); return 0;
+	case RK_COPYBIN_NUMERIC_POS:
+	case RK_COPYBIN_NUMERIC_NEG:
+		break;
+	default:
+		*why = "a numeric with an unknown sign word";
+		return -1;
+	}
+	if (dscale > RK_COPYBIN_NUMERIC_DSCALE_MAX) {
+		*why = "a numeric with an invalid display scale";
+		return -1;
+	}
+	at = d->scratch.len;
+	if (!rk_canon_enc_numeric_nbase(&d->scratch, &d->numscratch, p + 8, ndigits, (int16_t)rk_copybin_u16(p + 2),
+	                                dscale, sign == RK_COPYBIN_NUMERIC_NEG, true, &dec)) {
+		*why = "a numeric digit outside 0..9999";
+		return -1;
+	}
+	/* the encoding's text, past its tag and length; pointed at once the
+	 * row is whole (scratch may move while it grows) */
+	d->canon_off[i] = at + 5;
+	f->len = d->scratch.len - at - 5;
+	f->form = RK_FORM_CANON;
+	f->exact = dec.ok;
+	f->m = dec.m;
+	f->scale = dec.scale;
+	return 0;
+}
+
+/* Field i's n bytes at p into d->fields[i].  0 or -1 with *why. */
+static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char *p, size_t n, const char **why)
+{
+	rk_field *f = &d->fields[i];
+	int64_t v;
+
+	f->null = false;
+	switch (d->wires[i]) {
+	case RK_WIRE_INT2:
+		if (n != 2)
+			goto size;
+		f->form = RK_FORM_INT;
+		f->p = "";
+		f->len = 0;
+		f->m = (int16_t)rk_copybin_u16(p);
+		return 0;
+	case RK_WIRE_INT4:
+		if (n != 4)
+			goto size;
+		f->form = RK_FORM_INT;
+		f->p = "";
+		f->len = 0;
+		f->m = (int32_t)rk_copybin_u32(p);
+		return 0;
+	case RK_WIRE_INT8:
+		if (n != 8)
+			goto size;
+		f->form = RK_FORM_INT;
+		f->p = "";
+		f->len = 0;
+		f->m = (int64_t)rk_copybin_u64(p);
+		return 0;
+	case RK_WIRE_TIMESTAMP:
+		if (n != 8)
+			goto size;
+		v = (int64_t)rk_copybin_u64(p);
+		if (v == INT64_MAX) {
+			rk_copybin_word(f, "infinity");
+		} else if (v == INT64_MIN) {
+			rk_copybin_word(f, "-infinity");
+		} else {
+			/* PostgreSQL counts from 2000 and reaches 30 years past what
+			 * microseconds since 1970 hold: those years are refused, as
+			 * the timestamp parser refuses them */
+			if (__builtin_add_overflow(v, RK_COPYBIN_PG_EPOCH, &v) || v == RK_USEC_PINF) {
+				*why = "timestamp out of range (reckon takes years up to 294246)";
+				return -1;
+			}
+			f->form = RK_FORM_INSTANT;
+			f->p = "";
+			f->len = 0;
+			f->m = v;
+		}
+		return 0;
+	case RK_WIRE_NUMERIC:
+		return rk_copybin_numeric(d, i, p, n, why);
+	case RK_WIRE_BOOL:
+		if (n != 1)
+			goto size;
+		rk_copybin_word(f, p[0] ? "t" : "f");
+		return 0;
+	case RK_WIRE_TEXT:
+	case RK_WIRE_CAST:
+		f->form = RK_FORM_TEXT;
+		f->p = (const char *)p;
+		f->len = n;
+		return 0;
+	case RK_WIRE_NONE:
+	default:
+		break;
+	}
+	*why = "a column binary COPY cannot carry for reckon";
+	return -1;
+size:
+	*why = "a value of the wrong size for its type";
+	return -1;
+}
+
+/*
+ * The row at p[0..n): its size, 0 when the bytes end before it does (the
+ * caller waits for more), -1 with *why when it is malformed, and the
+ * trailer's 2 bytes (state 2).  Decodes the fields on the way; the
+ * callback runs on the caller's side, once the row is known whole.
+ */
+static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, const char **why)
+{
+	size_t off = 2;
+	int16_t nf;
+
+	if (n < 2)
+		return 0;
+	nf = (int16_t)rk_copybin_u16(p);
+	if (nf == -1) {
+		d->state = 2;
+		return 2;
+	}
+	if (nf < 0 || (size_t)nf != d->ncols) {
+		d->bad_col = d->ncols;
+		*why = nf < 0 ? "a row with a negative field count" : "a row with another field count than the columns";
+		return -1;
+	}
+	rk_buf_reset(&d->scratch);
+	for (size_t i = 0; i < d->ncols; i++) {
+		int32_t flen;
+
+		if (n - off < 4)
+			return 0;
+		flen = (int32_t)rk_copybin_u32(p + off);
+		off += 4;
+		if (flen == -1) {
+			d->fields[i].null = true;
+			d->fields[i].form = RK_FORM_TEXT;
+			d->fields[i].p = "";
+			d->fields[i].len = 0;
+			continue;
+		}
+		if (flen < 0) {
+			d->bad_col = i;
+			*why = "a field with a negative length";
+			return -1;
+		}
+		if (n - off < (size_t)flen)
+			return 0;
+		if (rk_copybin_field(d, i, p + off, (size_t)flen, why) < 0) {
+			d->bad_col = i;
+			return -1;
+		}
+		off += (size_t)flen;
+	}
+	for (size_t i = 0; i < d->ncols; i++)
+		if (d->fields[i].form == RK_FORM_CANON && !d->fields[i].null)
+			d->fields[i].p = d->scratch.data + d->canon_off[i];
+	return (long)off;
+}
+
+/* The header at p[0..n): its size, 0 when incomplete, -1 with *why. */
+static long rk_copybin_header(rk_copybin *d, const unsigned char *p, size_t n, const char **why)
+{
+	uint32_t flags, ext;
+
+	if (memcmp(p, rk_copybin_signature, n < 11 ? n : 11) != 0) {
+		*why = "no binary COPY signature";
+		return -1;
+	}
+	if (n < 19)
+		return 0;
+	flags = rk_copybin_u32(p + 11);
+	ext = rk_copybin_u32(p + 15);
+	/* bits 16-31 flag what a reader must understand (16: OIDs included) */
+	if (flags >> 16) {
+		*why = "a binary COPY header with flags reckon does not know";
+		return -1;
+	}
+	if (ext > INT32_MAX) {
+		*why = "a binary COPY header extension of impossible length";
+		return -1;
+	}
+	if (n - 19 < ext)
+		return 0;
+	d->state = 1;
+	return (long)(19 + ext);
+}
+
+int rk_copybin_feed(rk_copybin *d, const char *buf, size_t len, rk_copybin_row_fn fn, void *ctx, rk_error *err,
+                    const char **why)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t n = len, used = 0;
+	bool from_pending = d->pending.len > 0;
+
+	d->bad_col = d->ncols;
+	if (from_pending) {
+		rk_buf_append(&d->pending, buf, len);
+		p = (const unsigned char *)d->pending.data;
+		n = d->pending.len;
+	}
+	while (used < n) {
+		bool header = d->state == 0;
+		long k;
+
+		if (d->state == 2) {
+			*why = "data after the end-of-data marker";
+			return -1;
+		}
+		k = header ? rk_copybin_header(d, p + used, n - used, why) : rk_copybin_row(d, p + used, n - used, why);
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		used += (size_t)k;
+		/* the header and the trailer call nothing */
+		if (header || d->state == 2)
+			continue;
+		d->rows++;
+		if (fn(ctx, d->fields, err) < 0)
+			return -2;
+	}
+	if (from_pending) {
+		memmove(d->pending.data, d->pending.data + used, n - used);
+		d->pending.len = n - used;
+	} else if (used < n) {
+		rk_buf_append(&d->pending, p + used, n - used);
+	}
+	return 0;
+}
+
+int rk_copybin_finish(const rk_copybin *d, const char **why)
+{
+	if (d->state != 2 || d->pending.len) {
+		*why = d->state == 2 ? "data after the end-of-data marker" : "the COPY data ended before its end-of-data marker";
+		return -1;
+	}
+	return 0;
+}
