@@ -17,7 +17,11 @@
 #   grouped      reckon_window grouped by window, the statement reckon
 #                sends to a database with extension 1.1
 #   stream       reckon check (streaming) itself, the client only (libpq and
-#                libc included; the servers are not counted)
+#                libc included; the servers are not counted), reading binary
+#                COPY (its default for these columns) and COPY text
+#                (RECKON_COPY_FORMAT=text)
+#   copy out     the server's side of streaming: one backend running the
+#                COPY of the compared columns to /dev/null, text and binary
 #
 # Each count less that of the same statement over no rows, per row.  Writes
 # reports/bench/instr-<N>.md.  Needs valgrind (apt-get install valgrind).
@@ -57,6 +61,8 @@ client() {
 }
 stream_day=$(client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
 stream_none=$(client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
+text_day=$(RECKON_COPY_FORMAT=text client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
+text_none=$(RECKON_COPY_FORMAT=text client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
 
 # backend SQL - instructions of one single-user backend running SQL in bench_src
 bash "$here/pgcluster.sh" stop "$base/pg" >/dev/null
@@ -82,6 +88,11 @@ GROUPED="select (reckon_instant(ts) - 1772409600000000) / 3600000000,
          reckon_window('hhbh'::bytea, id, ts, amount, note) from bench.t where"
 grouped_day=$(backend "$GROUPED $DAY group by 1")
 grouped_none=$(backend "$GROUPED $NONE group by 1")
+COPY="copy (select id, ts, amount, note from bench.t where"
+copyt_day=$(backend "$COPY $DAY) to '/dev/null'")
+copyt_none=$(backend "$COPY $NONE) to '/dev/null'")
+copyb_day=$(backend "$COPY $DAY) to '/dev/null' (format binary)")
+copyb_none=$(backend "$COPY $NONE) to '/dev/null' (format binary)")
 
 per_row() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'; }
 scan=$(per_row "$scan_day" "$scan_none" "$N")
@@ -89,6 +100,9 @@ push=$(per_row "$push_day" "$push_none" "$N")
 one=$(per_row "$one_day" "$one_none" "$N")
 grouped=$(per_row "$grouped_day" "$grouped_none" "$N")
 stream=$(per_row "$stream_day" "$stream_none" $((2 * N)))
+stream_text=$(per_row "$text_day" "$text_none" $((2 * N)))
+copyt=$(per_row "$copyt_day" "$copyt_none" "$N")
+copyb=$(per_row "$copyb_day" "$copyb_none" "$N")
 
 out=$repo/reports/bench/instr-$N.md
 mkdir -p "${out%/*}"
@@ -107,7 +121,15 @@ mkdir -p "${out%/*}"
 	echo "| scan, one group (server): count(*), sum(amount), no GROUP BY | $one | $(ratio "$one" "$scan") | 1.00 |"
 	echo "| pushdown (server): reckon's statement, reckon_windows | $push | $(ratio "$push" "$scan") | $(ratio "$push" "$one") |"
 	echo "| pushdown grouped (server): reckon_window GROUP BY window (extension 1.1) | $grouped | $(ratio "$grouped" "$scan") | $(ratio "$grouped" "$one") |"
-	echo "| stream (client): reckon check, per row and side | $stream | | |"
+	echo
+	echo "Streaming, per row and side:"
+	echo
+	echo "| what | instructions per row | ratio to COPY text |"
+	echo "| --- | ---: | ---: |"
+	echo "| copy out (server): COPY of id, ts, amount, note, text | $copyt | 1.00 |"
+	echo "| copy out (server): the same, binary | $copyb | $(ratio "$copyb" "$copyt") |"
+	echo "| stream (client): reckon check reading COPY text (RECKON_COPY_FORMAT=text) | $stream_text | |"
+	echo "| stream (client): reckon check reading binary COPY (its default here) | $stream | |"
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

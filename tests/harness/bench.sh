@@ -22,13 +22,14 @@ load() { bench_table "$@"; }
 FLOOR_SQL="select id, ts, amount, note from bench.t where ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
 
 
-# floor SRC_DB TGT_DB - seconds for both sides copied out concurrently
+# floor SRC_DB TGT_DB [COPY_OPTIONS] - seconds for both sides copied out
+# concurrently (COPY_OPTIONS "with (format binary)": the binary floor)
 floor_once() {
 	local t0 t1 p1 p2
 	t0=$(now)
-	psql_b -d "$1" -c "\\copy ($FLOOR_SQL) to '/dev/null'" &
+	psql_b -d "$1" -c "\\copy ($FLOOR_SQL) to '/dev/null' ${3:-}" &
 	p1=$!
-	psql_b -d "$2" -c "\\copy ($FLOOR_SQL) to '/dev/null'" &
+	psql_b -d "$2" -c "\\copy ($FLOOR_SQL) to '/dev/null' ${3:-}" &
 	p2=$!
 	wait "$p1"
 	wait "$p2"
@@ -39,7 +40,7 @@ floor_once() {
 rows_table=()
 # bench_size ROWS - loads both sides, then measures floor, match and differ
 bench_size() {
-	local rows=$1 i floors=() secs=() rss=() pairs=() f s r res
+	local rows=$1 i floors=() bfloors=() secs=() rss=() pairs=() bpairs=() f b s r res
 	echo "bench: loading $rows rows per side" >&2
 	load bench_src "$rows"
 	load bench_tgt "$rows"
@@ -51,8 +52,9 @@ bench_size() {
 		if [[ $mode == differ ]]; then
 			bench_damage bench_tgt "$rows"
 		fi
-		floors=() secs=() rss=() pairs=()
+		floors=() bfloors=() secs=() rss=() pairs=() bpairs=()
 		for ((i = 0; i < REPEAT; i++)); do
+			bfloors+=("$(floor_once bench_src bench_tgt "with (format binary)")")
 			floors+=("$(floor_once bench_src bench_tgt)")
 			res=$(bench_reckon bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
 			read -r s r <<<"$res"
@@ -60,13 +62,15 @@ bench_size() {
 			rss+=("$r")
 			# the floor and reckon back to back see the same load
 			pairs+=("$(ratio "$s" "${floors[-1]}")")
+			bpairs+=("$(ratio "$s" "${bfloors[-1]}")")
 		done
 		f=$(min "${floors[@]}")
+		b=$(min "${bfloors[@]}")
 		s=$(min "${secs[@]}")
 		r=$(min "${rss[@]}")
-		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
-			"$(ratio "$s" "$f")" "$(median "${pairs[@]}")" "$r")")
-		echo "bench: $rows rows, $mode: reckon ${s}s, floor ${f}s, peak RSS ${r} KiB" >&2
+		rows_table+=("$(printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' "$rows" "$mode" "$s" "$f" \
+			"$(ratio "$s" "$f")" "$(median "${pairs[@]}")" "$b" "$(ratio "$s" "$b")" "$(median "${bpairs[@]}")" "$r")")
+		echo "bench: $rows rows, $mode: reckon ${s}s, floor ${f}s, binary floor ${b}s, peak RSS ${r} KiB" >&2
 	done
 }
 
@@ -85,13 +89,14 @@ out=$out_dir/check-$N.md
 	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- table: bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
 	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
-	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql"
+	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql (COPY text, psql's default: the issue's floor)"
+	echo "- binary floor: the same \`with (format binary)\`: the server skips its output functions, as reckon's binary COPY does for these columns; the stricter reference, shown beside"
 	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
 	echo "- both tables have an index on ts, as the time column of an incremental load usually has"
 	echo "- best of $REPEAT runs for each; ratio = best reckon seconds / best floor seconds; paired = the median, over the $REPEAT rounds, of reckon's seconds / the floor's measured just before (the two see the same load); peak RSS of reckon (GNU time %M)"
 	echo
-	echo "| rows | mode | seconds | floor seconds | ratio | paired ratio | peak RSS KiB |"
-	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+	echo "| rows | mode | seconds | floor seconds | ratio | paired ratio | binary floor seconds | ratio to binary | paired to binary | peak RSS KiB |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	printf '%s\n' "${rows_table[@]}"
 } >"$out.tmp"
 mv "$out.tmp" "$out"
