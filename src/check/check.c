@@ -59,6 +59,10 @@ static void rk_plan_init(rk_plan *p, const rk_check_spec *spec)
 	for (size_t i = 0; i < p->nhash; i++)
 		if (p->hash_idx[i] == p->time_idx)
 			p->time_hashpos = (long)i;
+	p->hash_is_row = p->nhash == p->ncols;
+	for (size_t i = 0; i < p->nhash; i++)
+		if (p->hash_idx[i] != i)
+			p->hash_is_row = false;
 }
 
 static void rk_plan_free(rk_plan *p)
@@ -83,37 +87,17 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
 	return -1;
 }
 
-/* Appends the encoding of a field a binary COPY reader decoded: the
- * canonical text from its value; its value for a sum in canon_dec[i].
- * -1 when the form does not fit the column's type. */
-static int rk_side_encode_decoded(rk_side *s, size_t i, const rk_field *f)
+/* The row encoding of fields a binary COPY reader encoded already (their
+ * enc): the hashed columns' encodings, in --columns order. */
+static void rk_side_encode_pre(rk_side *s, const rk_field *f)
 {
-	rk_type t = s->types[s->plan->hash_idx[i]];
-	rk_sec_digits sc = {0};
+	const rk_plan *p = s->plan;
 
-	switch ((rk_form)f->form) {
-	case RK_FORM_INT:
-		if (!rk_type_is_int(t))
-			return -1;
-		rk_canon_enc_int64(&s->enc, (int64_t)f->m);
-		s->canon_dec[i] = (rk_canon_dec){true, 0, f->m};
-		return 0;
-	case RK_FORM_INSTANT:
-		/* the time column's instant is encoded by the caller, with the
-		 * digits of its second kept from row to row */
-		if (t != RK_T_TIMESTAMP && t != RK_T_TIMESTAMPTZ)
-			return -1;
-		rk_canon_enc_instant(&s->enc, &sc, (int64_t)f->m);
-		return 0;
-	case RK_FORM_CANON:
-		if (t != RK_T_NUMERIC || f->len > UINT32_MAX)
-			return -1;
-		rk_canon_enc_raw(&s->enc, f->p, f->len);
-		s->canon_dec[i] = (rk_canon_dec){f->exact, f->scale, f->m};
-		return 0;
-	case RK_FORM_TEXT:
-	default:
-		return -1;
+	rk_buf_reset(&s->enc);
+	for (size_t i = 0; i < p->nhash; i++) {
+		const rk_field *x = &f[p->hash_idx[i]];
+
+		rk_buf_append(&s->enc, x->enc, x->enc_len);
 	}
 }
 
@@ -125,6 +109,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 	/* infinities keep their words; dates are not instants in canonical form */
 	bool derive = (tt == RK_T_TIMESTAMP || tt == RK_T_TIMESTAMPTZ) && t != RK_USEC_PINF && t != RK_USEC_NINF;
 
+	if (f[0].enc) {
+		rk_side_encode_pre(s, f);
+		return 0;
+	}
 	rk_buf_reset(&s->enc);
 	for (size_t i = 0; i < p->nhash; i++) {
 		size_t c = p->hash_idx[i], at = s->enc.len;
@@ -139,10 +127,6 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			 * microseconds (digest.md): derived from the instant already
 			 * parsed instead of parsing the text again */
 			rk_canon_enc_instant(&s->enc, &s->sec_digits, t);
-		} else if (f[c].form != RK_FORM_TEXT) {
-			/* decoded from binary COPY (io/copybin.h) */
-			if (rk_side_encode_decoded(s, i, &f[c]) < 0)
-				return rk_side_bad_value(s, c, &f[c], "a decoded value of another type than its column's", err);
 		} else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
 		         f[c].len <= UINT32_MAX)
 			/* a text's canonical form is itself; int2out/int4out/int8out
@@ -174,6 +158,17 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 			return rk_side_bad_value(s, c, &f[c], why, err);
 	}
 	return 0;
+}
+
+/* Adds the value of a field a binary COPY reader encoded to sum: from its
+ * decoded value, or else its canonical text. */
+static inline int rk_sum_add_field(rk_sum *sum, const rk_field *f, const char **why)
+{
+	if (f->form == RK_FORM_INT)
+		return rk_sum_add_decimal(sum, f->m, 0, why);
+	if (f->form == RK_FORM_CANON && f->exact)
+		return rk_sum_add_decimal(sum, f->m, f->scale, why);
+	return rk_sum_add(sum, f->enc + 5, f->enc_len - 5, why);
 }
 
 /* The hot path: one row of the digest pass. */
@@ -209,10 +204,18 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		s->win_lo = res->from + (rk_usec)w * res->width;
 		s->win_hi = s->win_lo + res->width;
 	}
-	if (rk_side_encode_row(s, f, t, err) < 0)
-		return -1;
+	if (f[0].enc && p->hash_is_row) {
+		/* encoded by the reader, every bound column in --columns order:
+		 * the row encoding is its buffer as it is */
+		const rk_field *last = &f[p->ncols - 1];
+
+		sr->hash[w] += rk_row_hash(f[0].enc, (size_t)(last->enc + last->enc_len - f[0].enc));
+	} else {
+		if (rk_side_encode_row(s, f, t, err) < 0)
+			return -1;
+		sr->hash[w] += rk_row_hash(s->enc.data, s->enc.len);
+	}
 	sr->rows[w]++;
-	sr->hash[w] += rk_row_hash(s->enc.data, s->enc.len);
 	s->total++;
 	for (size_t j = 0; j < p->nsum; j++) {
 		size_t c = p->sum_idx[j];
@@ -222,17 +225,14 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 
 		if (f[c].null)
 			continue;
-		if (hp >= 0 && s->canon_dec[hp].ok) {
+		if (f[c].enc) {
+			rc = rk_sum_add_field(sum, &f[c], &why);
+		} else if (hp >= 0 && s->canon_dec[hp].ok) {
 			/* its value, from the encoder */
 			rc = rk_sum_add_decimal(sum, s->canon_dec[hp].m, s->canon_dec[hp].scale, &why);
 		} else if (hp >= 0) {
 			/* already canonical in the row encoding */
 			rc = rk_sum_add(sum, s->enc.data + s->canon_off[hp], s->canon_len[hp], &why);
-		} else if (f[c].form == RK_FORM_INT || (f[c].form == RK_FORM_CANON && f[c].exact)) {
-			/* decoded from binary COPY, with its value */
-			rc = rk_sum_add_decimal(sum, f[c].m, f[c].form == RK_FORM_INT ? 0 : f[c].scale, &why);
-		} else if (f[c].form == RK_FORM_CANON) {
-			rc = rk_sum_add(sum, f[c].p, f[c].len, &why);
 		} else {
 			rk_buf_reset(&s->tmp);
 			if (rk_canon_text(s->types[c], f[c].p, f[c].len, &s->tmp, &why) < 0)

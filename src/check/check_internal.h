@@ -22,6 +22,7 @@ typedef struct rk_plan {
 	size_t nsum;
 	long *sum_hashpos;      /* per sum column: its position among the hashed columns, or -1 */
 	long time_hashpos;      /* the time column's position among the hashed columns, or -1 */
+	bool hash_is_row;       /* the hashed columns are the bound ones, in order */
 } rk_plan;
 
 /* One side's reader and the state its row callbacks need. */

@@ -38,8 +38,8 @@ typedef enum rk_type {
  */
 typedef enum rk_form {
 	RK_FORM_TEXT = 0,  /* p/len: the value's text, as PostgreSQL prints it */
-	RK_FORM_INT,       /* an integer column's value in m; p/len unused */
-	RK_FORM_INSTANT,   /* a timestamp's finite instant in m (rk_usec); p/len unused */
+	RK_FORM_INT,       /* an integer column's value in m; p/len empty */
+	RK_FORM_INSTANT,   /* a timestamp's finite instant in m (rk_usec); p/len empty */
 	RK_FORM_CANON      /* a numeric: p/len its canonical text (digest.md), and
 	                    * its value in m and scale when exact is set */
 } rk_form;
@@ -58,6 +58,11 @@ typedef struct rk_field {
 	unsigned char form; /* rk_form */
 	int32_t scale;
 	rk_i128 m;
+	/* A binary COPY reader also hands over each value's canonical encoding
+	 * (digest.md: 0x00, or 0x01, length, canonical text), the row's fields'
+	 * one after the other in one buffer; NULL from other readers. */
+	const char *enc;
+	size_t enc_len;
 } rk_field;
 
 /*

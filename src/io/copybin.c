@@ -54,20 +54,23 @@ rk_wire rk_copybin_wire(unsigned long typid, rk_type t)
 	}
 }
 
-void rk_copybin_init(rk_copybin *d, const rk_wire *wires, size_t ncols)
+void rk_copybin_init(rk_copybin *d, const rk_wire *wires, const rk_type *types, size_t ncols)
 {
 	memset(d, 0, sizeof *d);
 	d->wires = wires;
+	d->types = types;
 	d->ncols = ncols;
 	d->fields = rk_xcalloc(ncols ? ncols : 1, sizeof *d->fields);
-	d->canon_off = rk_xcalloc(ncols ? ncols : 1, sizeof *d->canon_off);
+	d->enc_off = rk_xcalloc(ncols ? ncols : 1, sizeof *d->enc_off);
+	d->sec = rk_xcalloc(ncols ? ncols : 1, sizeof *d->sec);
 }
 
 void rk_copybin_free(rk_copybin *d)
 {
 	free(d->fields);
-	free(d->canon_off);
-	rk_buf_free(&d->scratch);
+	free(d->enc_off);
+	free(d->sec);
+	rk_buf_free(&d->enc);
 	rk_buf_free(&d->numscratch);
 	rk_buf_free(&d->pending);
 	memset(d, 0, sizeof *d);
@@ -88,11 +91,25 @@ static inline uint64_t rk_copybin_u64(const unsigned char *p)
 	return (uint64_t)rk_copybin_u32(p) << 32 | rk_copybin_u32(p + 4);
 }
 
-static inline void rk_copybin_word(rk_field *f, const char *w)
+/* A value handed on as text (p[0..n)): its encoding by its column's type.
+ * -1, with the value blamed, when it has none. */
+static int rk_copybin_text(rk_copybin *d, size_t i, const char *p, size_t n, const char **why)
 {
+	rk_field *f = &d->fields[i];
+
 	f->form = RK_FORM_TEXT;
-	f->p = w;
-	f->len = strlen(w);
+	f->p = p;
+	f->len = n;
+	if (d->types[i] == RK_T_TEXT && n <= UINT32_MAX) {
+		/* a text's canonical form is itself */
+		rk_canon_enc_raw(&d->enc, p, n);
+		return 0;
+	}
+	if (rk_canon_enc_value(d->types[i], p, n, &d->enc, why) < 0) {
+		d->bad_value = true;
+		return -1;
+	}
+	return 0;
 }
 
 /* A numeric in numeric_send's form: RK_FORM_CANON, or the special values'
@@ -101,7 +118,7 @@ static int rk_copybin_numeric(rk_copybin *d, size_t i, const unsigned char *p, s
 {
 	rk_field *f = &d->fields[i];
 	rk_canon_dec dec;
-	size_t ndigits, at;
+	size_t ndigits;
 	uint16_t sign, dscale;
 
 	if (n < 8 || (n - 8) % 2 != 0 || (ndigits = rk_copybin_u16(p)) != (n - 8) / 2) {
@@ -111,9 +128,9 @@ static int rk_copybin_numeric(rk_copybin *d, size_t i, const unsigned char *p, s
 	sign = rk_copybin_u16(p + 4);
 	dscale = rk_copybin_u16(p + 6);
 	switch (sign) {
-	case RK_COPYBIN_NUMERIC_NAN: rk_copybin_word(f, "NaN"); return 0;
-	case RK_COPYBIN_NUMERIC_PINF: rk_copybin_word(f, "Infinity"); return 0;
-	case RK_COPYBIN_NUMERIC_NINF: rk_copybin_word(f, "-Infinity"); return 0;
+	case RK_COPYBIN_NUMERIC_NAN: return rk_copybin_text(d, i, "NaN", 3, why);
+	case RK_COPYBIN_NUMERIC_PINF: return rk_copybin_text(d, i, "Infinity", 8, why);
+	case RK_COPYBIN_NUMERIC_NINF: return rk_copybin_text(d, i, "-Infinity", 9, why);
 	case RK_COPYBIN_NUMERIC_POS:
 	case RK_COPYBIN_NUMERIC_NEG:
 		break;
@@ -125,16 +142,12 @@ static int rk_copybin_numeric(rk_copybin *d, size_t i, const unsigned char *p, s
 		*why = "a numeric with an invalid display scale";
 		return -1;
 	}
-	at = d->scratch.len;
-	if (!rk_canon_enc_numeric_nbase(&d->scratch, &d->numscratch, p + 8, ndigits, (int16_t)rk_copybin_u16(p + 2),
+	if (!rk_canon_enc_numeric_nbase(&d->enc, &d->numscratch, p + 8, ndigits, (int16_t)rk_copybin_u16(p + 2),
 	                                dscale, sign == RK_COPYBIN_NUMERIC_NEG, true, &dec)) {
 		*why = "a numeric digit outside 0..9999";
 		return -1;
 	}
-	/* the encoding's text, past its tag and length; pointed at once the
-	 * row is whole (scratch may move while it grows) */
-	d->canon_off[i] = at + 5;
-	f->len = d->scratch.len - at - 5;
+	/* p/len: the encoding's text, set by the caller */
 	f->form = RK_FORM_CANON;
 	f->exact = dec.ok;
 	f->m = dec.m;
@@ -142,79 +155,85 @@ static int rk_copybin_numeric(rk_copybin *d, size_t i, const unsigned char *p, s
 	return 0;
 }
 
-/* Field i's n bytes at p into d->fields[i].  0 or -1 with *why. */
+/* Field i's n bytes at p into d->fields[i], its encoding appended to
+ * d->enc.  0 or -1 with *why. */
 static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char *p, size_t n, const char **why)
 {
 	rk_field *f = &d->fields[i];
 	int64_t v;
 
-	f->null = false;
 	switch (d->wires[i]) {
 	case RK_WIRE_INT2:
 		if (n != 2)
 			goto size;
-		f->form = RK_FORM_INT;
-		f->p = "";
-		f->len = 0;
-		f->m = (int16_t)rk_copybin_u16(p);
-		return 0;
+		v = (int16_t)rk_copybin_u16(p);
+		goto integer;
 	case RK_WIRE_INT4:
 		if (n != 4)
 			goto size;
-		f->form = RK_FORM_INT;
-		f->p = "";
-		f->len = 0;
-		f->m = (int32_t)rk_copybin_u32(p);
-		return 0;
+		v = (int32_t)rk_copybin_u32(p);
+		goto integer;
 	case RK_WIRE_INT8:
 		if (n != 8)
 			goto size;
-		f->form = RK_FORM_INT;
-		f->p = "";
-		f->len = 0;
-		f->m = (int64_t)rk_copybin_u64(p);
-		return 0;
+		v = (int64_t)rk_copybin_u64(p);
+		goto integer;
 	case RK_WIRE_TIMESTAMP:
 		if (n != 8)
 			goto size;
 		v = (int64_t)rk_copybin_u64(p);
-		if (v == INT64_MAX) {
-			rk_copybin_word(f, "infinity");
-		} else if (v == INT64_MIN) {
-			rk_copybin_word(f, "-infinity");
-		} else {
-			/* PostgreSQL counts from 2000 and reaches 30 years past what
-			 * microseconds since 1970 hold: those years are refused, as
-			 * the timestamp parser refuses them */
-			if (__builtin_add_overflow(v, RK_COPYBIN_PG_EPOCH, &v) || v == RK_USEC_PINF) {
-				*why = "timestamp out of range (reckon takes years up to 294246)";
-				return -1;
-			}
-			f->form = RK_FORM_INSTANT;
+		if (v == INT64_MAX)
+			return rk_copybin_text(d, i, "infinity", 8, why);
+		if (v == INT64_MIN)
+			return rk_copybin_text(d, i, "-infinity", 9, why);
+		/* PostgreSQL counts from 2000 and reaches 30 years past what
+		 * microseconds since 1970 hold: those years are refused, as the
+		 * timestamp parser refuses them */
+		if (__builtin_add_overflow(v, RK_COPYBIN_PG_EPOCH, &v) || v == RK_USEC_PINF) {
 			f->p = "";
 			f->len = 0;
-			f->m = v;
+			*why = "timestamp out of range (reckon takes years up to 294246)";
+			return -1;
 		}
+		f->form = RK_FORM_INSTANT;
+		f->p = "";
+		f->len = 0;
+		f->m = v;
+		/* its canonical text is the instant, with the digits of the whole
+		 * second kept from the column's last row */
+		rk_canon_enc_instant_inline(&d->enc, &d->sec[i], v);
 		return 0;
 	case RK_WIRE_NUMERIC:
 		return rk_copybin_numeric(d, i, p, n, why);
 	case RK_WIRE_BOOL:
 		if (n != 1)
 			goto size;
-		rk_copybin_word(f, p[0] ? "t" : "f");
-		return 0;
+		return rk_copybin_text(d, i, p[0] ? "t" : "f", 1, why);
 	case RK_WIRE_TEXT:
+		if (d->types[i] == RK_T_TEXT) {
+			/* a text's canonical form is itself (n < 2^31) */
+			f->form = RK_FORM_TEXT;
+			f->p = (const char *)p;
+			f->len = n;
+			rk_canon_enc_raw(&d->enc, f->p, n);
+			return 0;
+		}
+		return rk_copybin_text(d, i, (const char *)p, n, why);
 	case RK_WIRE_CAST:
-		f->form = RK_FORM_TEXT;
-		f->p = (const char *)p;
-		f->len = n;
-		return 0;
+		return rk_copybin_text(d, i, (const char *)p, n, why);
 	case RK_WIRE_NONE:
 	default:
 		break;
 	}
 	*why = "a column binary COPY cannot carry for reckon";
 	return -1;
+integer:
+	f->form = RK_FORM_INT;
+	f->p = "";
+	f->len = 0;
+	f->m = v;
+	rk_canon_enc_int64(&d->enc, v);
+	return 0;
 size:
 	*why = "a value of the wrong size for its type";
 	return -1;
@@ -223,12 +242,13 @@ size:
 /*
  * The row at p[0..n): its size, 0 when the bytes end before it does (the
  * caller waits for more), -1 with *why when it is malformed, and the
- * trailer's 2 bytes (state 2).  Decodes the fields on the way; the
- * callback runs on the caller's side, once the row is known whole.
+ * trailer's 2 bytes (state 2).  Decodes and encodes the fields on the way;
+ * the callback runs on the caller's side, once the row is known whole.
  */
 static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, const char **why)
 {
 	size_t off = 2;
+	const char *base;
 	int16_t nf;
 
 	if (n < 2)
@@ -243,19 +263,26 @@ static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, cons
 		*why = nf < 0 ? "a row with a negative field count" : "a row with another field count than the columns";
 		return -1;
 	}
-	rk_buf_reset(&d->scratch);
+	rk_buf_reset(&d->enc);
+	base = d->enc.data;
 	for (size_t i = 0; i < d->ncols; i++) {
+		rk_field *f = &d->fields[i];
+		size_t at = d->enc.len;
 		int32_t flen;
 
 		if (n - off < 4)
 			return 0;
 		flen = (int32_t)rk_copybin_u32(p + off);
 		off += 4;
+		d->enc_off[i] = at;
 		if (flen == -1) {
-			d->fields[i].null = true;
-			d->fields[i].form = RK_FORM_TEXT;
-			d->fields[i].p = "";
-			d->fields[i].len = 0;
+			f->null = true;
+			f->form = RK_FORM_TEXT;
+			f->p = "";
+			f->len = 0;
+			rk_canon_enc_null(&d->enc);
+			f->enc = d->enc.data + at;
+			f->enc_len = 1;
 			continue;
 		}
 		if (flen < 0) {
@@ -265,15 +292,29 @@ static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, cons
 		}
 		if (n - off < (size_t)flen)
 			return 0;
+		f->null = false;
 		if (rk_copybin_field(d, i, p + off, (size_t)flen, why) < 0) {
 			d->bad_col = i;
 			return -1;
 		}
 		off += (size_t)flen;
+		f->enc = d->enc.data + at;
+		f->enc_len = d->enc.len - at;
+		if (f->form == RK_FORM_CANON) {
+			f->p = f->enc + 5;
+			f->len = f->enc_len - 5;
+		}
 	}
-	for (size_t i = 0; i < d->ncols; i++)
-		if (d->fields[i].form == RK_FORM_CANON && !d->fields[i].null)
-			d->fields[i].p = d->scratch.data + d->canon_off[i];
+	if (d->enc.data != base) {
+		/* enc grew and moved during the row: point again */
+		for (size_t i = 0; i < d->ncols; i++) {
+			rk_field *f = &d->fields[i];
+
+			f->enc = d->enc.data + d->enc_off[i];
+			if (f->form == RK_FORM_CANON && !f->null)
+				f->p = f->enc + 5;
+		}
+	}
 	return (long)off;
 }
 
@@ -313,6 +354,7 @@ int rk_copybin_feed(rk_copybin *d, const char *buf, size_t len, rk_copybin_row_f
 	bool from_pending = d->pending.len > 0;
 
 	d->bad_col = d->ncols;
+	d->bad_value = false;
 	if (from_pending) {
 		rk_buf_append(&d->pending, buf, len);
 		p = (const unsigned char *)d->pending.data;

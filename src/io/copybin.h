@@ -13,7 +13,10 @@
  * The decoder needs no server: it takes the byte stream in chunks of any
  * size (the server sends one CopyData message per row, the file header with
  * the first, but the protocol does not promise it) and calls back once per
- * row with the fields in rk_field's forms.
+ * row with the fields in rk_field's forms and with their canonical
+ * encodings (digest.md), made as it reads them: the row's fields' encodings
+ * follow each other in one buffer, so a check that hashes every bound
+ * column in order hashes that buffer as it is.
  */
 #ifndef RK_COPYBIN_H
 #define RK_COPYBIN_H
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/canon.h"
 #include "core/error.h"
 #include "core/types.h"
 
@@ -32,7 +36,8 @@ typedef enum rk_wire {
 	RK_WIRE_INT2,       /* int2/int4/int8: big-endian two's complement, RK_FORM_INT */
 	RK_WIRE_INT4,
 	RK_WIRE_INT8,
-	RK_WIRE_NUMERIC,    /* ndigits, weight, sign, dscale, digits: RK_FORM_CANON */
+	RK_WIRE_NUMERIC,    /* ndigits, weight, sign, dscale, digits: RK_FORM_CANON
+	                     * (NaN and the infinities as their words, RK_FORM_TEXT) */
 	RK_WIRE_TIMESTAMP,  /* timestamp[tz]: int64 microseconds since 2000-01-01,
 	                     * RK_FORM_INSTANT (infinities as the words, RK_FORM_TEXT) */
 	RK_WIRE_BOOL,       /* one byte: "t" or "f", RK_FORM_TEXT */
@@ -49,18 +54,23 @@ typedef int (*rk_copybin_row_fn)(void *ctx, const rk_field *fields, rk_error *er
 
 typedef struct rk_copybin {
 	const rk_wire *wires;
+	const rk_type *types; /* each column's type, for its canonical encoding */
 	size_t ncols;
 	rk_field *fields;     /* one row's fields, reused */
-	size_t *canon_off;    /* where each RK_FORM_CANON text starts in scratch */
-	rk_buf scratch;       /* canonical texts of one row's numerics */
+	size_t *enc_off;      /* where each field's encoding starts in enc */
+	rk_sec_digits *sec;   /* per column: a timestamp's last whole second */
+	rk_buf enc;           /* one row's encodings */
 	rk_buf numscratch;    /* digit strings of numerics past 64 digits */
 	rk_buf pending;       /* bytes of a row (or header) split across chunks */
 	int state;            /* 0 before the header, 1 rows, 2 after the trailer */
 	uint64_t rows;        /* rows decoded */
 	size_t bad_col;       /* the column to blame for a decoding error */
+	bool bad_value;       /* ... whose value (fields[bad_col].p/len, as text)
+	                       * has no canonical form: the data's fault */
 } rk_copybin;
 
-void rk_copybin_init(rk_copybin *d, const rk_wire *wires, size_t ncols);
+/* wires and types: ncols each, kept (not copied) while d is in use. */
+void rk_copybin_init(rk_copybin *d, const rk_wire *wires, const rk_type *types, size_t ncols);
 void rk_copybin_free(rk_copybin *d);
 
 /*

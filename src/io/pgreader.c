@@ -662,6 +662,17 @@ static int rk_pgreader_bin_error(rk_pgreader *r, const char *why, rk_error *err)
 	unsigned long long row = (unsigned long long)r->bin.rows + 1;
 
 	rk_pgreader_err(err);
+	if (c < r->ncols && r->bin.bad_value) {
+		const rk_field *f = &r->bin.fields[c];
+		int shown = f->len > 80 ? 80 : (int)f->len;
+
+		/* as the text path says it (check.c, rk_side_bad_value) */
+		rk_error_set(err, RK_EXIT_USAGE, "%s: value '%.*s%s' in column %s is not a valid %s: %s", r->desc, shown,
+		             f->p, f->len > 80 ? "..." : "", r->cols[c], rk_type_name(r->types[c]), why);
+		rk_error_hint(err, "fix the data");
+		err->field = (int)c;
+		return -1;
+	}
 	if (c < r->ncols && r->wires[c] == RK_WIRE_TIMESTAMP) {
 		rk_error_set(err, RK_EXIT_USAGE, "%s: row %llu: a value in column %s is not a valid %s: %s", r->desc, row,
 		             r->cols[c], rk_type_name(r->types[c]), why);
@@ -695,7 +706,7 @@ static int rk_pgreader_copy_binary(rk_pgreader *r, rk_error *err)
 	const char *why = "";
 	int rc;
 
-	rk_copybin_init(&r->bin, r->wires, r->ncols);
+	rk_copybin_init(&r->bin, r->wires, r->types, r->ncols);
 	rc = rk_pg_copy_out_binary(r->pg, r->label, r->sql.data, rk_pgreader_chunk, r, err);
 	if (rc == 0 && rk_copybin_finish(&r->bin, &why) < 0)
 		rc = rk_pgreader_bin_error(r, why, err);

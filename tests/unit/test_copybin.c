@@ -127,29 +127,40 @@ typedef struct collect {
 static int collect_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	collect *c = ctx;
+	rk_buf mine = RK_BUF_INIT;
 	const char *why;
 
 	c->rows++;
 	if (c->fail_at == c->rows)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "stop at row %d", c->rows);
 	for (size_t i = 0; c->types[i] != RK_T_UNKNOWN; i++) {
-		rk_buf_printf(&c->out, "%d:", f[i].form);
+		/* the decoder's encoding, made again from the decoded value */
+		rk_buf_reset(&mine);
 		if (f[i].null) {
-			rk_canon_enc_null(&c->out);
+			rk_canon_enc_null(&mine);
 		} else if (f[i].form == RK_FORM_INT) {
-			rk_canon_enc_int64(&c->out, (int64_t)f[i].m);
+			rk_canon_enc_int64(&mine, (int64_t)f[i].m);
 		} else if (f[i].form == RK_FORM_INSTANT) {
 			rk_sec_digits sc = {0};
 
-			rk_canon_enc_instant(&c->out, &sc, (int64_t)f[i].m);
+			rk_canon_enc_instant(&mine, &sc, (int64_t)f[i].m);
 		} else if (f[i].form == RK_FORM_CANON) {
-			rk_canon_enc_raw(&c->out, f[i].p, f[i].len);
+			rk_canon_enc_raw(&mine, f[i].p, f[i].len);
 		} else {
-			assert_int_equal(rk_canon_enc_value(c->types[i], f[i].p, f[i].len, &c->out, &why), 0);
+			assert_int_equal(rk_canon_enc_value(c->types[i], f[i].p, f[i].len, &mine, &why), 0);
 		}
+		assert_non_null(f[i].enc);
+		assert_int_equal(f[i].enc_len, mine.len);
+		assert_memory_equal(f[i].enc, mine.data, mine.len);
+		/* one field's encoding follows the other's */
+		if (i > 0)
+			assert_ptr_equal(f[i].enc, f[i - 1].enc + f[i - 1].enc_len);
+		rk_buf_printf(&c->out, "%d:", f[i].form);
+		rk_buf_append(&c->out, f[i].enc, f[i].enc_len);
 		rk_buf_putc(&c->out, '|');
 	}
 	rk_buf_putc(&c->out, '\n');
+	rk_buf_free(&mine);
 	return 0;
 }
 
@@ -288,7 +299,7 @@ static void test_stream_any_chunking(void **state)
 			rk_copybin d;
 			collect c = {row_types, RK_BUF_INIT, 0, 0};
 
-			rk_copybin_init(&d, row_wires, NCOLS);
+			rk_copybin_init(&d, row_wires, row_types, NCOLS);
 			assert_int_equal(feed_chunks(&d, &s, cut, step, &c, &why), 0);
 			assert_int_equal(rk_copybin_finish(&d, &why), 0);
 			assert_int_equal(c.rows, 3);
@@ -316,7 +327,7 @@ static void test_stream_ends(void **state)
 		rk_copybin d;
 		collect c = {row_types, RK_BUF_INIT, 0, 0};
 
-		rk_copybin_init(&d, row_wires, NCOLS);
+		rk_copybin_init(&d, row_wires, row_types, NCOLS);
 		assert_int_equal(rk_copybin_feed(&d, s.data, len, collect_row, &c, &err, &why), 0);
 		assert_int_equal(rk_copybin_finish(&d, &why), -1);
 		assert_string_equal(why, "the COPY data ended before its end-of-data marker");
@@ -327,7 +338,7 @@ static void test_stream_ends(void **state)
 		rk_copybin d;
 		collect c = {row_types, RK_BUF_INIT, 0, 0};
 
-		rk_copybin_init(&d, row_wires, NCOLS);
+		rk_copybin_init(&d, row_wires, row_types, NCOLS);
 		put16(&s, NCOLS);
 		assert_int_equal(rk_copybin_feed(&d, s.data, s.len, collect_row, &c, &err, &why), -1);
 		assert_string_equal(why, "data after the end-of-data marker");
@@ -349,7 +360,7 @@ static void test_callback_error(void **state)
 
 	(void)state;
 	build_stream(&s, &want);
-	rk_copybin_init(&d, row_wires, NCOLS);
+	rk_copybin_init(&d, row_wires, row_types, NCOLS);
 	assert_int_equal(rk_copybin_feed(&d, s.data, s.len, collect_row, &c, &err, &why), -2);
 	assert_string_equal(err.msg, "stop at row 2");
 	assert_int_equal(c.rows, 2);
@@ -359,23 +370,34 @@ static void test_callback_error(void **state)
 	rk_buf_free(&want);
 }
 
-/* Feeds one malformed one-column stream; returns why and the column blamed. */
-static const char *malformed(rk_wire wire, const rk_buf *s, size_t *bad_col)
+/* Feeds one malformed one-column stream of type t; returns why and the
+ * column blamed, and whether its value was. */
+static const char *malformed_typed(rk_wire wire, rk_type t, const rk_buf *s, size_t *bad_col, bool *bad_value)
 {
 	const char *why = NULL;
 	rk_error err = {0};
 	rk_copybin d;
-	static const rk_type types[] = {RK_T_TEXT, RK_T_UNKNOWN};
+	rk_type types[] = {t, RK_T_UNKNOWN};
 	collect c = {types, RK_BUF_INIT, 0, 0};
 	int rc;
 
-	rk_copybin_init(&d, &wire, 1);
+	rk_copybin_init(&d, &wire, types, 1);
 	rc = rk_copybin_feed(&d, s->data, s->len, collect_row, &c, &err, &why);
 	assert_int_equal(rc, -1);
 	assert_int_equal(c.rows, 0);
 	*bad_col = d.bad_col;
+	*bad_value = d.bad_value;
 	rk_copybin_free(&d);
 	rk_buf_free(&c.out);
+	return why;
+}
+
+static const char *malformed(rk_wire wire, const rk_buf *s, size_t *bad_col)
+{
+	bool bad_value;
+	const char *why = malformed_typed(wire, RK_T_TEXT, s, bad_col, &bad_value);
+
+	assert_false(bad_value);
 	return why;
 }
 
@@ -454,6 +476,19 @@ static void test_malformed(void **state)
 	assert_string_equal(malformed(RK_WIRE_TIMESTAMP, &s, &col),
 	                    "timestamp out of range (reckon takes years up to 294246)");
 	assert_int_equal(col, 0);
+
+	/* a value (here a date's text) without a canonical form: the data's */
+	{
+		bool bad_value = false;
+
+		rk_buf_reset(&s);
+		put_header(&s, 0, 0);
+		put16(&s, 1);
+		put_text(&s, "2026-02-30");
+		assert_non_null(malformed_typed(RK_WIRE_CAST, RK_T_DATE, &s, &col, &bad_value));
+		assert_int_equal(col, 0);
+		assert_true(bad_value);
+	}
 	rk_buf_free(&s);
 }
 
