@@ -377,16 +377,30 @@ static void rk_cn_c_locale_init(void)
 	rk_cn_c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
-static void rk_cn_put_hex64(rk_buf *out, uint64_t bits)
+/* A float's canonical text, from its value: the hex digits of its
+ * binary64 bits, every NaN the same. */
+static void rk_cn_put_double(rk_buf *out, double d)
 {
 	static const char hex[] = "0123456789abcdef";
 	char *w = rk_cn_reserve(out, 16);
+	uint64_t bits;
 
+	if (isnan(d))
+		bits = UINT64_C(0x7ff8000000000000);
+	else
+		memcpy(&bits, &d, sizeof bits);
 	for (int i = 15; i >= 0; i--) {
 		w[i] = hex[bits & 0xf];
 		bits >>= 4;
 	}
 	out->len += 16;
+}
+
+void rk_canon_enc_double(rk_buf *out, double d)
+{
+	rk_canon_enc_begin(out, 16);
+	out->len += 5;
+	rk_cn_put_double(out, d);
 }
 
 /*
@@ -491,7 +505,6 @@ static int rk_canon_float(const char *p, size_t len, bool single, rk_buf *out, c
 	char *end;
 	size_t mark = out->len;
 	double d;
-	uint64_t bits;
 	bool range = false;
 
 	rk_cn_trim(&p, &len);
@@ -530,11 +543,7 @@ static int rk_canon_float(const char *p, size_t len, bool single, rk_buf *out, c
 		return -1;
 	}
 done:
-	if (isnan(d))
-		bits = UINT64_C(0x7ff8000000000000);
-	else
-		memcpy(&bits, &d, sizeof bits);
-	rk_cn_put_hex64(out, bits);
+	rk_cn_put_double(out, d);
 	return 0;
 bad:
 	out->len = mark;

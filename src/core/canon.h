@@ -322,6 +322,11 @@ RK_CANON_INLINE bool rk_canon_enc_numeric_nbase(rk_buf *out, rk_buf *scratch, co
  */
 bool rk_canon_enc_numeric_plain(rk_buf *out, const char *p, size_t len, rk_canon_dec *d);
 
+/* Appends the encoding of a real or double precision value d (a real
+ * widened to double exactly): its canonical text, the 16 hex digits of its
+ * binary64 bits (digest.md). */
+void rk_canon_enc_double(rk_buf *out, double d);
+
 /* Appends the encoding of a value: 0x01, the 4-byte little-endian length of
  * the canonical text, the canonical text.  Same errors as rk_canon_text; on
  * error out is left exactly as it was before the call. */

@@ -15,8 +15,9 @@
 #include "core/canon.h"
 #include "core/timeutil.h"
 
-/* PostgreSQL's epoch for timestamps, 2000-01-01, in Unix microseconds. */
+/* PostgreSQL's epoch, 2000-01-01, in Unix microseconds and days. */
 #define RK_COPYBIN_PG_EPOCH INT64_C(946684800000000)
+#define RK_COPYBIN_PG_EPOCH_DAYS 10957
 
 /* numeric_send's sign word (numeric.c). */
 #define RK_COPYBIN_NUMERIC_POS 0x0000
@@ -45,11 +46,10 @@ rk_wire rk_copybin_wire(unsigned long typid, rk_type t)
 	case 19:   /* name */
 		return t == RK_T_TEXT ? RK_WIRE_TEXT : RK_WIRE_NONE;
 	case 1042: return t == RK_T_BPCHAR ? RK_WIRE_TEXT : RK_WIRE_NONE;
-	/* no pg_cast entry to text: ::text is their output function's text */
-	case 700: return t == RK_T_FLOAT4 ? RK_WIRE_CAST : RK_WIRE_NONE;
-	case 701: return t == RK_T_FLOAT8 ? RK_WIRE_CAST : RK_WIRE_NONE;
-	case 1082: return t == RK_T_DATE ? RK_WIRE_CAST : RK_WIRE_NONE;
-	case 2950: return t == RK_T_UUID ? RK_WIRE_CAST : RK_WIRE_NONE;
+	case 700: return t == RK_T_FLOAT4 ? RK_WIRE_FLOAT4 : RK_WIRE_NONE;
+	case 701: return t == RK_T_FLOAT8 ? RK_WIRE_FLOAT8 : RK_WIRE_NONE;
+	case 1082: return t == RK_T_DATE ? RK_WIRE_DATE : RK_WIRE_NONE;
+	case 2950: return t == RK_T_UUID ? RK_WIRE_UUID : RK_WIRE_NONE;
 	default: return RK_WIRE_NONE;
 	}
 }
@@ -110,6 +110,48 @@ static int rk_copybin_text(rk_copybin *d, size_t i, const char *p, size_t n, con
 		return -1;
 	}
 	return 0;
+}
+
+/* A value whose canonical text the caller wrote to d->enc since at: the
+ * field is RK_FORM_CANON (p/len set once the row is whole). */
+static inline int rk_copybin_canon(rk_copybin *d, size_t i)
+{
+	d->fields[i].form = RK_FORM_CANON;
+	d->fields[i].exact = false;
+	return 0;
+}
+
+/* A date, days since 2000-01-01 (date_send): its canonical text, the
+ * date's "YYYY-MM-DD" (BC and long years as rk_date_format writes them). */
+static int rk_copybin_date(rk_copybin *d, size_t i, int32_t v, const char **why)
+{
+	char tmp[RK_TIME_STRLEN];
+	size_t n;
+
+	if (v == INT32_MAX)
+		return rk_copybin_text(d, i, "infinity", 8, why);
+	if (v == INT32_MIN)
+		return rk_copybin_text(d, i, "-infinity", 9, why);
+	rk_date_format((int64_t)v + RK_COPYBIN_PG_EPOCH_DAYS, tmp);
+	n = strlen(tmp);
+	rk_canon_enc_raw(&d->enc, tmp, n);
+	return rk_copybin_canon(d, i);
+}
+
+/* A uuid's 16 bytes: lowercase 8-4-4-4-12 hex. */
+static int rk_copybin_uuid(rk_copybin *d, size_t i, const unsigned char *p)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *w = rk_canon_enc_begin(&d->enc, 36);
+
+	for (int k = 0; k < 16; k++) {
+		if (k == 4 || k == 6 || k == 8 || k == 10)
+			*w++ = '-';
+		*w++ = hex[p[k] >> 4];
+		*w++ = hex[p[k] & 0xf];
+	}
+	d->enc.len += 5 + 36;
+	return rk_copybin_canon(d, i);
 }
 
 /* A numeric in numeric_send's form: RK_FORM_CANON, or the special values'
@@ -209,6 +251,37 @@ static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char 
 		if (n != 1)
 			goto size;
 		return rk_copybin_text(d, i, p[0] ? "t" : "f", 1, why);
+	case RK_WIRE_FLOAT4: {
+		uint32_t bits;
+		float x;
+
+		if (n != 4)
+			goto size;
+		bits = rk_copybin_u32(p);
+		memcpy(&x, &bits, sizeof x);
+		/* widened exactly, as the text of a real is (digest.md) */
+		rk_canon_enc_double(&d->enc, (double)x);
+		return rk_copybin_canon(d, i);
+	}
+	case RK_WIRE_FLOAT8: {
+		uint64_t bits;
+		double x;
+
+		if (n != 8)
+			goto size;
+		bits = rk_copybin_u64(p);
+		memcpy(&x, &bits, sizeof x);
+		rk_canon_enc_double(&d->enc, x);
+		return rk_copybin_canon(d, i);
+	}
+	case RK_WIRE_DATE:
+		if (n != 4)
+			goto size;
+		return rk_copybin_date(d, i, (int32_t)rk_copybin_u32(p), why);
+	case RK_WIRE_UUID:
+		if (n != 16)
+			goto size;
+		return rk_copybin_uuid(d, i, p);
 	case RK_WIRE_TEXT:
 		if (d->types[i] == RK_T_TEXT) {
 			/* a text's canonical form is itself (n < 2^31) */
@@ -218,8 +291,6 @@ static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char 
 			rk_canon_enc_raw(&d->enc, f->p, n);
 			return 0;
 		}
-		return rk_copybin_text(d, i, (const char *)p, n, why);
-	case RK_WIRE_CAST:
 		return rk_copybin_text(d, i, (const char *)p, n, why);
 	case RK_WIRE_NONE:
 	default:

@@ -1,14 +1,13 @@
 /*
  * copybin.h - rows of COPY ... TO STDOUT (FORMAT binary), decoded.
  *
- * The streaming check reads the columns whose canonical text follows from
- * their stored form in PostgreSQL's binary COPY format: a timestamp is its
- * microsecond count, a numeric its base-10000 digits, an integer its bytes.
- * The server then skips their output functions and COPY's escaping, and
- * reckon its timestamp and number parsers (docs/performance.md).  Columns
- * of other types are selected as ::text, which for them is their output
- * function's text (an I/O conversion: no pg_cast entry to text), sent as the
- * bytes of a text.
+ * The streaming check reads tables whose compared columns all have types
+ * whose canonical text (digest.md) follows from their stored form in
+ * PostgreSQL's binary COPY format: a timestamp is its microsecond count, a
+ * numeric its base-10000 digits, an integer or a float its bytes, a date its
+ * day number, a text its bytes.  The server then skips their output
+ * functions and COPY's escaping, and reckon its parsers
+ * (docs/performance.md).  Tables with other types are read as COPY text.
  *
  * The decoder needs no server: it takes the byte stream in chunks of any
  * size (the server sends one CopyData message per row, the file header with
@@ -42,7 +41,11 @@ typedef enum rk_wire {
 	                     * RK_FORM_INSTANT (infinities as the words, RK_FORM_TEXT) */
 	RK_WIRE_BOOL,       /* one byte: "t" or "f", RK_FORM_TEXT */
 	RK_WIRE_TEXT,       /* text, varchar, char(n), name: the bytes, RK_FORM_TEXT */
-	RK_WIRE_CAST        /* selected as ::text (the output function's text): RK_FORM_TEXT */
+	RK_WIRE_FLOAT4,     /* IEEE binary32 / binary64 bits: RK_FORM_CANON */
+	RK_WIRE_FLOAT8,
+	RK_WIRE_DATE,       /* int32 days since 2000-01-01: RK_FORM_CANON
+	                     * (infinities as the words, RK_FORM_TEXT) */
+	RK_WIRE_UUID        /* 16 bytes: RK_FORM_CANON */
 } rk_wire;
 
 /* The wire form for a column whose (base) type has oid typid and maps to

@@ -621,9 +621,8 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 	return 0;
 }
 
-/* Builds the COPY statement of a scan into r->sql; *empty as above.  In
- * binary, the columns without a binary form reckon reads as such come as
- * ::text (their output function's text, rk_copybin_wire). */
+/* Builds the COPY statement of a scan into r->sql, in binary or text
+ * format; *empty as above. */
 static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool binary, bool *empty, rk_error *err)
 {
 	rk_buf_reset(&r->sql);
@@ -632,8 +631,6 @@ static int rk_pgreader_build(rk_pgreader *r, const rk_scan *scan, bool binary, b
 		if (i)
 			rk_buf_puts(&r->sql, ", ");
 		rk_buf_puts(&r->sql, r->quoted[i]);
-		if (binary && r->wires[i] == RK_WIRE_CAST)
-			rk_buf_printf(&r->sql, "::pg_catalog.text AS %s", r->quoted[i]);
 	}
 	rk_buf_puts(&r->sql, " FROM ");
 	rk_buf_puts(&r->sql, r->qualified);
