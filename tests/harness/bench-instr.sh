@@ -22,6 +22,8 @@
 #                (RECKON_COPY_FORMAT=text)
 #   copy out     the server's side of streaming: one backend running the
 #                COPY of the compared columns to /dev/null, text and binary
+#   psql         the copy floor's client: psql's \copy of the same to
+#                /dev/null, text and binary
 #
 # Each count less that of the same statement over no rows, per row.  Writes
 # reports/bench/instr-<N>.md.  Needs valgrind (apt-get install valgrind).
@@ -64,6 +66,18 @@ stream_none=$(client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
 text_day=$(RECKON_COPY_FORMAT=text client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
 text_none=$(RECKON_COPY_FORMAT=text client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
 
+# psqlc WHERE [COPY_OPTIONS] - instructions of psql copying one side out
+psqlc() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 \
+		-d bench_src -c "\\copy (select id, ts, amount, note from bench.t where $1) to '/dev/null' ${2:-}" \
+		>/dev/null 2>"$base/cg.err"
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/cg.err" | tail -n 1
+}
+psqlt_day=$(psqlc "$DAY")
+psqlt_none=$(psqlc "$NONE")
+psqlb_day=$(psqlc "$DAY" "with (format binary)")
+psqlb_none=$(psqlc "$NONE" "with (format binary)")
+
 # backend SQL - instructions of one single-user backend running SQL in bench_src
 bash "$here/pgcluster.sh" stop "$base/pg" >/dev/null
 backend() {
@@ -102,6 +116,8 @@ grouped=$(per_row "$grouped_day" "$grouped_none" "$N")
 stream=$(per_row "$stream_day" "$stream_none" $((2 * N)))
 stream_text=$(per_row "$text_day" "$text_none" $((2 * N)))
 copyt=$(per_row "$copyt_day" "$copyt_none" "$N")
+psqlt=$(per_row "$psqlt_day" "$psqlt_none" "$N")
+psqlb=$(per_row "$psqlb_day" "$psqlb_none" "$N")
 copyb=$(per_row "$copyb_day" "$copyb_none" "$N")
 
 out=$repo/reports/bench/instr-$N.md
@@ -128,8 +144,12 @@ mkdir -p "${out%/*}"
 	echo "| --- | ---: | ---: |"
 	echo "| copy out (server): COPY of id, ts, amount, note, text | $copyt | 1.00 |"
 	echo "| copy out (server): the same, binary | $copyb | $(ratio "$copyb" "$copyt") |"
+	echo "| copy floor (client): psql \\copy to /dev/null, text | $psqlt | |"
+	echo "| copy floor (client): psql \\copy to /dev/null, binary | $psqlb | |"
 	echo "| stream (client): reckon check reading COPY text (RECKON_COPY_FORMAT=text) | $stream_text | |"
 	echo "| stream (client): reckon check reading binary COPY (its default here) | $stream | |"
+	echo
+	echo "Server and client together, per row and side: COPY text + psql $((copyt + psqlt)) (the copy floor), binary COPY + psql $((copyb + psqlb)) (the binary floor), COPY text + reckon $((copyt + stream_text)), binary COPY + reckon $((copyb + stream))."
 } >"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"
