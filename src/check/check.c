@@ -152,11 +152,26 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 	rk_buf_reset(&s->enc);
 	for (size_t i = 0; i < p->nkey; i++) {
 		size_t c = p->key_idx[i];
-		if (f[c].null)
+		if (f[c].enc)
+			rk_buf_append(&s->enc, f[c].enc, f[c].enc_len);
+		else if (f[c].null)
 			rk_canon_enc_null(&s->enc);
 		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
 			return rk_side_bad_value(s, c, &f[c], why, err);
 	}
+	return 0;
+}
+
+int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err)
+{
+	const char *why;
+
+	if (tf->form == RK_FORM_INSTANT) {
+		*t = (rk_usec)tf->m;
+		return 0;
+	}
+	if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0)
+		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
 	return 0;
 }
 
@@ -188,10 +203,8 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		s->null_time += s->null_rows;
 		return 0;
 	}
-	if (tf->form == RK_FORM_INSTANT)
-		t = (rk_usec)tf->m;
-	else if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
-		return rk_side_bad_value(s, p->time_idx, tf, why, err);
+	if (rk_side_time(s, tf, &t, err) < 0)
+		return -1;
 	if (t < s->lo || t >= s->hi)
 		return 0;
 	/* rows mostly come in time order: the last row's window, without a

@@ -66,6 +66,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 /* Encodes the key columns of a row into s->enc. */
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
 
+/* The instant of a row's time field tf (not NULL): decoded by a binary
+ * COPY reader, or parsed from its text.  0 or -1 with err. */
+int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err);
+
 /* Runs fn on every side object concurrently, one thread each, then adds
  * their counters to the result; returns 0 or -1 with err set to the first
  * failure in list order. */

@@ -132,10 +132,18 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 		rk_buf_putc(out, 1);
 		at = out->len;
 		rk_buf_append(out, "\0\0\0\0", 4);
-		if (t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ) {
+		if (f[c].form == RK_FORM_INT) {
+			/* decoded from binary COPY: the value's own digits */
+			rk_buf_printf(out, "%lld", (long long)f[c].m);
+		} else if (f[c].form == RK_FORM_CANON) {
+			/* its canonical text, what rk_canon_text makes of the text */
+			rk_buf_append(out, f[c].p, f[c].len);
+		} else if (t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ) {
 			char ts[RK_TIME_STRLEN];
 			rk_usec v;
-			if (rk_canon_instant(t, f[c].p, f[c].len, &v, &why) < 0)
+			if (f[c].form == RK_FORM_INSTANT)
+				v = (rk_usec)f[c].m;
+			else if (rk_canon_instant(t, f[c].p, f[c].len, &v, &why) < 0)
 				return rk_side_bad_value(s, c, &f[c], why, err);
 			rk_buf_puts(out, rk_time_format(v, ts));
 		} else if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8 || t == RK_T_OTHER || t == RK_T_UNKNOWN) {
@@ -178,7 +186,6 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_dside *d = s->drill;
 	const rk_plan *p = s->plan;
 	const rk_field *tf = &f[p->time_idx];
-	const char *why;
 	rk_u128 key = 0, row;
 	rk_usec t;
 	long g;
@@ -187,8 +194,8 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	s->rows_read++;
 	if (tf->null)
 		return 0;
-	if (rk_canon_instant(s->types[p->time_idx], tf->p, tf->len, &t, &why) < 0)
-		return rk_side_bad_value(s, p->time_idx, tf, why, err);
+	if (rk_side_time(s, tf, &t, err) < 0)
+		return -1;
 	g = rk_find_group(d->entries, d->nentries, t);
 	if (g < 0 || t >= d->entries[g].node.hi)
 		return 0;
@@ -262,8 +269,15 @@ static int rk_drill_side(rk_side *s)
 	scan.ranges = ranges;
 	scan.nranges = n;
 	scan.include_null_time = false;
-	/* text: the findings show the key values as the database prints them */
-	scan.binary = false;
+	/* binary COPY when it can show every key value as the text would: a
+	 * float key is shown as PostgreSQL prints it, which its bits do not say */
+	scan.binary = true;
+	for (size_t i = 0; i < s->plan->nkey; i++) {
+		rk_type t = s->types[s->plan->key_idx[i]];
+
+		if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
+			scan.binary = false;
+	}
 	rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
 	free(ranges);
 	return rc;

@@ -372,6 +372,7 @@ three_ways() {
 	shift 2
 	mkdir -p "$dir/bin" "$dir/text" "$dir/push"
 	assert_exit "$want" pd_check $SRC $TGT "$dir/bin" --columns "$BINCOLS" -vv "$@"
+	cp "$ERR" "$dir/bin.err"
 	assert_contains "$ERR" "source table public.t on"
 	assert_contains "$ERR" ": digest passes stream COPY binary"
 	assert_contains "$ERR" "TO STDOUT (FORMAT binary)"
@@ -405,6 +406,15 @@ test_binary_copy_same_digests() {
 	          and ts >= '2026-03-02 00:00+00' and ts < '2026-03-03 00:00+00')" >/dev/null
 	three_ways "$T/b.damaged" 1 --time ts --window 6h --sum "$SUMS"
 	assert_eq "3" "$(grep -c '^[^,]*,[^,]*,\(missing\|changed\)' "$T/b.damaged/bin/findings.csv" || true)"
+	# the drilldown reads binary too, and shows key values of every type as
+	# the text reader does (a float key keeps it on COPY text)
+	three_ways "$T/b.keys" 1 --time ts --window 6h --sum "$SUMS" --key id,ts,tsl,n2,num,txt,ch,d,u,b,i2
+	assert_eq "3" "$(grep -c '^[^,]*,[^,]*,\(missing\|changed\)' "$T/b.keys/bin/findings.csv" || true)"
+	# both passes (digests, drilldown) on both sides
+	assert_eq "4" "$(grep -c 'TO STDOUT (FORMAT binary)$' "$T/b.keys/bin.err")"
+	three_ways "$T/b.fkey" 1 --time ts --window 6h --sum "$SUMS" --key id,f8
+	assert_eq "2" "$(grep -c 'TO STDOUT (FORMAT binary)$' "$T/b.fkey/bin.err")"
+	assert_eq "2" "$(grep -c 'scan of .* TO STDOUT$' "$T/b.fkey/bin.err")"
 }
 
 # A table with a compared type binary COPY does not carry for reckon is
