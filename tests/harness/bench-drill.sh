@@ -7,7 +7,8 @@
 # Reports, from summary.json, the rows the drilldown re-read as a fraction
 # of the rows in the table, the passes it took, and the time and peak RSS
 # of a clean check against the damaged one, with --leaf-rows small and
-# large.  Writes reports/bench/drill-<N>.md.  Nothing is asserted about
+# large: best of REPEAT rounds, and paired (each round runs every case once,
+# in turn).  Writes reports/bench/drill-<N>.md.  Nothing is asserted about
 # time: these machines are shared.
 set -euo pipefail
 
@@ -28,46 +29,56 @@ args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table benc
 	--columns id,ts,amount,note --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 30m
 	--now 2026-03-04T00:00:00Z)
 
-run() { # run LABEL DB LEAF -> "seconds rss passes reread differ"
-	local label=$1 tgt=$2 leaf=$3 best="" rss="" rc i
-	for ((i = 0; i < REPEAT; i++)); do
-		rm -rf "$base/rep" && mkdir "$base/rep"
-		rc=0
-		/usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" --leaf-rows "$leaf" \
-			--report "$base/rep" >/dev/null || rc=$?
-		[[ $rc -le 1 ]] || { echo "bench-drill: reckon exited $rc" >&2; exit 1; }
-		read -r s m < <(tail -n 1 "$base/time")
-		if [[ -z $best ]] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; rss=$m; fi
-	done
-	printf '%s %s %s %s %s %s\n' "$label" "$best" "$rss" "$(jq .drilldown.passes "$base/rep/summary.json")" \
+once() { # once DB LEAF -> "seconds rss passes reread differ" of one run
+	local tgt=$1 leaf=$2 rc=0 s m
+	rm -rf "$base/rep" && mkdir "$base/rep"
+	/usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" --leaf-rows "$leaf" \
+		--report "$base/rep" >/dev/null || rc=$?
+	[[ $rc -le 1 ]] || { echo "bench-drill: reckon exited $rc" >&2; exit 1; }
+	read -r s m < <(tail -n 1 "$base/time")
+	printf '%s %s %s %s %s\n' "$s" "$m" "$(jq .drilldown.passes "$base/rep/summary.json")" \
 		"$(jq .drilldown.rows_reread "$base/rep/summary.json")" "$(jq .windows.differ "$base/rep/summary.json")"
 }
 
 psql_b -d postgres -c "create database drill_clean template drill_src"
 psql_b -d postgres -c "create database drill_one template drill_src"
 psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
-results=$({
-	run clean drill_clean 200000
-	run one-damaged drill_one 200000
-	run damaged drill_tgt 200000
-	run damaged drill_tgt 1000
-	run damaged drill_tgt 2000000
-})
+labels=(clean one-damaged damaged damaged damaged)
+dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt)
+leaves=(200000 200000 200000 1000 2000000)
+declare -A secs=() rss=() info=() pairs=()
+# rounds: each run once per round, in turn, so that every run of a round sees
+# the same load; paired = the median over the rounds of a run's seconds over
+# the clean check's of the same round
+for ((i = 0; i < REPEAT; i++)); do
+	for k in "${!labels[@]}"; do
+		read -r s m p r d <<<"$(once "${dbs[$k]}" "${leaves[$k]}")"
+		secs[$k]="${secs[$k]:-} $s"
+		rss[$k]="${rss[$k]:-} $m"
+		info[$k]="$p $r $d"
+		[[ $k -eq 0 ]] && clean_s=$s
+		pairs[$k]="${pairs[$k]:-} $(ratio "$s" "$clean_s")"
+	done
+done
 total=$((2 * N))
 out=$repo/reports/bench/drill-$N.md
 mkdir -p "$(dirname "$out")"
 {
 	echo "# reckon check drilldown, $N rows per side, 48 windows, 1 or 10 damaged ($(date -u +%Y-%m-%d))"
 	echo
-	echo "| run | --leaf-rows | seconds (best of $REPEAT) | ratio to clean | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
-	echo "|---|---|---|---|---|---|---|---|"
-	clean=$(awk 'NR == 1 { print $2 }' <<<"$results")
-	i=0
-	for leaf in 200000 200000 200000 1000 2000000; do
-		i=$((i + 1))
-		read -r label s m p r _ <<<"$(sed -n "${i}p" <<<"$results")"
-		printf '| %s | %s | %s | %.2f | %s | %s | %s | %.3f |\n' "$label" "$leaf" "$s" \
-			"$(awk -v a="$s" -v b="$clean" 'BEGIN { print a / b }')" "$m" "$p" "$r" \
+	echo "| run | --leaf-rows | seconds (best of $REPEAT) | ratio to clean | paired ratio | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	# shellcheck disable=SC2086
+	clean=$(min ${secs[0]})
+	for k in "${!labels[@]}"; do
+		# shellcheck disable=SC2086
+		s=$(min ${secs[$k]})
+		# shellcheck disable=SC2086
+		m=$(min ${rss[$k]})
+		read -r p r _ <<<"${info[$k]}"
+		# shellcheck disable=SC2086
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.3f |\n' "${labels[$k]}" "${leaves[$k]}" "$s" \
+			"$(ratio "$s" "$clean")" "$(median ${pairs[$k]})" "$m" "$p" "$r" \
 			"$(awk -v a="$r" -v b="$total" 'BEGIN { print a / b }')"
 	done
 	echo
