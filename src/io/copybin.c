@@ -112,8 +112,8 @@ static int rk_copybin_text(rk_copybin *d, size_t i, const char *p, size_t n, con
 	return 0;
 }
 
-/* A value whose canonical text the caller wrote to d->enc since at: the
- * field is RK_FORM_CANON (p/len set once the row is whole). */
+/* A value whose encoding the caller has just appended to d->enc: the field
+ * is RK_FORM_CANON (p/len point at its text once the row is whole). */
 static inline int rk_copybin_canon(rk_copybin *d, size_t i)
 {
 	d->fields[i].form = RK_FORM_CANON;
