@@ -122,12 +122,12 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			rk_canon_enc_null(&s->enc);
 			continue;
 		}
-		if ((long)i == p->time_hashpos && derive) {
+		if ((long)i == p->time_hashpos && derive)
 			/* the canonical text of a timestamp is its instant in decimal
 			 * microseconds (digest.md): derived from the instant already
 			 * parsed instead of parsing the text again */
 			rk_canon_enc_instant(&s->enc, &s->sec_digits, t);
-		} else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
+		else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
 		         f[c].len <= UINT32_MAX)
 			/* a text's canonical form is itself; int2out/int4out/int8out
 			 * print the canonical form (digest.md): in as it is */
