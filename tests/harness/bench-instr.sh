@@ -55,28 +55,36 @@ PUSH_DAY=$(stmt 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
 PUSH_NONE=$(stmt 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
 [[ -n $PUSH_DAY && -n $PUSH_NONE ]] || { echo "bench-instr: reckon's pushdown statement is not in its debug log" >&2; exit 1; }
 
-# client COUNT_FROM COUNT_TO - instructions of reckon check (streaming)
-client() {
-	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]}" --from "$1" --to "$2" \
-		>/dev/null 2>"$base/cg.err" || [[ $? -le 1 ]]
-	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/cg.err" | tail -n 1
+# collected FILE - the instruction count callgrind reported in FILE
+collected() { sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$1" | tail -n 1; }
+# per_row DAY_COUNT NONE_COUNT ROWS - the day's count less the empty range's,
+# per row; a run that failed (no count) stops the benchmark
+per_row() {
+	[[ -n $1 && -n $2 ]] || { echo "bench-instr: a counted run failed (see above)" >&2; exit 1; }
+	awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'
 }
-stream_day=$(client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
-stream_none=$(client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
-text_day=$(RECKON_COPY_FORMAT=text client 2026-03-02T00:00:00Z 2026-03-03T00:00:00Z)
-text_none=$(RECKON_COPY_FORMAT=text client 2026-03-04T00:00:00Z 2026-03-05T00:00:00Z)
+DAY_ARGS=(--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z)
+NONE_ARGS=(--from 2026-03-04T00:00:00Z --to 2026-03-05T00:00:00Z)
+
+# client FROM_TO... - instructions of reckon check (streaming)
+client() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]}" "$@" \
+		>/dev/null 2>"$base/cg.err" || [[ $? -le 1 ]] || { cat "$base/cg.err" >&2; return 1; }
+	collected "$base/cg.err"
+}
+stream=$(per_row "$(client "${DAY_ARGS[@]}")" "$(client "${NONE_ARGS[@]}")" $((2 * N)))
+stream_text=$(per_row "$(RECKON_COPY_FORMAT=text client "${DAY_ARGS[@]}")" \
+	"$(RECKON_COPY_FORMAT=text client "${NONE_ARGS[@]}")" $((2 * N)))
 
 # psqlc WHERE [COPY_OPTIONS] - instructions of psql copying one side out
 psqlc() {
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 \
 		-d bench_src -c "\\copy (select id, ts, amount, note from bench.t where $1) to '/dev/null' ${2:-}" \
-		>/dev/null 2>"$base/cg.err"
-	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/cg.err" | tail -n 1
+		>/dev/null 2>"$base/cg.err" || { cat "$base/cg.err" >&2; return 1; }
+	collected "$base/cg.err"
 }
-psqlt_day=$(psqlc "$DAY")
-psqlt_none=$(psqlc "$NONE")
-psqlb_day=$(psqlc "$DAY" "with (format binary)")
-psqlb_none=$(psqlc "$NONE" "with (format binary)")
+psqlt=$(per_row "$(psqlc "$DAY")" "$(psqlc "$NONE")" "$N")
+psqlb=$(per_row "$(psqlc "$DAY" "with (format binary)")" "$(psqlc "$NONE" "with (format binary)")" "$N")
 
 # backend SQL - instructions of one single-user backend running SQL in bench_src
 bash "$here/pgcluster.sh" stop "$base/pg" >/dev/null
@@ -88,37 +96,21 @@ backend() {
 	(cd / && "${run[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RK_PGBIN/postgres" --single \
 		-D "$base/pg/data" -j bench_src <"$base/q.sql" >"$base/be.out" 2>&1)
 	grep -q ERROR "$base/be.out" && { cat "$base/be.out" >&2; exit 1; }
-	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$base/be.out" | tail -n 1
+	collected "$base/be.out"
 }
+# server DAY_SQL NONE_SQL - a statement's instructions per row in the server
+server() { per_row "$(backend "$1")" "$(backend "$2")" "$N"; }
 SCAN="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount) from bench.t where"
-scan_day=$(backend "$SCAN $DAY group by 1")
-scan_none=$(backend "$SCAN $NONE group by 1")
+scan=$(server "$SCAN $DAY group by 1" "$SCAN $NONE group by 1")
 ONE="select count(*), sum(amount) from bench.t where"
-one_day=$(backend "$ONE $DAY")
-one_none=$(backend "$ONE $NONE")
-push_day=$(backend "$PUSH_DAY")
-push_none=$(backend "$PUSH_NONE")
+one=$(server "$ONE $DAY" "$ONE $NONE")
+push=$(server "$PUSH_DAY" "$PUSH_NONE")
 GROUPED="select (reckon_instant(ts) - 1772409600000000) / 3600000000,
          reckon_window('hhbh'::bytea, id, ts, amount, note) from bench.t where"
-grouped_day=$(backend "$GROUPED $DAY group by 1")
-grouped_none=$(backend "$GROUPED $NONE group by 1")
+grouped=$(server "$GROUPED $DAY group by 1" "$GROUPED $NONE group by 1")
 COPY="copy (select id, ts, amount, note from bench.t where"
-copyt_day=$(backend "$COPY $DAY) to '/dev/null'")
-copyt_none=$(backend "$COPY $NONE) to '/dev/null'")
-copyb_day=$(backend "$COPY $DAY) to '/dev/null' (format binary)")
-copyb_none=$(backend "$COPY $NONE) to '/dev/null' (format binary)")
-
-per_row() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (a - b) / n }'; }
-scan=$(per_row "$scan_day" "$scan_none" "$N")
-push=$(per_row "$push_day" "$push_none" "$N")
-one=$(per_row "$one_day" "$one_none" "$N")
-grouped=$(per_row "$grouped_day" "$grouped_none" "$N")
-stream=$(per_row "$stream_day" "$stream_none" $((2 * N)))
-stream_text=$(per_row "$text_day" "$text_none" $((2 * N)))
-copyt=$(per_row "$copyt_day" "$copyt_none" "$N")
-psqlt=$(per_row "$psqlt_day" "$psqlt_none" "$N")
-psqlb=$(per_row "$psqlb_day" "$psqlb_none" "$N")
-copyb=$(per_row "$copyb_day" "$copyb_none" "$N")
+copyt=$(server "$COPY $DAY) to '/dev/null'" "$COPY $NONE) to '/dev/null'")
+copyb=$(server "$COPY $DAY) to '/dev/null' (format binary)" "$COPY $NONE) to '/dev/null' (format binary)")
 
 out=$repo/reports/bench/instr-$N.md
 mkdir -p "${out%/*}"
