@@ -162,19 +162,6 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 	return 0;
 }
 
-int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err)
-{
-	const char *why;
-
-	if (tf->form == RK_FORM_INSTANT) {
-		*t = (rk_usec)tf->m;
-		return 0;
-	}
-	if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0)
-		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
-	return 0;
-}
-
 /* Adds the value of a field a binary COPY reader encoded to sum: from its
  * decoded value, or else its canonical text. */
 static inline int rk_sum_add_field(rk_sum *sum, const rk_field *f, const char **why)

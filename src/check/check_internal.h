@@ -67,8 +67,20 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
 
 /* The instant of a row's time field tf (not NULL): decoded by a binary
- * COPY reader, or parsed from its text.  0 or -1 with err. */
-int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err);
+ * COPY reader, or parsed from its text.  0 or -1 with err.  Inline: the
+ * digest pass runs it once a row. */
+static inline int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err)
+{
+	const char *why;
+
+	if (tf->form == RK_FORM_INSTANT) {
+		*t = (rk_usec)tf->m;
+		return 0;
+	}
+	if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0)
+		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
+	return 0;
+}
 
 /* Runs fn on every side object concurrently, one thread each, then adds
  * their counters to the result; returns 0 or -1 with err set to the first
