@@ -234,6 +234,7 @@ static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char 
 		if (__builtin_add_overflow(v, RK_COPYBIN_PG_EPOCH, &v) || v == RK_USEC_PINF) {
 			f->p = "";
 			f->len = 0;
+			d->bad_value = true;
 			*why = "timestamp out of range (reckon takes years up to 294246)";
 			return -1;
 		}

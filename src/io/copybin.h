@@ -68,8 +68,9 @@ typedef struct rk_copybin {
 	int state;            /* 0 before the header, 1 rows, 2 after the trailer */
 	uint64_t rows;        /* rows decoded */
 	size_t bad_col;       /* the column to blame for a decoding error */
-	bool bad_value;       /* ... whose value (fields[bad_col].p/len, as text)
-	                       * has no canonical form: the data's fault */
+	bool bad_value;       /* ... whose value has no canonical form: the
+	                       * data's fault (fields[bad_col].p/len its text,
+	                       * empty when it came as a number) */
 } rk_copybin;
 
 /* wires and types: ncols each, kept (not copied) while d is in use. */

@@ -650,9 +650,9 @@ static int rk_pgreader_bin_row(void *ctx, const rk_field *fields, rk_error *err)
 	return 0;
 }
 
-/* A binary COPY stream reckon cannot decode: a value out of its range is
- * the data's (usage, as the text parsers say it), anything else the
- * server's or reckon's. */
+/* A binary COPY stream reckon cannot decode: a value without a canonical
+ * form is the data's (usage, as the text path says it, rk_side_bad_value),
+ * anything else the server's or reckon's. */
 static int rk_pgreader_bin_error(rk_pgreader *r, const char *why, rk_error *err)
 {
 	size_t c = r->bin.bad_col;
@@ -663,17 +663,13 @@ static int rk_pgreader_bin_error(rk_pgreader *r, const char *why, rk_error *err)
 		const rk_field *f = &r->bin.fields[c];
 		int shown = f->len > 80 ? 80 : (int)f->len;
 
-		/* as the text path says it (check.c, rk_side_bad_value) */
-		rk_error_set(err, RK_EXIT_USAGE, "%s: value '%.*s%s' in column %s is not a valid %s: %s", r->desc, shown,
-		             f->p, f->len > 80 ? "..." : "", r->cols[c], rk_type_name(r->types[c]), why);
+		if (f->len)
+			rk_error_set(err, RK_EXIT_USAGE, "%s: value '%.*s%s' in column %s is not a valid %s: %s", r->desc,
+			             shown, f->p, f->len > 80 ? "..." : "", r->cols[c], rk_type_name(r->types[c]), why);
+		else
+			rk_error_set(err, RK_EXIT_USAGE, "%s: row %llu: a value in column %s is not a valid %s: %s", r->desc,
+			             row, r->cols[c], rk_type_name(r->types[c]), why);
 		rk_error_hint(err, "fix the data");
-		err->field = (int)c;
-		return -1;
-	}
-	if (c < r->ncols && r->wires[c] == RK_WIRE_TIMESTAMP) {
-		rk_error_set(err, RK_EXIT_USAGE, "%s: row %llu: a value in column %s is not a valid %s: %s", r->desc, row,
-		             r->cols[c], rk_type_name(r->types[c]), why);
-		rk_error_hint(err, "fix the data: reckon's instants are microseconds since 1970 in 64 bits");
 		err->field = (int)c;
 		return -1;
 	}

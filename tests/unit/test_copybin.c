@@ -505,9 +505,14 @@ static void test_malformed(void **state)
 	put16(&s, 1);
 	put32(&s, 8);
 	put64(&s, (uint64_t)(INT64_MAX - 1));
-	assert_string_equal(malformed(RK_WIRE_TIMESTAMP, &s, &col),
-	                    "timestamp out of range (reckon takes years up to 294246)");
-	assert_int_equal(col, 0);
+	{
+		bool bad_value = false;
+
+		assert_string_equal(malformed_typed(RK_WIRE_TIMESTAMP, RK_T_TIMESTAMPTZ, &s, &col, &bad_value),
+		                    "timestamp out of range (reckon takes years up to 294246)");
+		assert_int_equal(col, 0);
+		assert_true(bad_value);
+	}
 
 	/* a value (here a bool's text) without a canonical form: the data's */
 	{
