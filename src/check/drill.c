@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_internal.h"
+#include "check/drill.h"
 #include "core/canon.h"
 #include "core/log.h"
 

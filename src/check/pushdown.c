@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_internal.h"
+#include "check/pushdown.h"
 #include "core/canon.h"
 #include "core/log.h"
 

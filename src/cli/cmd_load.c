@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
+#include "io/reader.h"
 #include "load/strategy.h"
 
 /* The lab reads a killed child's progress from this descriptor. */
@@ -57,10 +58,10 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_list *cols, rk
 		rk_error_set(err, RK_EXIT_USAGE, "missing required option --table");
 		return rk_error_hint(err, "or both --source-table and --target-table");
 	}
-	if (o->target && strncmp(o->target, "csv:", 4) == 0)
+	if (rk_reader_conn_is_csv(o->target))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
 		                    o->target);
-	if (strncmp(s->source, "csv:", 4) == 0)
+	if (rk_reader_conn_is_csv(s->source))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source csv:");
 	s->key = o->key.items;
 	s->nkey = o->key.n;

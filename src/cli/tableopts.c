@@ -16,7 +16,7 @@ int rk_tableopts_sides(const rk_opts *o, rk_reader_opts *src, rk_reader_opts *tg
 	tgt->table = o->target_table ? o->target_table : o->table;
 	for (int s = 0; s < 2; s++) {
 		rk_reader_opts *r = s ? tgt : src;
-		if (strncmp(r->conn, "csv:", 4) != 0 && !r->table) {
+		if (!rk_reader_conn_is_csv(r->conn) && !r->table) {
 			rk_error_set(err, RK_EXIT_USAGE, "missing required option --table (or --%s-table)", r->side);
 			return rk_error_hint(err, "name the relation, e.g. --table mart.orders");
 		}

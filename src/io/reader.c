@@ -12,18 +12,29 @@ struct rk_reader {
 	void *impl;
 };
 
+bool rk_reader_conn_is_csv(const char *conn)
+{
+	return conn && strncmp(conn, RK_READER_CSV_PREFIX, sizeof RK_READER_CSV_PREFIX - 1) == 0;
+}
+
+const char *rk_reader_csv_path(const char *conn)
+{
+	return rk_reader_conn_is_csv(conn) ? conn + sizeof RK_READER_CSV_PREFIX - 1 : NULL;
+}
+
 rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
 {
 	rk_reader *r;
 	void *impl;
-	bool csv = strncmp(o->conn, "csv:", 4) == 0;
+	const char *path = rk_reader_csv_path(o->conn);
+	bool csv = path != NULL;
 
-	if (csv && o->conn[4] == '\0') {
+	if (csv && !*path) {
 		rk_error_set(err, RK_EXIT_USAGE, "--%s csv: needs a path", o->side);
 		rk_error_hint(err, "write csv:FILE.csv or csv:DIRECTORY");
 		return NULL;
 	}
-	impl = csv ? rk_csvreader_open(o, o->conn + 4, err) : rk_pgreader_open(o, err);
+	impl = csv ? rk_csvreader_open(o, path, err) : rk_pgreader_open(o, err);
 	if (!impl)
 		return NULL;
 	r = rk_xcalloc(1, sizeof *r);

@@ -33,6 +33,16 @@ typedef struct rk_reader_opts {
 	                         * of taking a new one (parallel readers of one side) */
 } rk_reader_opts;
 
+/* The prefix that makes a --source/--target CSV data instead of a libpq
+ * conninfo: "csv:PATH". */
+#define RK_READER_CSV_PREFIX "csv:"
+
+/* True when conn names CSV data ("csv:PATH"); NULL is not. */
+bool rk_reader_conn_is_csv(const char *conn);
+
+/* The PATH of a "csv:PATH" conn (possibly empty), or NULL for a conninfo. */
+const char *rk_reader_csv_path(const char *conn);
+
 /* A called-back row: fields in the order of the bound columns.  Return 0 to
  * continue, -1 (with err filled, err->field set to the offending field index
  * when one field is to blame) to stop the scan with that error. */

@@ -20,7 +20,7 @@
 #include "io/pg.h"
 #include "io/pgident.h"
 #include "io/reader.h"
-#include "load/sqltpl.h"
+#include "io/sqltpl.h"
 #include "rk_sql.h"
 
 /* COPY data is sent in chunks of about this size. */
@@ -426,11 +426,11 @@ static char *rk_repair_quoted_list(rk_repair *r, const size_t *idx, size_t n, co
 	return b.data;
 }
 
-static char *rk_repair_render(const char *tpl, const rk_load_sqlvar *vars, size_t nvars, rk_error *err)
+static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT;
 
-	if (rk_load_sql_render(&b, tpl, vars, nvars, err) < 0) {
+	if (rk_sql_render(&b, tpl, vars, nvars, err) < 0) {
 		rk_buf_free(&b);
 		return NULL;
 	}
@@ -454,7 +454,7 @@ static int rk_repair_statements(rk_repair *r, long interval_col, rk_error *err)
 	if (interval_col >= 0 && !(icol = rk_pg_quote_ident(r->tgt, r->tcols[interval_col], err)))
 		goto done;
 	{
-		const rk_load_sqlvar vars[] = {
+		const rk_sqlvar vars[] = {
 			{"target_table", r->qualified},
 			{"columns", columns},
 			{"key_match", key_match},
@@ -488,7 +488,7 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	const rk_check_spec *c = &r->spec->check;
 	long interval_col = -1;
 
-	if (!strncmp(c->target.conn, "csv:", 4)) {
+	if (rk_reader_conn_is_csv(c->target.conn)) {
 		rk_error_set(err, RK_EXIT_USAGE, "--target %s is CSV data: repair writes into a PostgreSQL table",
 		             c->target.conn);
 		return rk_error_hint(err, "give the target as a libpq conninfo or URI; a CSV source is fine");

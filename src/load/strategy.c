@@ -12,7 +12,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "io/pg.h"
-#include "load/sqltpl.h"
+#include "io/sqltpl.h"
 #include "load/watermark.h"
 #include "rk_sql.h"
 
@@ -159,7 +159,7 @@ typedef struct rk_load_run_ctx {
 	rk_buf sql;
 	rk_buf rows;                /* the rows read, in COPY text format */
 	char *q_source_table, *q_target_table, *q_time, *q_columns, *q_keys, *q_wm_table, *q_interval_column;
-	rk_load_sqlvar vars[8];
+	rk_sqlvar vars[8];
 	size_t nvars;
 } rk_load_run_ctx;
 
@@ -206,29 +206,29 @@ static void rk_load_crash_point(const rk_load_spec *spec, rk_load_crash point)
 
 static int rk_load_render(rk_load_run_ctx *c, const char *tpl, rk_error *err)
 {
-	return rk_load_sql_render(&c->sql, tpl, c->vars, c->nvars, err);
+	return rk_sql_render(&c->sql, tpl, c->vars, c->nvars, err);
 }
 
 static void rk_load_var(rk_load_run_ctx *c, const char *name, const char *sql)
 {
 	if (sql)
-		c->vars[c->nvars++] = (rk_load_sqlvar){ name, sql };
+		c->vars[c->nvars++] = (rk_sqlvar){ name, sql };
 }
 
 static int rk_load_quote_all(rk_load_run_ctx *c, rk_error *err)
 {
 	const rk_load_spec *s = c->spec;
 
-	if (!(c->q_source_table = rk_load_quote_name(c->src, s->source_table, err)) ||
-	    !(c->q_target_table = rk_load_quote_name(c->src, s->target_table, err)) ||
-	    !(c->q_time = rk_load_quote_name(c->src, s->time, err)) ||
-	    !(c->q_columns = rk_load_quote_list(c->src, s->columns, s->ncolumns, NULL, err)) ||
-	    !(c->q_keys = rk_load_quote_list(c->src, s->key, s->nkey, NULL, err)))
+	if (!(c->q_source_table = rk_sql_quote_name(c->src, s->source_table, err)) ||
+	    !(c->q_target_table = rk_sql_quote_name(c->src, s->target_table, err)) ||
+	    !(c->q_time = rk_sql_quote_name(c->src, s->time, err)) ||
+	    !(c->q_columns = rk_sql_quote_list(c->src, s->columns, s->ncolumns, NULL, err)) ||
+	    !(c->q_keys = rk_sql_quote_list(c->src, s->key, s->nkey, NULL, err)))
 		return -1;
 	if (s->watermark_table && rk_load_strategy_has_watermark_table(s->strategy) &&
-	    !(c->q_wm_table = rk_load_quote_name(c->src, s->watermark_table, err)))
+	    !(c->q_wm_table = rk_sql_quote_name(c->src, s->watermark_table, err)))
 		return -1;
-	if (s->interval_column && !(c->q_interval_column = rk_load_quote_name(c->src, s->interval_column, err)))
+	if (s->interval_column && !(c->q_interval_column = rk_sql_quote_name(c->src, s->interval_column, err)))
 		return -1;
 	rk_load_var(c, "source_table", c->q_source_table);
 	rk_load_var(c, "target_table", c->q_target_table);

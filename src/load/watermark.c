@@ -16,7 +16,7 @@ static int rk_load_watermark_value(rk_pg_result *res, rk_usec *out, rk_error *er
 	return 0;
 }
 
-int rk_load_watermark_prepare(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars, size_t nvars, const char *load_name,
+int rk_load_watermark_prepare(rk_pg *pg, rk_buf *sql, const rk_sqlvar *vars, size_t nvars, const char *load_name,
                               rk_error *err)
 {
 	const char *p[1] = { NULL };
@@ -31,22 +31,22 @@ int rk_load_watermark_prepare(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars
 	exists = strcmp(rk_pg_result_value(res, 0, 0), "t") == 0;
 	rk_pg_result_free(res);
 	p[0] = load_name;
-	if ((!exists && (rk_load_sql_render(sql, rk_sql_load_watermark_ddl, vars, nvars, err) < 0 ||
+	if ((!exists && (rk_sql_render(sql, rk_sql_load_watermark_ddl, vars, nvars, err) < 0 ||
 	                 rk_pg_command(pg, "create watermark table", sql->data, err) < 0)) ||
-	    rk_load_sql_render(sql, rk_sql_load_watermark_init, vars, nvars, err) < 0 ||
+	    rk_sql_render(sql, rk_sql_load_watermark_init, vars, nvars, err) < 0 ||
 	    rk_pg_exec(pg, "create watermark row", sql->data, 1, p, RK_PG_COMMAND, NULL, err) < 0)
 		return rk_error_prefix(err, "cannot prepare the watermark of load %s", load_name);
 	return 0;
 }
 
-int rk_load_watermark_get(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars, size_t nvars, const char *load_name,
+int rk_load_watermark_get(rk_pg *pg, rk_buf *sql, const rk_sqlvar *vars, size_t nvars, const char *load_name,
                           rk_usec *out, rk_error *err)
 {
 	const char *p[1] = { load_name };
 	rk_pg_result *res = NULL;
 	int rc;
 
-	if (rk_load_sql_render(sql, rk_sql_load_watermark_get, vars, nvars, err) < 0 ||
+	if (rk_sql_render(sql, rk_sql_load_watermark_get, vars, nvars, err) < 0 ||
 	    rk_pg_exec(pg, "read watermark", sql->data, 1, p, RK_PG_ONE_ROW, &res, err) < 0)
 		return rk_error_prefix(err, "cannot read the watermark of load %s", load_name);
 	rc = rk_load_watermark_value(res, out, err);
@@ -54,7 +54,7 @@ int rk_load_watermark_get(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars, si
 	return rc;
 }
 
-int rk_load_watermark_advance(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars, size_t nvars, const char *load_name,
+int rk_load_watermark_advance(rk_pg *pg, rk_buf *sql, const rk_sqlvar *vars, size_t nvars, const char *load_name,
                               rk_usec newest, rk_usec *out, rk_error *err)
 {
 	char t[RK_TIME_STRLEN];
@@ -62,7 +62,7 @@ int rk_load_watermark_advance(rk_pg *pg, rk_buf *sql, const rk_load_sqlvar *vars
 	rk_pg_result *res = NULL;
 	int rc;
 
-	if (rk_load_sql_render(sql, rk_sql_load_watermark_advance, vars, nvars, err) < 0 ||
+	if (rk_sql_render(sql, rk_sql_load_watermark_advance, vars, nvars, err) < 0 ||
 	    rk_pg_exec(pg, "advance watermark", sql->data, 2, p, RK_PG_ONE_ROW, &res, err) < 0)
 		return rk_error_prefix(err, "cannot move the watermark of load %s", load_name);
 	rc = rk_load_watermark_value(res, out, err);

@@ -30,6 +30,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "io/pg.h"
+#include "io/reader.h"
 #include "core/text.h"
 #include "rk_sql.h"
 
@@ -197,7 +198,7 @@ static char *rk_audit_conn(const char *conn)
 
 	if (!conn)
 		return NULL;
-	if (!strncmp(conn, "csv:", 4))
+	if (rk_reader_conn_is_csv(conn))
 		return rk_xstrdup(conn);
 	/* a mask of 8 bytes replaces a value of at least "password=" */
 	sz = 2 * strlen(conn) + 16;
@@ -288,7 +289,7 @@ static const char *rk_audit_relation(const rk_reader_opts *side)
 {
 	if (side->table)
 		return side->table;
-	if (side->conn && !strncmp(side->conn, "csv:", 4))
+	if (rk_reader_conn_is_csv(side->conn))
 		return side->conn;
 	return NULL;
 }

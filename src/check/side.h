@@ -1,9 +1,11 @@
 /*
- * check_internal.h - shared between check.c (digest pass) and drill.c
- * (key-level drilldown).  Not for use outside src/check/.
+ * side.h - one side of a check as the digest pass (check.c), the server's
+ * digests (pushdown.c) and the drilldown (drill.c) all see it: the columns
+ * it is bound to and their roles (rk_plan), its reader, and the row
+ * encoding they share.  Not for use outside src/check/.
  */
-#ifndef RK_CHECK_INTERNAL_H
-#define RK_CHECK_INTERNAL_H
+#ifndef RK_CHECK_SIDE_H
+#define RK_CHECK_SIDE_H
 
 #include "check/check.h"
 #include "core/buf.h"
@@ -55,6 +57,17 @@ typedef struct rk_side {
 	void *drill;            /* drilldown pass state (drill.c) */
 } rk_side;
 
+/* Lays out the columns of spec: the hashed ones first (in --columns order),
+ * then the key, time and sum columns not among them.  rk_plan_free frees. */
+void rk_plan_init(rk_plan *p, const rk_check_spec *spec);
+void rk_plan_free(rk_plan *p);
+
+/* Sets up side object s (index idx: 0 source, 1 target) for plan and res;
+ * its reader and types are the caller's to set.  rk_side_release frees
+ * what rk_side_init allocated, and the reader (NULL harmless). */
+void rk_side_init(rk_side *s, int idx, const rk_plan *plan, rk_check_result *res, rk_pushdown pushdown);
+void rk_side_release(rk_side *s);
+
 /* A rejected value: fills err naming the column, its type and the reason. */
 int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const char *why, rk_error *err);
 
@@ -86,15 +99,5 @@ static inline int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t,
  * their counters to the result; returns 0 or -1 with err set to the first
  * failure in list order. */
 int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_error *err);
-
-/*
- * The digest pass of one side object computed by the server (pushdown.c):
- * 0 done, -1 with s->err, or 1 when the side is to stream its rows instead
- * (pushdown off, a CSV side, or --pushdown=auto without the extension).
- */
-int rk_pushdown_side(rk_side *s);
-
-/* The key-level drilldown of the windows whose status is RK_WIN_DIFFER. */
-int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err);
 
 #endif

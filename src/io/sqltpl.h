@@ -10,8 +10,8 @@
  * Values are never substituted: they stay $1, $2 parameters and are bound.
  * "::" casts, string literals and comments are left alone.
  */
-#ifndef RK_LOAD_SQLTPL_H
-#define RK_LOAD_SQLTPL_H
+#ifndef RK_IO_SQLTPL_H
+#define RK_IO_SQLTPL_H
 
 #include <stddef.h>
 
@@ -19,29 +19,29 @@
 #include "core/error.h"
 #include "io/pg.h"
 
-typedef struct rk_load_sqlvar {
+typedef struct rk_sqlvar {
 	const char *name;   /* without the colon */
 	const char *sql;    /* already quoted SQL text */
-} rk_load_sqlvar;
+} rk_sqlvar;
 
 /*
  * Renders tpl into out (reset first, NUL-terminated).  A placeholder with no
  * variable is a programmer error reported as RK_EXIT_RUNTIME naming it.
  */
-int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars, size_t nvars, rk_error *err);
+int rk_sql_render(rk_buf *out, const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err);
 
 /*
  * Quotes a possibly schema-qualified name as PostgreSQL reads it (io/pgident.h:
  * unquoted parts fold to lower case; "mart.orders" -> "mart"."orders").
  * Returns a new string the caller frees, or NULL with err.
  */
-char *rk_load_quote_name(rk_pg *pg, const char *name, rk_error *err);
+char *rk_sql_quote_name(rk_pg *pg, const char *name, rk_error *err);
 
 /*
  * Quotes each item and joins them with ", ", each optionally prefixed by
  * prefix (e.g. "t." -> t."a", t."b").  Returns a new string the caller frees,
  * or NULL with err.
  */
-char *rk_load_quote_list(rk_pg *pg, char *const *items, size_t n, const char *prefix, rk_error *err);
+char *rk_sql_quote_list(rk_pg *pg, char *const *items, size_t n, const char *prefix, rk_error *err);
 
 #endif

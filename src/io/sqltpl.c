@@ -1,4 +1,4 @@
-#include "load/sqltpl.h"
+#include "io/sqltpl.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -7,7 +7,7 @@
 
 #include "io/pgident.h"
 
-static const char *rk_load_sqlvar_find(const rk_load_sqlvar *vars, size_t n, const char *name, size_t len)
+static const char *rk_sqlvar_find(const rk_sqlvar *vars, size_t n, const char *name, size_t len)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strlen(vars[i].name) == len && memcmp(vars[i].name, name, len) == 0)
@@ -15,7 +15,7 @@ static const char *rk_load_sqlvar_find(const rk_load_sqlvar *vars, size_t n, con
 	return NULL;
 }
 
-static size_t rk_load_sql_skip_quoted(const char *s, size_t i, char q)
+static size_t rk_sql_skip_quoted(const char *s, size_t i, char q)
 {
 	/* s[i] is the opening quote; a doubled quote is an escaped one */
 	for (i++; s[i]; i++) {
@@ -30,7 +30,7 @@ static size_t rk_load_sql_skip_quoted(const char *s, size_t i, char q)
 	return i;
 }
 
-int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars, size_t nvars, rk_error *err)
+int rk_sql_render(rk_buf *out, const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
 {
 	size_t i = 0;
 
@@ -39,7 +39,7 @@ int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars,
 		char c = tpl[i];
 
 		if (c == '\'' || c == '"') {
-			size_t e = rk_load_sql_skip_quoted(tpl, i, c);
+			size_t e = rk_sql_skip_quoted(tpl, i, c);
 
 			rk_buf_append(out, tpl + i, e - i);
 			i = e;
@@ -63,7 +63,7 @@ int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars,
 			if (quoted && tpl[e] != '"')
 				return rk_error_set(err, RK_EXIT_RUNTIME, "malformed placeholder in sql template near \"%.20s\"",
 				                    tpl + i);
-			v = rk_load_sqlvar_find(vars, nvars, tpl + b, e - b);
+			v = rk_sqlvar_find(vars, nvars, tpl + b, e - b);
 			if (!v)
 				return rk_error_set(err, RK_EXIT_RUNTIME, "sql template placeholder :%.*s has no value",
 				                    (int)(e - b), tpl + b);
@@ -81,7 +81,7 @@ int rk_load_sql_render(rk_buf *out, const char *tpl, const rk_load_sqlvar *vars,
 
 /* Parses a user-written name into at most maxparts parts, PostgreSQL's
  * way (unquoted parts folded to lower case), and quotes each part. */
-static char *rk_load_quote_parts(rk_pg *pg, const char *name, size_t maxparts, rk_error *err)
+static char *rk_sql_quote_parts(rk_pg *pg, const char *name, size_t maxparts, rk_error *err)
 {
 	char *parts[3];
 	size_t n = 0;
@@ -114,17 +114,17 @@ static char *rk_load_quote_parts(rk_pg *pg, const char *name, size_t maxparts, r
 	return b.data;
 }
 
-char *rk_load_quote_name(rk_pg *pg, const char *name, rk_error *err)
+char *rk_sql_quote_name(rk_pg *pg, const char *name, rk_error *err)
 {
-	return rk_load_quote_parts(pg, name, 3, err);
+	return rk_sql_quote_parts(pg, name, 3, err);
 }
 
-char *rk_load_quote_list(rk_pg *pg, char *const *items, size_t n, const char *prefix, rk_error *err)
+char *rk_sql_quote_list(rk_pg *pg, char *const *items, size_t n, const char *prefix, rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		char *q = rk_load_quote_parts(pg, items[i], 1, err);
+		char *q = rk_sql_quote_parts(pg, items[i], 1, err);
 
 		if (!q) {
 			rk_buf_free(&b);

@@ -1,0 +1,228 @@
+/*
+ * side.c - what the digest pass, the server's digests and the drilldown
+ * share about one side: the column plan, the row and key encodings, and
+ * running side objects in parallel.
+ */
+#include "check/side.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t rk_plan_add(rk_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->ncols; i++)
+		if (!strcmp(p->cols[i], name))
+			return i;
+	p->cols = rk_xrealloc(p->cols, (p->ncols + 1) * sizeof *p->cols);
+	p->cols[p->ncols] = rk_xstrdup(name);
+	return p->ncols++;
+}
+
+void rk_plan_init(rk_plan *p, const rk_check_spec *spec)
+{
+	memset(p, 0, sizeof *p);
+	p->hash_idx = rk_xcalloc(spec->ncolumns, sizeof *p->hash_idx);
+	p->key_idx = rk_xcalloc(spec->nkey, sizeof *p->key_idx);
+	p->sum_idx = rk_xcalloc(spec->nsum, sizeof *p->sum_idx);
+	for (size_t i = 0; i < spec->ncolumns; i++)
+		p->hash_idx[p->nhash++] = rk_plan_add(p, spec->columns[i]);
+	for (size_t i = 0; i < spec->nkey; i++)
+		p->key_idx[p->nkey++] = rk_plan_add(p, spec->key[i]);
+	p->time_idx = rk_plan_add(p, spec->time);
+	for (size_t i = 0; i < spec->nsum; i++)
+		p->sum_idx[p->nsum++] = rk_plan_add(p, spec->sum[i]);
+	p->sum_hashpos = rk_xcalloc(spec->nsum ? spec->nsum : 1, sizeof *p->sum_hashpos);
+	p->time_hashpos = -1;
+	for (size_t j = 0; j < p->nsum; j++) {
+		p->sum_hashpos[j] = -1;
+		for (size_t i = 0; i < p->nhash; i++)
+			if (p->hash_idx[i] == p->sum_idx[j])
+				p->sum_hashpos[j] = (long)i;
+	}
+	for (size_t i = 0; i < p->nhash; i++)
+		if (p->hash_idx[i] == p->time_idx)
+			p->time_hashpos = (long)i;
+	p->hash_is_row = p->nhash == p->ncols;
+	for (size_t i = 0; i < p->nhash; i++)
+		if (p->hash_idx[i] != i)
+			p->hash_is_row = false;
+}
+
+void rk_plan_free(rk_plan *p)
+{
+	for (size_t i = 0; i < p->ncols; i++)
+		free(p->cols[i]);
+	free(p->cols);
+	free(p->hash_idx);
+	free(p->key_idx);
+	free(p->sum_idx);
+	free(p->sum_hashpos);
+}
+
+void rk_side_init(rk_side *s, int idx, const rk_plan *plan, rk_check_result *res, rk_pushdown pushdown)
+{
+	size_t n = plan->nhash ? plan->nhash : 1;
+
+	memset(s, 0, sizeof *s);
+	s->idx = idx;
+	s->name = idx ? "target" : "source";
+	s->plan = plan;
+	s->res = res;
+	s->pushdown = pushdown;
+	s->canon_off = rk_xcalloc(n, sizeof *s->canon_off);
+	s->canon_len = rk_xcalloc(n, sizeof *s->canon_len);
+	s->canon_dec = rk_xcalloc(n, sizeof *s->canon_dec);
+}
+
+void rk_side_release(rk_side *s)
+{
+	rk_reader_free(s->reader);
+	s->reader = NULL;
+	rk_buf_free(&s->enc);
+	rk_buf_free(&s->tmp);
+	free(s->canon_off);
+	free(s->canon_len);
+	free(s->canon_dec);
+	s->canon_off = NULL;
+	s->canon_len = NULL;
+	s->canon_dec = NULL;
+}
+
+int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const char *why, rk_error *err)
+{
+	int shown = f->len > 80 ? 80 : (int)f->len;
+
+	rk_error_set(err, RK_EXIT_USAGE, "value '%.*s%s' in column %s is not a valid %s: %s", shown, f->p,
+	             f->len > 80 ? "..." : "", s->plan->cols[col], rk_type_name(s->types[col]), why);
+	rk_error_hint(err, "fix the data, or declare the column's type with --types %s:TYPE", s->plan->cols[col]);
+	err->field = (int)col;
+	return -1;
+}
+
+/* The row encoding of fields a binary COPY reader encoded already (their
+ * enc): the hashed columns' encodings, in --columns order. */
+static void rk_side_encode_pre(rk_side *s, const rk_field *f)
+{
+	const rk_plan *p = s->plan;
+
+	rk_buf_reset(&s->enc);
+	for (size_t i = 0; i < p->nhash; i++) {
+		const rk_field *x = &f[p->hash_idx[i]];
+
+		rk_buf_append(&s->enc, x->enc, x->enc_len);
+	}
+}
+
+int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
+{
+	const rk_plan *p = s->plan;
+	const char *why;
+	rk_type tt = s->types[p->time_idx];
+	/* infinities keep their words; dates are not instants in canonical form */
+	bool derive = (tt == RK_T_TIMESTAMP || tt == RK_T_TIMESTAMPTZ) && t != RK_USEC_PINF && t != RK_USEC_NINF;
+
+	if (f[0].enc) {
+		rk_side_encode_pre(s, f);
+		return 0;
+	}
+	rk_buf_reset(&s->enc);
+	for (size_t i = 0; i < p->nhash; i++) {
+		size_t c = p->hash_idx[i], at = s->enc.len;
+
+		s->canon_dec[i].ok = false;
+		if (f[c].null) {
+			rk_canon_enc_null(&s->enc);
+			continue;
+		}
+		if ((long)i == p->time_hashpos && derive)
+			/* the canonical text of a timestamp is its instant in decimal
+			 * microseconds (digest.md): derived from the instant already
+			 * parsed instead of parsing the text again */
+			rk_canon_enc_instant(&s->enc, &s->sec_digits, t);
+		else if ((s->types[c] == RK_T_TEXT || (s->server_text && rk_type_is_int(s->types[c]))) &&
+		         f[c].len <= UINT32_MAX)
+			/* a text's canonical form is itself; int2out/int4out/int8out
+			 * print the canonical form (digest.md): in as it is */
+			rk_canon_enc_raw(&s->enc, f[c].p, f[c].len);
+		else if (s->types[c] == RK_T_NUMERIC && f[c].len <= UINT32_MAX &&
+		         rk_canon_enc_numeric_plain(&s->enc, f[c].p, f[c].len, &s->canon_dec[i]))
+			/* numeric_out's form: canonical text and value in one walk */
+			;
+		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
+			return rk_side_bad_value(s, c, &f[c], why, err);
+		s->canon_off[i] = at + 5;
+		s->canon_len[i] = (uint32_t)(s->enc.len - at - 5);
+	}
+	return 0;
+}
+
+int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
+{
+	const rk_plan *p = s->plan;
+	const char *why;
+
+	rk_buf_reset(&s->enc);
+	for (size_t i = 0; i < p->nkey; i++) {
+		size_t c = p->key_idx[i];
+		if (f[c].enc)
+			rk_buf_append(&s->enc, f[c].enc, f[c].enc_len);
+		else if (f[c].null)
+			rk_canon_enc_null(&s->enc);
+		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
+			return rk_side_bad_value(s, c, &f[c], why, err);
+	}
+	return 0;
+}
+
+typedef struct rk_thread_arg {
+	rk_side *side;
+	int (*fn)(rk_side *s);
+} rk_thread_arg;
+
+static void *rk_side_thread(void *arg)
+{
+	rk_thread_arg *a = arg;
+
+	a->side->rc = a->fn(a->side);
+	return NULL;
+}
+
+int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_error *err)
+{
+	pthread_t *th = rk_xcalloc(n, sizeof *th);
+	rk_thread_arg *args = rk_xcalloc(n, sizeof *args);
+	bool *started = rk_xcalloc(n, sizeof *started);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rk_error_clear(&list[i]->err);
+		list[i]->rows_read = list[i]->null_time = list[i]->total = 0;
+		args[i].side = list[i];
+		args[i].fn = fn;
+	}
+	/* the first runs on this thread; the others each get their own */
+	for (size_t i = 1; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, rk_side_thread, &args[i]) == 0;
+	list[0]->rc = fn(list[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			list[i]->rc = fn(list[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		rk_side_result *sr = &list[i]->res->side[list[i]->idx];
+		sr->rows_read += list[i]->rows_read;
+		sr->null_time += list[i]->null_time;
+		sr->total += list[i]->total;
+		if (list[i]->rc < 0 && rc == 0) {
+			*err = list[i]->err;
+			rc = -1;
+		}
+	}
+	free(th);
+	free(args);
+	free(started);
+	return rc;
+}
