@@ -1,10 +1,14 @@
 /*
  * reckon - reconciliation and audit checker for incremental data loads.
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "core/buf.h"
 #include "core/error.h"
 
 typedef struct rk_command {
@@ -35,22 +39,46 @@ static void rk_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	int lead, cmd;
+	char **args;
+
 	if (argc < 2) {
 		rk_usage(stderr);
 		return RK_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		rk_usage(stdout);
-		return RK_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("reckon %s\n", RK_VERSION);
 		return RK_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++)
-		if (!strcmp(argv[1], rk_commands[i].name))
-			return rk_commands[i].run(argc - 1, argv + 1);
+	/* options may come before the command (reckon -v check ...): they are
+	 * handed to the command as if given after it */
+	lead = rk_opts_leading(argc, argv, 1);
+	cmd = 1 + lead;
+	if (cmd >= argc || !strcmp(argv[cmd], "help")) {
+		bool help = cmd < argc;
+
+		for (int i = 1; i < cmd; i++)
+			help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+		rk_usage(help ? stdout : stderr);
+		return help ? RK_EXIT_OK : RK_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++) {
+		if (strcmp(argv[cmd], rk_commands[i].name) != 0)
+			continue;
+		args = rk_xcalloc((size_t)argc, sizeof *args);
+		args[0] = argv[cmd];
+		for (int k = 1; k < cmd; k++)
+			args[k] = argv[k];
+		for (int k = cmd + 1; k < argc; k++)
+			args[k - 1] = argv[k];
+		{
+			int rc = rk_commands[i].run(argc - 1, args);
+
+			free(args);
+			return rc;
+		}
+	}
 	fprintf(stderr, "reckon: error: unknown command '%s'\nhint: run 'reckon --help' for the list of commands\n",
-	        argv[1]);
+	        argv[cmd]);
 	return RK_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check/drill.h"
+#include "check/pair.h"
 #include "check/pushdown.h"
 #include "check/side.h"
 #include "core/canon.h"
@@ -270,6 +271,16 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->findings[i].key);
 	}
 	free(r->findings);
+	for (size_t i = 0; r->key_names && i < r->nkey; i++)
+		free(r->key_names[i]);
+	free(r->key_names);
+	for (size_t i = 0; r->sum_names && i < r->nsum; i++)
+		free(r->sum_names[i]);
+	free(r->sum_names);
+	for (size_t i = 0; r->column_names && i < r->ncolumns; i++)
+		free(r->column_names[i]);
+	free(r->column_names);
+	rk_drift_free(&r->drift);
 	free(r->status);
 	free(r->win_kind);
 	free(r);
@@ -336,10 +347,30 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 	return rc;
 }
 
+/* The pair's resolved names as the reports show them (unquoted). */
+static void rk_check_names(rk_check_result *res, const rk_check_spec *eff, const rk_pair *pair)
+{
+	res->key_names = rk_xcalloc(eff->nkey ? eff->nkey : 1, sizeof *res->key_names);
+	for (size_t i = 0; i < eff->nkey; i++)
+		res->key_names[i] = rk_ident_unquote(eff->key[i]);
+	res->sum_names = rk_xcalloc(eff->nsum ? eff->nsum : 1, sizeof *res->sum_names);
+	for (size_t i = 0; i < eff->nsum; i++)
+		res->sum_names[i] = rk_ident_unquote(eff->sum[i]);
+	res->column_names = rk_xcalloc(eff->ncolumns ? eff->ncolumns : 1, sizeof *res->column_names);
+	for (size_t i = 0; i < eff->ncolumns; i++)
+		res->column_names[i] = rk_ident_unquote(eff->columns[i]);
+	res->ncolumns = eff->ncolumns;
+	res->key_origin = pair->key_origin;
+	res->whole_row = pair->whole_row;
+}
+
 int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
 {
 	rk_check_result *res = rk_xcalloc(1, sizeof *res);
+	rk_check_spec eff = *spec;
 	rk_side sides[2];
+	rk_reader *rd[2] = {NULL, NULL};
+	rk_pair pair;
 	rk_plan plan;
 	char **names[2] = {NULL, NULL};
 	rk_side *jobs = NULL;
@@ -347,26 +378,42 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	int rc = -1;
 
 	memset(sides, 0, sizeof sides);
-	rk_plan_init(&plan, spec);
+	memset(&plan, 0, sizeof plan);
+	memset(&pair, 0, sizeof pair);
 	res->nsum = spec->nsum;
-	res->nkey = spec->nkey;
-	if (rk_check_grid(spec, res, err) < 0 || rk_check_types_option(spec, &plan, err) < 0)
+	if (rk_check_grid(spec, res, err) < 0)
 		goto done;
 	if (spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
 		goto done;
 	for (int s = 0; s < 2; s++) {
 		rk_reader_opts o = s ? spec->target : spec->source;
+
+		/* parallel readers of this side will share its snapshot */
+		o.export_snapshot = spec->jobs > 1 && !rk_reader_conn_is_csv(o.conn);
+		if (!(rd[s] = rk_reader_open(&o, err)))
+			goto done;
+	}
+	/* the key and the hashed columns, discovered when not given */
+	if (rk_pair_resolve(spec, rd[0], rd[1], &pair, err) < 0)
+		goto done;
+	eff.key = (const char *const *)pair.key;
+	eff.nkey = pair.nkey;
+	eff.columns = (const char *const *)pair.columns;
+	eff.ncolumns = pair.ncolumns;
+	spec = &eff;
+	res->nkey = spec->nkey;
+	rk_plan_init(&plan, spec);
+	if (rk_check_types_option(spec, &plan, err) < 0)
+		goto done;
+	for (int s = 0; s < 2; s++) {
 		rk_side *me = &sides[s];
-		bool csv = rk_reader_conn_is_csv(o.conn);
+		bool csv = rk_reader_kind_of(rd[s]) == RK_READER_CSV;
 
 		rk_side_init(me, s, &plan, res, spec->pushdown);
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
-		/* parallel readers of this side will share its snapshot */
-		o.export_snapshot = spec->jobs > 1 && !csv;
-		me->reader = rk_reader_open(&o, err);
-		if (!me->reader)
-			goto done;
-		me->server_text = rk_reader_kind_of(me->reader) == RK_READER_PG;
+		me->reader = rd[s];
+		rd[s] = NULL;
+		me->server_text = !csv;
 		names[s] = rk_xcalloc(plan.ncols, sizeof *names[s]);
 		for (size_t c = 0; c < plan.ncols; c++)
 			names[s][c] = csv ? rk_ident_unquote(plan.cols[c]) : rk_xstrdup(plan.cols[c]);
@@ -376,6 +423,13 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	if (rk_assign_types(sides, spec, &plan, err) < 0)
 		goto done;
+	{
+		const rk_type *const types[2] = {sides[0].types, sides[1].types};
+
+		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
+	}
+	rk_check_names(res, spec, &pair);
+	rk_drift_take(&res->drift, &pair);
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
@@ -421,13 +475,39 @@ done:
 		free(sides[s].types);
 		rk_side_release(&sides[s]);
 	}
+	rk_reader_free(rd[0]);
+	rk_reader_free(rd[1]);
 	rk_plan_free(&plan);
+	rk_pair_free(&pair);
 	if (rc < 0) {
 		rk_check_result_free(res);
 		return -1;
 	}
 	*out = res;
 	return 0;
+}
+
+int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err)
+{
+	rk_reader *rd[2] = {NULL, NULL};
+	rk_pair pair;
+	int rc = -1;
+
+	*key = NULL;
+	*nkey = 0;
+	if (!(rd[0] = rk_reader_open(&spec->source, err)) || !(rd[1] = rk_reader_open(&spec->target, err)) ||
+	    rk_pair_resolve(spec, rd[0], rd[1], &pair, err) < 0)
+		goto done;
+	*key = pair.key;
+	*nkey = pair.nkey;
+	pair.key = NULL;
+	pair.nkey = 0;
+	rk_pair_free(&pair);
+	rc = 0;
+done:
+	rk_reader_free(rd[0]);
+	rk_reader_free(rd[1]);
+	return rc;
 }
 
 /*

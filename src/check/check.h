@@ -32,13 +32,17 @@ typedef enum rk_pushdown {
 typedef struct rk_check_spec {
 	rk_reader_opts source;          /* side = "source" */
 	rk_reader_opts target;          /* side = "target" */
-	const char *const *key;         /* key columns, in --key order */
+	const char *const *key;         /* key columns, in --key order; none: the target's
+	                                 * primary key, else the source's */
 	size_t nkey;
 	const char *time;               /* the time column */
 	const char *const *sum;         /* --sum columns */
 	size_t nsum;
-	const char *const *columns;     /* hashed columns (defaulted by the caller) */
+	const char *const *columns;     /* hashed columns; none: the whole row (every column
+	                                 * both sides have, in the target's order) */
 	size_t ncolumns;
+	const char *const *exclude;     /* left out of the whole row (--exclude-columns) */
+	size_t nexclude;
 	const char *const *types;       /* --types items "col:type" */
 	size_t ntypes;
 	rk_usec from, to, width;        /* the check range and window width */
@@ -49,6 +53,22 @@ typedef struct rk_check_spec {
 	bool findings;                  /* run the key-level drilldown */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 } rk_check_spec;
+
+/* A logical column whose two sides' types differ in kind (rk_type_kind). */
+typedef struct rk_drift_kind {
+	char *name;              /* the logical column, unquoted */
+	char *source_type;       /* type names (rk_type_name) */
+	char *target_type;
+} rk_drift_kind;
+
+/* Schema drift: what one side has that the other does not.  It never
+ * changes the verdict. */
+typedef struct rk_drift {
+	char **only[2];          /* [0] columns only the source has, [1] only the target */
+	size_t nonly[2];
+	rk_drift_kind *kinds;
+	size_t nkinds;
+} rk_drift;
 
 typedef enum rk_win_status { RK_WIN_MATCH, RK_WIN_DIFFER, RK_WIN_OPEN } rk_win_status;
 
@@ -94,6 +114,13 @@ typedef struct rk_check_result {
 	rk_finding *findings;   /* sorted by window, kind, key */
 	size_t nfindings;
 	size_t nkey;            /* entries in each finding's key */
+	char **key_names;       /* the key columns used, unquoted (header names) */
+	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
+	char **sum_names;       /* [nsum] the sum columns, unquoted */
+	char **column_names;    /* the hashed columns, unquoted, in order */
+	size_t ncolumns;
+	bool whole_row;         /* they are the default whole row */
+	rk_drift drift;         /* schema drift */
 	size_t kind_count[RK_FIND_NKINDS];
 	/* per window: keys of each kind */
 	uint32_t (*win_kind)[RK_FIND_NKINDS];
@@ -114,6 +141,15 @@ typedef struct rk_check_result {
 int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err);
 
 void rk_check_result_free(rk_check_result *r);
+
+/*
+ * The key a check of spec would use: spec's own, else the target's primary
+ * key, else the source's (product.md 2.6), as written column names.  Opens
+ * and closes both sides.  *key is a new array of new strings (free each,
+ * then the array).  Returns 0, or -1 with err (RK_EXIT_USAGE when neither
+ * side has a primary key).
+ */
+int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err);
 
 static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
 {

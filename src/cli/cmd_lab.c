@@ -34,11 +34,6 @@ int rk_cmd_lab(int argc, char **argv)
 		rk_opts_free(&opts);
 		return RK_EXIT_OK;
 	}
-	if (rk_opts_require(opts.source, "source", &err) < 0) {
-		rk_log_error(&err);
-		rk_opts_free(&opts);
-		return err.code;
-	}
 	/* every step is a fresh process of this very binary */
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0) {
@@ -52,9 +47,9 @@ int rk_cmd_lab(int argc, char **argv)
 	memset(&spec, 0, sizeof spec);
 	spec.source = opts.source;
 	spec.target = opts.target;
-	spec.engine = opts.engine ? opts.engine : "all";
-	spec.scenario = opts.scenario ? opts.scenario : "all";
-	spec.out = opts.out ? opts.out : "out";
+	spec.engine = opts.engine;
+	spec.scenario = opts.scenario;
+	spec.out = opts.out;
 	spec.reckon = self;
 	spec.verbose = opts.verbose;
 	rc = rk_lab_run(&spec, &err);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
@@ -32,15 +33,15 @@ static int rk_load_report_fd(rk_error *err)
 	return (int)fd;
 }
 
-/* Fills spec from opts; the default column list is key, time, sum columns. */
+/* Fills spec from opts through the pair builder every table command uses;
+ * the default column list is key, time, sum columns. */
 static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_list *cols, rk_error *err)
 {
+	rk_check_spec pair;
 	const char *reason;
 
-	if (rk_opts_require(o->strategy, "strategy", err) < 0 ||
-	    rk_load_strategy_parse(o->strategy, &s->strategy, err) < 0 ||
-	    rk_opts_require(o->source, "source", err) < 0 || rk_opts_require_list(&o->key, "key", err) < 0 ||
-	    rk_opts_require(o->time, "time", err) < 0)
+	memset(&pair, 0, sizeof pair);
+	if (rk_load_strategy_parse(o->strategy, &s->strategy, err) < 0 || rk_tableopts_pair(o, &pair, err) < 0)
 		return -1;
 	reason = rk_load_strategy_unsafe_reason(s->strategy);
 	if (reason && !o->unsafe) {
@@ -49,20 +50,19 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_list *cols, rk
 	}
 	if (reason)
 		rk_log_warn("running the unsafe strategy %s: %s", o->strategy, reason);
-
-	s->source = o->source;
-	s->target = o->target && *o->target ? o->target : o->source;
-	s->source_table = o->source_table ? o->source_table : o->table;
-	s->target_table = o->target_table ? o->target_table : o->table;
-	if (!s->source_table || !s->target_table) {
-		rk_error_set(err, RK_EXIT_USAGE, "missing required option --table");
-		return rk_error_hint(err, "or both --source-table and --target-table");
-	}
-	if (rk_reader_conn_is_csv(o->target))
+	if (rk_reader_conn_is_csv(pair.target.conn))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
-		                    o->target);
-	if (rk_reader_conn_is_csv(s->source))
+		                    pair.target.conn);
+	if (rk_reader_conn_is_csv(pair.source.conn))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source csv:");
+	if (pair.source.nexpr || pair.target.nexpr || pair.source.where || pair.target.where) {
+		rk_error_set(err, RK_EXIT_USAGE, "reckon load does not map or filter columns yet");
+		return rk_error_hint(err, "load from a view that renames and filters the source's rows");
+	}
+	s->source = pair.source.conn;
+	s->target = pair.target.conn;
+	s->source_table = pair.source.table;
+	s->target_table = pair.target.table;
 	s->key = o->key.items;
 	s->nkey = o->key.n;
 	s->time = o->time;
@@ -95,14 +95,12 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_list *cols, rk
 
 	s->watermark_table = o->watermark_table;
 	s->load_name = o->load_name;
-	if (o->lookback && rk_opts_duration(o->lookback, "lookback", true, &s->lookback, err) < 0)
-		return -1;
-	if (o->interval_start || o->interval_end) {
-		if (rk_opts_require(o->interval_start, "interval-start", err) < 0 ||
-		    rk_opts_require(o->interval_end, "interval-end", err) < 0 ||
-		    rk_opts_time(o->interval_start, "interval-start", &s->interval_start, err) < 0 ||
-		    rk_opts_time(o->interval_end, "interval-end", &s->interval_end, err) < 0)
+	s->lookback = o->lookback;
+	if (rk_opts_is_set(o, RK_O_INTERVAL_START) || rk_opts_is_set(o, RK_O_INTERVAL_END)) {
+		if (rk_opts_require(o, RK_O_INTERVAL_START, err) < 0 || rk_opts_require(o, RK_O_INTERVAL_END, err) < 0)
 			return -1;
+		s->interval_start = o->interval_start;
+		s->interval_end = o->interval_end;
 		s->has_interval = true;
 	}
 	s->interval_column = o->interval_column && *o->interval_column ? o->interval_column : NULL;

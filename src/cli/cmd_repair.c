@@ -15,8 +15,7 @@
 #include "load/repair.h"
 #include "report/audit.h"
 #include "report/rerun.h"
-
-#define RK_DEFAULT_LEAF_ROWS 50000
+#include "report/audit.h"
 
 typedef struct rk_repair_totals {
 	size_t done, match, differ;
@@ -129,6 +128,61 @@ static void rk_repair_text(FILE *out, const rk_rerun_list *l, const rk_repair_in
 	fprintf(out, "%s\n", complete ? "" : " (stopped by an error)");
 }
 
+/* The run's verdict, as --format json and the audit trail say it. */
+static const char *rk_repair_verdict(const rk_repair_interval *iv, size_t n, bool execute, bool complete)
+{
+	rk_repair_totals t;
+
+	rk_repair_sum(iv, n, &t);
+	if (!complete)
+		return "failed";
+	if (!execute)
+		return "planned";
+	return t.match == n ? "match" : "differ";
+}
+
+/* reckon.repair_interval.status of a state (docs/audit.md maps them to the
+ * words of reckon repair's own output). */
+static const char *rk_repair_audit_status(rk_repair_state s)
+{
+	switch (s) {
+	case RK_REPAIR_PENDING: return "not_started";
+	case RK_REPAIR_FAILED: return "not_changed";
+	case RK_REPAIR_UNKNOWN: return "unknown";
+	case RK_REPAIR_PLANNED: return "planned";
+	case RK_REPAIR_COMMITTED: return "replaced";
+	case RK_REPAIR_MATCH: return "verified";
+	case RK_REPAIR_DIFFER: return "differ";
+	}
+	return "unknown";
+}
+
+/* One interval as the audit trail records it. */
+static void rk_repair_audit_interval(const rk_rerun_interval *li, const rk_repair_interval *v, rk_audit_interval *a)
+{
+	static const int before[6] = {RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA,
+	                              RK_RERUN_DUPLICATED, RK_RERUN_CHANGED};
+
+	memset(a, 0, sizeof *a);
+	a->start = v->start;
+	a->end = v->end;
+	a->status = rk_repair_audit_status(v->state);
+	for (int k = 0; k < 6; k++)
+		a->before[k] = li->count[before[k]];
+	/* what the run did to it: a dry run's counts are what it would do; a
+	 * COMMIT lost on the wire leaves what the transaction had done */
+	a->counted = v->state == RK_REPAIR_PLANNED || v->state == RK_REPAIR_UNKNOWN || rk_repair_state_done(v->state);
+	a->source_rows = v->source_rows;
+	a->deleted_by_time = v->deleted_by_time;
+	a->deleted_by_key = v->deleted_by_key;
+	a->inserted = v->inserted;
+	if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER) {
+		a->after = v->state == RK_REPAIR_MATCH ? "match" : "differ";
+		a->after_source_rows = v->after_source_rows;
+		a->after_target_rows = v->after_target_rows;
+	}
+}
+
 static void rk_json_time(FILE *out, const char *name, rk_usec t)
 {
 	char a[RK_TIME_STRLEN];
@@ -145,12 +199,7 @@ static void rk_repair_json(FILE *out, const rk_rerun_list *l, const rk_repair_in
 	const char *verdict;
 
 	rk_repair_sum(iv, n, &t);
-	if (!complete)
-		verdict = "failed";
-	else if (!execute)
-		verdict = "planned";
-	else
-		verdict = t.match == n ? "match" : "differ";
+	verdict = rk_repair_verdict(iv, n, execute, complete);
 	fprintf(out, "{\"mode\":\"%s\",\"complete\":%s,\"verdict\":\"%s\",\"intervals\":[", execute ? "execute" : "dry-run",
 	        complete ? "true" : "false", verdict);
 	for (size_t i = 0; i < n; i++) {
@@ -189,8 +238,6 @@ int rk_cmd_repair(int argc, char **argv)
 	rk_repair_spec spec;
 	rk_rerun_list *list = NULL;
 	rk_repair_interval *iv = NULL;
-	rk_list cols = {NULL, 0};
-	unsigned long ul;
 	bool json = false, ran = false, complete = false, failed = false;
 	int status = RK_EXIT_OK;
 
@@ -210,32 +257,10 @@ int rk_cmd_repair(int argc, char **argv)
 		rk_error_hint(&err, "the rerun list is given with --rerun-list FILE; see 'reckon repair --help'");
 		goto fail;
 	}
-	if (rk_opts_require(o.rerun_list, "rerun-list", &err) < 0 ||
-	    rk_tableopts_sides(&o, &spec.check.source, &spec.check.target, &err) < 0 ||
-	    rk_opts_require_list(&o.key, "key", &err) < 0 || rk_opts_require(o.time, "time", &err) < 0)
+	if (rk_opts_require(&o, RK_O_RERUN_LIST, &err) < 0 || rk_tableopts_pair(&o, &spec.check, &err) < 0)
 		goto fail;
-	json = o.format && !strcmp(o.format, "json");
-	if (o.format && !json && strcmp(o.format, "text")) {
-		rk_error_set(&err, RK_EXIT_USAGE, "option --format must be text or json, not '%s'", o.format);
-		rk_error_hint(&err, "--format json prints the per-interval results as one JSON object");
-		goto fail;
-	}
-	spec.check.leaf_rows = RK_DEFAULT_LEAF_ROWS;
-	if (o.leaf_rows) {
-		if (rk_opts_uint(o.leaf_rows, "leaf-rows", 1, 100000000, &ul, &err) < 0)
-			goto fail;
-		spec.check.leaf_rows = ul;
-	}
-	spec.check.key = (const char *const *)o.key.items;
-	spec.check.nkey = o.key.n;
-	spec.check.time = o.time;
-	spec.check.sum = (const char *const *)o.sum.items;
-	spec.check.nsum = o.sum.n;
-	spec.check.types = (const char *const *)o.types.items;
-	spec.check.ntypes = o.types.n;
-	rk_tableopts_hashed(&o, &cols);
-	spec.check.columns = (const char *const *)cols.items;
-	spec.check.ncolumns = cols.n;
+	json = o.format == RK_OPT_FORMAT_JSON;
+	spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
 	spec.interval_column = o.interval_column;
 	spec.execute = o.execute;
 
@@ -294,22 +319,34 @@ output:
 	 * hide the repair's own outcome (above); the exit status is the higher
 	 * of the two (docs/audit.md). */
 	if (ran && o.audit) {
+		rk_audit_interval *ai = rk_xcalloc(list->n ? list->n : 1, sizeof *ai);
 		rk_audit_repair ar;
+		rk_opts_record rec;
 
-		ar.spec = &spec;
-		ar.list = list;
-		ar.iv = iv;
-		ar.complete = complete;
+		for (size_t i = 0; i < list->n; i++)
+			rk_repair_audit_interval(&list->items[i], &iv[i], &ai[i]);
+		memset(&ar, 0, sizeof ar);
+		ar.source = &spec.check.source;
+		ar.target = &spec.check.target;
+		ar.key = spec.check.key;
+		ar.nkey = spec.check.nkey;
+		ar.sum = spec.check.sum;
+		ar.nsum = spec.check.nsum;
+		ar.iv = ai;
+		ar.n = list->n;
+		ar.verdict = rk_repair_verdict(iv, list->n, spec.execute, complete);
 		ar.exit_status = status;
 		ar.error = failed ? err.msg : NULL;
-		if (rk_audit_record_repair(o.audit, &o, &ar, &aerr) < 0) {
+		rk_opts_audit(&o, &rec);
+		if (rk_audit_record_repair(o.audit, &rec.options, &ar, &aerr) < 0) {
 			rk_log_error(&aerr);
 			if (aerr.code > status)
 				status = aerr.code;
 		}
+		rk_opts_record_free(&rec);
+		free(ai);
 	}
 	free(iv);
-	free(cols.items);
 	rk_rerun_free(list);
 	rk_opts_free(&o);
 	return status;

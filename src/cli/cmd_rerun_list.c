@@ -57,7 +57,7 @@ int rk_cmd_rerun_list(int argc, char **argv)
 			goto fail;
 		}
 		airflow = true;
-		if (rk_opts_require(o.dag, "dag", &err) < 0 || rk_rerun_check_dag(o.dag, &err) < 0)
+		if (rk_opts_require(&o, RK_O_DAG, &err) < 0 || rk_rerun_check_dag(o.dag, &err) < 0)
 			goto fail;
 	} else if (o.dag) {
 		rk_error_set(&err, RK_EXIT_USAGE, "option --dag needs --as airflow");

@@ -1,64 +1,117 @@
+/*
+ * tableopts.c - the one builder of a pair's spec from the options.
+ */
 #include "cli/tableopts.h"
 
 #include <string.h>
 
-#include "core/buf.h"
+#include "io/reader.h"
 
-int rk_tableopts_sides(const rk_opts *o, rk_reader_opts *src, rk_reader_opts *tgt, rk_error *err)
+/* A side's conn and relation; CSV sides refuse SQL of their own. */
+static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_error *err)
 {
-	if (rk_opts_require(o->source, "source", err) < 0 || rk_opts_require(o->target, "target", err) < 0)
-		return -1;
-	src->side = "source";
-	tgt->side = "target";
-	src->conn = o->source;
-	tgt->conn = o->target;
-	src->table = o->source_table ? o->source_table : o->table;
-	tgt->table = o->target_table ? o->target_table : o->table;
-	for (int s = 0; s < 2; s++) {
-		rk_reader_opts *r = s ? tgt : src;
-		if (!rk_reader_conn_is_csv(r->conn) && !r->table) {
-			rk_error_set(err, RK_EXIT_USAGE, "missing required option --table (or --%s-table)", r->side);
-			return rk_error_hint(err, "name the relation, e.g. --table mart.orders");
+	const rk_map *m = s ? &o->target_expr : &o->source_expr;
+	const char *where = s ? o->target_where : o->source_where;
+	const char *side = s ? "target" : "source";
+
+	r->side = side;
+	r->conn = s ? o->target : o->source;
+	if (s && !r->conn && o->cmd == RK_CMD_LOAD)
+		r->conn = o->source;   /* a load within one database */
+	r->table = (s ? o->target_table : o->source_table) ? (s ? o->target_table : o->source_table) : o->table;
+	r->csv_delim = o->csv_delimiter ? o->csv_delimiter[0] : ',';
+	r->csv_null = o->csv_null;
+	r->expr_names = (const char *const *)m->names;
+	r->expr_sql = (const char *const *)m->sql;
+	r->nexpr = m->n;
+	r->where = where;
+	if (rk_reader_conn_is_csv(r->conn)) {
+		if (m->n || where) {
+			rk_error_set(err, RK_EXIT_USAGE, "the %s is CSV data (%s), which takes no SQL: --%s-%s", side, r->conn,
+			             side, m->n ? "expr" : "where");
+			return rk_error_hint(err, "map and filter CSV data before the check, or load it into a table");
 		}
-		r->csv_delim = ',';
-		if (o->csv_delimiter) {
-			if (strlen(o->csv_delimiter) != 1 || o->csv_delimiter[0] == '"' || o->csv_delimiter[0] == '\n') {
-				rk_error_set(err, RK_EXIT_USAGE, "option --csv-delimiter must be one character other than a "
-				                                 "quote or newline, not '%s'", o->csv_delimiter);
-				return rk_error_hint(err, "e.g. --csv-delimiter ';'");
-			}
-			r->csv_delim = o->csv_delimiter[0];
-		}
-		r->csv_null = o->csv_null;
+		return 0;
+	}
+	if (!r->table || !*r->table) {
+		rk_error_set(err, RK_EXIT_USAGE, "missing required option --table (or --%s-table)", side);
+		return rk_error_hint(err, "name the relation, e.g. --table mart.orders");
 	}
 	return 0;
 }
 
-static void rk_tableopts_push(rk_list *l, const char *item)
+int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->items[i], item))
-			return;
-	l->items = rk_xrealloc(l->items, (l->n + 1) * sizeof *l->items);
-	l->items[l->n++] = (char *)item;   /* borrowed from the options */
+	if (rk_opts_require(o, RK_O_SOURCE, err) < 0 ||
+	    (o->cmd != RK_CMD_LOAD && rk_opts_require(o, RK_O_TARGET, err) < 0) ||
+	    rk_opts_require(o, RK_O_TIME, err) < 0)
+		return -1;
+	if (rk_tableopts_side(o, 0, &spec->source, err) < 0 || rk_tableopts_side(o, 1, &spec->target, err) < 0)
+		return -1;
+	spec->key = (const char *const *)o->key.items;
+	spec->nkey = o->key.n;
+	spec->time = o->time;
+	spec->sum = (const char *const *)o->sum.items;
+	spec->nsum = o->sum.n;
+	spec->columns = (const char *const *)o->columns.items;
+	spec->ncolumns = o->columns.n;
+	spec->exclude = (const char *const *)o->exclude_columns.items;
+	spec->nexclude = o->exclude_columns.n;
+	spec->types = (const char *const *)o->types.items;
+	spec->ntypes = o->types.n;
+	if (o->columns.n && o->exclude_columns.n) {
+		rk_error_set(err, RK_EXIT_USAGE, "options --columns and --exclude-columns exclude each other");
+		return rk_error_hint(err, "--exclude-columns trims the default whole row; with --columns, list only the "
+		                          "columns to hash");
+	}
+	return 0;
 }
 
-void rk_tableopts_hashed(const rk_opts *o, rk_list *cols)
+int rk_tableopts_last(rk_usec last, rk_usec width, rk_usec now, rk_usec settle, rk_usec *from, rk_usec *to,
+                      rk_error *err)
 {
-	cols->items = NULL;
-	cols->n = 0;
-	if (o->columns.n) {
-		/* as given: the checker judges a repeated column itself */
-		cols->items = rk_xcalloc(o->columns.n, sizeof *cols->items);
-		for (size_t i = 0; i < o->columns.n; i++)
-			cols->items[i] = o->columns.items[i];
-		cols->n = o->columns.n;
-		return;
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+	rk_usec closed = now - settle, q;
+
+	if (last % width != 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "--last %s is not a whole number of %s windows", rk_duration_format(last, a),
+		             rk_duration_format(width, b));
+		return rk_error_hint(err, "give --last as a multiple of --window, e.g. --last 1d --window 1h");
 	}
-	for (size_t i = 0; i < o->key.n; i++)
-		rk_tableopts_push(cols, o->key.items[i]);
-	if (o->time)
-		rk_tableopts_push(cols, o->time);
-	for (size_t i = 0; i < o->sum.n; i++)
-		rk_tableopts_push(cols, o->sum.items[i]);
+	/* floor, also before 1970 */
+	q = closed / width;
+	if (closed % width != 0 && closed < 0)
+		q--;
+	*to = q * width;
+	*from = *to - last;
+	return 0;
+}
+
+int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err)
+{
+	spec->width = o->window;
+	if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
+		return -1;
+	spec->settle = o->settle;
+	spec->now = rk_opts_is_set(o, RK_O_NOW) ? o->now : now;
+	if (rk_opts_is_set(o, RK_O_LAST)) {
+		if (rk_tableopts_last(o->last, o->window, spec->now, spec->settle, &spec->from, &spec->to, err) < 0)
+			return -1;
+	} else if (!rk_opts_is_set(o, RK_O_FROM) && !rk_opts_is_set(o, RK_O_TO)) {
+		rk_error_set(err, RK_EXIT_USAGE, "missing the check range: --from and --to, or --last");
+		return rk_error_hint(err, "e.g. --last 1d for the latest closed day of windows");
+	} else if (rk_opts_require(o, RK_O_FROM, err) < 0 || rk_opts_require(o, RK_O_TO, err) < 0) {
+		return -1;
+	} else {
+		spec->from = o->from;
+		spec->to = o->to;
+	}
+	spec->jobs = o->jobs;
+	spec->pushdown = o->pushdown == RK_OPT_PUSHDOWN_ON     ? RK_PUSHDOWN_ON
+	                 : o->pushdown == RK_OPT_PUSHDOWN_AUTO ? RK_PUSHDOWN_AUTO
+	                                                       : RK_PUSHDOWN_OFF;
+	spec->leaf_rows = o->leaf_rows;
+	spec->watermark_query = o->watermark_query;
+	spec->findings = true;
+	return 0;
 }

@@ -1,29 +1,41 @@
 /*
- * tableopts.h - the table options every table-pair command shares
- * (product.md 2.1): which relation on which side, and the CSV dialect.
+ * tableopts.h - one builder of a table pair's spec from the parsed options,
+ * for every command that compares or writes a pair (check, repair, load, and
+ * each table of a job): which relation on which side, the CSV dialect, the
+ * mappings and filters, the logical columns and their roles, and check's
+ * range and grid.
  */
 #ifndef RK_TABLEOPTS_H
 #define RK_TABLEOPTS_H
 
+#include "check/check.h"
 #include "cli/options.h"
 #include "core/error.h"
-#include "io/reader.h"
 
 /*
- * Fills the reader options of both sides from the parsed options: --source
- * and --target (required), --table or the per-side --source-table /
- * --target-table (required for a PostgreSQL side), --csv-delimiter and
- * --csv-null.  The strings stay owned by o.  Returns 0, or -1 with a usage
- * error naming the option.
+ * Fills the pair part of spec from o: source and target (a PostgreSQL side
+ * needs --table or --source-table/--target-table; a CSV side takes no
+ * expression and no filter), the mappings and filters, key, time, sum,
+ * columns, exclude-columns and types.  The strings and arrays are borrowed
+ * from o, which must outlive spec.  Returns 0, or -1 with a usage error
+ * naming the option.
  */
-int rk_tableopts_sides(const rk_opts *o, rk_reader_opts *src, rk_reader_opts *tgt, rk_error *err);
+int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err);
 
 /*
- * The columns hashed per row: --columns when given, else the key columns,
- * then the time column, then the sum columns, each once.  *cols receives
- * an array the caller frees (free(cols->items)); its strings are borrowed
- * from o.
+ * Fills check's part: the range (--from/--to, or --last counted back from
+ * the latest closed window boundary on the grid anchored at the epoch), the
+ * window, settle and clock (--now, else now), --jobs, --pushdown,
+ * --leaf-rows and --watermark-query.  now is the current time, used when
+ * --now is not given.
  */
-void rk_tableopts_hashed(const rk_opts *o, rk_list *cols);
+int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err);
+
+/*
+ * The range of --last on the epoch grid: to = floor((now - settle) / width)
+ * * width, from = to - last.  last must be a whole number of windows.
+ */
+int rk_tableopts_last(rk_usec last, rk_usec width, rk_usec now, rk_usec settle, rk_usec *from, rk_usec *to,
+                      rk_error *err);
 
 #endif

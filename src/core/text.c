@@ -1,5 +1,6 @@
 #include "core/text.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -19,4 +20,34 @@ char *rk_ident_unquote(const char *raw)
 	}
 	*o = '\0';
 	return out;
+}
+
+size_t rk_edit_distance(const char *a, const char *b)
+{
+	size_t row[RK_EDIT_DISTANCE_MAX + 1];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > RK_EDIT_DISTANCE_MAX)
+		la = RK_EDIT_DISTANCE_MAX;
+	if (lb > RK_EDIT_DISTANCE_MAX)
+		lb = RK_EDIT_DISTANCE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+
+			if (up + 1 < cost)
+				cost = up + 1;
+			if (row[j - 1] + 1 < cost)
+				cost = row[j - 1] + 1;
+			row[j] = cost;
+			diag = up;
+		}
+	}
+	return row[lb];
 }

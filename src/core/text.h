@@ -4,6 +4,8 @@
 #ifndef RK_TEXT_H
 #define RK_TEXT_H
 
+#include <stddef.h>
+
 /* The value of one hex digit, or -1. */
 static inline int rk_hexval(char c)
 {
@@ -23,5 +25,13 @@ static inline int rk_hexval(char c)
  * name the column.  Returns a new string owned by the caller.
  */
 char *rk_ident_unquote(const char *raw);
+
+/* Names longer than this are compared on their first RK_EDIT_DISTANCE_MAX
+ * bytes (PostgreSQL identifiers are at most 63). */
+#define RK_EDIT_DISTANCE_MAX 64
+
+/* The Levenshtein distance of a and b, ignoring ASCII case: how "did you
+ * mean" hints find the option, relation or column a user meant. */
+size_t rk_edit_distance(const char *a, const char *b);
 
 #endif

@@ -630,9 +630,21 @@ int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_use
 		{ "us", 1 },
 		{ "ms", 1000 },
 		{ "s", RK_USEC_PER_SEC },
+		{ "sec", RK_USEC_PER_SEC },
+		{ "secs", RK_USEC_PER_SEC },
+		{ "second", RK_USEC_PER_SEC },
+		{ "seconds", RK_USEC_PER_SEC },
 		{ "m", 60 * RK_USEC_PER_SEC },
+		{ "min", 60 * RK_USEC_PER_SEC },
+		{ "mins", 60 * RK_USEC_PER_SEC },
+		{ "minute", 60 * RK_USEC_PER_SEC },
+		{ "minutes", 60 * RK_USEC_PER_SEC },
 		{ "h", 3600 * RK_USEC_PER_SEC },
+		{ "hour", 3600 * RK_USEC_PER_SEC },
+		{ "hours", 3600 * RK_USEC_PER_SEC },
 		{ "d", RK_USEC_PER_DAY },
+		{ "day", RK_USEC_PER_DAY },
+		{ "days", RK_USEC_PER_DAY },
 	};
 	const char *p = s;
 	const char *why;

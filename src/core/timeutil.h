@@ -56,7 +56,8 @@ int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error 
 
 /*
  * Parses a duration: a positive sequence of <integer><unit> with units
- * us, ms, s, m, h, d (e.g. "90s", "15m", "1h", "1d", "1h30m").  Errors name
+ * us, ms, s (sec, second, plurals), m (min, minute), h (hour), d (day)
+ * (e.g. "90s", "15m", "60min", "1h", "1d", "1h30m").  Errors name
  * the option.  allow_zero permits "0" / "0s" (used by --settle).
  */
 int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_usec *out, rk_error *err);

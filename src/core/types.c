@@ -200,3 +200,25 @@ bool rk_type_is_time(rk_type t)
 {
 	return t == RK_T_DATE || t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ;
 }
+
+const char *rk_type_kind(rk_type t)
+{
+	switch (t) {
+	case RK_T_INT2:
+	case RK_T_INT4:
+	case RK_T_INT8:
+	case RK_T_NUMERIC: return "number";
+	case RK_T_FLOAT4:
+	case RK_T_FLOAT8: return "float";
+	case RK_T_TEXT:
+	case RK_T_BPCHAR: return "text";
+	case RK_T_TIMESTAMP:
+	case RK_T_TIMESTAMPTZ: return "instant";
+	case RK_T_DATE: return "date";
+	case RK_T_BOOL: return "boolean";
+	case RK_T_UUID: return "uuid";
+	case RK_T_OTHER: return "other";
+	case RK_T_UNKNOWN: break;
+	}
+	return "unknown";
+}

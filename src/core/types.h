@@ -92,4 +92,10 @@ static inline bool rk_type_is_int(rk_type t)
 /* True for the types a --time column may have (date, timestamp, timestamptz). */
 bool rk_type_is_time(rk_type t);
 
+/* The family of a type's canonical form: "number" (integers and numeric
+ * share theirs), "float", "text", "instant" (timestamps), "date",
+ * "boolean", "uuid", "other" or "unknown".  Two columns of different
+ * families never hash alike: schema drift. */
+const char *rk_type_kind(rk_type t);
+
 #endif

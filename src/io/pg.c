@@ -747,6 +747,16 @@ const char *rk_pg_result_value(const rk_pg_result *r, int row, int col)
 	return PQgetvalue(r->res, row, col);
 }
 
+unsigned rk_pg_result_type(const rk_pg_result *r, int col)
+{
+	return (unsigned)PQftype(r->res, col);
+}
+
+int rk_pg_result_typmod(const rk_pg_result *r, int col)
+{
+	return PQfmod(r->res, col);
+}
+
 void rk_pg_result_free(rk_pg_result *r)
 {
 	if (!r)

@@ -69,6 +69,10 @@ int rk_pg_result_cols(const rk_pg_result *r);
 /* The text of a value; NULL for SQL NULL.  Owned by the result. */
 const char *rk_pg_result_value(const rk_pg_result *r, int row, int col);
 void rk_pg_result_free(rk_pg_result *r);
+/* The type oid and type modifier of a result column (how a statement
+ * describes what it returns, rows or not). */
+unsigned rk_pg_result_type(const rk_pg_result *r, int col);
+int rk_pg_result_typmod(const rk_pg_result *r, int col);
 
 /* Quotes an identifier (PQescapeIdentifier) into a new string owned by the
  * caller (free()).  Schema-qualified names are handled by rk_pg_quote_qualified. */

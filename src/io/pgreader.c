@@ -17,6 +17,7 @@
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "io/copybin.h"
 #include "io/copytext.h"
 #include "io/pg.h"
@@ -45,9 +46,15 @@ typedef struct rk_pgreader {
 	char *desc;          /* "source table mart.orders on host=... dbname=..." */
 	char *snapshot;      /* exported snapshot id, when asked for */
 
+	/* the side's mapping and filter (--source-expr, --source-where) */
+	char **expr_names;   /* logical columns computed by an expression, as written */
+	char **expr_sql;     /* ... and their SQL */
+	size_t nexpr;
+	char *filter;        /* "(<where>\n)", or NULL */
+
 	size_t ncols;        /* bound columns */
-	char **cols;         /* their catalog names */
-	char **quoted;       /* ... quoted for SQL */
+	char **cols;         /* their catalog names (an expression's: the logical name) */
+	char **quoted;       /* ... as SQL: the quoted name, or "(<expression>\n)" */
 	rk_type *types;
 	rk_wire *wires;      /* each column's binary COPY form */
 	bool binary_ok;      /* every column has one: digest passes stream binary */
@@ -82,46 +89,27 @@ static void rk_pgreader_err(rk_error *err)
 	err->sqlstate[0] = '\0';
 }
 
+static int rk_pgreader_sql_error(rk_pgreader *r, const char *what, const char *sql, rk_error *err)
+{
+	rk_error rerr;
+	char cause[sizeof err->msg];
+
+	snprintf(cause, sizeof cause, "%s", err->msg);
+	rk_error_clear(&rerr);
+	if (rk_pg_command(r->pg, "scan rollback", rk_sql_session_scan_rollback, &rerr) < 0)
+		r->broken = true;
+	if (rk_pg_error_is_connection(err))
+		return -1;
+	err->code = RK_EXIT_USAGE;
+	rk_error_set(err, RK_EXIT_USAGE, "the %s %s '%.200s%s' does not work on %s: %s", r->side, what, sql,
+	             strlen(sql) > 200 ? "..." : "", r->display ? r->display : "the table", cause);
+	return rk_error_hint(err, "it is SQL run on the %s's relation as written: test it with psql, SELECT %s FROM "
+	                          "the table", r->side, strcmp(what, "filter") ? "(expression)" : "1 ... WHERE (filter)");
+}
+
 /* ------------------------------------------------------------------------
  * "does not exist" hints
  * ---------------------------------------------------------------------- */
-
-/* Edit distance, case-insensitive; names are at most 63 bytes. */
-static size_t rk_pgreader_distance(const char *a, const char *b)
-{
-	size_t row[65];
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la > 64)
-		la = 64;
-	if (lb > 64)
-		lb = 64;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			char ca = a[i - 1], cb = b[j - 1];
-			size_t cost;
-
-			if (ca >= 'A' && ca <= 'Z')
-				ca = (char)(ca - 'A' + 'a');
-			if (cb >= 'A' && cb <= 'Z')
-				cb = (char)(cb - 'A' + 'a');
-			cost = diag + (ca != cb);
-			if (up + 1 < cost)
-				cost = up + 1;
-			if (row[j - 1] + 1 < cost)
-				cost = row[j - 1] + 1;
-			row[j] = cost;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 typedef struct rk_pgreader_cand {
 	const char *nsp;
@@ -182,7 +170,7 @@ static void rk_pgreader_hint_tables(rk_pg *pg, const char *schema, const char *r
 		c[i].nsp = rk_pg_result_value(res, i, 0);
 		c[i].rel = rk_pg_result_value(res, i, 1);
 		c[i].visible = vis && vis[0] == 't';
-		c[i].dist = rk_pgreader_distance(relname, c[i].rel);
+		c[i].dist = rk_edit_distance(relname, c[i].rel);
 	}
 	qsort(c, (size_t)n, sizeof *c, rk_pgreader_cand_cmp);
 	if (n <= RK_PGREADER_HINT_NAMES)
@@ -294,6 +282,33 @@ static int rk_pgreader_import_snapshot(rk_pgreader *r, const char *id, rk_error 
 	return rc;
 }
 
+/* A statement of the user's SQL failed: the transaction goes back to the
+ * scan savepoint, and the error is the user's to fix. */
+static int rk_pgreader_sql_error(rk_pgreader *r, const char *what, const char *sql, rk_error *err);
+
+/*
+ * Checks --source-where by running it on no rows (the extended protocol
+ * takes one statement only, so SQL cannot close the condition and start
+ * another), and keeps it for every statement of the reader.  A line break
+ * follows it there, so that a "--" comment in it cannot swallow the rest.
+ */
+static int rk_pgreader_filter(rk_pgreader *r, const char *where, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	int rc;
+
+	rk_buf_printf(&b, "SELECT 1 FROM %s WHERE (%s\n) LIMIT 0", r->qualified, where);
+	rc = rk_pg_exec(r->pg, "check the row filter", rk_buf_cstr(&b), 0, NULL, RK_PG_ANY_ROWS, NULL, err);
+	rk_buf_free(&b);
+	if (rc < 0)
+		return rk_pgreader_sql_error(r, "filter", where, err);
+	rk_buf_printf(&b, "(%s\n)", where);
+	r->filter = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	rk_log_debug("%s: rows filtered by %s", r->desc ? r->desc : r->side, where);
+	return 0;
+}
+
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 {
 	const char *side = o->side ? o->side : "source";
@@ -320,6 +335,15 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 	}
 	r = rk_xcalloc(1, sizeof *r);
 	r->side = rk_xstrdup(side);
+	if (o->nexpr) {
+		r->expr_names = rk_xcalloc(o->nexpr, sizeof *r->expr_names);
+		r->expr_sql = rk_xcalloc(o->nexpr, sizeof *r->expr_sql);
+		for (size_t i = 0; i < o->nexpr; i++) {
+			r->expr_names[i] = rk_xstrdup(o->expr_names[i]);
+			r->expr_sql[i] = rk_xstrdup(o->expr_sql[i]);
+		}
+		r->nexpr = o->nexpr;
+	}
 	r->pg = rk_pg_connect(o->conn, side, err);
 	if (!r->pg) {
 		rc = -1;
@@ -334,6 +358,8 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 		rc = rk_pgreader_resolve(r, o->table, nparts == 2 ? parts[0] : NULL, parts[nparts - 1], err);
 	if (rc == 0)
 		rc = rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err);
+	if (rc == 0 && o->where)
+		rc = rk_pgreader_filter(r, o->where, err);
 	if (rc == 0) {
 		rk_buf_printf(&b, "%s table %s on %s", side, r->display, rk_pg_location(r->pg));
 		r->desc = rk_xstrdup(rk_buf_cstr(&b));
@@ -424,6 +450,68 @@ static int rk_pgreader_unknown_column(rk_pgreader *r, const char *requested, con
 	return -1;
 }
 
+/* The mapping of a logical column (catalog spelling), or -1. */
+static long rk_pgreader_expr_of(const rk_pgreader *r, const char *name)
+{
+	for (size_t k = 0; k < r->nexpr; k++) {
+		char *en = NULL;
+		size_t np;
+		const char *why;
+		bool same;
+
+		if (rk_pgident_parse(r->expr_names[k], &en, 1, &np, &why) < 0)
+			continue;
+		same = strcmp(en, name) == 0;
+		free(en);
+		if (same)
+			return (long)k;
+	}
+	return -1;
+}
+
+/*
+ * Binds column i to the expression sql for logical column name: its type is
+ * the one the server gives the statement's result (described on no rows),
+ * a domain read as its base type, exactly as a column of that type.
+ */
+static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, const char *sql, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	rk_pg_result *res = NULL, *tres = NULL;
+	char oid[16], mod[16];
+	const char *params[2] = {oid, mod};
+	int rc;
+
+	rk_buf_printf(&b, "SELECT (%s\n) FROM %s LIMIT 0", sql, r->qualified);
+	rc = rk_pg_exec(r->pg, "describe an expression", rk_buf_cstr(&b), 0, NULL, RK_PG_ANY_ROWS, &res, err);
+	if (rc < 0) {
+		rk_buf_free(&b);
+		rk_error_prefix(err, "column %s", name);
+		return rk_pgreader_sql_error(r, "expression", sql, err);
+	}
+	snprintf(oid, sizeof oid, "%u", rk_pg_result_type(res, 0));
+	snprintf(mod, sizeof mod, "%d", rk_pg_result_typmod(res, 0));
+	rk_pg_result_free(res);
+	if (rk_pg_exec(r->pg, "type of an expression", rk_sql_catalog_type, 2, params, RK_PG_ONE_ROW, &tres, err) < 0) {
+		rk_buf_free(&b);
+		return -1;
+	}
+	r->cols[i] = rk_xstrdup(name);
+	r->types[i] = rk_pgreader_map_type(rk_pg_result_value(tres, 0, 1));
+	r->wires[i] = rk_copybin_wire(strtoul(rk_pg_result_value(tres, 0, 2), NULL, 10), r->types[i]);
+	if (r->wires[i] == RK_WIRE_NONE)
+		r->binary_ok = false;
+	rk_buf_reset(&b);
+	rk_buf_printf(&b, "(%s\n)", sql);
+	r->quoted[i] = rk_xstrdup(rk_buf_cstr(&b));
+	rk_log_debug("%s: column %s is the expression %s, of type %s (%s%s)", r->desc, name, sql,
+	             rk_pg_result_value(tres, 0, 0), rk_type_name(r->types[i]),
+	             r->wires[i] == RK_WIRE_NONE ? ", no binary COPY form" : "");
+	rk_pg_result_free(tres);
+	rk_buf_free(&b);
+	return 0;
+}
+
 static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolumns, rk_type *types,
                             rk_error *err)
 {
@@ -459,6 +547,19 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 			rk_error_set(err, RK_EXIT_USAGE, "invalid column name '%s' for %s: %s", columns[i], r->desc, why);
 			rk_error_hint(err, "double-quote names with capitals, blanks or dots: '\"Order Id\"'");
 			goto fail;
+		}
+		{
+			long e = rk_pgreader_expr_of(r, name);
+
+			if (e >= 0) {
+				int erc = rk_pgreader_bind_expr(r, i, name, r->expr_sql[e], err);
+
+				free(name);
+				if (erc < 0)
+					goto fail;
+				types[i] = r->types[i];
+				continue;
+			}
 		}
 		for (int j = 0; j < n && found < 0; j++)
 			if (strcmp(rk_pg_result_value(res, j, 0), name) == 0)
@@ -504,6 +605,24 @@ static int rk_pgreader_columns(void *impl, char ***names, size_t *n, rk_error *e
 		return -1;
 	rows = rk_pg_result_rows(res);
 	*names = rk_xcalloc((size_t)rows, sizeof **names);
+	for (int i = 0; i < rows; i++)
+		(*names)[i] = rk_xstrdup(rk_pg_result_value(res, i, 0));
+	*n = (size_t)rows;
+	rk_pg_result_free(res);
+	return 0;
+}
+
+static int rk_pgreader_primary_key(void *impl, char ***names, size_t *n, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	const char *params[1] = {r->oid};
+	rk_pg_result *res;
+	int rows;
+
+	if (rk_pg_exec(r->pg, "primary key", rk_sql_catalog_primary_key, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		return -1;
+	rows = rk_pg_result_rows(res);
+	*names = rk_xcalloc(rows ? (size_t)rows : 1, sizeof **names);
 	for (int i = 0; i < rows; i++)
 		(*names)[i] = rk_xstrdup(rk_pg_result_value(res, i, 0));
 	*n = (size_t)rows;
@@ -596,8 +715,11 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		*empty = true;
 		return 0;
 	}
+	if (r->filter)
+		rk_buf_printf(&r->sql, " WHERE %s%s", r->filter, filter ? " AND (" : "");
 	if (filter) {
-		rk_buf_puts(&r->sql, " WHERE ");
+		if (!r->filter)
+			rk_buf_puts(&r->sql, " WHERE (");
 		for (size_t i = 0; i < nm; i++) {
 			bool lo = merged[i].from != RK_USEC_NINF;
 			bool hi = merged[i].to != RK_USEC_PINF;
@@ -617,6 +739,7 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		}
 		if (scan->include_null_time)
 			rk_buf_printf(&r->sql, "%s%s IS NULL", nm ? " OR " : "", tcol);
+		rk_buf_putc(&r->sql, ')');
 	}
 	return 0;
 }
@@ -1024,7 +1147,7 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	for (int64_t k = k0; k < k1; k++) {
 		rk_buf_printf(&r->sql, "%sSELECT (%lld)::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ", (long long)k);
 		rk_pgreader_digest_agg(r, wa);
-		rk_buf_printf(&r->sql, " AS d FROM %s WHERE ", rel);
+		rk_buf_printf(&r->sql, " AS d FROM %s WHERE %s%s", rel, r->filter ? r->filter : "", r->filter ? " AND " : "");
 		if (rk_pgreader_bound(r, tcol, ">=", q->from + k * q->width, with_zone, err) < 0)
 			return -1;
 		rk_buf_puts(&r->sql, " AND ");
@@ -1035,7 +1158,8 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 	if (q->scan->include_null_time) {
 		rk_buf_printf(&r->sql, "%sSELECT NULL::pg_catalog.int8 AS w, ", first ? "" : " UNION ALL ");
 		rk_pgreader_digest_agg(r, wa);
-		rk_buf_printf(&r->sql, " AS d FROM %s WHERE %s IS NULL", rel, tcol);
+		rk_buf_printf(&r->sql, " AS d FROM %s WHERE %s%s%s IS NULL", rel, r->filter ? r->filter : "",
+		              r->filter ? " AND " : "", tcol);
 		first = false;
 	}
 	if (first) {
@@ -1226,6 +1350,13 @@ static void rk_pgreader_free(void *impl)
 	free(r->desc);
 	free(r->snapshot);
 	free(r->digest_schema);
+	for (size_t i = 0; i < r->nexpr; i++) {
+		free(r->expr_names[i]);
+		free(r->expr_sql[i]);
+	}
+	free(r->expr_names);
+	free(r->expr_sql);
+	free(r->filter);
 	free(r);
 }
 
@@ -1242,6 +1373,7 @@ const rk_reader_ops rk_pgreader_ops = {
 	.describe = rk_pgreader_describe,
 	.free = rk_pgreader_free,
 	.columns = rk_pgreader_columns,
+	.primary_key = rk_pgreader_primary_key,
 	.snapshot = rk_pgreader_snapshot,
 	.digest = rk_pgreader_digest,
 };

@@ -71,6 +71,15 @@ int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err)
 	return r->ops->columns(r->impl, names, n, err);
 }
 
+int rk_reader_primary_key(rk_reader *r, char ***names, size_t *n, rk_error *err)
+{
+	*names = NULL;
+	*n = 0;
+	if (!r->ops->primary_key)
+		return 0;
+	return r->ops->primary_key(r->impl, names, n, err);
+}
+
 const char *rk_reader_snapshot(const rk_reader *r)
 {
 	return r->ops->snapshot ? r->ops->snapshot(r->impl) : NULL;

@@ -28,6 +28,11 @@ typedef struct rk_reader_opts {
 	char csv_delim;         /* CSV field delimiter (default ',') */
 	const char *csv_null;   /* CSV NULL marker; NULL = PostgreSQL's convention:
 	                         * unquoted empty field is NULL, "" is empty string */
+	const char *const *expr_names; /* PostgreSQL: logical columns this side computes */
+	const char *const *expr_sql;   /* ... with these SQL expressions (--source-expr) */
+	size_t nexpr;
+	const char *where;      /* PostgreSQL: only the rows this SQL condition holds for
+	                         * (--source-where), or NULL */
 	bool export_snapshot;   /* PostgreSQL: export the snapshot (rk_reader_snapshot) */
 	const char *snapshot;   /* PostgreSQL: read in this exported snapshot instead
 	                         * of taking a new one (parallel readers of one side) */
@@ -101,6 +106,13 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
  * array of new strings owned by the caller (free each, then the array).
  */
 int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err);
+
+/*
+ * The relation's primary key columns as plain names, in the key's order;
+ * *n is 0 when it has none (and for CSV data).  *names is a new array of
+ * new strings owned by the caller.
+ */
+int rk_reader_primary_key(rk_reader *r, char ***names, size_t *n, rk_error *err);
 
 /*
  * Window digests computed by the server (reckon check --pushdown).  The rows

@@ -15,6 +15,8 @@ typedef struct rk_reader_ops {
 	void (*free)(void *impl);
 	/* optional: every column the relation / CSV header has, in order */
 	int (*columns)(void *impl, char ***names, size_t *n, rk_error *err);
+	/* optional: the primary key's columns (none: no primary key) */
+	int (*primary_key)(void *impl, char ***names, size_t *n, rk_error *err);
 	/* optional: the exported snapshot id (opts.export_snapshot), or NULL */
 	const char *(*snapshot)(const void *impl);
 	/* optional: window digests computed by the server (rk_reader_digest) */

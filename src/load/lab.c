@@ -407,7 +407,7 @@ static void rk_lab_write_conf(rk_lab *lab)
 
 	lab->conf[0] = '\0';
 	for (int i = 0; i < 2; i++)
-		if (strpbrk(conns[i], ";#\r\n"))
+		if (strpbrk(conns[i], "\r\n"))
 			return;
 	if (snprintf(lab->conf, sizeof lab->conf, "%s/.reckon-lab-%s.ini", lab->spec->out, lab->engine) >=
 	        (int)sizeof lab->conf ||

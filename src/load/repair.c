@@ -31,6 +31,8 @@
 
 typedef struct rk_repair {
 	const rk_repair_spec *spec;
+	char **key;          /* the key: the spec's, or discovered (rk_check_key) */
+	size_t nkey;
 	rk_pg *tgt;
 	rk_reader *src;
 
@@ -91,6 +93,7 @@ static void rk_repair_strv_free(char **v, size_t n)
 
 static void rk_repair_close(rk_repair *r)
 {
+	rk_repair_strv_free(r->key, r->nkey);
 	rk_reader_free(r->src);
 	rk_pg_close(r->tgt);
 	free(r->oid);
@@ -333,9 +336,9 @@ static int rk_repair_columns(rk_repair *r, long interval_col, rk_error *err)
 	            r->display);
 
 	/* the key and time columns must travel with the rows */
-	for (size_t k = 0; k <= r->spec->check.nkey; k++) {
-		bool is_time = k == r->spec->check.nkey;
-		const char *written = is_time ? r->spec->check.time : r->spec->check.key[k];
+	for (size_t k = 0; k <= r->nkey; k++) {
+		bool is_time = k == r->nkey;
+		const char *written = is_time ? r->spec->check.time : r->key[k];
 		size_t t;
 		long c;
 
@@ -440,15 +443,15 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 /* Renders every statement that names the user's table and columns. */
 static int rk_repair_statements(rk_repair *r, long interval_col, rk_error *err)
 {
-	size_t *keys = rk_xcalloc(r->spec->check.nkey, sizeof *keys);
+	size_t *keys = rk_xcalloc(r->nkey, sizeof *keys);
 	char *columns = NULL, *key_match = NULL, *tcol = NULL, *icol = NULL;
 	int rc = -1;
 
-	for (size_t k = 0; k < r->spec->check.nkey; k++)
-		if (rk_repair_target_column(r, r->spec->check.key[k], "key", &keys[k], err) < 0)
+	for (size_t k = 0; k < r->nkey; k++)
+		if (rk_repair_target_column(r, r->key[k], "key", &keys[k], err) < 0)
 			goto done;
 	if (!(columns = rk_repair_quoted_list(r, r->tidx, r->ncols, "", ", ", NULL, err)) ||
-	    !(key_match = rk_repair_quoted_list(r, keys, r->spec->check.nkey, "t.", " AND ", "s.", err)) ||
+	    !(key_match = rk_repair_quoted_list(r, keys, r->nkey, "t.", " AND ", "s.", err)) ||
 	    !(tcol = rk_pg_quote_ident(r->tgt, r->tcols[r->tidx[r->time_index]], err)))
 		goto done;
 	if (interval_col >= 0 && !(icol = rk_pg_quote_ident(r->tgt, r->tcols[interval_col], err)))
@@ -497,9 +500,16 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 		rk_error_set(err, RK_EXIT_USAGE, "no target table named");
 		return rk_error_hint(err, "give --table NAME (or --target-table NAME)");
 	}
-	if (c->nkey == 0 || !c->time) {
-		rk_error_set(err, RK_EXIT_USAGE, "repair needs --key and --time");
+	if (!c->time) {
+		rk_error_set(err, RK_EXIT_USAGE, "repair needs --time");
 		return rk_error_hint(err, "the same table options as reckon check");
+	}
+	if (c->nkey) {
+		r->key = rk_xcalloc(c->nkey, sizeof *r->key);
+		for (size_t k = 0; k < c->nkey; k++)
+			r->key[r->nkey++] = rk_xstrdup(c->key[k]);
+	} else if (rk_check_key(c, &r->key, &r->nkey, err) < 0) {
+		return -1;
 	}
 	if (!(r->tgt = rk_pg_connect(c->target.conn, "target", err)))
 		return -1;
@@ -729,6 +739,8 @@ static int rk_repair_verify(rk_repair *r, rk_repair_interval *iv, rk_error *err)
 	rk_check_spec cs = r->spec->check;
 	rk_check_result *res = NULL;
 
+	cs.key = (const char *const *)r->key;
+	cs.nkey = r->nkey;
 	cs.from = iv->start;
 	cs.to = iv->end;
 	cs.width = iv->end - iv->start;

@@ -211,66 +211,32 @@ static char *rk_audit_conn(const char *conn)
  * What is recorded
  * ---------------------------------------------------------------------- */
 
-static void rk_audit_opt(json_t *j, const char *name, const char *value)
-{
-	if (value)
-		json_object_set_new(j, name, rk_audit_json_string(value));
-}
-
-static void rk_audit_opt_conn(json_t *j, const char *name, const char *conn)
-{
-	char *red = rk_audit_conn(conn);
-
-	rk_audit_opt(j, name, red);
-	free(red);
-}
-
-static void rk_audit_opt_list(json_t *j, const char *name, const rk_list *l)
-{
-	json_t *a;
-
-	if (!l->n)
-		return;
-	a = json_array();
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, rk_audit_json_string(l->items[i]));
-	json_object_set_new(j, name, a);
-}
-
-/* The options of the run as the user gave them (command line and config
- * file), by long option name; every conninfo redacted. */
-static char *rk_audit_options(const rk_opts *o)
+/* The options of the run as the user gave them (command line and files),
+ * by long option name: a list as an array, a flag as a boolean, every
+ * connection string redacted. */
+static char *rk_audit_options_json(const rk_audit_options *o)
 {
 	json_t *j = json_object();
 
-	rk_audit_opt_conn(j, "source", o->source);
-	rk_audit_opt_conn(j, "target", o->target);
-	rk_audit_opt(j, "table", o->table);
-	rk_audit_opt(j, "source-table", o->source_table);
-	rk_audit_opt(j, "target-table", o->target_table);
-	rk_audit_opt_list(j, "key", &o->key);
-	rk_audit_opt(j, "time", o->time);
-	rk_audit_opt_list(j, "sum", &o->sum);
-	rk_audit_opt_list(j, "columns", &o->columns);
-	rk_audit_opt_list(j, "types", &o->types);
-	rk_audit_opt(j, "csv-delimiter", o->csv_delimiter);
-	rk_audit_opt(j, "csv-null", o->csv_null);
-	rk_audit_opt(j, "config", o->config);
-	rk_audit_opt(j, "from", o->from);
-	rk_audit_opt(j, "to", o->to);
-	rk_audit_opt(j, "window", o->window);
-	rk_audit_opt(j, "settle", o->settle);
-	rk_audit_opt(j, "now", o->now);
-	rk_audit_opt(j, "rerun-list", o->rerun_list);
-	rk_audit_opt(j, "report", o->report);
-	rk_audit_opt(j, "format", o->format);
-	rk_audit_opt(j, "jobs", o->jobs);
-	rk_audit_opt_conn(j, "audit", o->audit);
-	rk_audit_opt(j, "leaf-rows", o->leaf_rows);
-	rk_audit_opt(j, "watermark-query", o->watermark_query);
-	if (o->cmd == RK_CMD_REPAIR) {
-		json_object_set_new(j, "execute", json_boolean(o->execute));
-		rk_audit_opt(j, "interval-column", o->interval_column);
+	for (size_t i = 0; i < o->n; i++) {
+		const rk_audit_option *op = &o->v[i];
+		json_t *val;
+
+		if (op->flag >= 0) {
+			val = json_boolean(op->flag);
+		} else if (op->items) {
+			val = json_array();
+			for (size_t k = 0; k < op->nitems; k++)
+				json_array_append_new(val, rk_audit_json_string(op->items[k]));
+		} else if (op->conn) {
+			char *red = rk_audit_conn(op->value);
+
+			val = rk_audit_json_string(red);
+			free(red);
+		} else {
+			val = rk_audit_json_string(op->value);
+		}
+		json_object_set_new(j, op->key, val);
 	}
 	return rk_audit_json_dump(j);
 }
@@ -459,15 +425,15 @@ fail:
  * Recording
  * ---------------------------------------------------------------------- */
 
-static int rk_audit_insert_run(rk_pg *pg, const rk_opts *o, const rk_report_ctx *c, const rk_check_result *r,
-                               char *run_id, size_t run_id_sz, rk_error *err)
+static int rk_audit_insert_run(rk_pg *pg, const rk_audit_options *o, const rk_report_ctx *c,
+                               const rk_check_result *r, char *run_id, size_t run_id_sz, rk_error *err)
 {
 	const rk_check_spec *spec = c->spec;
 	rk_audit_params p;
 	rk_audit_who who;
 	rk_pg_result *res = NULL;
-	char *options = rk_audit_options(o);
-	char *keys = rk_audit_names(c->key_names, spec->nkey);
+	char *options = rk_audit_options_json(o);
+	char *keys = rk_audit_names(c->key_names, r->nkey);
 	char *sums = rk_audit_names(c->sum_names, spec->nsum);
 	char *src = NULL, *tgt = NULL, *own[2] = {NULL};
 	size_t count[3] = {0, 0, 0};
@@ -727,7 +693,8 @@ int rk_audit_prepare(const char *conninfo, rk_error *err)
 	return 0;
 }
 
-int rk_audit_record_check(const char *conninfo, const rk_opts *o, const rk_report_ctx *c, const rk_check_result *r,
+int rk_audit_record_check(const char *conninfo, const rk_audit_options *o, const rk_report_ctx *c,
+                          const rk_check_result *r,
                           rk_error *err)
 {
 	rk_pg *pg;
@@ -776,49 +743,17 @@ static char *rk_audit_column_names(const char *const *written, size_t n)
 	return json;
 }
 
-/* The run's verdict, as `reckon repair --format json` says it. */
-static const char *rk_audit_repair_verdict(const rk_audit_repair *r)
+static int rk_audit_insert_repair_run(rk_pg *pg, const rk_audit_options *o, const rk_audit_repair *r,
+                                      char *run_id, size_t run_id_sz, rk_error *err)
 {
-	if (!r->complete)
-		return "failed";
-	if (!r->spec->execute)
-		return "planned";
-	for (size_t i = 0; i < r->list->n; i++)
-		if (r->iv[i].state != RK_REPAIR_MATCH)
-			return "differ";
-	return "match";
-}
-
-/* reckon.repair_interval.status of a state (docs/audit.md maps them to the
- * words of reckon repair's own output). */
-static const char *rk_audit_repair_status(rk_repair_state s)
-{
-	switch (s) {
-	case RK_REPAIR_PENDING: return "not_started";
-	case RK_REPAIR_FAILED: return "not_changed";
-	case RK_REPAIR_UNKNOWN: return "unknown";
-	case RK_REPAIR_PLANNED: return "planned";
-	case RK_REPAIR_COMMITTED: return "replaced";
-	case RK_REPAIR_MATCH: return "verified";
-	case RK_REPAIR_DIFFER: return "differ";
-	}
-	assert(!"unknown repair state");
-	return "unknown";
-}
-
-static int rk_audit_insert_repair_run(rk_pg *pg, const rk_opts *o, const rk_audit_repair *r, char *run_id,
-                                      size_t run_id_sz, rk_error *err)
-{
-	const rk_repair_spec *spec = r->spec;
-	const rk_rerun_list *l = r->list;
 	rk_audit_params p;
 	rk_audit_who who;
 	rk_pg_result *res = NULL;
-	char *options = rk_audit_options(o);
-	char *keys = rk_audit_column_names(spec->check.key, spec->check.nkey);
-	char *sums = rk_audit_column_names(spec->check.sum, spec->check.nsum);
-	char *src = rk_audit_conn(rk_audit_relation(&spec->check.source));
-	char *tgt = rk_audit_conn(rk_audit_relation(&spec->check.target));
+	char *options = rk_audit_options_json(o);
+	char *keys = rk_audit_column_names(r->key, r->nkey);
+	char *sums = rk_audit_column_names(r->sum, r->nsum);
+	char *src = rk_audit_conn(rk_audit_relation(r->source));
+	char *tgt = rk_audit_conn(rk_audit_relation(r->target));
 	/* reckon's messages never hold a password (style.md) */
 	char *error = r->error ? rk_audit_text(r->error) : NULL;
 	const char *v;
@@ -832,14 +767,14 @@ static int rk_audit_insert_repair_run(rk_pg *pg, const rk_opts *o, const rk_audi
 	rk_ap_str(&p, keys);
 	rk_ap_str(&p, sums);
 	/* the list is in time order and disjoint: its span */
-	if (l->n) {
-		rk_ap_time(&p, l->items[0].start);
-		rk_ap_time(&p, l->items[l->n - 1].end);
+	if (r->n) {
+		rk_ap_time(&p, r->iv[0].start);
+		rk_ap_time(&p, r->iv[r->n - 1].end);
 	} else {
 		rk_ap_str(&p, NULL);
 		rk_ap_str(&p, NULL);
 	}
-	rk_ap_str(&p, rk_audit_repair_verdict(r));
+	rk_ap_str(&p, r->verdict);
 	rk_ap_u64(&p, (uint64_t)r->exit_status);
 	rk_ap_str(&p, error);
 	assert(p.n == RK_AUDIT_REPAIR_NPARAMS);
@@ -868,34 +803,27 @@ static int rk_audit_copy_repair_intervals(rk_pg *pg, const rk_audit_repair *r, c
 	char t[RK_TIME_STRLEN];
 	int rc = -1;
 
-	if (r->list->n == 0)
+	if (r->n == 0)
 		return 0;
 	if (rk_pg_copy_in_begin(pg, "audit copy repair intervals", rk_sql_audit_copy_repair_interval, err) < 0)
 		return -1;
-	for (size_t i = 0; i < r->list->n; i++) {
-		const rk_repair_interval *v = &r->iv[i];
-		const uint64_t *c = r->list->items[i].count;
-		/* what the run did to it: a dry run's counts are what it would do;
-		 * a COMMIT lost on the wire leaves what the transaction had done */
-		bool counted = v->state == RK_REPAIR_PLANNED || v->state == RK_REPAIR_UNKNOWN ||
-		               rk_repair_state_done(v->state);
-		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER;
+	for (size_t i = 0; i < r->n; i++) {
+		const rk_audit_interval *v = &r->iv[i];
+		const uint64_t *c = v->before;
 
 		rk_buf_printf(&b, "%s\t", run_id);
 		rk_buf_printf(&b, "%s\t", rk_time_format(v->start, t));
 		rk_buf_printf(&b, "%s\t", rk_time_format(v->end, t));
-		rk_buf_puts(&b, rk_audit_repair_status(v->state));
-		rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
-		              c[RK_RERUN_SOURCE_ROWS], c[RK_RERUN_TARGET_ROWS], c[RK_RERUN_MISSING], c[RK_RERUN_EXTRA],
-		              c[RK_RERUN_DUPLICATED], c[RK_RERUN_CHANGED]);
-		if (counted)
+		rk_buf_puts(&b, v->status);
+		rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, c[0], c[1],
+		              c[2], c[3], c[4], c[5]);
+		if (v->counted)
 			rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, v->source_rows,
 			              v->deleted_by_time, v->deleted_by_key, v->inserted);
 		else
 			rk_buf_puts(&b, "\t\\N\t\\N\t\\N\t\\N");
-		if (after)
-			rk_buf_printf(&b, "\t%s\t%" PRIu64 "\t%" PRIu64, v->state == RK_REPAIR_MATCH ? "match" : "differ",
-			              v->after_source_rows, v->after_target_rows);
+		if (v->after)
+			rk_buf_printf(&b, "\t%s\t%" PRIu64 "\t%" PRIu64, v->after, v->after_source_rows, v->after_target_rows);
 		else
 			rk_buf_puts(&b, "\t\\N\t\\N\t\\N");
 		rk_buf_putc(&b, '\n');
@@ -907,12 +835,12 @@ fail:
 	return rk_audit_copy_finish(pg, &b, rc == 0, "reckon could not send the repair intervals", err);
 }
 
-int rk_audit_record_repair(const char *conninfo, const rk_opts *o, const rk_audit_repair *r, rk_error *err)
+int rk_audit_record_repair(const char *conninfo, const rk_audit_options *o, const rk_audit_repair *r, rk_error *err)
 {
 	rk_pg *pg;
 	char run_id[32];
 
-	assert(r->list && (r->iv || r->list->n == 0));
+	assert(r->iv || r->n == 0);
 	pg = rk_audit_open(conninfo, err);
 	if (!pg)
 		goto fail;
@@ -924,8 +852,8 @@ int rk_audit_record_repair(const char *conninfo, const rk_opts *o, const rk_audi
 		rk_audit_rollback(pg);
 		goto fail;
 	}
-	rk_log_info("recorded repair run %s (%zu interval%s, %s) on %s", run_id, r->list->n,
-	            r->list->n == 1 ? "" : "s", rk_audit_repair_verdict(r), rk_pg_describe(pg));
+	rk_log_info("recorded repair run %s (%zu interval%s, %s) on %s", run_id, r->n, r->n == 1 ? "" : "s", r->verdict,
+	            rk_pg_describe(pg));
 	rk_pg_close(pg);
 	return 0;
 fail:

@@ -10,12 +10,26 @@
 #define RK_AUDIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "check/check.h"
-#include "cli/options.h"
-#include "load/repair.h"
 #include "report/report.h"
-#include "report/rerun.h"
+
+/* One option of the run as the user gave it; nothing is owned. */
+typedef struct rk_audit_option {
+	const char *key;                /* the long option name ("source-expr.amount") */
+	const char *value;              /* its text; NULL for a list or a flag */
+	const char *const *items;       /* a list's items (nitems of them), else NULL */
+	size_t nitems;
+	int flag;                       /* a flag's value (0 or 1), or -1 */
+	bool conn;                      /* a connection string: recorded with passwords masked */
+} rk_audit_option;
+
+/* The options of a run, as the command hands them over. */
+typedef struct rk_audit_options {
+	const rk_audit_option *v;
+	size_t n;
+} rk_audit_options;
 
 /*
  * Records a check run: creates or migrates the schema when needed (its own
@@ -25,8 +39,8 @@
  * RK_EXIT_RUNTIME (server, query, schema newer than this reckon), or
  * RK_EXIT_USAGE when the conninfo itself cannot be parsed.
  */
-int rk_audit_record_check(const char *conninfo, const rk_opts *o, const rk_report_ctx *c, const rk_check_result *r,
-                          rk_error *err);
+int rk_audit_record_check(const char *conninfo, const rk_audit_options *o, const rk_report_ctx *c,
+                          const rk_check_result *r, rk_error *err);
 
 /*
  * Makes sure, before a command changes anything, that the audit database
@@ -38,12 +52,29 @@ int rk_audit_record_check(const char *conninfo, const rk_opts *o, const rk_repor
  */
 int rk_audit_prepare(const char *conninfo, rk_error *err);
 
-/* How a repair run ended, as cmd_repair knows it; nothing is owned. */
+/* One interval of a repair run, as the run left it; nothing is owned. */
+typedef struct rk_audit_interval {
+	rk_usec start, end;
+	const char *status;             /* reckon.repair_interval.status (docs/audit.md) */
+	uint64_t before[6];             /* as the rerun list said: source rows, target rows,
+	                                 * missing, extra, duplicated, changed */
+	bool counted;                   /* the run's counts below are known */
+	uint64_t source_rows, deleted_by_time, deleted_by_key, inserted;
+	const char *after;              /* the re-check's verdict ("match", "differ"), or NULL */
+	uint64_t after_source_rows, after_target_rows;
+} rk_audit_interval;
+
+/* How a repair run ended, as the repair command knows it; nothing is owned. */
 typedef struct rk_audit_repair {
-	const rk_repair_spec *spec;       /* the pair, key and sum columns */
-	const rk_rerun_list *list;        /* the rerun list as read (its counts are "before") */
-	const rk_repair_interval *iv;     /* list->n results of rk_repair_run, in list order */
-	bool complete;                    /* rk_repair_run returned 0 */
+	const rk_reader_opts *source;     /* the pair, */
+	const rk_reader_opts *target;
+	const char *const *key;           /* its key and sum columns, as written */
+	size_t nkey;
+	const char *const *sum;
+	size_t nsum;
+	const rk_audit_interval *iv;      /* every interval of the list, in list order */
+	size_t n;
+	const char *verdict;              /* "match", "differ", "planned" or "failed" */
 	int exit_status;                  /* what reckon repair exits with, this record aside */
 	const char *error;                /* why the run stopped (an error message), or NULL */
 } rk_audit_repair;
@@ -56,6 +87,6 @@ typedef struct rk_audit_repair {
  * interval of the list, done or not.  Returns 0, or -1 with err (as for
  * rk_audit_record_check) and nothing recorded.
  */
-int rk_audit_record_repair(const char *conninfo, const rk_opts *o, const rk_audit_repair *r, rk_error *err);
+int rk_audit_record_repair(const char *conninfo, const rk_audit_options *o, const rk_audit_repair *r, rk_error *err);
 
 #endif

@@ -74,6 +74,39 @@ static void rk_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f
 		rk_buf_putc(b, ')');
 }
 
+/* Joins names with ", ". */
+static void rk_report_join(rk_buf *b, char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rk_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* The key and columns the check used, and the schema drift. */
+static void rk_report_text_pair(FILE *out, const rk_check_result *r)
+{
+	const rk_drift *d = &r->drift;
+	rk_buf b = RK_BUF_INIT;
+
+	rk_report_join(&b, r->key_names, r->nkey);
+	fprintf(out, "key:    %s", rk_buf_cstr(&b));
+	if (r->key_origin && strcmp(r->key_origin, "--key") != 0)
+		fprintf(out, "  (%s)", r->key_origin);
+	fprintf(out, "\nhashed: %zu column%s%s\n", r->ncolumns, r->ncolumns == 1 ? "" : "s",
+	        r->whole_row ? " (the whole row: every column both sides have)" : "");
+	for (int s = 0; s < 2; s++) {
+		if (!d->nonly[s])
+			continue;
+		rk_buf_reset(&b);
+		rk_report_join(&b, d->only[s], d->nonly[s]);
+		fprintf(out, "schema: only the %s has %s (not compared)\n", s ? "target" : "source", rk_buf_cstr(&b));
+	}
+	for (size_t i = 0; i < d->nkinds; i++)
+		fprintf(out, "schema: column %s is %s on the source but %s on the target (its values cannot hash alike)\n",
+		        d->kinds[i].name, d->kinds[i].source_type, d->kinds[i].target_type);
+	fputc('\n', out);
+	rk_buf_free(&b);
+}
+
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
@@ -82,8 +115,9 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	rk_buf line = RK_BUF_INIT;
 
 	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
-	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n\n", rk_time_format(c->spec->from, a),
+	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
 	        rk_time_format(c->spec->to, b), rk_duration_format(r->width, d), r->nclosed, nopen);
+	rk_report_text_pair(out, r);
 	fprintf(out, "%-22s %-7s %10s %10s%s\n", "window start", "status", "source", "target",
 	        r->nsum ? "  sums source/target" : "");
 	for (size_t w = 0; w < r->nwindows; w++) {
@@ -165,12 +199,50 @@ static json_t *rk_json_time(rk_usec t)
 	return json_string(rk_time_format(t, a));
 }
 
+static json_t *rk_json_names(char *const *names, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+/* "schema": the columns one side only has and the kind mismatches. */
+static json_t *rk_json_schema(const rk_drift *d)
+{
+	json_t *sch = json_object(), *kinds = json_array();
+
+	json_object_set_new(sch, "source_only", rk_json_names(d->only[0], d->nonly[0]));
+	json_object_set_new(sch, "target_only", rk_json_names(d->only[1], d->nonly[1]));
+	for (size_t i = 0; i < d->nkinds; i++) {
+		json_t *k = json_object();
+
+		json_object_set_new(k, "column", json_string(d->kinds[i].name));
+		json_object_set_new(k, "source_type", json_string(d->kinds[i].source_type));
+		json_object_set_new(k, "target_type", json_string(d->kinds[i].target_type));
+		json_array_append_new(kinds, k);
+	}
+	json_object_set_new(sch, "type_mismatch", kinds);
+	return sch;
+}
+
 int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	json_t *root = rk_report_summary(c, r);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	json_decref(root);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
+}
+
+json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
 	json_t *range = json_object(), *rerun = json_array(), *drill = json_object();
 	char d[RK_TIME_STRLEN];
-	int rc;
 
 	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
 	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
@@ -194,6 +266,11 @@ int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(root, "range", range);
 	json_object_set_new(root, "source", json_string(r->side[0].describe));
 	json_object_set_new(root, "target", json_string(r->side[1].describe));
+	json_object_set_new(root, "key", rk_json_names(r->key_names, r->nkey));
+	json_object_set_new(root, "key_origin", json_string(r->key_origin ? r->key_origin : "--key"));
+	json_object_set_new(root, "columns", rk_json_names(r->column_names, r->ncolumns));
+	json_object_set_new(root, "whole_row", json_boolean(r->whole_row));
+	json_object_set_new(root, "schema", rk_json_schema(&r->drift));
 	for (size_t w = 0; w < r->nwindows; w++) {
 		json_t *it;
 		if (!rk_win_rerun(r, w))
@@ -218,11 +295,7 @@ int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		json_object_set_new(wm, "holds", json_boolean(r->behind_watermark_missing == 0));
 		json_object_set_new(root, "watermark", wm);
 	}
-	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	if (rc == 0 && fputc('\n', out) == EOF)
-		rc = -1;
-	return rc;
+	return root;
 }
 
 static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)

@@ -7,6 +7,7 @@
 #ifndef RK_REPORT_H
 #define RK_REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "check/check.h"
@@ -23,6 +24,10 @@ typedef struct rk_report_ctx {
  * a screenful), the damage per window with the first keys of each kind,
  * and the verdict. */
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+
+/* summary.json as a JSON object (new reference): the verdict, windows,
+ * findings, rows, range, key, hashed columns, schema drift, rerun list. */
+json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r);
 
 /* summary.json / --format json, followed by a newline.  Returns 0 or -1
  * (a write error; errno set). */

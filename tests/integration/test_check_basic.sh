@@ -232,23 +232,39 @@ test_rerun_list_in_time_order() {
 	assert_eq 2 "$(jget rep/summary.json .windows.differ)"
 }
 
-# Only --columns are hashed; by default key, time and sum columns.
+# By default the whole row is hashed: a change to any column both sides
+# have is found.  --columns hashes only those; --exclude-columns trims the
+# whole row.
 test_columns_option() {
 	reset_target
 	sql $TGT "update mart.orders set note = 'edited', qty = qty + 1 where order_id = 2" >/dev/null
-	mkdir a b
-	assert_exit 0 check --report a
-	assert_eq "match match match match" "$(statuses a/windows.csv)"
-	assert_exit 1 check --report b --columns order_id,line_no,created_at,amount,note
-	assert_eq "differ match match match" "$(statuses b/windows.csv)"
-	assert_file_eq b/findings.csv - <<-EOF
+	mkdir a b c d
+	assert_exit 1 check --report a
+	assert_eq "differ match match match" "$(statuses a/windows.csv)"
+	assert_file_eq a/findings.csv - <<-EOF
 		window_start,window_end,kind,order_id,line_no,source_copies,target_copies
 		$W0,changed,2,1,1,1
 		$W0,changed,2,2,1,1
 	EOF
+	assert_eq '["order_id","line_no","created_at","amount","qty","note"]' "$(jq -c .columns a/summary.json)"
+	assert_eq true "$(jget a/summary.json .whole_row)"
+	assert_contains "$OUT" "hashed: 6 columns (the whole row"
+	# the status-only update the issue's engineer missed: found without --columns
+	assert_exit 0 check --report b --columns order_id,line_no,created_at,amount
+	assert_eq "match match match match" "$(statuses b/windows.csv)"
+	assert_exit 1 check --report c --columns order_id,line_no,created_at,amount,note
+	assert_eq "differ match match match" "$(statuses c/windows.csv)"
+	assert_exit 0 check --report d --exclude-columns note,qty
+	assert_eq '["order_id","line_no","created_at","amount"]' "$(jq -c .columns d/summary.json)"
 	# the hashed columns change the hashes, not the counts or sums
-	assert_ne "$(wfield a/windows.csv 2026-03-02T01:00:00Z source_hash)" "$(wfield b/windows.csv 2026-03-02T01:00:00Z source_hash)"
-	assert_eq "$(cut -d, -f1,2,4-7 a/windows.csv)" "$(cut -d, -f1,2,4-7 b/windows.csv)" "counts and sums"
+	assert_ne "$(wfield b/windows.csv 2026-03-02T01:00:00Z source_hash)" "$(wfield c/windows.csv 2026-03-02T01:00:00Z source_hash)"
+	assert_eq "$(cut -d, -f1,2,4-7 b/windows.csv)" "$(cut -d, -f1,2,4-7 c/windows.csv)" "counts and sums"
+	# the same column list given or defaulted: the same digests
+	assert_file_eq d/windows.csv b/windows.csv
+	assert_exit 2 check --exclude-columns nosuch
+	assert_contains "$ERR" "option --exclude-columns names 'nosuch', which neither side has"
+	assert_exit 2 check --exclude-columns note --columns order_id
+	assert_contains "$ERR" "--columns and --exclude-columns exclude each other"
 }
 
 # Different relation names; target-only columns (loaded_at, batch_id) are not compared.

@@ -199,3 +199,73 @@ test_config_errors() {
 	assert_exit 2 rk check --config bad-value.ini
 	assert_contains "$ERR" window
 }
+
+# The INI rules (product.md 2.6): lines of any length, comments only at the
+# start of a line, a key given twice is an error naming both lines, the
+# command's own section wins over [reckon].
+test_config_ini_rules() {
+	mkdir cli long sect
+	assert_exit 1 check --report cli
+	# a long filter (3 kB on one line) and a ';' inside a value
+	write_config long.ini
+	printf 'source-where = order_id not in (%s) and note <> %s\n' \
+		"$(seq -s, 100000 100600)" "'a;b #c'" >>long.ini
+	assert_eq 1 "$(awk 'length > 3000' long.ini | wc -l)"
+	assert_exit 1 rk check --config long.ini --report long
+	assert_file_eq long/windows.csv cli/windows.csv
+	# [check] wins over [reckon], whatever the order in the file
+	write_config body.ini "[reckon]"
+	{
+		echo "[check]"
+		echo "window = 2h"
+		cat body.ini
+		echo "[check]"
+		echo "; window = 4h"
+	} >sect.ini
+	assert_exit 1 rk check --config sect.ini --report sect
+	assert_eq "match differ" "$(statuses sect/windows.csv)"
+	# a key given twice
+	write_config dup.ini
+	echo "window = 2h" >>dup.ini
+	assert_exit 2 rk check --config dup.ini
+	assert_contains "$ERR" "dup.ini:14: key 'window' is given twice in [check] (first at line 12)"
+	# a key of another command in the command's own section; in [reckon] it is skipped
+	write_config own.ini
+	echo "execute = true" >>own.ini
+	assert_exit 2 rk check --config own.ini
+	assert_contains "$ERR" "own.ini:14: 'execute' is not an option of reckon check"
+	write_config shared.ini "[reckon]"
+	echo "execute = true" >>shared.ini
+	assert_exit 1 rk check --config shared.ini
+	# not an INI file at all, a directory, a huge stream
+	assert_exit 2 rk check --config /dev/zero
+	assert_contains "$ERR" "config file '/dev/zero' is larger than"
+	assert_exit 2 rk check --config .
+	assert_contains "$ERR" "config file '.' is a directory"
+	printf '[job\n' >bad.ini
+	assert_exit 2 rk check --config bad.ini
+	assert_contains "$ERR" "bad.ini:1: malformed section header"
+	printf '[defaults]\nwindow = 1h\n' >job.ini
+	assert_exit 2 rk check --config job.ini
+	assert_contains "$ERR" "a job file is read with --job FILE"
+}
+
+# Options may come before the command; durations take long unit names.
+test_global_options_and_duration_units() {
+	mkdir a b
+	assert_exit 1 check --report a --window 1h
+	assert_exit 1 rk -v --report b check --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --from 2026-03-02T00:00:00Z \
+		--to 2026-03-02T04:00:00Z --window 60min --now 2026-03-03T00:00:00Z
+	assert_file_eq b/windows.csv a/windows.csv
+	assert_contains "$ERR" "checking 4 closed of 4 windows"
+	for d in 3600s 3600sec 60m 60mins 1hour 1hours 1h; do
+		assert_exit 1 check --report b --window "$d"
+		assert_file_eq b/windows.csv a/windows.csv
+	done
+	assert_exit 2 check --window 1fortnight
+	assert_contains "$ERR" "--window"
+	assert_exit 2 rk --window
+	assert_exit 0 rk --help
+	assert_contains "$OUT" "commands:"
+}

@@ -855,7 +855,7 @@ test_option_values() {
 	mk_random $SRC 0.2 50
 	mkdir r
 	assert_exit 2 pd_check $SRC $SRC r --time ts --window 6h --pushdown=maybe
-	assert_contains "$ERR" "option --pushdown must be on, auto or off, not 'maybe'"
+	assert_contains "$ERR" "option --pushdown must be off, on or auto, not 'maybe'"
 	assert_exit 1 pd_check $SRC $SRC r --time ts --window 6h --pushdown=off
 	printf '[check]\npushdown = auto\n' >c.ini
 	assert_exit 1 pd_check $SRC $SRC r --time ts --window 6h --config c.ini -v

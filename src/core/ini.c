@@ -1,0 +1,263 @@
+/*
+ * ini.c - the INI reader of --config and --job files (rules in ini.h).
+ *
+ * One walk over the buffer; the strings go into one arena, so the result
+ * is a few allocations whatever the file's size.
+ */
+#include "core/ini.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+
+static bool rk_ini_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Trims blanks off [*b, *e). */
+static void rk_ini_trim(const char **b, const char **e)
+{
+	while (*b < *e && rk_ini_blank(**b))
+		(*b)++;
+	while (*e > *b && rk_ini_blank((*e)[-1]))
+		(*e)--;
+}
+
+/* Copies [b, e) into the arena, folding runs of blanks to one space when
+ * fold is set; returns the copy's offset (the arena moves while it grows:
+ * offsets become pointers once it is complete). */
+static size_t rk_ini_put(rk_buf *arena, const char *b, const char *e, bool fold)
+{
+	size_t at = arena->len;
+
+	for (const char *p = b; p < e; p++) {
+		if (fold && rk_ini_blank(*p)) {
+			if (p > b && !rk_ini_blank(p[-1]))
+				rk_buf_putc(arena, ' ');
+			continue;
+		}
+		rk_buf_putc(arena, *p);
+	}
+	rk_buf_putc(arena, '\0');
+	return at;
+}
+
+/* An entry or section while parsing: offsets into the arena. */
+typedef struct rk_ini_raw {
+	size_t section, key, value;
+	int line;
+} rk_ini_raw;
+
+/* qsort context: qsort has none, and the arena is per call */
+typedef struct rk_ini_ord {
+	const char *arena;
+	const rk_ini_raw *e;
+} rk_ini_ord;
+
+static int rk_ini_ord_cmp(const void *a, const void *b)
+{
+	const rk_ini_ord *x = a, *y = b;
+	int c;
+
+	if (x->e->section != y->e->section)
+		return x->e->section < y->e->section ? -1 : 1;
+	if ((c = strcmp(x->arena + x->e->key, y->arena + y->e->key)) != 0)
+		return c;
+	return x->e->line < y->e->line ? -1 : x->e->line > y->e->line;
+}
+
+/* A key given twice in one section: the first repetition in file order is
+ * reported, with the line it repeats.  Sorting keeps a file of many keys
+ * from costing the square of their number. */
+static int rk_ini_duplicates(const char *path, const rk_buf *arena, const rk_ini_raw *ents, size_t n, rk_error *err)
+{
+	rk_ini_ord *ord = rk_xcalloc(n ? n : 1, sizeof *ord);
+	const rk_ini_raw *dup = NULL, *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		ord[i].arena = arena->data;
+		ord[i].e = &ents[i];
+	}
+	qsort(ord, n, sizeof *ord, rk_ini_ord_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (ord[i].e->section != ord[i - 1].e->section ||
+		    strcmp(arena->data + ord[i].e->key, arena->data + ord[i - 1].e->key) != 0)
+			continue;
+		if (!dup || ord[i].e->line < dup->line) {
+			dup = ord[i].e;
+			first = ord[i - 1].e;
+			/* the earliest line of this key is the one repeated */
+			for (size_t j = i - 1; j > 0 && ord[j - 1].e->section == dup->section &&
+			                       !strcmp(arena->data + ord[j - 1].e->key, arena->data + dup->key);
+			     j--)
+				first = ord[j - 1].e;
+		}
+	}
+	free(ord);
+	if (!dup)
+		return 0;
+	{
+		const char *sn = arena->data + dup->section;
+
+		rk_error_set(err, RK_EXIT_USAGE, "%s:%d: key '%s' is given twice%s%s%s (first at line %d)", path, dup->line,
+		             arena->data + dup->key, *sn ? " in [" : "", sn, *sn ? "]" : "", first->line);
+		return rk_error_hint(err, "keep one of the two lines");
+	}
+}
+
+static int rk_ini_fail_header(rk_error *err, const char *path, int line, const char *b, const char *e)
+{
+	rk_error_set(err, RK_EXIT_USAGE, "%s:%d: malformed section header '%.*s'", path, line,
+	             (int)(e - b > 80 ? 80 : e - b), b);
+	return rk_error_hint(err, "write [name] alone on its line");
+}
+
+rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *err)
+{
+	rk_ini *ini = rk_xcalloc(1, sizeof *ini);
+	rk_buf arena = RK_BUF_INIT;
+	rk_ini_raw *ents = NULL, *secs = NULL;
+	size_t nents = 0, cap = 0, nsecs = 0, scap = 0;
+	const char *p = data, *end = data + len;
+	size_t section;
+	int line = 0;
+
+	ini->path = rk_xstrdup(path);
+	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	section = rk_ini_put(&arena, "", "", false);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *b = p, *e = eol ? eol : end;
+
+		line++;
+		p = eol ? eol + 1 : end;
+		if (memchr(b, '\0', (size_t)(e - b))) {
+			rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a NUL byte in the line", path, line);
+			rk_error_hint(err, "INI files are text; is this the right file?");
+			goto fail;
+		}
+		rk_ini_trim(&b, &e);
+		if (b == e || *b == ';' || *b == '#')
+			continue;
+		if (*b == '[') {
+			const char *hb = b, *he = e;
+			size_t mark = arena.len, i;
+
+			if (e - b < 3 || e[-1] != ']') {
+				rk_ini_fail_header(err, path, line, hb, he);
+				goto fail;
+			}
+			b++;
+			e--;
+			rk_ini_trim(&b, &e);
+			if (b == e || memchr(b, '[', (size_t)(e - b)) || memchr(b, ']', (size_t)(e - b))) {
+				rk_ini_fail_header(err, path, line, hb, he);
+				goto fail;
+			}
+			section = rk_ini_put(&arena, b, e, true);
+			for (i = 0; i < nsecs; i++)
+				if (!strcmp(arena.data + secs[i].section, arena.data + section))
+					break;
+			if (i < nsecs) {
+				/* the same header again: its keys add to the first one's */
+				arena.len = mark;
+				section = secs[i].section;
+				continue;
+			}
+			if (nsecs == scap) {
+				scap = scap ? scap * 2 : 8;
+				secs = rk_xrealloc(secs, scap * sizeof *secs);
+			}
+			secs[nsecs].section = section;
+			secs[nsecs].line = line;
+			nsecs++;
+			continue;
+		}
+		{
+			const char *eq = memchr(b, '=', (size_t)(e - b));
+			const char *kb = b, *ke = eq, *vb, *ve = e;
+
+			if (!eq) {
+				rk_error_set(err, RK_EXIT_USAGE, "%s:%d: expected 'key = value', '[section]' or a comment", path,
+				             line);
+				rk_error_hint(err, "comments start a line with ; or #");
+				goto fail;
+			}
+			rk_ini_trim(&kb, &ke);
+			vb = eq + 1;
+			rk_ini_trim(&vb, &ve);
+			if (kb == ke) {
+				rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a value without a key", path, line);
+				rk_error_hint(err, "write key = value");
+				goto fail;
+			}
+			if (nents == cap) {
+				cap = cap ? cap * 2 : 16;
+				ents = rk_xrealloc(ents, cap * sizeof *ents);
+			}
+			ents[nents].section = section;
+			ents[nents].key = rk_ini_put(&arena, kb, ke, false);
+			ents[nents].value = rk_ini_put(&arena, vb, ve, false);
+			ents[nents].line = line;
+			nents++;
+		}
+	}
+	if (rk_ini_duplicates(path, &arena, ents, nents, err) < 0)
+		goto fail;
+	/* the arena is complete: offsets become pointers */
+	ini->arena = arena.data;
+	ini->entries = rk_xcalloc(nents ? nents : 1, sizeof *ini->entries);
+	for (size_t i = 0; i < nents; i++) {
+		ini->entries[i].section = ini->arena + ents[i].section;
+		ini->entries[i].key = ini->arena + ents[i].key;
+		ini->entries[i].value = ini->arena + ents[i].value;
+		ini->entries[i].line = ents[i].line;
+	}
+	ini->nentries = nents;
+	ini->sections = rk_xcalloc(nsecs ? nsecs : 1, sizeof *ini->sections);
+	for (size_t i = 0; i < nsecs; i++) {
+		ini->sections[i].name = ini->arena + secs[i].section;
+		ini->sections[i].line = secs[i].line;
+	}
+	ini->nsections = nsecs;
+	free(ents);
+	free(secs);
+	return ini;
+fail:
+	rk_buf_free(&arena);
+	free(ents);
+	free(secs);
+	rk_ini_free(ini);
+	return NULL;
+}
+
+const rk_ini_entry *rk_ini_get(const rk_ini *ini, const char *section, const char *key)
+{
+	for (size_t i = 0; i < ini->nentries; i++)
+		if (!strcmp(ini->entries[i].section, section) && !strcmp(ini->entries[i].key, key))
+			return &ini->entries[i];
+	return NULL;
+}
+
+const rk_ini_section *rk_ini_section_find(const rk_ini *ini, const char *name)
+{
+	for (size_t i = 0; i < ini->nsections; i++)
+		if (!strcmp(ini->sections[i].name, name))
+			return &ini->sections[i];
+	return NULL;
+}
+
+void rk_ini_free(rk_ini *ini)
+{
+	if (!ini)
+		return;
+	free(ini->path);
+	free(ini->entries);
+	free(ini->sections);
+	free(ini->arena);
+	free(ini);
+}
