@@ -368,6 +368,8 @@ int rk_pair_resolve(const rk_check_spec *spec, rk_reader *src, rk_reader *tgt, r
 			rk_pside_mark(me, spec->time);
 		for (size_t m = 0; m < me->nmap; m++)
 			rk_pside_mark_sql(me, me->map_sql[m]);
+		if ((s ? spec->target.where : spec->source.where) != NULL)
+			rk_pside_mark_sql(me, s ? spec->target.where : spec->source.where);
 		for (size_t i = 0; i < me->nphys; i++) {
 			char *w;
 

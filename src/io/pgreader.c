@@ -101,8 +101,9 @@ static int rk_pgreader_sql_error(rk_pgreader *r, const char *what, const char *s
 	if (rk_pg_error_is_connection(err))
 		return -1;
 	err->code = RK_EXIT_USAGE;
-	rk_error_set(err, RK_EXIT_USAGE, "the %s %s '%.200s%s' does not work on %s: %s", r->side, what, sql,
-	             strlen(sql) > 200 ? "..." : "", r->display ? r->display : "the table", cause);
+	rk_error_set(err, RK_EXIT_USAGE, "the %s %s '%.200s%s'%s does not work on %s: %s", r->side, what, sql,
+	             strlen(sql) > 200 ? "..." : "", strcmp(what, "filter") ? "," : "", r->display ? r->display : "the table",
+	             cause);
 	return rk_error_hint(err, "it is SQL run on the %s's relation as written: test it with psql, SELECT %s FROM "
 	                          "the table", r->side, strcmp(what, "filter") ? "(expression)" : "1 ... WHERE (filter)");
 }
@@ -485,9 +486,11 @@ static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, con
 	rk_buf_printf(&b, "SELECT (%s\n) FROM %s LIMIT 0", sql, r->qualified);
 	rc = rk_pg_exec(r->pg, "describe an expression", rk_buf_cstr(&b), 0, NULL, RK_PG_ANY_ROWS, &res, err);
 	if (rc < 0) {
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "expression for column %s,", name);
+		rc = rk_pgreader_sql_error(r, rk_buf_cstr(&b), sql, err);
 		rk_buf_free(&b);
-		rk_error_prefix(err, "column %s", name);
-		return rk_pgreader_sql_error(r, "expression", sql, err);
+		return rc;
 	}
 	snprintf(oid, sizeof oid, "%u", rk_pg_result_type(res, 0));
 	snprintf(mod, sizeof mod, "%d", rk_pg_result_typmod(res, 0));

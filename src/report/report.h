@@ -25,6 +25,10 @@ typedef struct rk_report_ctx {
  * and the verdict. */
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
 
+/* The damage part of the text summary: each differing window with the
+ * first keys of each kind, the NULL-time rows, the watermark's claim. */
+void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+
 /* summary.json as a JSON object (new reference): the verdict, windows,
  * findings, rows, range, key, hashed columns, schema drift, rerun list. */
 json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r);

@@ -861,5 +861,5 @@ test_option_values() {
 	assert_exit 1 pd_check $SRC $SRC r --time ts --window 6h --config c.ini -v
 	assert_contains "$ERR" "source: window digests computed by the server"
 	rk check --help >help.txt
-	assert_contains help.txt "--pushdown[=auto]"
+	assert_contains help.txt "--pushdown[=off|on|auto]"
 }
