@@ -23,6 +23,7 @@ static const rk_command rk_commands[] = {
 	{"load", rk_cmd_load, "run one incremental load with a named strategy (loader module)"},
 	{"lab", rk_cmd_lab, "reproduce the load failure scenarios on a real PostgreSQL"},
 	{"rerun-list", rk_cmd_rerun_list, "merge a rerun list into ranges, or print scheduler commands"},
+	{"init", rk_cmd_init, "write a job file for the tables two databases share"},
 };
 
 static void rk_usage(FILE *out)

@@ -407,7 +407,8 @@ static int rk_tally_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static int rk_finding_cmp_nkey;
+/* qsort takes no context; a job checks tables on several threads */
+static _Thread_local int rk_finding_cmp_nkey;
 
 static int rk_finding_cmp(const void *a, const void *b)
 {

@@ -1,10 +1,19 @@
 /*
- * cmd_check.c - reckon check: options to a check spec, run, outputs.
+ * cmd_check.c - reckon check: one table pair from the options, or every
+ * table of a job file (--job), then the outputs.
+ *
+ * A job's tables are checked by up to --parallel worker threads; each table
+ * is parsed from its own layers (command line, its [table LABEL], the
+ * job's [defaults], --config), so one table's bad option is that table's
+ * error, reported while the others are still checked.  The outputs are
+ * written by this thread once every table is done.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check/check.h"
@@ -15,24 +24,432 @@
 #include "core/log.h"
 #include "report/audit.h"
 #include "report/report.h"
-#include "core/text.h"
+
+/* One table of a run: a lone check, or one [table LABEL] of a job. */
+typedef struct rk_table_run {
+	const char *label;       /* NULL for a lone check */
+	rk_opts opts;
+	bool parsed;             /* opts hold this table's options */
+	rk_check_spec spec;
+	rk_check_result *res;
+	rk_report_ctx ctx;
+	int status;              /* its exit status */
+	rk_error err;            /* why it failed (status 2 or 3) */
+	double seconds;
+} rk_table_run;
+
+static double rk_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Checks one table whose options are parsed: spec, run, status. */
+static void rk_table_check(rk_table_run *t, rk_usec now)
+{
+	double t0 = rk_clock();
+
+	memset(&t->spec, 0, sizeof t->spec);
+	rk_error_clear(&t->err);
+	if (rk_tableopts_pair(&t->opts, &t->spec, &t->err) < 0 ||
+	    rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 || rk_check_run(&t->spec, &t->res, &t->err) < 0) {
+		t->status = t->err.code ? t->err.code : RK_EXIT_RUNTIME;
+	} else {
+		t->status = t->res->differ ? RK_EXIT_DIFFER : RK_EXIT_OK;
+		t->ctx.spec = &t->spec;
+		t->ctx.key_names = (const char *const *)t->res->key_names;
+		t->ctx.sum_names = (const char *const *)t->res->sum_names;
+	}
+	if (t->label && t->status > RK_EXIT_DIFFER)
+		rk_error_prefix(&t->err, "table %s", t->label);
+	t->seconds = rk_clock() - t0;
+}
+
+static void rk_table_free(rk_table_run *t)
+{
+	rk_check_result_free(t->res);
+	rk_opts_free(&t->opts);
+	t->res = NULL;
+}
+
+/* Records a checked table in the audit trail; 0 or -1 with err. */
+static int rk_table_audit(const rk_table_run *t, const char *conninfo, rk_error *err)
+{
+	rk_opts_record rec;
+	int rc;
+
+	rk_opts_audit(&t->opts, &rec);
+	rc = rk_audit_record_check(conninfo, &rec.options, &t->ctx, t->res, err);
+	rk_opts_record_free(&rec);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * one table
+ * ---------------------------------------------------------------------- */
+
+static int rk_check_single(rk_opts *o)
+{
+	rk_table_run t;
+	rk_error err;
+	rk_afile *report[RK_REPORT_FILES] = {NULL, NULL, NULL};
+	rk_afile *rerun = NULL;
+	bool report_made = false;
+	int status;
+
+	memset(&t, 0, sizeof t);
+	rk_error_clear(&err);
+	/* outputs are opened first: an unwritable path fails before the work */
+	if (o->report) {
+		struct stat st;
+
+		report_made = stat(o->report, &st) != 0;
+		if (rk_report_dir_open(o->report, report, &err) < 0)
+			goto fail;
+	}
+	if (o->rerun_list && !(rerun = rk_afile_open(o->rerun_list, "rerun list", &err)))
+		goto fail;
+
+	t.opts = *o;   /* borrowed: freed by the caller */
+	rk_table_check(&t, rk_time_now());
+	if (t.status > RK_EXIT_DIFFER) {
+		err = t.err;
+		goto fail;
+	}
+	if (o->report && rk_report_dir_commit(report, o->report, &t.ctx, t.res, &err) < 0)
+		goto fail;
+	if (rerun) {
+		rk_afile *a = rerun;
+
+		rerun = NULL;
+		if (rk_report_rerun_commit(a, o->rerun_list, t.res, &err) < 0)
+			goto fail;
+	}
+	/* recorded once the files it describes are in place */
+	if (o->audit && rk_table_audit(&t, o->audit, &err) < 0)
+		goto fail;
+	if (o->format == RK_OPT_FORMAT_JSON)
+		rk_report_json(stdout, &t.ctx, t.res);
+	else
+		rk_report_text(stdout, &t.ctx, t.res);
+	if (fflush(stdout) != 0) {
+		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
+		goto fail;
+	}
+	status = t.status;
+	goto done;
+fail:
+	rk_log_error(&err);
+	status = err.code ? err.code : RK_EXIT_RUNTIME;
+	rk_report_dir_abort(report);
+	/* a directory this run created stays only if it holds a report */
+	if (report_made)
+		rmdir(o->report);
+	rk_afile_abort(rerun);
+done:
+	rk_check_result_free(t.res);
+	return status;
+}
+
+/* ------------------------------------------------------------------------
+ * a job
+ * ---------------------------------------------------------------------- */
+
+typedef struct rk_job {
+	int argc;
+	char **argv;
+	const rk_ini *ini;
+	rk_table_run *tables;
+	size_t n;
+	size_t next;             /* the next table a worker takes */
+	pthread_mutex_t lock;
+	rk_usec now;             /* one clock for every table */
+} rk_job;
+
+static void *rk_job_worker(void *arg)
+{
+	rk_job *job = arg;
+
+	for (;;) {
+		rk_table_run *t;
+
+		pthread_mutex_lock(&job->lock);
+		t = job->next < job->n ? &job->tables[job->next++] : NULL;
+		pthread_mutex_unlock(&job->lock);
+		if (!t)
+			return NULL;
+		if (rk_opts_parse_table(&t->opts, RK_CMD_CHECK, job->argc, job->argv, job->ini, t->label, &t->err) < 0) {
+			t->status = t->err.code ? t->err.code : RK_EXIT_USAGE;
+		} else {
+			t->parsed = true;
+			rk_table_check(t, job->now);
+		}
+		if (t->status > RK_EXIT_DIFFER)
+			rk_log_error(&t->err);
+		else
+			rk_log_info("table %s: %s in %.1fs", t->label, t->status ? "differ" : "match", t->seconds);
+	}
+}
+
+/* The job's tables: every [table LABEL], or those of --only, in file order. */
+static int rk_job_tables(const rk_opts *o, const char *const *labels, size_t nlabels, rk_job *job, rk_error *err)
+{
+	for (size_t i = 0; i < o->only.n; i++) {
+		size_t k;
+
+		for (k = 0; k < nlabels && strcmp(labels[k], o->only.items[i]) != 0; k++)
+			;
+		if (k == nlabels) {
+			rk_buf b = RK_BUF_INIT;
+
+			for (size_t j = 0; j < nlabels; j++)
+				rk_buf_printf(&b, "%s%s", j ? ", " : "", labels[j]);
+			rk_error_set(err, RK_EXIT_USAGE, "option --only names table '%s', which job %s does not have",
+			             o->only.items[i], o->job);
+			rk_error_hint(err, "its tables: %s", rk_buf_cstr(&b));
+			rk_buf_free(&b);
+			return -1;
+		}
+	}
+	job->tables = rk_xcalloc(nlabels, sizeof *job->tables);
+	for (size_t k = 0; k < nlabels; k++) {
+		bool take = o->only.n == 0;
+
+		for (size_t i = 0; i < o->only.n && !take; i++)
+			take = !strcmp(labels[k], o->only.items[i]);
+		if (take)
+			job->tables[job->n++].label = labels[k];
+	}
+	return 0;
+}
+
+static json_t *rk_job_summary(const rk_job *job, int status)
+{
+	json_t *root = json_object(), *tables = json_object();
+	bool any_error = false, any_differ = false;
+
+	for (size_t i = 0; i < job->n; i++) {
+		const rk_table_run *t = &job->tables[i];
+		json_t *s;
+
+		if (t->res) {
+			s = rk_report_summary(&t->ctx, t->res);
+			json_object_set_new(s, "error", json_null());
+		} else {
+			s = json_object();
+			json_object_set_new(s, "verdict", json_string("error"));
+			json_object_set_new(s, "error", json_string(t->err.msg));
+		}
+		json_object_set_new(s, "exit_status", json_integer(t->status));
+		json_object_set_new(s, "seconds", json_real(t->seconds));
+		json_object_set_new(tables, t->label, s);
+		any_error |= t->status > RK_EXIT_DIFFER;
+		any_differ |= t->status == RK_EXIT_DIFFER;
+	}
+	json_object_set_new(root, "verdict", json_string(any_error ? "error" : any_differ ? "differ" : "match"));
+	json_object_set_new(root, "exit_status", json_integer(status));
+	json_object_set_new(root, "tables", tables);
+	return root;
+}
+
+/* One line per table, then the damage of each table that differs and the
+ * error of each that failed. */
+static void rk_job_text(FILE *out, const rk_job *job, int status)
+{
+	size_t w = 5;
+
+	for (size_t i = 0; i < job->n; i++)
+		if (strlen(job->tables[i].label) > w)
+			w = strlen(job->tables[i].label);
+	fprintf(out, "%-*s  %-7s %7s %7s %8s %8s %8s %8s %12s %12s %8s\n", (int)w, "table", "verdict", "closed",
+	        "differ", "missing", "extra", "dupl", "changed", "source rows", "target rows", "seconds");
+	for (size_t i = 0; i < job->n; i++) {
+		const rk_table_run *t = &job->tables[i];
+		const rk_check_result *r = t->res;
+		size_t ndiff = 0;
+
+		if (!r) {
+			fprintf(out, "%-*s  %-7s %70s %8.1f\n", (int)w, t->label, "error", "(below)", t->seconds);
+			continue;
+		}
+		for (size_t k = 0; k < r->nwindows; k++)
+			ndiff += r->status[k] == RK_WIN_DIFFER;
+		fprintf(out, "%-*s  %-7s %7zu %7zu %8zu %8zu %8zu %8zu %12llu %12llu %8.1f\n", (int)w, t->label,
+		        r->differ ? "differ" : "match", r->nclosed, ndiff, r->kind_count[RK_FIND_MISSING],
+		        r->kind_count[RK_FIND_EXTRA], r->kind_count[RK_FIND_DUPLICATED], r->kind_count[RK_FIND_CHANGED],
+		        (unsigned long long)r->side[0].total, (unsigned long long)r->side[1].total, t->seconds);
+	}
+	for (size_t i = 0; i < job->n; i++) {
+		const rk_table_run *t = &job->tables[i];
+
+		if (!t->res) {
+			fprintf(out, "\n== %s: error (exit status %d)\n%s\n", t->label, t->status, t->err.msg);
+			if (t->err.hint[0])
+				fprintf(out, "hint: %s\n", t->err.hint);
+			continue;
+		}
+		if (!t->res->differ)
+			continue;
+		fprintf(out, "\n== %s: %s against %s\n", t->label, t->res->side[0].describe, t->res->side[1].describe);
+		rk_report_text_damage(out, &t->ctx, t->res);
+	}
+	fprintf(out, "\njob: %zu table%s, exit status %d\n", job->n, job->n == 1 ? "" : "s", status);
+}
+
+/* DIR/LABEL/{windows.csv,findings.csv,summary.json,rerun.csv} of each
+ * checked table, then DIR/summary.json. */
+static int rk_job_reports(const rk_job *job, const char *dir, json_t *summary, rk_error *err)
+{
+	rk_buf path = RK_BUF_INIT;
+	rk_afile *af;
+	int rc = -1;
+
+	if (rk_afile_mkdir(dir, "report", err) < 0)
+		return -1;
+	for (size_t i = 0; i < job->n; i++) {
+		const rk_table_run *t = &job->tables[i];
+		rk_afile *files[RK_REPORT_FILES];
+
+		if (!t->res)
+			continue;
+		rk_buf_reset(&path);
+		rk_buf_printf(&path, "%s/%s", dir, t->label);
+		if (rk_report_dir_open(rk_buf_cstr(&path), files, err) < 0 ||
+		    rk_report_dir_commit(files, rk_buf_cstr(&path), &t->ctx, t->res, err) < 0)
+			goto done;
+		rk_buf_puts(&path, "/rerun.csv");
+		if (!(af = rk_afile_open(rk_buf_cstr(&path), "rerun list", err)) ||
+		    rk_report_rerun_commit(af, rk_buf_cstr(&path), t->res, err) < 0)
+			goto done;
+	}
+	rk_buf_reset(&path);
+	rk_buf_printf(&path, "%s/summary.json", dir);
+	if (!(af = rk_afile_open(rk_buf_cstr(&path), "job summary", err)))
+		goto done;
+	if (json_dumpf(summary, rk_afile_stream(af), JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+	    fputc('\n', rk_afile_stream(af)) == EOF) {
+		rk_afile_abort(af);
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot write the job summary '%s'", rk_buf_cstr(&path));
+		goto done;
+	}
+	if (rk_afile_commit(af, err) < 0)
+		goto done;
+	rc = 0;
+done:
+	rk_buf_free(&path);
+	return rc;
+}
+
+static int rk_check_job(rk_opts *o, int argc, char **argv)
+{
+	rk_ini *ini = NULL;
+	const char **labels = NULL;
+	size_t nlabels = 0;
+	rk_job job;
+	rk_error err;
+	pthread_t *th = NULL;
+	size_t nth;
+	json_t *summary = NULL;
+	int status = RK_EXIT_OK;
+
+	memset(&job, 0, sizeof job);
+	rk_error_clear(&err);
+	if (o->rerun_list) {
+		rk_error_set(&err, RK_EXIT_USAGE, "option --rerun-list does not go with --job");
+		rk_error_hint(&err, "each table's rerun list is written to DIR/LABEL/rerun.csv of --report DIR");
+		goto fail;
+	}
+	if (rk_opts_job_read(o->job, RK_CMD_CHECK, &ini, &labels, &nlabels, &err) < 0 ||
+	    rk_job_tables(o, labels, nlabels, &job, &err) < 0)
+		goto fail;
+	if (o->report) {
+		struct stat st;
+
+		if (stat(o->report, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			rk_error_set(&err, RK_EXIT_USAGE, "--report %s is not a directory", o->report);
+			rk_error_hint(&err, "name a directory; reckon creates it");
+			goto fail;
+		}
+	}
+	job.argc = argc;
+	job.argv = argv;
+	job.ini = ini;
+	job.now = rk_time_now();
+	pthread_mutex_init(&job.lock, NULL);
+	nth = o->parallel < job.n ? o->parallel : job.n;
+	th = rk_xcalloc(nth ? nth : 1, sizeof *th);
+	rk_log_info("job %s: %zu table%s, %zu at a time", o->job, job.n, job.n == 1 ? "" : "s", nth);
+	/* workers 1.. get threads; this thread is worker 0 */
+	for (size_t i = 1; i < nth; i++)
+		if (pthread_create(&th[i], NULL, rk_job_worker, &job) != 0)
+			th[i] = 0;
+	rk_job_worker(&job);
+	for (size_t i = 1; i < nth; i++)
+		if (th[i])
+			pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&job.lock);
+
+	for (size_t i = 0; i < job.n; i++)
+		if (job.tables[i].status > status)
+			status = job.tables[i].status;
+	/* recorded per table, once its check is done; a failed record is the
+	 * job's runtime error, the other tables still recorded */
+	for (size_t i = 0; o->audit && i < job.n; i++) {
+		rk_table_run *t = &job.tables[i];
+
+		if (t->res && rk_table_audit(t, o->audit, &err) < 0) {
+			rk_error_prefix(&err, "table %s", t->label);
+			rk_log_error(&err);
+			if (status < RK_EXIT_RUNTIME)
+				status = RK_EXIT_RUNTIME;
+		}
+	}
+	summary = rk_job_summary(&job, status);
+	if (o->report && rk_job_reports(&job, o->report, summary, &err) < 0) {
+		rk_log_error(&err);
+		status = RK_EXIT_RUNTIME;
+		json_object_set_new(summary, "exit_status", json_integer(status));
+	}
+	if (o->format == RK_OPT_FORMAT_JSON) {
+		json_dumpf(summary, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+	} else {
+		rk_job_text(stdout, &job, status);
+	}
+	if (fflush(stdout) != 0) {
+		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
+		rk_log_error(&err);
+		status = RK_EXIT_RUNTIME;
+	}
+	goto done;
+fail:
+	rk_log_error(&err);
+	status = err.code ? err.code : RK_EXIT_RUNTIME;
+done:
+	json_decref(summary);
+	for (size_t i = 0; i < job.n; i++)
+		rk_table_free(&job.tables[i]);
+	free(job.tables);
+	free(th);
+	free(labels);
+	rk_ini_free(ini);
+	return status;
+}
 
 int rk_cmd_check(int argc, char **argv)
 {
 	rk_opts o;
 	rk_error err;
-	rk_check_spec spec;
-	rk_check_result *res = NULL;
-	rk_afile *report[RK_REPORT_FILES] = {NULL, NULL, NULL};
-	rk_afile *rerun = NULL;
-	rk_report_ctx rc_ctx;
-	int status = RK_EXIT_OK;
-	bool json, report_made = false;
+	int status;
 
 	rk_error_clear(&err);
-	memset(&spec, 0, sizeof spec);
-	if (rk_opts_parse(&o, RK_CMD_CHECK, argc, argv, &err) < 0)
-		goto fail;
+	if (rk_opts_parse(&o, RK_CMD_CHECK, argc, argv, &err) < 0) {
+		rk_log_error(&err);
+		rk_opts_free(&o);
+		return err.code ? err.code : RK_EXIT_USAGE;
+	}
 	if (o.help) {
 		rk_opts_usage(RK_CMD_CHECK);
 		rk_opts_free(&o);
@@ -42,70 +459,11 @@ int rk_cmd_check(int argc, char **argv)
 	if (o.args.n) {
 		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
 		rk_error_hint(&err, "every input of reckon check is an option; see 'reckon check --help'");
-		goto fail;
+		rk_log_error(&err);
+		rk_opts_free(&o);
+		return RK_EXIT_USAGE;
 	}
-	if (rk_tableopts_pair(&o, &spec, &err) < 0 || rk_tableopts_check(&o, rk_time_now(), &spec, &err) < 0)
-		goto fail;
-	json = o.format == RK_OPT_FORMAT_JSON;
-
-	/* Outputs are opened first: an unwritable path fails before the work. */
-	if (o.report) {
-		struct stat st;
-		report_made = stat(o.report, &st) != 0;
-		if (rk_report_dir_open(o.report, report, &err) < 0)
-			goto fail;
-	}
-	if (o.rerun_list && !(rerun = rk_afile_open(o.rerun_list, "rerun list", &err)))
-		goto fail;
-
-	if (rk_check_run(&spec, &res, &err) < 0)
-		goto fail;
-
-	rc_ctx.spec = &spec;
-	rc_ctx.key_names = (const char *const *)res->key_names;
-	rc_ctx.sum_names = (const char *const *)res->sum_names;
-
-	if (o.report) {
-		if (rk_report_dir_commit(report, o.report, &rc_ctx, res, &err) < 0)
-			goto fail;
-	}
-	if (rerun) {
-		rk_afile *a = rerun;
-		rerun = NULL;
-		if (rk_report_rerun_commit(a, o.rerun_list, res, &err) < 0)
-			goto fail;
-	}
-	/* recorded once the files it describes are in place */
-	if (o.audit) {
-		rk_opts_record rec;
-		int arc;
-
-		rk_opts_audit(&o, &rec);
-		arc = rk_audit_record_check(o.audit, &rec.options, &rc_ctx, res, &err);
-		rk_opts_record_free(&rec);
-		if (arc < 0)
-			goto fail;
-	}
-	if (json)
-		rk_report_json(stdout, &rc_ctx, res);
-	else
-		rk_report_text(stdout, &rc_ctx, res);
-	if (fflush(stdout) != 0) {
-		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
-		goto fail;
-	}
-	status = res->differ ? RK_EXIT_DIFFER : RK_EXIT_OK;
-	goto done;
-fail:
-	rk_log_error(&err);
-	status = err.code ? err.code : RK_EXIT_RUNTIME;
-	rk_report_dir_abort(report);
-	/* a directory this run created stays only if it holds a report */
-	if (report_made)
-		rmdir(o.report);
-	rk_afile_abort(rerun);
-done:
-	rk_check_result_free(res);
+	status = o.job ? rk_check_job(&o, argc, argv) : rk_check_single(&o);
 	rk_opts_free(&o);
 	return status;
 }

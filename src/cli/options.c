@@ -32,7 +32,8 @@ typedef enum rk_optkind {
 enum {
 	RK_OPTF_TABLE = 1 << 0,   /* a job's [defaults] and [table LABEL] may set it */
 	RK_OPTF_NOFILE = 1 << 1,  /* the command line only (--config, --job) */
-	RK_OPTF_CONN = 1 << 2     /* a connection string: shown with passwords masked */
+	RK_OPTF_CONN = 1 << 2,    /* a connection string: shown with passwords masked */
+	RK_OPTF_JOBONLY = 1 << 3  /* only with --job */
 };
 
 typedef struct rk_optdef {
@@ -137,9 +138,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                                 "transaction: audit the watermark's claim"},
 	[RK_O_JOB] = {"job", RK_OPT_STR, OFF(job), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_NOFILE, "FILE",
 	              "a job file: [defaults] and one [table LABEL] section per table pair (docs/jobs.md)"},
-	[RK_O_ONLY] = {"only", RK_OPT_LIST, OFF(only), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "LABELS",
+	[RK_O_ONLY] = {"only", RK_OPT_LIST, OFF(only), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_JOBONLY, "LABELS",
 	               "with --job: only these tables"},
-	[RK_O_PARALLEL] = {"parallel", RK_OPT_UINT, OFF(parallel), RK_CMD_CHECK, 0, 0, "N",
+	[RK_O_PARALLEL] = {"parallel", RK_OPT_UINT, OFF(parallel), RK_CMD_CHECK, 0, RK_OPTF_JOBONLY, "N",
 	                   "with --job: tables checked at once", "1", .lo = 1, .hi = 64},
 	[RK_O_EXECUTE] = {"execute", RK_OPT_FLAG, OFF(execute), RK_CMD_REPAIR, 0, 0, NULL,
 	                  "really change the target (default: print the plan only)"},
@@ -771,6 +772,12 @@ static int rk_opts_finish(rk_optstate *st, rk_error *err)
 			return -1;   /* a default the table itself got wrong */
 	}
 	for (size_t i = 0; i < RK_O_COUNT; i++) {
+		if ((rk_optdefs[i].flags & RK_OPTF_JOBONLY) && o->set[i] && !o->job) {
+			rk_error_set(err, RK_EXIT_USAGE, "option --%s needs --job FILE", rk_optdefs[i].name);
+			return rk_error_hint(err, "--only and --parallel choose and pace the tables of a job file");
+		}
+	}
+	for (size_t i = 0; i < RK_O_COUNT; i++) {
 		const rk_optdef *d = &rk_optdefs[i];
 
 		if (!(d->required & o->cmd) || o->set[i])
@@ -870,6 +877,12 @@ int rk_opts_job_read(const char *path, unsigned cmd, rk_ini **job, const char **
 	for (size_t i = 0; i < ini->nsections; i++) {
 		const char *s = ini->sections[i].name;
 
+		if (ini->sections[i].again) {
+			rk_error_set(err, RK_EXIT_USAGE, "%s:%d: [%s] again (first at line %d)", path, ini->sections[i].again, s,
+			             ini->sections[i].line);
+			rk_error_hint(err, "each table has one section with a label of its own");
+			goto fail;
+		}
 		if (!strcmp(s, "defaults"))
 			continue;
 		if (strncmp(s, "table ", 6) != 0 || !rk_opts_label_ok(s + 6)) {

@@ -49,6 +49,7 @@ static size_t rk_ini_put(rk_buf *arena, const char *b, const char *e, bool fold)
 typedef struct rk_ini_raw {
 	size_t section, key, value;
 	int line;
+	int again;               /* a section: where its header repeats */
 } rk_ini_raw;
 
 /* qsort context: qsort has none, and the arena is per call */
@@ -166,6 +167,8 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 				/* the same header again: its keys add to the first one's */
 				arena.len = mark;
 				section = secs[i].section;
+				if (!secs[i].again)
+					secs[i].again = line;
 				continue;
 			}
 			if (nsecs == scap) {
@@ -174,6 +177,7 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 			}
 			secs[nsecs].section = section;
 			secs[nsecs].line = line;
+			secs[nsecs].again = 0;
 			nsecs++;
 			continue;
 		}
@@ -222,6 +226,7 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 	for (size_t i = 0; i < nsecs; i++) {
 		ini->sections[i].name = ini->arena + secs[i].section;
 		ini->sections[i].line = secs[i].line;
+		ini->sections[i].again = secs[i].again;
 	}
 	ini->nsections = nsecs;
 	free(ents);

@@ -38,6 +38,7 @@ typedef struct rk_ini_entry {
 typedef struct rk_ini_section {
 	const char *name;
 	int line;                /* where it first appears */
+	int again;               /* where its header appears a second time, or 0 */
 } rk_ini_section;
 
 typedef struct rk_ini {

@@ -250,6 +250,52 @@ void rk_pg_redact(const char *conninfo, char *out, size_t outsz)
 	rk_buf_free(&b);
 }
 
+/* Whether PQconndefaults marks keyword as a secret (dispchar "*"). */
+static bool rk_pg_secret_keyword(const PQconninfoOption *defs, const char *keyword)
+{
+	for (const PQconninfoOption *d = defs; d && d->keyword; d++)
+		if (!strcmp(d->keyword, keyword))
+			return d->dispchar && d->dispchar[0] == '*';
+	/* a keyword this libpq does not list cannot be told apart: keep it out */
+	return true;
+}
+
+int rk_pg_conninfo_public(const char *conninfo, rk_buf *out, rk_error *err)
+{
+	char *why = NULL;
+	PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", &why);
+	PQconninfoOption *defs;
+	bool first = true;
+
+	if (!opts) {
+		rk_error_set(err, RK_EXIT_USAGE, "cannot parse the connection string: %s", why ? why : "out of memory");
+		PQfreemem(why);
+		return rk_error_hint(err, "write key=value pairs (host=... dbname=...) or a postgresql:// URI");
+	}
+	defs = PQconndefaults();
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || rk_pg_secret_keyword(defs, o->keyword))
+			continue;
+		rk_buf_printf(out, "%s%s=", first ? "" : " ", o->keyword);
+		first = false;
+		if (*o->val && !strpbrk(o->val, " \t\n\\'")) {
+			rk_buf_puts(out, o->val);
+			continue;
+		}
+		/* libpq's quoting: single quotes, backslash before ' and \ */
+		rk_buf_putc(out, '\'');
+		for (const char *p = o->val; *p; p++) {
+			if (*p == '\'' || *p == '\\')
+				rk_buf_putc(out, '\\');
+			rk_buf_putc(out, *p);
+		}
+		rk_buf_putc(out, '\'');
+	}
+	PQconninfoFree(opts);
+	PQconninfoFree(defs);
+	return 0;
+}
+
 static const char *rk_pg_find(const char *hay, size_t hlen, const char *needle, size_t nlen)
 {
 	for (size_t i = 0; i + nlen <= hlen; i++)

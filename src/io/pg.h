@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 
 typedef struct rk_pg rk_pg;
@@ -48,6 +49,15 @@ const char *rk_pg_location(const rk_pg *pg);
 
 /* Redacts a conninfo string or URI into out (always NUL-terminated). */
 void rk_pg_redact(const char *conninfo, char *out, size_t outsz);
+
+/*
+ * A conninfo or URI rewritten as "key=value" pairs without the secrets
+ * libpq knows of (password, sslpassword: the keywords PQconndefaults marks
+ * as secret), for a file a user keeps (reckon init): the connection then
+ * takes its password from ~/.pgpass or a service file.  Appends to out.
+ * Returns 0, or -1 with err (RK_EXIT_USAGE) when libpq cannot parse it.
+ */
+int rk_pg_conninfo_public(const char *conninfo, rk_buf *out, rk_error *err);
 
 /*
  * Runs one statement with text parameters (values[i] NULL = SQL NULL) and

@@ -1,0 +1,361 @@
+/*
+ * cmd_init.c - reckon init: a job file for the tables two databases share
+ * (product.md 2.6), written to stdout.
+ *
+ * Each table found by name in the source's and the target's schema gets a
+ * [table LABEL] section with its primary key (the target's, else the
+ * source's), a time column (by name: updated_at, modified_at,
+ * last_modified, ... then created_at, then the first timestamp or date
+ * column) and the columns both sides have.  A table without a key or a
+ * time column is written commented out, with the reason.  The output,
+ * unedited, is a valid job file; connection strings are written without
+ * their passwords.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "io/pg.h"
+#include "io/pgident.h"
+#include "rk_sql.h"
+
+/* Time column names in order of preference. */
+static const char *const rk_init_time_names[] = {
+	"updated_at", "modified_at", "last_modified", "last_updated", "updated", "modified", "changed_at",
+	"updated_on", "modified_on", "created_at", "created", "inserted_at", "created_on", NULL,
+};
+
+typedef struct rk_init_col {
+	char *name;
+	char *declared;
+	bool time;              /* timestamptz, timestamp or date */
+	int key_position;       /* 1-based place in the primary key, 0: none */
+} rk_init_col;
+
+typedef struct rk_init_table {
+	char *name;
+	rk_init_col *cols;
+	size_t ncols;
+} rk_init_table;
+
+typedef struct rk_init_side {
+	rk_init_table *tables;
+	size_t n;
+} rk_init_side;
+
+static bool rk_init_is_time(const char *base)
+{
+	return !strcmp(base, "timestamp with time zone") || !strcmp(base, "timestamp without time zone") ||
+	       !strcmp(base, "date");
+}
+
+/* Every table and view of schema, with its columns. */
+static int rk_init_read(const char *conninfo, const char *what, const char *schema, rk_init_side *side,
+                        rk_error *err)
+{
+	const char *params[1] = {schema};
+	rk_pg_result *res = NULL;
+	rk_pg *pg = rk_pg_connect(conninfo, what, err);
+	int rows;
+
+	memset(side, 0, sizeof *side);
+	if (!pg)
+		return -1;
+	if (rk_pg_exec(pg, "list tables", rk_sql_init_tables, 1, params, RK_PG_ANY_ROWS, &res, err) < 0) {
+		rk_pg_close(pg);
+		return -1;
+	}
+	rows = rk_pg_result_rows(res);
+	for (int i = 0; i < rows; i++) {
+		const char *rel = rk_pg_result_value(res, i, 0);
+		rk_init_table *t = side->n ? &side->tables[side->n - 1] : NULL;
+		rk_init_col *c;
+
+		if (!t || strcmp(t->name, rel) != 0) {
+			side->tables = rk_xrealloc(side->tables, (side->n + 1) * sizeof *side->tables);
+			t = &side->tables[side->n++];
+			memset(t, 0, sizeof *t);
+			t->name = rk_xstrdup(rel);
+		}
+		t->cols = rk_xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
+		c = &t->cols[t->ncols++];
+		c->name = rk_xstrdup(rk_pg_result_value(res, i, 1));
+		c->declared = rk_xstrdup(rk_pg_result_value(res, i, 2));
+		c->time = rk_init_is_time(rk_pg_result_value(res, i, 3));
+		c->key_position = atoi(rk_pg_result_value(res, i, 4));
+	}
+	rk_log_info("%s schema %s: %zu relation%s", what, schema, side->n, side->n == 1 ? "" : "s");
+	rk_pg_result_free(res);
+	rk_pg_close(pg);
+	return 0;
+}
+
+static void rk_init_side_free(rk_init_side *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t c = 0; c < s->tables[i].ncols; c++) {
+			free(s->tables[i].cols[c].name);
+			free(s->tables[i].cols[c].declared);
+		}
+		free(s->tables[i].cols);
+		free(s->tables[i].name);
+	}
+	free(s->tables);
+}
+
+static const rk_init_col *rk_init_find(const rk_init_table *t, const char *name)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].name, name))
+			return &t->cols[c];
+	return NULL;
+}
+
+static const rk_init_table *rk_init_table_find(const rk_init_side *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->tables[i].name, name))
+			return &s->tables[i];
+	return NULL;
+}
+
+/* Appends a column or relation name as a user writes it (quoted only when
+ * needed), for a list separated by commas. */
+static void rk_init_name(rk_buf *b, const char *name)
+{
+	rk_pgident_display(b, name);
+}
+
+/* The primary key of t in key order, as a list; false when it has none or a
+ * key column the other side lacks. */
+static bool rk_init_key(const rk_init_table *t, const rk_init_table *other, rk_buf *out)
+{
+	int n = 0;
+
+	for (int pos = 1;; pos++) {
+		const rk_init_col *hit = NULL;
+
+		for (size_t c = 0; c < t->ncols && !hit; c++)
+			if (t->cols[c].key_position == pos)
+				hit = &t->cols[c];
+		if (!hit)
+			break;
+		if (!rk_init_find(other, hit->name))
+			return false;
+		if (n++)
+			rk_buf_putc(out, ',');
+		rk_init_name(out, hit->name);
+	}
+	return n > 0;
+}
+
+/* The time column both sides have with a time type, by preference. */
+static const char *rk_init_time(const rk_init_table *s, const rk_init_table *t)
+{
+	for (int i = 0; rk_init_time_names[i]; i++) {
+		const rk_init_col *a = rk_init_find(t, rk_init_time_names[i]), *b = rk_init_find(s, rk_init_time_names[i]);
+
+		if (a && b && a->time && b->time)
+			return a->name;
+	}
+	for (size_t c = 0; c < t->ncols; c++) {
+		const rk_init_col *b = rk_init_find(s, t->cols[c].name);
+
+		if (t->cols[c].time && b && b->time)
+			return t->cols[c].name;
+	}
+	return NULL;
+}
+
+/* A label from a table name: [A-Za-z0-9_.-], others replaced by '_'. */
+static void rk_init_label(rk_buf *b, const char *name)
+{
+	for (const char *p = name; *p; p++) {
+		char c = *p;
+
+		rk_buf_putc(b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+		                       c == '.' || c == '-'
+		                   ? c
+		                   : '_');
+	}
+}
+
+typedef struct rk_init_labels {
+	char **v;
+	size_t n;
+} rk_init_labels;
+
+static bool rk_init_listed(const rk_init_labels *l, const char *label)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], label))
+			return true;
+	return false;
+}
+
+/* One table's section; commented out (with why) when it cannot be checked
+ * as it is.  Returns whether it was written active. */
+static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_init_table *s, const rk_init_table *t,
+                            rk_init_labels *labels)
+{
+	rk_buf key = RK_BUF_INIT, cols = RK_BUF_INIT, lab = RK_BUF_INIT, rel = RK_BUF_INIT;
+	const char *time = rk_init_time(s, t);
+	const char *why = NULL, *c = "";
+	bool key_ok = rk_init_key(t, s, &key);
+	int ncommon = 0;
+
+	if (!key_ok) {
+		rk_buf_reset(&key);
+		key_ok = rk_init_key(s, t, &key);
+	}
+	for (size_t i = 0; i < t->ncols; i++) {
+		if (!rk_init_find(s, t->cols[i].name))
+			continue;
+		if (ncommon++)
+			rk_buf_putc(&cols, ',');
+		rk_init_name(&cols, t->cols[i].name);
+	}
+	if (!key_ok)
+		why = "no primary key on either side: name its key columns";
+	else if (!time)
+		why = "no timestamp or date column on both sides: name the time column";
+	rk_init_label(&lab, t->name);
+	/* labels are unique: two names may map to one label */
+	for (int n = 2; rk_init_listed(labels, rk_buf_cstr(&lab)); n++) {
+		rk_buf_reset(&lab);
+		rk_init_label(&lab, t->name);
+		rk_buf_printf(&lab, "_%d", n);
+	}
+	labels->v = rk_xrealloc(labels->v, (labels->n + 1) * sizeof *labels->v);
+	labels->v[labels->n++] = rk_xstrdup(rk_buf_cstr(&lab));
+	if (why) {
+		fprintf(out, "\n; [table %s] is left out: %s, then remove the '; '\n", rk_buf_cstr(&lab), why);
+		c = "; ";
+	}
+	fprintf(out, "\n%s[table %s]\n", c, rk_buf_cstr(&lab));
+	if (!strcmp(ss, ts)) {
+		rk_init_name(&rel, ts);
+		rk_buf_putc(&rel, '.');
+		rk_init_name(&rel, t->name);
+		fprintf(out, "%stable = %s\n", c, rk_buf_cstr(&rel));
+	} else {
+		rk_init_name(&rel, ss);
+		rk_buf_putc(&rel, '.');
+		rk_init_name(&rel, s->name);
+		fprintf(out, "%ssource-table = %s\n", c, rk_buf_cstr(&rel));
+		rk_buf_reset(&rel);
+		rk_init_name(&rel, ts);
+		rk_buf_putc(&rel, '.');
+		rk_init_name(&rel, t->name);
+		fprintf(out, "%starget-table = %s\n", c, rk_buf_cstr(&rel));
+	}
+	fprintf(out, "%skey = %s\n", c, key_ok ? rk_buf_cstr(&key) : "COLS");
+	if (time) {
+		rk_buf_reset(&rel);
+		rk_init_name(&rel, time);
+		fprintf(out, "%stime = %s\n", c, rk_buf_cstr(&rel));
+	} else {
+		fprintf(out, "%stime = COL\n", c);
+	}
+	fprintf(out, "%scolumns = %s\n", c, rk_buf_cstr(&cols));
+	rk_buf_free(&key);
+	rk_buf_free(&cols);
+	rk_buf_free(&lab);
+	rk_buf_free(&rel);
+	return why == NULL;
+}
+
+int rk_cmd_init(int argc, char **argv)
+{
+	rk_opts o;
+	rk_error err;
+	rk_init_side side[2];
+	rk_buf src = RK_BUF_INIT, tgt = RK_BUF_INIT;
+	rk_init_labels labels = {NULL, 0};
+	const char *ss, *ts;
+	char when[RK_TIME_STRLEN], w[RK_TIME_STRLEN], l[RK_TIME_STRLEN];
+	size_t paired = 0, active = 0, skipped = 0;
+	int status = RK_EXIT_OK;
+
+	memset(side, 0, sizeof side);
+	rk_error_clear(&err);
+	if (rk_opts_parse(&o, RK_CMD_INIT, argc, argv, &err) < 0)
+		goto fail;
+	if (o.help) {
+		rk_opts_usage(RK_CMD_INIT);
+		goto done;
+	}
+	rk_log_level = o.verbose;
+	if (o.args.n) {
+		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
+		rk_error_hint(&err, "reckon init writes the job file to stdout: reckon init ... > nightly.ini");
+		goto fail;
+	}
+	if (o.schema && (o.source_schema || o.target_schema)) {
+		rk_error_set(&err, RK_EXIT_USAGE, "option --schema excludes --source-schema and --target-schema");
+		rk_error_hint(&err, "give --schema S for both sides, or --source-schema S --target-schema T");
+		goto fail;
+	}
+	ss = o.source_schema ? o.source_schema : o.schema ? o.schema : "public";
+	ts = o.target_schema ? o.target_schema : o.schema ? o.schema : "public";
+	if (rk_pg_conninfo_public(o.source, &src, &err) < 0 || rk_pg_conninfo_public(o.target, &tgt, &err) < 0 ||
+	    rk_init_read(o.source, "source", ss, &side[0], &err) < 0 ||
+	    rk_init_read(o.target, "target", ts, &side[1], &err) < 0)
+		goto fail;
+	if (!o.window)
+		o.window = 3600 * RK_USEC_PER_SEC;
+
+	printf("; reckon job file, written by reckon init on %s\n", rk_time_format(rk_time_now(), when));
+	printf("; the tables of schema %s on the source and %s on the target that have the same name\n", ss, ts);
+	printf("; passwords are not written here: give them in ~/.pgpass or a service file\n");
+	printf("; run it:  reckon check --job FILE --report DIR\n\n");
+	printf("[defaults]\nsource = %s\ntarget = %s\n", rk_buf_cstr(&src), rk_buf_cstr(&tgt));
+	printf("window = %s\nlast = %s\nsettle = 10m\n", rk_duration_format(o.window, w),
+	       rk_duration_format(24 * o.window, l));
+	for (size_t i = 0; i < side[1].n; i++) {
+		const rk_init_table *t = &side[1].tables[i], *s = rk_init_table_find(&side[0], t->name);
+
+		if (!s)
+			continue;
+		active += rk_init_section(stdout, ss, ts, s, t, &labels);
+		paired++;
+	}
+	for (size_t i = 0; i < side[0].n; i++)
+		if (!rk_init_table_find(&side[1], side[0].tables[i].name))
+			skipped++;
+	if (!paired)
+		printf("\n; no table of the source has a namesake on the target: add [table LABEL] sections by hand\n");
+	if (skipped)
+		printf("\n; %zu source table%s without a namesake on the target %s not listed\n", skipped,
+		       skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
+	if (fflush(stdout) != 0) {
+		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
+		goto fail;
+	}
+	rk_log_info("%zu table%s paired, %zu ready to check", paired, paired == 1 ? "" : "s", active);
+	if (!active) {
+		/* what was written is a start, not yet a job file */
+		rk_error_set(&err, RK_EXIT_USAGE, "no table of schema %s and %s can be checked as it is (%zu with a namesake, "
+		             "%zu left out)", ss, ts, paired, paired - active);
+		rk_error_hint(&err, "complete the sections left out (key, time), or point --schema at the tables");
+		goto fail;
+	}
+	goto done;
+fail:
+	rk_log_error(&err);
+	status = err.code ? err.code : RK_EXIT_RUNTIME;
+done:
+	rk_init_side_free(&side[0]);
+	rk_init_side_free(&side[1]);
+	rk_buf_free(&src);
+	rk_buf_free(&tgt);
+	for (size_t i = 0; i < labels.n; i++)
+		free(labels.v[i]);
+	free(labels.v);
+	rk_opts_free(&o);
+	return status;
+}
