@@ -126,15 +126,16 @@ src="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_source"
 tgt="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_target"
 # shellcheck disable=SC2054  # commas inside option values
 args=(check --source "$src" --target "$tgt" --table mart.orders
-	--key order_id,line_no --time created_at --sum amount --columns order_id,line_no,created_at,amount,customer
+	--time created_at --sum amount
 	--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
 	--report "$report" --rerun-list "$report/rerun.csv")
 
 say "reckon check (hourly windows of 2026-03-02, all closed)"
 printf '$ reckon check --source "dbname=demo_source ..." --target "dbname=demo_target ..." \\\n'
-printf '    --table mart.orders --key order_id,line_no --time created_at --sum amount \\\n'
+printf '    --table mart.orders --time created_at --sum amount \\\n'
 printf '    --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \\\n'
-printf '    --report build/demo-report --rerun-list build/demo-report/rerun.csv\n\n'
+printf '    --report build/demo-report --rerun-list build/demo-report/rerun.csv\n'
+printf '(no --key: the primary key; no --columns: the whole row both sides have)\n\n'
 rc=0
 "$RECKON" "${args[@]}" || rc=$?
 case $rc in
@@ -155,7 +156,7 @@ echo "report files: $(cd "$report" && find . -mindepth 1 -printf '%f\n' | sort |
 
 # --- repair: replace exactly the listed intervals, then check again --------
 repair_args=(repair --source "$src" --target "$tgt" --table mart.orders
-	--key order_id,line_no --time created_at --rerun-list "$report/rerun.csv")
+	--time created_at --rerun-list "$report/rerun.csv")
 say "reckon repair (dry run: the plan, nothing changes)"
 "$RECKON" "${repair_args[@]}"
 say "reckon repair --execute (one target transaction per interval, each re-checked)"
@@ -169,6 +170,16 @@ rc=0
 echo "verdict after repair: match (exit status 0); $(grep -c . "$report/rerun.csv") line(s) in the new rerun list (the header)"
 
 # --- the lab: how incremental loads lose rows in the first place -----------
+say "reckon init: a job file for every table the two databases share (build/demo-job.ini)"
+job=$repo/build/demo-job.ini
+"$RECKON" init --source "$src" --target "$tgt" --schema mart >"$job"
+cat "$job"
+say "reckon check --job (the nightly job, here over 2026-03-02 instead of its --last 1d)"
+rc=0
+"$RECKON" check --job "$job" --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --now 2026-03-03T06:00:00Z \
+	--report "$repo/build/demo-job-report" || rc=$?
+[[ $rc -eq 0 ]] || { echo "demo: the job after repair exited $rc, expected 0" >&2; exit 1; }
+
 say "reckon lab: every load strategy of docs/loader.md, crashed and late-committed for real"
 lab_out=$repo/build/demo-lab
 rm -rf "$lab_out"
