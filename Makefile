@@ -49,7 +49,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr fdw-demo
+        ext ext-install ext-ready bench-pushdown bench-instr bench-job fdw-demo
 
 all: $(BUILD)/reckon
 
@@ -62,6 +62,7 @@ help:
 	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
 	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
+	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
@@ -113,6 +114,10 @@ bench: deps all ext-ready
 	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+
+bench-job: deps all
+	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)

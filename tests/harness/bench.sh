@@ -88,7 +88,7 @@ out=$out_dir/check-$N.md
 	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- table: bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
-	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
+	echo "- reckon: \`check --key id --time ts --sum amount --window 1h\` over the 24 closed windows of the day, hashing the whole row (the default: 4 columns, id, ts, amount, note)"
 	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql (COPY text, psql's default: the issue's floor)"
 	echo "- binary floor: the same \`with (format binary)\`: the server skips its output functions, as reckon's binary COPY does for these columns; the stricter reference, shown beside"
 	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
