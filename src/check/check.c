@@ -126,15 +126,34 @@ static int rk_digest_side(rk_side *s)
 	return rk_reader_scan(s->reader, &scan, rk_digest_row, s, &s->err);
 }
 
-/* "col:type" items of --types for this column, or NULL. */
+/* Splits a --types item "COL:TYPE" at its last colon (a type name has
+ * none; a quoted column name may): *col is a new string, *type points into
+ * item.  -1 when it is not of that form. */
+static int rk_types_item(const char *item, char **col, const char **type)
+{
+	const char *colon = strrchr(item, ':');
+
+	if (!colon || colon == item || !colon[1])
+		return -1;
+	*col = rk_xstrndup(item, (size_t)(colon - item));
+	*type = colon + 1;
+	return 0;
+}
+
+/* The --types type of a column, or NULL. */
 static const char *rk_spec_type_for(const rk_check_spec *spec, const char *col)
 {
-	size_t n = strlen(col);
-
 	for (size_t i = 0; i < spec->ntypes; i++) {
-		const char *it = spec->types[i];
-		if (!strncmp(it, col, n) && it[n] == ':')
-			return it + n + 1;
+		char *c;
+		const char *type;
+		bool same;
+
+		if (rk_types_item(spec->types[i], &c, &type) < 0)
+			continue;
+		same = rk_pair_same_name(c, col);
+		free(c);
+		if (same)
+			return type;
 	}
 	return NULL;
 }
@@ -142,28 +161,29 @@ static const char *rk_spec_type_for(const rk_check_spec *spec, const char *col)
 static int rk_check_types_option(const rk_check_spec *spec, const rk_plan *p, rk_error *err)
 {
 	for (size_t i = 0; i < spec->ntypes; i++) {
-		const char *it = spec->types[i], *colon = strrchr(it, ':');
+		const char *it = spec->types[i], *type;
+		char *col;
 		bool known = false;
 		rk_type t;
 
-		if (!colon || colon == it || !colon[1]) {
+		if (rk_types_item(it, &col, &type) < 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "option --types: '%s' is not COL:TYPE", it);
 			return rk_error_hint(err, "e.g. --types updated_at:timestamptz,amount:numeric");
 		}
 		for (size_t c = 0; c < p->ncols; c++)
-			if (strlen(p->cols[c]) == (size_t)(colon - it) && !strncmp(p->cols[c], it, (size_t)(colon - it)))
-				known = true;
+			known |= rk_pair_same_name(p->cols[c], col);
 		if (!known) {
-			rk_error_set(err, RK_EXIT_USAGE, "option --types names column '%.*s', which the check does not use",
-			             (int)(colon - it), it);
+			rk_error_set(err, RK_EXIT_USAGE, "option --types names column '%s', which the check does not use", col);
+			free(col);
 			return rk_error_hint(err, "--types only types the key, time, sum and hashed columns");
 		}
-		if (rk_type_from_name(colon + 1, false, &t) < 0) {
-			rk_error_set(err, RK_EXIT_USAGE, "option --types: unknown type '%s' for column %.*s", colon + 1,
-			             (int)(colon - it), it);
+		if (rk_type_from_name(type, false, &t) < 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "option --types: unknown type '%s' for column %s", type, col);
+			free(col);
 			return rk_error_hint(err, "types: smallint, integer, bigint, numeric, real, double precision, boolean, "
 			                          "text, char, date, timestamp, timestamptz, uuid");
 		}
+		free(col);
 	}
 	return 0;
 }
