@@ -597,32 +597,16 @@ fail:
 	return -1;
 }
 
-static int rk_pgreader_columns(void *impl, char ***names, size_t *n, rk_error *err)
+/* The first column of a catalog statement about the relation, one name a
+ * row, as new strings. */
+static int rk_pgreader_names(rk_pgreader *r, const char *label, const char *sql, char ***names, size_t *n,
+                             rk_error *err)
 {
-	rk_pgreader *r = impl;
 	const char *params[1] = {r->oid};
 	rk_pg_result *res;
 	int rows;
 
-	if (rk_pg_exec(r->pg, "list columns", rk_sql_catalog_columns, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
-		return -1;
-	rows = rk_pg_result_rows(res);
-	*names = rk_xcalloc((size_t)rows, sizeof **names);
-	for (int i = 0; i < rows; i++)
-		(*names)[i] = rk_xstrdup(rk_pg_result_value(res, i, 0));
-	*n = (size_t)rows;
-	rk_pg_result_free(res);
-	return 0;
-}
-
-static int rk_pgreader_primary_key(void *impl, char ***names, size_t *n, rk_error *err)
-{
-	rk_pgreader *r = impl;
-	const char *params[1] = {r->oid};
-	rk_pg_result *res;
-	int rows;
-
-	if (rk_pg_exec(r->pg, "primary key", rk_sql_catalog_primary_key, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
+	if (rk_pg_exec(r->pg, label, sql, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		return -1;
 	rows = rk_pg_result_rows(res);
 	*names = rk_xcalloc(rows ? (size_t)rows : 1, sizeof **names);
@@ -631,6 +615,16 @@ static int rk_pgreader_primary_key(void *impl, char ***names, size_t *n, rk_erro
 	*n = (size_t)rows;
 	rk_pg_result_free(res);
 	return 0;
+}
+
+static int rk_pgreader_columns(void *impl, char ***names, size_t *n, rk_error *err)
+{
+	return rk_pgreader_names(impl, "list columns", rk_sql_catalog_columns, names, n, err);
+}
+
+static int rk_pgreader_primary_key(void *impl, char ***names, size_t *n, rk_error *err)
+{
+	return rk_pgreader_names(impl, "primary key", rk_sql_catalog_primary_key, names, n, err);
 }
 
 /* ------------------------------------------------------------------------

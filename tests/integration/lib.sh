@@ -201,6 +201,20 @@ conn() {
 	echo "host=$PGHOST port=$PGPORT user=$PGUSER dbname=$1"
 }
 
+# ext_create DB - the reckon extension in DB: installed (make ext-install:
+# CREATE EXTENSION reckon) or else made from the built module by its path
+# (RK_EXT_DIR, default build/ext)
+ext_create() {
+	local dir=${RK_EXT_DIR:-$RK_REPO/build/ext}
+	if PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -d "$1" \
+		-c "create extension if not exists reckon" >/dev/null 2>&1; then
+		return 0
+	fi
+	[[ -r $dir/reckon.so && -r $dir/reckon-load.sql ]] ||
+		fail "the reckon extension is neither installed (make ext-install) nor built in $dir (make ext)"
+	sql "$1" <"$dir/reckon-load.sql" >/dev/null
+}
+
 # export_csv DB QUERY FILE - psql's \copy of a query, CSV with a header
 export_csv() {
 	PGCLIENTENCODING=UTF8 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$1" \

@@ -27,18 +27,6 @@ setup_file() {
 	createdb $TGT
 }
 
-# ext_create DB - the reckon extension in DB (as test_pushdown.sh does)
-ext_create() {
-	local dir=${RK_EXT_DIR:-$RK_REPO/build/ext}
-	if PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -d "$1" \
-		-c "create extension if not exists reckon" >/dev/null 2>&1; then
-		return 0
-	fi
-	[[ -r $dir/reckon.so && -r $dir/reckon-load.sql ]] ||
-		fail "the reckon extension is neither installed nor built in $dir"
-	sql "$1" <"$dir/reckon-load.sql" >/dev/null
-}
-
 # mk_pair SEED ROWS - random source rows (some NULL names and times, test
 # rows, duplicates of a key at one instant), the target loaded from them
 # through the mapping, then damaged: rows missing, extra, changed,
