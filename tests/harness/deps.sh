@@ -12,8 +12,10 @@ set -eu
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench)
 # pushdown extension (src/ext, PGXS): postgresql-server-dev-15
+# manual pages (tests render them): groff-base
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15"
+libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
+groff-base"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is
