@@ -161,11 +161,13 @@ lab-reports: deps all
 	@bash tests/harness/lab-reports.sh $(abspath $(BUILD)/reckon)
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(DOCDIR)/examples/systemd
 	install -m 0755 $(BUILD)/reckon $(DESTDIR)$(PREFIX)/bin/reckon
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(BUILD)/completion/reckon $(DESTDIR)$(BASHCOMPDIR)/reckon
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 contrib/systemd/* $(DESTDIR)$(DOCDIR)/examples/systemd/
 
 # The PostgreSQL extension behind `reckon check --pushdown` (docs/pushdown.md).
 # PGXS wants a makefile of its own (src/ext/Makefile); it builds out of tree
