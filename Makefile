@@ -56,7 +56,7 @@ MAN_TPLS  := $(sort $(wildcard man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job fdw-demo man completion
+        ext ext-install ext-ready bench-pushdown bench-instr bench-job fdw-demo man completion deb check-deb
 
 all: $(BUILD)/reckon man completion
 
@@ -66,6 +66,7 @@ help:
 	@echo "make check      the whole test suite, plain and under ASan+UBSan (the README's second command)"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
 	@echo "make install    install the binary, manual pages, bash completion and docs into PREFIX (default /usr/local)"
+	@echo "make deb        Debian packages reckon and postgresql-15-reckon, into build/deb/"
 	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
 	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
@@ -133,6 +134,7 @@ check-one: all unit integration
 check: deps
 	$(MAKE) --no-print-directory WERROR=1 check-one
 	$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 BUILD=build/asan check-one
+	$(MAKE) --no-print-directory check-deb
 
 demo: deps all
 	@bash tests/harness/demo.sh $(abspath $(BUILD)/reckon)
@@ -168,6 +170,16 @@ install: all
 	install -m 0644 $(BUILD)/completion/reckon $(DESTDIR)$(BASHCOMPDIR)/reckon
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 0644 contrib/systemd/* $(DESTDIR)$(DOCDIR)/examples/systemd/
+
+# Debian packages (debian/), built from a copy of the tree in build/deb so
+# that neither dpkg-buildpackage's clean nor its output in the parent
+# directory touches the work tree.  check-deb also installs them into a
+# throw-away root and runs the installed reckon.
+deb: deps
+	@bash tests/harness/deb.sh build
+
+check-deb: deps
+	@bash tests/harness/deb.sh check
 
 # The PostgreSQL extension behind `reckon check --pushdown` (docs/pushdown.md).
 # PGXS wants a makefile of its own (src/ext/Makefile); it builds out of tree
