@@ -1088,7 +1088,7 @@ const char *rk_opts_summary(unsigned cmd)
 	case RK_CMD_LOAD: return "run one incremental load with a named strategy (loader module)";
 	case RK_CMD_LAB: return "reproduce the load failure scenarios on a real PostgreSQL";
 	case RK_CMD_RERUN: return "merge a rerun list into ranges, or print scheduler commands";
-	case RK_CMD_INIT: return "write a job file for the tables both sides have";
+	case RK_CMD_INIT: return "write a job file for the tables two databases share";
 	case RK_CMD_LATENESS: return "measure how late the source's rows commit, to choose --settle";
 	default: return NULL;
 	}
