@@ -63,7 +63,7 @@ all: $(BUILD)/reckon man completion
 help:
 	@echo "make            build $(BUILD)/reckon"
 	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
-	@echo "make check      the whole test suite, plain and under ASan+UBSan (the README's second command)"
+	@echo "make check      the whole test suite, plain and under ASan+UBSan, then the Debian packages (the README's second command)"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
 	@echo "make install    install the binary, manual pages, bash completion and docs into PREFIX (default /usr/local)"
 	@echo "make deb        Debian packages reckon and postgresql-15-reckon, into build/deb/"
