@@ -52,7 +52,7 @@ SQL_FILES := $(sort $(wildcard sql/*.sql))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 DOCGEN    := $(BUILD)/tools/rk-docgen
-MAN_TPLS  := $(sort $(wildcard man/*))
+MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
@@ -98,7 +98,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
 
 # Manual pages and bash completion, written from the option table by a
 # program linked with the same objects as reckon (src/tools/docgen.c); the
-# prose around the options is in man/.  The pages are regenerated as a set,
+# prose around the options is in docs/man/.  The pages are regenerated as a set,
 # so a command that left the table leaves no page behind.
 $(DOCGEN): src/tools/docgen.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -109,7 +109,7 @@ man: $(BUILD)/man/.generated
 $(BUILD)/man/.generated: $(DOCGEN) $(MAN_TPLS)
 	@rm -rf $(BUILD)/man
 	@mkdir -p $(BUILD)/man
-	$(DOCGEN) man man $(BUILD)/man
+	$(DOCGEN) man docs/man $(BUILD)/man
 	@touch $@
 
 completion: $(BUILD)/completion/reckon

@@ -14,7 +14,7 @@
  * no change here.
  *
  * The prose that is not about options (exit statuses, files, environment,
- * examples) lives in roff templates in TEMPLATES (man/ in the source tree):
+ * examples) lives in roff templates in TEMPLATES (docs/man/ in the source tree):
  * reckon.1.in, reckon-command.1.in for every command, and COMMAND.roff with
  * a command's own sections when it has some.  A template names what is
  * generated with @WORD@ placeholders; an unknown one is an error.

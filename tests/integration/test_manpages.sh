@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The manual pages and the bash completion that rk-docgen writes from the
-# option table at build time (src/tools/docgen.c, man/): every option that
+# option table at build time (src/tools/docgen.c, docs/man/): every option that
 # `reckon COMMAND --help` lists is in reckon-COMMAND(1) and completes after
 # `reckon COMMAND --`, and nothing else is.  They sit next to the binary:
 # BUILD/man/, BUILD/completion/reckon.
