@@ -70,6 +70,25 @@ bench_ext() {
 	psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
 }
 
+# bench_drill_dbs PREFIX ROWS - PREFIX_src (bench.t of ROWS rows, with the
+# reckon extension), PREFIX_clean (a copy) and PREFIX_dmg (a copy with 4
+# rows damaged in 4 of the 24 hourly windows: the middle rows of windows 3,
+# 9 and 14 lost, that of window 19 with another amount)
+bench_drill_dbs() {
+	local p=$1 n=$2 db
+	bench_table "${p}_src" "$n"
+	bench_ext "${p}_src"
+	for db in clean dmg; do
+		psql_b -d postgres -c "drop database if exists ${p}_$db with (force)" \
+			-c "create database ${p}_$db template ${p}_src"
+	done
+	psql_b -d "${p}_dmg" <<-SQL
+		delete from bench.t where id in ($((n / 24 * 3 + n / 48)), $((n / 24 * 9 + n / 48)), $((n / 24 * 14 + n / 48)));
+		update bench.t set amount = amount + 1 where id = $((n / 24 * 19 + n / 48));
+		vacuum (freeze, analyze) bench.t;
+	SQL
+}
+
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }

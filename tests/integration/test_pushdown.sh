@@ -516,9 +516,10 @@ test_drilldown_pushdown_same_findings() {
 		mk_instant $SRC 3000
 		mk_instant $TGT 3000
 		dmg_random $TGT "$seed"
-		dmg_random $SRC "-$seed"
+		dmg_random $SRC "($seed) / 2"
 		sql $TGT "delete from t where id in (select id from t where id > 100000 order by md5(id::text) limit 3);
-		          update t set txt = 'x' where id = (select max(id) from t where id > 100000)" >/dev/null
+		          update t set txt = 'x' where id = (select max(id) from t where id > 100000);
+		          insert into t select * from t where id = 100500" >/dev/null
 		for lr in 200000 7; do
 			tag=$(mktemp -d "$T/dd.XXXXXX")
 			mkdir -p "$tag/stream" "$tag/push"
