@@ -529,6 +529,7 @@ typedef struct rk_tally {
 	size_t window;
 	rk_u128 key;
 	uint32_t s, t;
+	rk_u128 hs, ht;         /* the sums of its copies' row hashes, per side */
 	rk_usec src_t;
 	char **disp;            /* nkey strings, NULL for SQL NULL */
 } rk_tally;
@@ -647,6 +648,10 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 			tl.key = src->key;
 			tl.s = (uint32_t)s;
 			tl.t = (uint32_t)t;
+			for (size_t k = 0; k < s; k++)
+				tl.hs += d0->rows[i + k].row;
+			for (size_t k = 0; k < t; k++)
+				tl.ht += d1->rows[j + k].row;
 			tl.src_t = s ? src->t : RK_USEC_NINF;
 			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
 			rk_tally_push(ts, &tl);
@@ -797,12 +802,48 @@ static int rk_vkey_cmp(const void *a, const void *b)
 }
 
 /*
+ * A key of a time-split window may have copies in leaves of several rounds,
+ * each of which judged only its own: their tallies become one, and a key
+ * whose copies, all told, agree is no finding (its time moved, say, in a
+ * window whose time is not hashed).
+ */
+static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts)
+{
+	size_t kept = 0;
+
+	if (ts->n)
+		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	for (size_t i = 0; i < ts->n;) {
+		rk_tally m = ts->v[i];
+		size_t j = i + 1;
+
+		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+			m.s += ts->v[j].s;
+			m.t += ts->v[j].t;
+			m.hs += ts->v[j].hs;
+			m.ht += ts->v[j].ht;
+			if (m.src_t == RK_USEC_NINF)
+				m.src_t = ts->v[j].src_t;
+			rk_tally_free(&ts->v[j], res->nkey);
+		}
+		if (m.s != m.t || m.hs != m.ht)
+			ts->v[kept++] = m;
+		else
+			rk_tally_free(&m, res->nkey);
+		i = j;
+	}
+	ts->n = kept;
+}
+
+/*
  * Judges again, on all their copies in the window, the keys that a leaf of
- * a time-split window found: a key's copies may also lie in slices that
+ * a time-split window found: a key's copies may also lie in ranges that
  * matched (a duplicate moved in time, a stale copy, a source duplicate) and
- * were never read.  One pass over those windows keeps only the rows of
- * those keys, whose display texts let a PostgreSQL reader ask for them by
- * value.
+ * were never read.  Copies in ranges that matched are the same on both
+ * sides, so one side tells how many there are: the source is read, in those
+ * windows, for the rows of those keys only - their display texts let a
+ * PostgreSQL reader ask for them by value - and each key gains, on both
+ * sides, the copies its leaves did not hold.
  */
 static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
                            rk_tallies *ts, rk_error *err)
@@ -811,33 +852,31 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 	rk_u128 *keys;
 	const char **text;
 	rk_entry *entries;
-	rk_tally *old;
 	bool *has;
-	size_t nv = 0, nk = 0, ne = 0, kept = 0, nold = 0;
+	rk_side *src = &sides[0];
+	uint64_t before = res->side[0].rows_read;
+	size_t nv = 0, nk = 0, ne = 0;
 	size_t nkey = res->nkey ? res->nkey : 1;
+	rk_dside *d = &ds[0];
 	int rc;
 
 	for (size_t i = 0; i < ts->n; i++)
 		nv += split_time[ts->v[i].window];
 	if (!nv)
 		return 0;
+	rk_drill_merge(res, split_time, ts);
 	vk = rk_xcalloc(nv, sizeof *vk);
-	old = rk_xcalloc(nv, sizeof *old);
 	has = rk_xcalloc(res->nwindows, sizeof *has);
-	/* the tallies of those windows are replaced by the exact ones */
+	nv = 0;
 	for (size_t i = 0; i < ts->n; i++) {
-		rk_tally *t = &ts->v[i];
+		const rk_tally *t = &ts->v[i];
 
-		if (!split_time[t->window]) {
-			ts->v[kept++] = *t;
+		if (!split_time[t->window])
 			continue;
-		}
-		vk[nold].key = t->key;
-		vk[nold].disp = t->disp;
-		old[nold++] = *t;
+		vk[nv].key = t->key;
+		vk[nv++].disp = t->disp;
 		has[t->window] = true;
 	}
-	ts->n = kept;
 	entries = rk_xcalloc(res->nwindows, sizeof *entries);
 	for (size_t w = 0; w < res->nwindows; w++) {
 		if (has[w]) {
@@ -860,22 +899,54 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			text[nk * res->nkey + c] = vk[i].disp[c];
 		nk++;
 	}
-	for (int s = 0; s < 2; s++) {
-		rk_dside_reset(&ds[s], entries, ne);
-		ds[s].server = false;
-		ds[s].need_key = true;
-		ds[s].keyset = keys;
-		ds[s].nkeyset = nk;
-		ds[s].key_text = res->nkey ? text : NULL;
-	}
-	rk_log_info("drilldown pass %d: all copies of %zu key(s) in %zu time-split window(s)", res->drill_passes + 1,
+	rk_dside_reset(d, entries, ne);
+	d->server = false;
+	d->need_key = true;
+	d->keyset = keys;
+	d->nkeyset = nk;
+	d->key_text = res->nkey ? text : NULL;
+	res->drill_passes++;
+	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)", res->drill_passes,
 	            nk, ne);
-	rc = rk_drill_pass(sides, res, ds, ts, err);
-	for (int s = 0; s < 2; s++)
-		rk_dside_reset(&ds[s], NULL, 0);
-	for (size_t i = 0; i < nold; i++)
-		rk_tally_free(&old[i], res->nkey);
-	free(old);
+	rc = rk_sides_parallel(&src, 1, rk_drill_side, err);
+	res->drill_rows += res->side[0].rows_read - before;
+	if (rc == 0 && d->nrows)
+		qsort(d->rows, d->nrows, sizeof *d->rows, rk_drow_cmp);
+	for (size_t i = 0; rc == 0 && i < ts->n; i++) {
+		rk_tally *t = &ts->v[i];
+		rk_drow probe;
+		size_t lo = 0, hi = d->nrows, n = 0;
+		uint32_t m;
+
+		if (!split_time[t->window])
+			continue;
+		/* the source's copies of (window, key): a run of the sorted rows */
+		probe.window = t->window;
+		probe.key = t->key;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rk_drow_key_cmp(&d->rows[mid], &probe) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo + n < d->nrows && !rk_drow_key_cmp(&d->rows[lo + n], &probe))
+			n++;
+		/* a copy the leaves held is among them: the others are those of
+		 * ranges that matched, on both sides alike */
+		m = n > t->s ? (uint32_t)n - t->s : 0;
+		t->s += m;
+		t->t += m;
+		if (n) {
+			/* the first source copy, and its display, as a leaf holding
+			 * every copy would have taken them */
+			t->src_t = d->rows[lo].t;
+			rk_tally_free(t, res->nkey);
+			t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, res->nkey);
+		}
+	}
+	rk_dside_reset(d, NULL, 0);
 	free(vk);
 	free(keys);
 	free(text);

@@ -30,10 +30,12 @@ set -euo pipefail
 command -v jq >/dev/null || { echo "bench-drill: jq is missing: run tests/harness/deps.sh" >&2; exit 1; }
 SIZES=${SIZES:-2000000 5000000}
 
-labels=(stream-clean stream-damaged stream-damaged-leaf1000 pushdown-clean pushdown-damaged)
-dbs=(drill_clean drill_dmg drill_dmg drill_clean drill_dmg)
-opts=("" "" "--leaf-rows 1000" "--pushdown" "--pushdown")
-clean_of=(0 0 0 3 3)
+labels=(stream-clean stream-damaged stream-damaged-leaf1000 pushdown-clean pushdown-damaged
+	stream-damaged-noindex pushdown-damaged-noindex)
+srcs=(drill_src drill_src drill_src drill_src drill_src drill_srcnx drill_srcnx)
+dbs=(drill_clean drill_dmg drill_dmg drill_clean drill_dmg drill_dmgnx drill_dmgnx)
+opts=("" "" "--leaf-rows 1000" "--pushdown" "--pushdown" "" "--pushdown")
+clean_of=(0 0 0 3 3 0 3)
 declare -A rss_by_size=()
 
 # ok CONDITION - "holds" or "does not hold" for an awk condition
@@ -42,14 +44,15 @@ ok() { awk "BEGIN { exit !($1) }" && echo holds || echo "does not hold"; }
 for n in $SIZES; do
 	echo "bench-drill: loading $n rows per side" >&2
 	bench_drill_dbs drill "$n"
+	bench_noindex_dbs drill
 	declare -A secs=() rss=() pairs=() info=()
 	round=()
 	for ((i = 0; i < REPEAT; i++)); do
 		for k in "${!labels[@]}"; do
 			want=0
-			[[ ${dbs[$k]} == drill_dmg ]] && want=1
+			[[ ${dbs[$k]} == drill_dmg* ]] && want=1
 			# shellcheck disable=SC2086
-			read -r s m <<<"$(bench_reckon drill_src "${dbs[$k]}" $want ${opts[$k]})"
+			read -r s m <<<"$(bench_reckon "${srcs[$k]}" "${dbs[$k]}" $want ${opts[$k]})"
 			secs[$k]="${secs[$k]:-} $s"
 			rss[$k]="${rss[$k]:-} $m"
 			info[$k]="$(jq -r '"\(.drilldown.passes) \(.drilldown.rows_reread)"' "$base/report/summary.json")"
@@ -70,7 +73,7 @@ for n in $SIZES; do
 		echo
 		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 		echo "- machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
-		echo "- bench.t (id bigint, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --columns id,ts,amount,note --window 1h\`: 24 windows"
+		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --columns id,ts,amount,note --window 1h\`: 24 windows; the -noindex cases: the same tables without the primary key, so that no index serves the lookup of the damaged keys"
 		echo "- damaged: 4 target rows in 4 of the 24 windows (3 lost, 1 amount changed): the damaged windows hold $(awk -v s="$share" 'BEGIN { printf "%.1f", s * 100 }') % of the rows"
 		echo "- each of the $REPEAT rounds runs every case once, in turn; seconds: the best round; paired: the median over the rounds of the case's seconds over its mode's clean check of the same round"
 		echo
@@ -104,6 +107,10 @@ for n in $SIZES; do
 			fr=$(awk -v a="$rows_4" -v b="$n" 'BEGIN { printf "%.5f", a / b * 100 }')
 			echo "| rows fetched by the pushdown drilldown, % of the table | $fr % ($rows_4 rows) | 0.1 % | $(ok "$fr <= 0.1") |"
 			echo "| peak RSS, damaged / clean (stream; pushdown) | $(ratio "$rss_1" "$rss_0"); $(ratio "$rss_4" "$rss_3") | 1.10 | $(ok "$rss_1 <= 1.1 * $rss_0 && $rss_4 <= 1.1 * $rss_3") |"
+			pdn=$(ratio "$best_6" "$best_3")
+			echo "| without a key index: pushdown damaged / clean | $pdn / $paired_6 | 1.15 | $(ok "$pdn <= 1.15 && $paired_6 <= 1.15") |"
+			stn=$(ratio "$best_5" "$best_0")
+			echo "| without a key index: stream damaged / clean | $stn / $paired_5 | $limit | $(ok "$stn <= $limit && $paired_5 <= $limit") |"
 		}
 	} >"$out.tmp"
 	mv "$out.tmp" "$out"

@@ -42,7 +42,8 @@ psql_b() {
 
 # bench_table DB ROWS - (re)creates database DB holding bench.t: ROWS rows
 # spread evenly over 2026-03-02 (bigint id, timestamptz ts, numeric(12,2)
-# amount, text note), with an index on ts as an incremental load's table has.
+# amount, text note), with a primary key on id and an index on ts, as an
+# incremental load's table has (NOINDEX=1: without the primary key).
 bench_table() {
 	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
 	psql_b -d "$1" <<-SQL
@@ -55,6 +56,7 @@ bench_table() {
 		       'note ' || md5(i::text)
 		from generate_series(1::bigint, $2) i;
 		create index on bench.t (ts);
+		$([[ ${NOINDEX:-0} == 1 ]] || echo "alter table bench.t add primary key (id);")
 		vacuum (freeze, analyze) bench.t;
 	SQL
 }
@@ -87,6 +89,18 @@ bench_drill_dbs() {
 		update bench.t set amount = amount + 1 where id = $((n / 24 * 19 + n / 48));
 		vacuum (freeze, analyze) bench.t;
 	SQL
+}
+
+# bench_noindex_dbs PREFIX - PREFIX_src and PREFIX_dmg again as
+# PREFIX_srcnx and PREFIX_dmgnx, without the primary key on id: a table
+# whose key no index serves
+bench_noindex_dbs() {
+	local p=$1 db
+	for db in src dmg; do
+		psql_b -d postgres -c "drop database if exists ${p}_${db}nx with (force)" \
+			-c "create database ${p}_${db}nx template ${p}_$db"
+		psql_b -d "${p}_${db}nx" -c "alter table bench.t drop constraint t_pkey"
+	done
 }
 
 now() { echo "$EPOCHREALTIME"; }
