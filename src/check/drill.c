@@ -48,6 +48,12 @@
  * costs fetching them. */
 #define RK_DRILL_SERVER_LEAF 128
 
+/* The most rows per side a round holds when the drilldown starts from
+ * slices: a round then costs a range scan of a few of them, so holding
+ * more would only make memory grow with the table (a slice is 1/64 of a
+ * window) for no read saved.  --leaf-rows still bounds it from above. */
+#define RK_DRILL_RANGED_LEAF 4096
+
 /* ------------------------------------------------------------------------
  * The planner
  * ---------------------------------------------------------------------- */
@@ -1009,6 +1015,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	 * windows are better read once, and judged without a verify pass) */
 	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
 	         rk_reader_kind_of(sides[0].reader) == RK_READER_PG && rk_reader_kind_of(sides[1].reader) == RK_READER_PG;
+	if (sliced && leaf > RK_DRILL_RANGED_LEAF)
+		leaf = RK_DRILL_RANGED_LEAF;
 	for (size_t w = 0; w < res->nclosed; w++) {
 		rk_usec start = rk_check_window_start(res, w);
 
