@@ -389,6 +389,17 @@ static int fake_scan(void *impl, const rk_scan *s, rk_row_fn fn, void *ctx, rk_e
 	return 0;
 }
 
+static int fake_columns(void *impl, char ***names, size_t *n, rk_error *err)
+{
+	(void)impl;
+	(void)err;
+	*names = calloc(NCOL, sizeof **names);
+	for (size_t i = 0; i < NCOL; i++)
+		(*names)[i] = strdup(col_name[i]);
+	*n = NCOL;
+	return 0;
+}
+
 static const char *fake_describe(const void *impl)
 {
 	(void)impl;
@@ -518,6 +529,7 @@ static const rk_reader_ops fake_ops = {
 	.scan = fake_scan,
 	.describe = fake_describe,
 	.free = fake_free,
+	.columns = fake_columns,
 	.digest = fake_digest,
 	.drill_digest = fake_drill_digest,
 };
@@ -528,6 +540,7 @@ static const rk_reader_ops fake_csv_ops = {
 	.scan = fake_scan,
 	.describe = fake_describe,
 	.free = fake_free,
+	.columns = fake_columns,
 };
 
 /* ------------------------------------------------------------------------
