@@ -278,8 +278,17 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 		at = out->len;
 		rk_buf_append(out, "\0\0\0\0", 4);
 		if (f[c].form == RK_FORM_INT) {
-			/* decoded from binary COPY: the value's own digits */
-			rk_buf_printf(out, "%lld", (long long)f[c].m);
+			/* decoded from binary COPY: the value's own digits, written in
+			 * place (a printf here was a sixth of the drilldown's work) */
+			int64_t v = (int64_t)f[c].m;
+			uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			size_t n = (size_t)rk_canon_ndigits(u) + (v < 0);
+
+			rk_buf_grow(out, n);
+			rk_canon_digits(out->data + out->len + n, u);
+			if (v < 0)
+				out->data[out->len] = '-';
+			out->len += n;
 		} else if (f[c].form == RK_FORM_CANON) {
 			/* its canonical text, what rk_canon_text makes of the text */
 			rk_buf_append(out, f[c].p, f[c].len);
