@@ -51,8 +51,11 @@
 /* The most rows per side a round holds when the drilldown starts from
  * slices: a round then costs a range scan of a few of them, so holding
  * more would only make memory grow with the table (a slice is 1/64 of a
- * window) for no read saved.  --leaf-rows still bounds it from above. */
+ * window) for no read saved - unless the damage is dense: then rounds
+ * hold up to a RK_DRILL_RANGED_ROUNDS-th of the damaged slices' rows, so
+ * that their number stays small.  --leaf-rows bounds it from above. */
 #define RK_DRILL_RANGED_LEAF 4096
+#define RK_DRILL_RANGED_ROUNDS 64
 
 /* ------------------------------------------------------------------------
  * The planner
@@ -1024,8 +1027,6 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	 * windows are better read once, and judged without a verify pass) */
 	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
 	         rk_reader_kind_of(sides[0].reader) == RK_READER_PG && rk_reader_kind_of(sides[1].reader) == RK_READER_PG;
-	if (sliced && leaf > RK_DRILL_RANGED_LEAF)
-		leaf = RK_DRILL_RANGED_LEAF;
 	for (size_t w = 0; w < res->nclosed; w++) {
 		rk_usec start = rk_check_window_start(res, w);
 
@@ -1049,6 +1050,16 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 			rk_nodes_push(&queue, &node);
 			split_time[w] = true;
 		}
+	}
+	if (sliced) {
+		uint64_t damaged = 0, cap;
+
+		for (size_t i = 0; i < queue.n; i++)
+			damaged += queue.v[i].cnt[0] > queue.v[i].cnt[1] ? queue.v[i].cnt[0] : queue.v[i].cnt[1];
+		cap = damaged / RK_DRILL_RANGED_ROUNDS > RK_DRILL_RANGED_LEAF ? damaged / RK_DRILL_RANGED_ROUNDS
+		                                                               : RK_DRILL_RANGED_LEAF;
+		if (leaf > cap)
+			leaf = cap;
 	}
 	sides[0].drill = &ds[0];
 	sides[1].drill = &ds[1];

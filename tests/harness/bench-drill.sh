@@ -73,7 +73,7 @@ for n in $SIZES; do
 		echo
 		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 		echo "- machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
-		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --columns id,ts,amount,note --window 1h\`: 24 windows; the -noindex cases: the same tables without the primary key, so that no index serves the lookup of the damaged keys"
+		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --window 1h\` (the whole row hashed: id, ts, amount, note): 24 windows; the -noindex cases: the same tables without the primary key, so that no index serves the lookup of the damaged keys"
 		echo "- damaged: 4 target rows in 4 of the 24 windows (3 lost, 1 amount changed): the damaged windows hold $(awk -v s="$share" 'BEGIN { printf "%.1f", s * 100 }') % of the rows"
 		echo "- each of the $REPEAT rounds runs every case once, in turn; seconds: the best round; paired: the median over the rounds of the case's seconds over its mode's clean check of the same round"
 		echo

@@ -109,7 +109,7 @@ for n in $SIZES; do
 		echo
 		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version); machine: $(nproc) CPUs"
 		echo "- peer: pg_comparator $PEER_VERSION (Debian postgresql-comparator), C checksum functions of \`CREATE EXTENSION pgcmp\`; its defaults: \`--checksum-function=ck --aggregate=sum --folding-factor=7 --asynchronous\`, key \`id\`, columns \`ts,amount,note\`, whole tables (they hold the checked day only)"
-		echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` (24 windows), streaming and \`--pushdown\` (the reckon extension)"
+		echo "- reckon: \`check --key id --time ts --sum amount --window 1h\` (24 windows; the whole row hashed: id, ts, amount, note), streaming and \`--pushdown\` (the reckon extension)"
 		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts) in databases of one private cluster; damaged: 4 rows in 4 of the 24 windows (3 lost, 1 amount changed)"
 		echo "- seconds: the best of $REPEAT rounds, each running every tool on both targets in turn; findings: the keys and kinds reported, against the truth (pg_comparator's INSERT read as missing, UPDATE as changed)"
 		echo
