@@ -1393,20 +1393,28 @@ static int rk_pgreader_digest_build(rk_pgreader *r, rk_digest_query *q, const rk
 		}
 		if (rk_pgreader_digest_ungrouped(r, q, unit)) {
 			/* reckon_windows: one aggregate over the rows, its
-			 * result's rows spread as the grouped statement's */
-			rk_buf_puts(&r->sql, "SELECT (d[i][1])::pg_catalog.int8 AS w, ARRAY[d[i][2], d[i][3]");
+			 * result's rows spread as the grouped statement's.  Its
+			 * elements are taken in one pass (unnest), row r's column c
+			 * at ordinality r * (3 + nsum) + c + 1: a subscript d[i][k]
+			 * walks the array from its start, which over a window's
+			 * slices grows with their square */
+			size_t ncol = 3 + q->nsum;
+
+			rk_buf_puts(&r->sql, "SELECT (max(v) FILTER (WHERE c = 0))::pg_catalog.int8 AS w, "
+			                     "ARRAY[max(v) FILTER (WHERE c = 1), max(v) FILTER (WHERE c = 2)");
 			for (size_t k = 0; k < q->nsum; k++)
-				rk_buf_printf(&r->sql, ", d[i][%zu]", 4 + k);
-			rk_buf_printf(&r->sql, "] AS d FROM (SELECT %s.reckon_windows((%lld)::pg_catalog.int8, "
-			              "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", sch, (long long)q->from,
-			              (long long)unit, wa->roles, r->quoted[q->scan->time_index]);
+				rk_buf_printf(&r->sql, ", max(v) FILTER (WHERE c = %zu)", 3 + k);
+			rk_buf_printf(&r->sql, "] AS d FROM (SELECT (u.o - 1) / %zu AS r, (u.o - 1) %% %zu AS c, u.v FROM "
+			              "(SELECT %s.reckon_windows((%lld)::pg_catalog.int8, ", ncol, ncol, sch, (long long)q->from);
+			rk_buf_printf(&r->sql, "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", (long long)unit, wa->roles,
+			              r->quoted[q->scan->time_index]);
 			for (size_t a = 0; a < wa->n; a++)
 				rk_buf_printf(&r->sql, ", %s", r->quoted[wa->col[a]]);
 			rk_buf_printf(&r->sql, ") AS d FROM %s", rel);
 			if (rk_pgreader_where(r, q->scan, empty, err) < 0)
 				rc = -1;
 			else
-				rk_buf_puts(&r->sql, ") AS x, pg_catalog.generate_subscripts(x.d, 1) AS i");
+				rk_buf_puts(&r->sql, ") AS x, pg_catalog.unnest(x.d) WITH ORDINALITY AS u(v, o)) AS y GROUP BY r");
 			continue;
 		}
 		rk_buf_printf(&r->sql,

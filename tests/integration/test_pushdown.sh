@@ -788,7 +788,7 @@ test_extension_update_from_1_0() {
 	assert_contains "$ERR" "source: window digests computed by the server"
 	stmt=$(grep "window digests of .* on source: COPY" "$ERR")
 	assert_contains "$stmt" ".reckon_windows(("
-	assert_not_contains "$stmt" "GROUP BY"
+	assert_not_contains "$stmt" "GROUP BY 1"
 	assert_file_eq upd2/windows.csv auto/windows.csv
 	mkdir upd3
 	sql pd_old "alter extension reckon update" >/dev/null
@@ -818,7 +818,7 @@ test_window_limit_groups() {
 		stmt=$(grep "window digests of .* on source: COPY" "$ERR")
 		if [[ $n == 1048576 ]]; then
 			assert_contains "$stmt" ".reckon_windows(("
-			assert_not_contains "$stmt" "GROUP BY"
+			assert_not_contains "$stmt" "GROUP BY 1"
 		else
 			assert_contains "$stmt" " GROUP BY 1"
 		fi
