@@ -61,15 +61,18 @@ bench_table() {
 	SQL
 }
 
-# bench_ext DB - the reckon extension in DB: installed (CREATE EXTENSION), or
-# else created from the built module by its path (RK_EXT_DIR, build/ext)
+# bench_ext DB - the reckon extension in DB: this build's (RK_EXT_DIR, build/ext),
+# created from the built module by its path, or else the installed one
 bench_ext() {
 	local dir=${RK_EXT_DIR:-$repo/build/ext}
-	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
+	# this build's module, by its path, when it is built: the server's
+	# directories may hold another tree's (several work on one machine)
+	if [[ -r $dir/reckon-load.sql ]]; then
+		psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
 		return 0
 	fi
-	[[ -r $dir/reckon-load.sql ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
-	psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
+	psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1 ||
+		{ echo "bench: the reckon extension is neither built (make ext) nor installed" >&2; exit 1; }
 }
 
 # bench_drill_dbs PREFIX ROWS - PREFIX_src (bench.t of ROWS rows, with the
