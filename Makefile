@@ -74,7 +74,7 @@ help:
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
-	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~40 GB in /tmp)"
+	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS)
