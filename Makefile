@@ -56,7 +56,8 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job fdw-demo man completion deb check-deb
+        ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        deb check-deb
 
 all: $(BUILD)/reckon man completion
 
@@ -72,6 +73,8 @@ help:
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
+	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
+	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS)
@@ -142,7 +145,7 @@ demo: deps all
 # Every benchmark, each against its floor measured in the same run.
 bench: deps all ext-ready
 	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
-	@bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
 
@@ -151,6 +154,15 @@ bench-job: deps all
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
+
+# reckon against a peer on the same tables (not part of make check: as root
+# it installs the peer's Debian packages itself).
+bench-peers: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-peers.sh $(abspath $(BUILD)/reckon)
+
+# 50M rows per side (not in CI): time per row against 5M, peak RSS.
+bench-scale: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-scale.sh $(abspath $(BUILD)/reckon)
 
 # Instructions per row (callgrind): the noise-free companion of the above.
 bench-instr: deps all ext-ready
