@@ -36,6 +36,20 @@ static const char *put(const char *name, const char *content)
 	return p;
 }
 
+/* put() for content that may hold NUL bytes. */
+static const char *put_bytes(const char *name, const char *content, size_t n)
+{
+	static char p[256];
+	FILE *fp;
+
+	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+	fp = fopen(p, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(content, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+	return p;
+}
+
 static const char *sub(const char *name)
 {
 	static char p[256];
@@ -648,6 +662,61 @@ static void test_describe_and_rescan(void **state)
 	rk_csvreader_ops.free(NULL);
 }
 
+/* A NUL byte in a header name was cut there silently ("a\0b" named the
+ * column "a"); it is an error naming the place.  In data it is a byte. */
+static void test_nul_in_header(void **state)
+{
+	static const char first[] = "a\0b,c\n1,2\n";
+	static const char second[] = "a,\"c\0\"\n1,2\n";
+	static const char data[] = "a,c\n1,x\0y\n";
+	run r;
+
+	scan_path(&r, put_bytes("n1.csv", first, sizeof first - 1), 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(r.err.msg, "n1.csv:1:1: NUL byte in the name of column 1 of the header"));
+	run_done(&r);
+	scan_path(&r, put_bytes("n2.csv", second, sizeof second - 1), 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_non_null(strstr(r.err.msg, "n2.csv:1:2: NUL byte in the name of column 2"));
+	run_done(&r);
+	scan_path(&r, put_bytes("n3.csv", data, sizeof data - 1), 0, NULL, "c", 0, 0);
+	assert_ok(&r);
+	assert_int_equal(r.out.len, 4);
+	assert_memory_equal(r.out.data, "x\0y\n", 4);
+	run_done(&r);
+}
+
+/* csv:/dev/zero grew one field without end; a row longer than 64 MiB is an
+ * error naming the file and the limit, while a long row below it is read
+ * whole (its field grows across many read blocks). */
+static void test_row_limit(void **state)
+{
+	size_t big = (size_t)5 * 1024 * 1024 + 7;
+	char *content = malloc(big + 32);
+	run r;
+	size_t n;
+
+	scan_path(&r, "/dev/zero", 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(r.err.msg, "/dev/zero:1:1: source csv row longer than 64 MiB"));
+	run_done(&r);
+
+	assert_non_null(content);
+	n = (size_t)sprintf(content, "a,b\n1,\"");
+	memset(content + n, 'x', big);
+	n += big;
+	n += (size_t)sprintf(content + n, "\"\n2,y\n");
+	scan_path(&r, put_bytes("long.csv", content, n), 0, NULL, "a,b", 0, 0);
+	assert_ok(&r);
+	assert_int_equal(r.rows, 2);
+	assert_int_equal(r.out.len, 2 + big + 1 + 4);
+	assert_memory_equal(r.out.data + r.out.len - 4, "2|y\n", 4);
+	run_done(&r);
+	free(content);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +741,8 @@ int main(void)
 		cmocka_unit_test_setup(test_random_round_trip, each),
 		cmocka_unit_test_setup(test_spaces_kept, each),
 		cmocka_unit_test_setup(test_describe_and_rescan, each),
+		cmocka_unit_test_setup(test_nul_in_header, each),
+		cmocka_unit_test_setup(test_row_limit, each),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
