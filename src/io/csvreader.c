@@ -38,7 +38,7 @@
 /* libcsv grows its field buffer linearly by this much (its default is 128
  * bytes, which makes long fields cost many reallocs). */
 #define RK_CSV_FIELD_STEP ((size_t)64 * 1024)
-/* The longest row reckon reads, in bytes (docs/testing.md, "Limits"). */
+/* The longest row reckon reads, in bytes (docs/how-it-works.md). */
 #define RK_CSV_ROW_MAX ((size_t)64 * 1024 * 1024)
 
 typedef struct rk_csvfile {
