@@ -43,6 +43,14 @@ ifneq ($(SANITIZER),)
 RK_CFLAGS  += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 RK_LDFLAGS := -fsanitize=$(SANITIZER)
 endif
+# COVERAGE=1: gcc's line counts (make coverage).  Set here, not as CFLAGS
+# on the command line, which make would hand to the extension's PGXS build
+# too: a server cannot load a module that needs libgcov.
+ifneq ($(COVERAGE),)
+override CFLAGS := -O0 -g
+RK_CFLAGS  += --coverage
+RK_LDFLAGS += --coverage
+endif
 
 # src/tools holds build-time programs with a main() of their own.
 SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' -not -path 'src/tools/*' | sort)
@@ -251,8 +259,7 @@ COV_BUILD := build/cov
 coverage: deps
 	@mkdir -p $(COV_BUILD)
 	@find $(COV_BUILD) -name '*.gcda' -delete
-	@rc=0; $(MAKE) --no-print-directory BUILD=$(COV_BUILD) CFLAGS='-O0 -g --coverage' LDFLAGS=--coverage \
-		check-one || rc=$$?; \
+	@rc=0; $(MAKE) --no-print-directory BUILD=$(COV_BUILD) COVERAGE=1 check-one || rc=$$?; \
 	sh tests/harness/coverage.sh $(COV_BUILD) && exit $$rc
 
 clean:
