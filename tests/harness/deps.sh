@@ -15,9 +15,13 @@ set -eu
 # packages (make deb, and make check builds them): debhelper dpkg-dev
 # manual pages (tests render them): groff-base; the systemd examples
 # (tests run systemd-analyze verify): systemd
+# fuzzing (make fuzz, part of make check): clang-14, and libclang-rt-14-dev for
+#        libFuzzer's runtime and clang's sanitizers (clang-14 only recommends it,
+#        so --no-install-recommends would leave it out)
+# coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
-debhelper dpkg-dev groff-base systemd"
+debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is
