@@ -591,9 +591,18 @@ static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk
 	pg = rk_pg_connect(spec->source.conn, "source", err);
 	if (!pg)
 		return -1;
-	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0 ||
-	    rk_pg_exec(pg, "watermark query", spec->watermark_query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0)
+	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0)
 		goto done;
+	if (rk_pg_exec(pg, "watermark query", spec->watermark_query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0) {
+		/* a result of the wrong shape is the query's, as a wrong column
+		 * count is: the user's to fix, not a runtime failure */
+		if (!err->sqlstate[0] && !rk_pg_error_is_connection(err)) {
+			err->code = RK_EXIT_USAGE;
+			rk_error_hint(err, "the query must return one row of one timestamp, e.g. SELECT watermark FROM "
+			                   "etl_watermark WHERE load_name = 'orders'");
+		}
+		goto done;
+	}
 	if (rk_pg_result_cols(r) != 1) {
 		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned %d columns; it must return one timestamp",
 		             rk_pg_result_cols(r));

@@ -648,7 +648,8 @@ int rk_opts_leading(int argc, char **argv, int first)
  * INI layers
  * ---------------------------------------------------------------------- */
 
-/* Applies the entries of one section of ini as layer rank.  table_only:
+/* Applies the entries of one section of ini (NULL: of every section) as
+ * layer rank.  table_only:
  * only options a job's table may set (a job file); own: the command's own
  * section, where a key of another command is an error rather than
  * skipped. */
@@ -664,15 +665,15 @@ static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *secti
 		const rk_optdef *d;
 		char path[512];
 
-		if (strcmp(e->section, section) != 0)
+		if (section && strcmp(e->section, section) != 0)
 			continue;
 		snprintf(path, sizeof path, "%s:%d", ini->path, e->line);
 		ly.path = path;
 		d = rk_opt_find(e->key, klen);
 		if (!d || (d->flags & RK_OPTF_NOFILE) || (dot && d->kind != RK_OPT_MAP) ||
 		    (table_only && !(d->flags & RK_OPTF_TABLE))) {
-			rk_error_set(err, RK_EXIT_USAGE, "%s: unknown key '%s'%s%s%s", path, e->key, *section ? " in [" : "",
-			             section, *section ? "]" : "");
+			rk_error_set(err, RK_EXIT_USAGE, "%s: unknown key '%s'%s%s%s", path, e->key, *e->section ? " in [" : "",
+			             e->section, *e->section ? "]" : "");
 			if (d && table_only)
 				return rk_error_hint(err, "a job's sections hold table options; give --%s on the command line",
 				                     d->name);
@@ -698,7 +699,9 @@ static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *secti
 			return -1;
 	}
 	ly.path = ini->path;
-	return rk_opt_layer_done(st, &ly, err);
+	/* every section at once (rk_opts_job_read's check of the keys): the
+	 * exclusions are each section's, checked when its table is parsed */
+	return section ? rk_opt_layer_done(st, &ly, err) : 0;
 }
 
 /* Reads an INI file, capped: a configuration is small, and /dev/zero must
@@ -909,13 +912,13 @@ int rk_opts_job_read(const char *path, unsigned cmd, rk_ini **job, const char **
 	}
 	/* every key of every section, checked once against the table (a
 	 * table's own parse would only meet them one table at a time) */
-	for (size_t i = 0; i < ini->nsections; i++) {
+	{
 		rk_optstate st;
 		rk_opts tmp;
 		int rc;
 
 		rk_opts_begin(&st, &tmp, cmd);
-		rc = rk_opts_section(&st, ini, ini->sections[i].name, RK_LAYER_TABLE, true, false, err);
+		rc = rk_opts_section(&st, ini, NULL, RK_LAYER_TABLE, true, false, err);
 		rk_opts_end(&st);
 		rk_opts_free(&tmp);
 		if (rc < 0)

@@ -117,16 +117,17 @@ test_timestamp_past_range_in_data() {
 }
 
 # The watermark query is run as written and must give one row of one value:
-# no row, no result set, a COPY are each refused with the shape it had; a
-# notice the server sends shows with -v.
+# no row, no result set, a COPY are each refused with the shape it had, as
+# usage errors like a wrong column count (they were runtime errors, exit
+# 3); a notice the server sends shows with -v.
 test_watermark_query_result_shapes() {
 	sql $SRC "create or replace function mart.wm_noisy() returns timestamptz language plpgsql as
 	          \$\$ begin raise notice 'computing the watermark'; return '2026-03-02 01:00:00+00'; end \$\$" >/dev/null
-	assert_exit 3 wm_check "select now() where false"
+	assert_exit 2 wm_check "select now() where false"
 	assert_contains "$ERR" "returned 0 rows where exactly one was expected"
-	assert_exit 3 wm_check "set application_name = 'x'"
+	assert_exit 2 wm_check "set application_name = 'x'"
 	assert_contains "$ERR" "no result set where one row was expected"
-	assert_exit 3 wm_check "copy (select now()) to stdout"
+	assert_exit 2 wm_check "copy (select now()) to stdout"
 	assert_contains "$ERR" "a COPY (use the COPY functions)"
 	assert_exit 0 wm_check "select mart.wm_noisy()" -v
 	assert_contains "$ERR" "server says: NOTICE:  computing the watermark"
