@@ -28,6 +28,7 @@ struct rk_pg {
 	char *location;   /* "host=... port=... dbname=..." of the live session */
 	bool in_copy_in;
 	char copy_label[64];
+	PGcancel *cancel; /* made at connect: rk_pg_cancel may run on another thread */
 };
 
 struct rk_pg_result {
@@ -667,15 +668,27 @@ rk_pg *rk_pg_connect(const char *conninfo, const char *what, rk_error *err)
 		rk_pg_close(pg);
 		return NULL;
 	}
+	pg->cancel = PQgetCancel(pg->conn);
 	rk_log_info("%s connected to %s (server %d, backend pid %d)", pg->what, pg->location,
 	            PQserverVersion(pg->conn), PQbackendPID(pg->conn));
 	return pg;
+}
+
+int rk_pg_cancel(rk_pg *pg)
+{
+	char buf[256];
+
+	/* PQcancel only reads the object made at connect time: safe while
+	 * another thread waits on the connection */
+	return pg && pg->cancel && PQcancel(pg->cancel, buf, sizeof buf) ? 0 : -1;
 }
 
 void rk_pg_close(rk_pg *pg)
 {
 	if (!pg)
 		return;
+	if (pg->cancel)
+		PQfreeCancel(pg->cancel);
 	if (pg->conn)
 		PQfinish(pg->conn);
 	free(pg->what);

@@ -116,6 +116,11 @@ int rk_pg_copy_in_end(rk_pg *pg, rk_error *err);
  * when no COPY is in progress. */
 void rk_pg_copy_in_abort(rk_pg *pg, const char *why);
 
+/* Asks the server to cancel the statement pg is running, if any (the
+ * statement then fails with SQLSTATE 57014).  Safe to call from another
+ * thread while pg is in use; 0 when the request was sent. */
+int rk_pg_cancel(rk_pg *pg);
+
 /* The server process id of this session (for lab / fault tests). */
 int rk_pg_backend_pid(const rk_pg *pg);
 
