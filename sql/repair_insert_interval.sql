@@ -5,7 +5,7 @@
 WITH inserted AS (
 	INSERT INTO :target_table (:columns, :"interval_column")
 	OVERRIDING SYSTEM VALUE
-	SELECT :columns, $1::timestamptz FROM reckon_repair_rows
+	SELECT :columns, $1::timestamptz FROM reckon_repair_rows WHERE "reckon.interval" = $1::timestamptz
 	RETURNING 1
 )
 SELECT count(*) FROM inserted;

@@ -1,4 +1,3 @@
--- Dry run: once the staging table exists, the rest of the transaction is
--- read-only, so the plan cannot change the target even by mistake (writes to
--- the temporary table stay allowed).  The transaction is rolled back.
+-- Dry run: each interval's plan runs in a transaction that cannot write
+-- the target even by mistake; only reckon's temporary tables take writes.
 SET LOCAL transaction_read_only = on;

@@ -1,3 +1,4 @@
--- Streams the source's rows of the interval into the staging table (COPY
--- text format, columns in the staging table's order).
+-- Streams the source's rows of the intervals into the staging table (COPY
+-- text format: the interval's start, then the columns in the staging
+-- table's order).
 COPY reckon_repair_rows FROM STDIN;

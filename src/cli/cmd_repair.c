@@ -1,8 +1,10 @@
 /*
  * cmd_repair.c - reckon repair: a rerun list and the table options to a
  * repair spec, run, the per-interval table (or JSON) on stdout, and with
- * --audit the run recorded in the audit trail, also when it stopped part way.
+ * --audit the run recorded in the audit trail, also when it stopped part way
+ * or was interrupted.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,32 +14,54 @@
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "load/guard.h"
 #include "load/repair.h"
 #include "report/audit.h"
 #include "report/rerun.h"
-#include "report/audit.h"
+
+/* One table's repair, as the outputs and the audit trail need it. */
+typedef struct rk_rtable {
+	const char *label;          /* the job's label, or NULL */
+	rk_repair_spec spec;
+	rk_rerun_list *list;
+	rk_repair_interval *iv;
+	rk_repair_result res;
+	bool ran;                   /* the repair was started */
+	bool complete;              /* ... and finished */
+	bool failed;
+	int status;
+	rk_error err;
+} rk_rtable;
 
 typedef struct rk_repair_totals {
-	size_t done, match, differ;
+	size_t done, match, differ, already;
+	size_t touched_differ;
 	uint64_t deleted_by_time, deleted_by_key, inserted;
 } rk_repair_totals;
 
-static void rk_repair_sum(const rk_repair_interval *iv, size_t n, rk_repair_totals *t)
+static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
 {
-	memset(t, 0, sizeof *t);
-	for (size_t i = 0; i < n; i++) {
-		if (rk_repair_state_done(iv[i].state))
-			t->done++;
-		if (iv[i].state == RK_REPAIR_MATCH)
-			t->match++;
-		if (iv[i].state == RK_REPAIR_DIFFER)
-			t->differ++;
-		if (iv[i].state == RK_REPAIR_PLANNED || rk_repair_state_done(iv[i].state)) {
-			t->deleted_by_time += iv[i].deleted_by_time;
-			t->deleted_by_key += iv[i].deleted_by_key;
-			t->inserted += iv[i].inserted;
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; t->list && i < t->list->n; i++) {
+		const rk_repair_interval *v = &t->iv[i];
+
+		if (rk_repair_state_done(v->state))
+			s->done++;
+		if (v->state == RK_REPAIR_MATCH)
+			s->match++;
+		if (v->state == RK_REPAIR_DIFFER)
+			s->differ++;
+		if (v->state == RK_REPAIR_ALREADY)
+			s->already++;
+		if (v->state == RK_REPAIR_PLANNED || rk_repair_state_done(v->state)) {
+			s->deleted_by_time += v->deleted_by_time;
+			s->deleted_by_key += v->deleted_by_key;
+			s->inserted += v->inserted;
 		}
 	}
+	for (size_t j = 0; j < t->res.ntouched; j++)
+		if (t->res.touched[j].state == RK_REPAIR_DIFFER || t->res.touched[j].state == RK_REPAIR_COMMITTED)
+			s->touched_differ++;
 }
 
 /* The rerun list's damage counts of one interval: "missing 1, extra 2" or "-". */
@@ -55,25 +79,60 @@ static void rk_repair_damage(rk_buf *b, const rk_rerun_interval *li)
 		rk_buf_putc(b, '-');
 }
 
-static void rk_repair_text(FILE *out, const rk_rerun_list *l, const rk_repair_interval *iv, size_t n,
-                           bool execute, bool complete)
+static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 {
-	rk_repair_totals t;
 	rk_buf cell = RK_BUF_INIT;
 
-	rk_repair_sum(iv, n, &t);
-	if (n == 0) {
+	if (!t->res.ntouched && !t->res.null_time_deleted)
+		return;
+	fprintf(out, "windows outside the list whose stale rows the delete by key %s:\n",
+	        t->spec.execute ? "removed (checked again)" : "would remove");
+	for (size_t j = 0; j < t->res.ntouched; j++) {
+		const rk_repair_touched *w = &t->res.touched[j];
+		const rk_repair_interval *v = &t->iv[w->interval];
+		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+
+		rk_buf_reset(&cell);
+		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(w->start, a), rk_time_format(w->end, z));
+		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
+		rk_buf_reset(&cell);
+		rk_buf_printf(&cell, "by [%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell), t->spec.execute ? "deleted" : "delete",
+		        (unsigned long long)w->deleted);
+		rk_buf_reset(&cell);
+		if (w->state == RK_REPAIR_MATCH || w->state == RK_REPAIR_DIFFER)
+			rk_buf_printf(&cell, "%llu/%llu", (unsigned long long)w->after_source_rows,
+			              (unsigned long long)w->after_target_rows);
+		else
+			rk_buf_putc(&cell, '-');
+		fprintf(out, "after %-13s  %s\n", rk_buf_cstr(&cell), rk_repair_state_name(w->state));
+	}
+	if (t->res.null_time_deleted)
+		fprintf(out, "and %llu row%s without a time\n", (unsigned long long)t->res.null_time_deleted,
+		        t->res.null_time_deleted == 1 ? "" : "s");
+	rk_buf_free(&cell);
+}
+
+static void rk_repair_text(FILE *out, const rk_rtable *t)
+{
+	const rk_rerun_list *l = t->list;
+	bool execute = t->spec.execute;
+	rk_repair_totals s;
+	rk_buf cell = RK_BUF_INIT;
+
+	rk_repair_sum(t, &s);
+	if (l->n == 0) {
 		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
 		return;
 	}
-	fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-10s  %s\n", "interval", "before s/t",
+	fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
 	        execute ? "deleted t+k" : "delete t+k", execute ? "inserted" : "insert", "after s/t", "status",
 	        "damage listed");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
-		const rk_repair_interval *v = &iv[i];
+		const rk_repair_interval *v = &t->iv[i];
 		bool counted = v->state == RK_REPAIR_PLANNED || rk_repair_state_done(v->state);
-		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER;
+		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY;
 
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
@@ -101,7 +160,7 @@ static void rk_repair_text(FILE *out, const rk_rerun_list *l, const rk_repair_in
 			              (unsigned long long)v->after_target_rows);
 		else
 			rk_buf_putc(&cell, '-');
-		fprintf(out, "%-13s  %-10s  ", rk_buf_cstr(&cell), rk_repair_state_name(v->state));
+		fprintf(out, "%-13s  %-15s  ", rk_buf_cstr(&cell), rk_repair_state_name(v->state));
 		rk_buf_reset(&cell);
 		rk_repair_damage(&cell, &l->items[i]);
 		fprintf(out, "%s\n", rk_buf_cstr(&cell));
@@ -109,36 +168,46 @@ static void rk_repair_text(FILE *out, const rk_rerun_list *l, const rk_repair_in
 	rk_buf_free(&cell);
 	fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
 	             "deleted by time + by key)\n");
+	rk_repair_text_touched(out, t);
 	if (!execute) {
-		fprintf(out, "dry run: %zu interval%s; would delete %llu target rows (%llu by time, %llu by key) and "
-		             "insert %llu source rows; nothing was changed (add --execute to repair)\n",
-		        n, n == 1 ? "" : "s", (unsigned long long)(t.deleted_by_time + t.deleted_by_key),
-		        (unsigned long long)t.deleted_by_time, (unsigned long long)t.deleted_by_key,
-		        (unsigned long long)t.inserted);
+		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
+		if (s.already)
+			fprintf(out, " (%zu already match%s)", s.already, s.already == 1 ? "es" : "");
+		fprintf(out, "; would delete %llu target rows (%llu by time, %llu by key) and insert %llu source rows; "
+		             "nothing was changed%s\n",
+		        (unsigned long long)(s.deleted_by_time + s.deleted_by_key), (unsigned long long)s.deleted_by_time,
+		        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted,
+		        t->complete ? " (add --execute to repair)" : " (stopped)");
 		return;
 	}
 	fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s (%llu by time, %llu by key), "
-	             "inserted %llu; %zu match%s", t.done, n, n == 1 ? "" : "s",
-	        (unsigned long long)(t.deleted_by_time + t.deleted_by_key),
-	        t.deleted_by_time + t.deleted_by_key == 1 ? "" : "s", (unsigned long long)t.deleted_by_time,
-	        (unsigned long long)t.deleted_by_key, (unsigned long long)t.inserted, t.match,
-	        t.match == 1 ? "es" : "");
-	if (t.differ)
-		fprintf(out, ", %zu still differ%s", t.differ, t.differ == 1 ? "s" : "");
-	fprintf(out, "%s\n", complete ? "" : " (stopped by an error)");
+	             "inserted %llu; %zu match%s", s.done, l->n, l->n == 1 ? "" : "s",
+	        (unsigned long long)(s.deleted_by_time + s.deleted_by_key),
+	        s.deleted_by_time + s.deleted_by_key == 1 ? "" : "s", (unsigned long long)s.deleted_by_time,
+	        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted, s.match,
+	        s.match == 1 ? "es" : "");
+	if (s.already)
+		fprintf(out, ", %zu already matched (left alone)", s.already);
+	if (s.differ)
+		fprintf(out, ", %zu still differ%s", s.differ, s.differ == 1 ? "s" : "");
+	if (s.touched_differ)
+		fprintf(out, ", %zu window%s outside the list still differ%s", s.touched_differ,
+		        s.touched_differ == 1 ? "" : "s", s.touched_differ == 1 ? "s" : "");
+	fprintf(out, "%s\n", t->complete ? ""
+	                     : rk_guard_signal() ? " (interrupted)" : " (stopped by an error)");
 }
 
 /* The run's verdict, as --format json and the audit trail say it. */
-static const char *rk_repair_verdict(const rk_repair_interval *iv, size_t n, bool execute, bool complete)
+static const char *rk_repair_verdict(const rk_rtable *t)
 {
-	rk_repair_totals t;
+	rk_repair_totals s;
 
-	rk_repair_sum(iv, n, &t);
-	if (!complete)
+	rk_repair_sum(t, &s);
+	if (!t->complete)
 		return "failed";
-	if (!execute)
+	if (!t->spec.execute)
 		return "planned";
-	return t.match == n ? "match" : "differ";
+	return s.match + s.already == t->list->n && !s.touched_differ ? "match" : "differ";
 }
 
 /* reckon.repair_interval.status of a state (docs/audit.md maps them to the
@@ -149,6 +218,7 @@ static const char *rk_repair_audit_status(rk_repair_state s)
 	case RK_REPAIR_PENDING: return "not_started";
 	case RK_REPAIR_FAILED: return "not_changed";
 	case RK_REPAIR_UNKNOWN: return "unknown";
+	case RK_REPAIR_ALREADY: return "already_matches";
 	case RK_REPAIR_PLANNED: return "planned";
 	case RK_REPAIR_COMMITTED: return "replaced";
 	case RK_REPAIR_MATCH: return "verified";
@@ -176,8 +246,8 @@ static void rk_repair_audit_interval(const rk_rerun_interval *li, const rk_repai
 	a->deleted_by_time = v->deleted_by_time;
 	a->deleted_by_key = v->deleted_by_key;
 	a->inserted = v->inserted;
-	if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER) {
-		a->after = v->state == RK_REPAIR_MATCH ? "match" : "differ";
+	if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY) {
+		a->after = v->state == RK_REPAIR_DIFFER ? "differ" : "match";
 		a->after_source_rows = v->after_source_rows;
 		a->after_target_rows = v->after_target_rows;
 	}
@@ -192,18 +262,16 @@ static void rk_json_time(FILE *out, const char *name, rk_usec t)
 
 /* Every value is a number, an instant or one of a few fixed words, so the
  * JSON needs no string escaping. */
-static void rk_repair_json(FILE *out, const rk_rerun_list *l, const rk_repair_interval *iv, size_t n,
-                           bool execute, bool complete)
+static void rk_repair_json(FILE *out, const rk_rtable *t)
 {
-	rk_repair_totals t;
-	const char *verdict;
+	const rk_rerun_list *l = t->list;
+	rk_repair_totals s;
 
-	rk_repair_sum(iv, n, &t);
-	verdict = rk_repair_verdict(iv, n, execute, complete);
-	fprintf(out, "{\"mode\":\"%s\",\"complete\":%s,\"verdict\":\"%s\",\"intervals\":[", execute ? "execute" : "dry-run",
-	        complete ? "true" : "false", verdict);
-	for (size_t i = 0; i < n; i++) {
-		const rk_repair_interval *v = &iv[i];
+	rk_repair_sum(t, &s);
+	fprintf(out, "{\"mode\":\"%s\",\"complete\":%s,\"verdict\":\"%s\",\"intervals\":[",
+	        t->spec.execute ? "execute" : "dry-run", t->complete ? "true" : "false", rk_repair_verdict(t));
+	for (size_t i = 0; i < l->n; i++) {
+		const rk_repair_interval *v = &t->iv[i];
 		const uint64_t *c = l->items[i].count;
 
 		fprintf(out, "%s{", i ? "," : "");
@@ -212,40 +280,227 @@ static void rk_repair_json(FILE *out, const rk_rerun_list *l, const rk_repair_in
 		rk_json_time(out, "interval_end", v->end);
 		fprintf(out, ",\"status\":\"%s\",\"before\":{\"source_rows\":%llu,\"target_rows\":%llu,\"missing\":%llu,"
 		             "\"extra\":%llu,\"duplicated\":%llu,\"changed\":%llu}",
-		        rk_repair_state_name(v->state), (unsigned long long)c[RK_RERUN_SOURCE_ROWS],
+		        rk_repair_state_key(v->state), (unsigned long long)c[RK_RERUN_SOURCE_ROWS],
 		        (unsigned long long)c[RK_RERUN_TARGET_ROWS], (unsigned long long)c[RK_RERUN_MISSING],
 		        (unsigned long long)c[RK_RERUN_EXTRA], (unsigned long long)c[RK_RERUN_DUPLICATED],
 		        (unsigned long long)c[RK_RERUN_CHANGED]);
 		fprintf(out, ",\"source_rows\":%llu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu",
 		        (unsigned long long)v->source_rows, (unsigned long long)v->deleted_by_time,
 		        (unsigned long long)v->deleted_by_key, (unsigned long long)v->inserted);
-		if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER)
+		if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY)
 			fprintf(out, ",\"after\":{\"source_rows\":%llu,\"target_rows\":%llu}}",
 			        (unsigned long long)v->after_source_rows, (unsigned long long)v->after_target_rows);
 		else
 			fprintf(out, ",\"after\":null}");
 	}
+	fprintf(out, "],\"touched\":[");
+	for (size_t j = 0; j < t->res.ntouched; j++) {
+		const rk_repair_touched *w = &t->res.touched[j];
+
+		fprintf(out, "%s{", j ? "," : "");
+		rk_json_time(out, "window_start", w->start);
+		fputc(',', out);
+		rk_json_time(out, "window_end", w->end);
+		fputc(',', out);
+		rk_json_time(out, "by_interval_start", t->iv[w->interval].start);
+		fprintf(out, ",\"deleted\":%llu,\"status\":\"%s\"", (unsigned long long)w->deleted,
+		        rk_repair_state_key(w->state));
+		if (w->state == RK_REPAIR_MATCH || w->state == RK_REPAIR_DIFFER)
+			fprintf(out, ",\"after\":{\"source_rows\":%llu,\"target_rows\":%llu}}",
+			        (unsigned long long)w->after_source_rows, (unsigned long long)w->after_target_rows);
+		else
+			fprintf(out, ",\"after\":null}");
+	}
 	fprintf(out, "],\"totals\":{\"intervals\":%zu,\"repaired\":%zu,\"match\":%zu,\"differ\":%zu,"
-	             "\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu}}\n",
-	        n, t.done, t.match, t.differ, (unsigned long long)t.deleted_by_time,
-	        (unsigned long long)t.deleted_by_key, (unsigned long long)t.inserted);
+	             "\"already_matches\":%zu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu,"
+	             "\"null_time_deleted\":%llu}}",
+	        l->n, s.done, s.match, s.differ, s.already, (unsigned long long)s.deleted_by_time,
+	        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted,
+	        (unsigned long long)t->res.null_time_deleted);
+}
+
+/* Records the table's run in the audit trail; an audit failure raises the
+ * status (docs/audit.md) and is printed. */
+static void rk_repair_record(const char *audit, const rk_opts *o, rk_rtable *t)
+{
+	size_t n = t->list ? t->list->n : 0;
+	rk_audit_interval *ai = rk_xcalloc(n ? n : 1, sizeof *ai);
+	rk_audit_repair ar;
+	rk_opts_record rec;
+	rk_error aerr;
+
+	rk_error_clear(&aerr);
+	for (size_t i = 0; i < n; i++)
+		rk_repair_audit_interval(&t->list->items[i], &t->iv[i], &ai[i]);
+	memset(&ar, 0, sizeof ar);
+	ar.source = &t->spec.check.source;
+	ar.target = &t->spec.check.target;
+	ar.key = t->spec.check.key;
+	ar.nkey = t->spec.check.nkey;
+	ar.sum = t->spec.check.sum;
+	ar.nsum = t->spec.check.nsum;
+	ar.iv = ai;
+	ar.n = n;
+	ar.verdict = rk_repair_verdict(t);
+	ar.exit_status = t->status;
+	ar.error = t->failed ? t->err.msg : NULL;
+	rk_opts_audit(o, &rec);
+	if (rk_audit_record_repair(audit, &rec.options, &ar, &aerr) < 0) {
+		if (t->label)
+			rk_error_prefix(&aerr, "table %s", t->label);
+		rk_log_error(&aerr);
+		/* an interruption stays what the run exits with */
+		if (aerr.code > t->status && t->status < 128)
+			t->status = aerr.code;
+	}
+	rk_opts_record_free(&rec);
+	free(ai);
+}
+
+/*
+ * Repairs one table: o holds its options (a job's table: already merged),
+ * rerun the list to replay.  Fills t; prints the errors (prefixed with the
+ * label) but not the result.  Returns t->status.
+ */
+static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
+{
+	rk_error_clear(&t->err);
+	t->status = RK_EXIT_OK;
+	if (rk_tableopts_pair(o, &t->spec.check, &t->err) < 0)
+		goto fail;
+	t->spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
+	t->spec.check.settle = o->settle;
+	t->spec.check.now = rk_opts_is_set(o, RK_O_NOW) ? o->now : rk_time_now();
+	t->spec.interval_column = o->interval_column;
+	t->spec.execute = o->execute;
+	t->spec.allow_open = o->allow_open;
+	t->spec.force = o->force;
+	if (rk_rerun_read(rerun, &t->list, &t->err) < 0)
+		goto fail;
+	for (size_t i = 0; i < t->list->n; i++) {
+		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+
+		if (!t->list->items[i].zoneless)
+			continue;
+		rk_error_set(&t->err, RK_EXIT_USAGE, "%s:%lu: interval [%s, %s) is written without a time zone; repair "
+		             "reads an instant as --from does and does not guess one", t->list->name,
+		             t->list->items[i].line, rk_time_format(t->list->items[i].start, a),
+		             rk_time_format(t->list->items[i].end, z));
+		rk_error_hint(&t->err, "write Z or an offset, as reckon check does: 2026-03-02T10:00:00Z");
+		goto fail;
+	}
+	t->iv = rk_xcalloc(t->list->n ? t->list->n : 1, sizeof *t->iv);
+	for (size_t i = 0; i < t->list->n; i++) {
+		t->iv[i].start = t->list->items[i].start;
+		t->iv[i].end = t->list->items[i].end;
+	}
+	t->ran = true;
+	if (rk_repair_run(&t->spec, t->iv, t->list->n, &t->res, &t->err) < 0)
+		goto fail;
+	t->complete = true;
+	for (size_t i = 0; i < t->list->n; i++)
+		if (t->iv[i].state != RK_REPAIR_MATCH && t->iv[i].state != RK_REPAIR_PLANNED &&
+		    t->iv[i].state != RK_REPAIR_ALREADY)
+			t->status = RK_EXIT_DIFFER;
+	for (size_t j = 0; j < t->res.ntouched; j++)
+		if (t->res.touched[j].state != RK_REPAIR_MATCH && t->res.touched[j].state != RK_REPAIR_PLANNED)
+			t->status = RK_EXIT_DIFFER;
+	return t->status;
+fail:
+	t->failed = true;
+	t->status = t->err.code ? t->err.code : RK_EXIT_RUNTIME;
+	if (t->label)
+		rk_error_prefix(&t->err, "table %s", t->label);
+	return t->status;
+}
+
+/* Whether the table has a result to print: done, or stopped part way with
+ * something to say about its intervals. */
+static bool rk_repair_printable(const rk_rtable *t)
+{
+	if (!t->ran || (!t->complete && !t->spec.execute && !rk_guard_signal()))
+		return false;
+	if (t->complete)
+		return true;
+	for (size_t i = 0; i < t->list->n; i++)
+		if (t->iv[i].state != RK_REPAIR_PENDING)
+			return true;
+	return rk_guard_signal() != 0;
+}
+
+static void rk_rtable_free(rk_rtable *t)
+{
+	rk_repair_result_free(&t->res);
+	free(t->iv);
+	rk_rerun_free(t->list);
+	memset(t, 0, sizeof *t);
+}
+
+/* The audit database must be usable before the target is touched: an
+ * audited repair is not done unrecorded. */
+static int rk_repair_audit_first(const char *audit, rk_error *err)
+{
+	char hint[sizeof err->hint];
+
+	if (rk_audit_prepare(audit, err) == 0)
+		return 0;
+	memcpy(hint, err->hint, sizeof hint);
+	rk_error_prefix(err, "repair not started");
+	return rk_error_hint(err, "%s; or run without --audit to repair unrecorded",
+	                     hint[0] ? hint : "fix the --audit database");
+}
+
+/* reckon repair --rerun-list FILE ... */
+static int rk_repair_one(rk_opts *o)
+{
+	rk_rtable t;
+	bool json = o->format == RK_OPT_FORMAT_JSON;
+	int status;
+
+	memset(&t, 0, sizeof t);
+	if (rk_opts_require(o, RK_O_RERUN_LIST, &t.err) < 0 ||
+	    (o->audit && rk_repair_audit_first(o->audit, &t.err) < 0)) {
+		rk_log_error(&t.err);
+		return t.err.code ? t.err.code : RK_EXIT_RUNTIME;
+	}
+	rk_repair_table(o, o->rerun_list, &t);
+	/* what was done is a result even when the run stopped part way */
+	if (rk_repair_printable(&t)) {
+		if (json) {
+			rk_repair_json(stdout, &t);
+			fputc('\n', stdout);
+		} else {
+			rk_repair_text(stdout, &t);
+		}
+		if (fflush(stdout) != 0 && !t.failed) {
+			rk_error_set(&t.err, RK_EXIT_RUNTIME, "cannot write to standard output");
+			t.failed = true;
+			t.status = RK_EXIT_RUNTIME;
+		}
+	}
+	if (t.failed)
+		rk_log_error(&t.err);
+	/* the run is recorded whatever its outcome: the intervals done and not
+	 * done are what whoever picks it up needs */
+	if (t.ran && o->audit)
+		rk_repair_record(o->audit, o, &t);
+	status = t.status;
+	rk_rtable_free(&t);
+	return status;
 }
 
 int rk_cmd_repair(int argc, char **argv)
 {
 	rk_opts o;
-	rk_error err, aerr;
-	rk_repair_spec spec;
-	rk_rerun_list *list = NULL;
-	rk_repair_interval *iv = NULL;
-	bool json = false, ran = false, complete = false, failed = false;
-	int status = RK_EXIT_OK;
+	rk_error err;
+	int status;
 
 	rk_error_clear(&err);
-	rk_error_clear(&aerr);
-	memset(&spec, 0, sizeof spec);
-	if (rk_opts_parse(&o, RK_CMD_REPAIR, argc, argv, &err) < 0)
-		goto fail;
+	if (rk_opts_parse(&o, RK_CMD_REPAIR, argc, argv, &err) < 0) {
+		rk_log_error(&err);
+		rk_opts_free(&o);
+		return err.code ? err.code : RK_EXIT_USAGE;
+	}
 	if (o.help) {
 		rk_opts_usage(RK_CMD_REPAIR);
 		rk_opts_free(&o);
@@ -255,99 +510,17 @@ int rk_cmd_repair(int argc, char **argv)
 	if (o.args.n) {
 		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
 		rk_error_hint(&err, "the rerun list is given with --rerun-list FILE; see 'reckon repair --help'");
-		goto fail;
-	}
-	if (rk_opts_require(&o, RK_O_RERUN_LIST, &err) < 0 || rk_tableopts_pair(&o, &spec.check, &err) < 0)
-		goto fail;
-	json = o.format == RK_OPT_FORMAT_JSON;
-	spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
-	spec.interval_column = o.interval_column;
-	spec.execute = o.execute;
-
-	if (rk_rerun_read(o.rerun_list, &list, &err) < 0)
-		goto fail;
-	iv = rk_xcalloc(list->n ? list->n : 1, sizeof *iv);
-	for (size_t i = 0; i < list->n; i++) {
-		iv[i].start = list->items[i].start;
-		iv[i].end = list->items[i].end;
-	}
-	/* an audited repair is not done unrecorded: the audit database must be
-	 * usable before the target is touched (it is written after the run) */
-	if (o.audit && rk_audit_prepare(o.audit, &err) < 0) {
-		char hint[sizeof err.hint];
-
-		memcpy(hint, err.hint, sizeof hint);
-		rk_error_prefix(&err, "repair not started");
-		rk_error_hint(&err, "%s; or run without --audit to repair unrecorded",
-		              hint[0] ? hint : "fix the --audit database");
-		goto fail;
-	}
-	ran = true;
-	if (rk_repair_run(&spec, iv, list->n, &err) < 0)
-		goto fail;
-	complete = true;
-	for (size_t i = 0; i < list->n; i++)
-		if (iv[i].state != RK_REPAIR_MATCH && iv[i].state != RK_REPAIR_PLANNED)
-			status = RK_EXIT_DIFFER;
-	goto output;
-fail:
-	failed = true;
-	status = err.code ? err.code : RK_EXIT_RUNTIME;
-output:
-	/* what was done is a result even when the run stopped part way */
-	if (ran && (complete || spec.execute)) {
-		bool any = complete;
-
-		for (size_t i = 0; i < list->n && !any; i++)
-			any = iv[i].state != RK_REPAIR_PENDING;
-		if (any) {
-			if (json)
-				rk_repair_json(stdout, list, iv, list->n, spec.execute, complete);
-			else
-				rk_repair_text(stdout, list, iv, list->n, spec.execute, complete);
-			if (fflush(stdout) != 0 && !failed) {
-				rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
-				failed = true;
-				status = RK_EXIT_RUNTIME;
-			}
-		}
-	}
-	if (failed)
 		rk_log_error(&err);
-	/* the run is recorded whatever its outcome: the intervals done and not
-	 * done are what whoever picks it up needs.  An audit failure does not
-	 * hide the repair's own outcome (above); the exit status is the higher
-	 * of the two (docs/audit.md). */
-	if (ran && o.audit) {
-		rk_audit_interval *ai = rk_xcalloc(list->n ? list->n : 1, sizeof *ai);
-		rk_audit_repair ar;
-		rk_opts_record rec;
-
-		for (size_t i = 0; i < list->n; i++)
-			rk_repair_audit_interval(&list->items[i], &iv[i], &ai[i]);
-		memset(&ar, 0, sizeof ar);
-		ar.source = &spec.check.source;
-		ar.target = &spec.check.target;
-		ar.key = spec.check.key;
-		ar.nkey = spec.check.nkey;
-		ar.sum = spec.check.sum;
-		ar.nsum = spec.check.nsum;
-		ar.iv = ai;
-		ar.n = list->n;
-		ar.verdict = rk_repair_verdict(iv, list->n, spec.execute, complete);
-		ar.exit_status = status;
-		ar.error = failed ? err.msg : NULL;
-		rk_opts_audit(&o, &rec);
-		if (rk_audit_record_repair(o.audit, &rec.options, &ar, &aerr) < 0) {
-			rk_log_error(&aerr);
-			if (aerr.code > status)
-				status = aerr.code;
-		}
-		rk_opts_record_free(&rec);
-		free(ai);
+		rk_opts_free(&o);
+		return RK_EXIT_USAGE;
 	}
-	free(iv);
-	rk_rerun_free(list);
+	if (rk_guard_begin(o.lock_timeout, &err) < 0) {
+		rk_log_error(&err);
+		rk_opts_free(&o);
+		return err.code;
+	}
+	status = rk_repair_one(&o);
+	rk_guard_end();
 	rk_opts_free(&o);
 	return status;
 }

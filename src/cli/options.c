@@ -112,10 +112,11 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	               "1970-01-01T00:00:00Z (instead of --from/--to)"},
 	[RK_O_WINDOW] = {"window", RK_OPT_DUR, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
 	                 RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d", "1h", RK_CMD_LATENESS},
-	[RK_O_SETTLE] = {"settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
-	                 "closedness margin: a window is closed when end <= now - settle", "10m"},
-	[RK_O_NOW] = {"now", RK_OPT_TIME, OFF(now), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
-	              "the clock used for closedness (default: the current time)"},
+	[RK_O_SETTLE] = {"settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0,
+	                 RK_OPTF_TABLE, "DUR", "closedness margin: a window is closed when end <= now - settle "
+	                 "(repair: an interval too)", "10m"},
+	[RK_O_NOW] = {"now", RK_OPT_TIME, OFF(now), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE,
+	              "TS", "the clock used for closedness (default: the current time)"},
 	[RK_O_RERUN_LIST] = {"rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
 	                     "check: write the rerun list (CSV); repair: the rerun list to replay"},
 	[RK_O_REPORT] = {"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
@@ -146,6 +147,13 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                  "really change the target (default: print the plan only)"},
 	[RK_O_INTERVAL_COLUMN] = {"interval-column", RK_OPT_STR, OFF(interval_column), RK_CMD_REPAIR | RK_CMD_LOAD, 0,
 	                          RK_OPTF_TABLE, "COL", "target column recording each row's load interval start"},
+	[RK_O_ALLOW_OPEN] = {"allow-open", RK_OPT_FLAG, OFF(allow_open), RK_CMD_REPAIR, 0, 0, NULL,
+	                     "repair open intervals too (end after now - settle), which may still receive rows"},
+	[RK_O_FORCE] = {"force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
+	                "repair a target table that an enabled logical-replication subscription writes into"},
+	[RK_O_LOCK_TIMEOUT] = {"lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",
+	                       "longest wait for another session's lock before giving up, nothing changed (0: no "
+	                       "limit)", "30s"},
 	[RK_O_STRATEGY] = {"strategy", RK_OPT_STR, OFF(strategy), RK_CMD_LOAD, RK_CMD_LOAD, 0, "NAME",
 	                   "load strategy (see docs/loader.md)"},
 	[RK_O_WATERMARK_TABLE] = {"watermark-table", RK_OPT_STR, OFF(watermark_table), RK_CMD_LOAD, 0, 0, "NAME",
@@ -1157,5 +1165,7 @@ void rk_opts_usage(unsigned cmd)
 	printf("  %-24s %s\n  %-24s %s\n", "-v, --verbose", "more diagnostics on stderr (repeat for debug)", "-h, --help",
 	       "this help");
 	printf("\nexit status: 0 match / success, 1 differences found, 2 usage or input error,\n"
-	       "3 runtime error (connection, query, file)\n");
+	       "3 runtime error (connection, query, file%s)\n", cmd & (RK_CMD_REPAIR | RK_CMD_LOAD) ? ", lock timeout" : "");
+	if (cmd & (RK_CMD_REPAIR | RK_CMD_LOAD))
+		printf("130 / 143 interrupted by SIGINT / SIGTERM (what was done is kept and said)\n");
 }

@@ -78,6 +78,9 @@ typedef enum rk_optid {
 	RK_O_PARALLEL,
 	RK_O_EXECUTE,
 	RK_O_INTERVAL_COLUMN,
+	RK_O_ALLOW_OPEN,
+	RK_O_FORCE,
+	RK_O_LOCK_TIMEOUT,
 	RK_O_STRATEGY,
 	RK_O_WATERMARK_TABLE,
 	RK_O_LOAD_NAME,
@@ -151,6 +154,9 @@ typedef struct rk_opts {
 	/* repair */
 	bool execute;
 	char *interval_column;
+	bool allow_open;         /* repair open intervals too */
+	bool force;              /* repair a target a subscription writes into */
+	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */
 
 	/* load */
 	char *strategy, *watermark_table, *load_name, *crash_at;

@@ -1,18 +1,20 @@
 /*
- * repair.c - replaces the intervals of a rerun list in the target.
+ * repair.c - replaces the intervals of a rerun list in the target
+ * (repair.h).
  *
- * One source reader (one REPEATABLE READ snapshot) serves every interval;
- * one target connection runs one transaction per interval.  Each interval's
- * source rows are read once and streamed straight into the target's COPY,
- * through a reused buffer: no per-row allocation, memory independent of the
- * interval's size.
+ * One source reader (one REPEATABLE READ snapshot) reads the rows of every
+ * interval to replace in one scan, streamed straight into the target's
+ * staging table through a reused buffer: no per-row allocation, memory
+ * independent of the intervals' size.  The reader is closed once the rows
+ * are staged, so the source's snapshot is not held while the target is
+ * written.  One target connection holds the staging tables and runs one
+ * transaction per interval.
  */
 #include "load/repair.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/buf.h"
 #include "core/canon.h"
@@ -21,6 +23,8 @@
 #include "io/pgident.h"
 #include "io/reader.h"
 #include "io/sqltpl.h"
+#include "load/dest.h"
+#include "load/guard.h"
 #include "rk_sql.h"
 
 /* COPY data is sent in chunks of about this size. */
@@ -29,59 +33,76 @@
 /* How many intervals a failure message names before summarising. */
 #define RK_REPAIR_LIST_MAX 6
 
+/* What a scan of the source stages. */
+typedef enum rk_stage_what {
+	RK_STAGE_ROWS,       /* the rows of the intervals to replace */
+	RK_STAGE_KEYS        /* the keys outside them */
+} rk_stage_what;
+
 typedef struct rk_repair {
 	const rk_repair_spec *spec;
-	char **key;          /* the key: the spec's, or discovered (rk_check_key) */
+	char **key;          /* the logical key: the spec's, or discovered (rk_check_key) */
 	size_t nkey;
 	rk_pg *tgt;
+	rk_dest dest;        /* the target table */
 	rk_reader *src;
-
-	/* the target relation */
-	char *oid;           /* as text, for $1 */
-	char *display;       /* schema.name for messages */
-	char *qualified;     /* "schema"."name" for SQL */
-	size_t ntcols;       /* every column of the target, attnum order */
-	char **tcols;        /* catalog names */
-	char **tbase;        /* base type names (format_type) */
-	bool *tgenerated;
-
-	/* the columns copied: on both sides, not generated, not the interval column */
-	size_t ncols;
-	size_t *tidx;        /* index into tcols */
-	char **sbind;        /* the names the source reader is bound with */
-	size_t time_index;   /* of the time column among the copied columns */
+	long interval_col;   /* target column, or -1 */
+	rk_wmap map;         /* the columns written, and the source's names for them */
 	rk_type time_type;   /* how the source's time text is read */
 
+	/* the intervals being replaced: indexes into the caller's, in order */
+	rk_repair_interval *iv;
+	size_t n;
+	size_t *todo;
+	size_t ntodo;
+
 	/* statements, rendered once */
-	char *sql_stage_create;
+	char *sql_stage_create, *sql_keys_create;
+	char *sql_twice, *sql_reach, *sql_refuse;
 	char *sql_plan_time, *sql_plan_key;
 	char *sql_delete_time, *sql_delete_key, *sql_insert;
 
-	/* the interval being streamed */
-	rk_usec from, to;
+	/* the scan being staged */
+	rk_stage_what what;
 	rk_buf out;
 	uint64_t rows;
 	bool copy_failed;    /* the target side of the stream failed ... */
 	rk_error copy_err;   /* ... with this error */
+	bool staged;         /* the staging table holds the rows */
 } rk_repair;
+
+static const struct {
+	const char *name, *key;
+} rk_repair_states[] = {
+	[RK_REPAIR_PENDING] = {"pending", "pending"},
+	[RK_REPAIR_FAILED] = {"failed", "failed"},
+	[RK_REPAIR_UNKNOWN] = {"unknown", "unknown"},
+	[RK_REPAIR_ALREADY] = {"already matches", "already_matches"},
+	[RK_REPAIR_PLANNED] = {"planned", "planned"},
+	[RK_REPAIR_COMMITTED] = {"unverified", "unverified"},
+	[RK_REPAIR_MATCH] = {"match", "match"},
+	[RK_REPAIR_DIFFER] = {"differ", "differ"},
+};
 
 const char *rk_repair_state_name(rk_repair_state s)
 {
-	switch (s) {
-	case RK_REPAIR_PENDING: return "pending";
-	case RK_REPAIR_FAILED: return "failed";
-	case RK_REPAIR_UNKNOWN: return "unknown";
-	case RK_REPAIR_PLANNED: return "planned";
-	case RK_REPAIR_COMMITTED: return "unverified";
-	case RK_REPAIR_MATCH: return "match";
-	case RK_REPAIR_DIFFER: return "differ";
-	}
-	return "?";
+	return (unsigned)s <= RK_REPAIR_DIFFER ? rk_repair_states[s].name : "?";
+}
+
+const char *rk_repair_state_key(rk_repair_state s)
+{
+	return (unsigned)s <= RK_REPAIR_DIFFER ? rk_repair_states[s].key : "?";
 }
 
 bool rk_repair_state_done(rk_repair_state s)
 {
 	return s == RK_REPAIR_COMMITTED || s == RK_REPAIR_MATCH || s == RK_REPAIR_DIFFER;
+}
+
+void rk_repair_result_free(rk_repair_result *res)
+{
+	free(res->touched);
+	memset(res, 0, sizeof *res);
 }
 
 static void rk_repair_strv_free(char **v, size_t n)
@@ -95,16 +116,16 @@ static void rk_repair_close(rk_repair *r)
 {
 	rk_repair_strv_free(r->key, r->nkey);
 	rk_reader_free(r->src);
+	rk_guard_release(r->tgt);
 	rk_pg_close(r->tgt);
-	free(r->oid);
-	free(r->display);
-	free(r->qualified);
-	rk_repair_strv_free(r->tcols, r->ntcols);
-	rk_repair_strv_free(r->tbase, r->ntcols);
-	free(r->tgenerated);
-	free(r->tidx);
-	rk_repair_strv_free(r->sbind, r->ncols);
+	rk_dest_free(&r->dest);
+	rk_wmap_free(&r->map);
+	free(r->todo);
 	free(r->sql_stage_create);
+	free(r->sql_keys_create);
+	free(r->sql_twice);
+	free(r->sql_reach);
+	free(r->sql_refuse);
 	free(r->sql_plan_time);
 	free(r->sql_plan_key);
 	free(r->sql_delete_time);
@@ -121,308 +142,166 @@ static void rk_repair_put_interval(rk_buf *b, rk_usec s, rk_usec e)
 	rk_buf_printf(b, "[%s, %s)", rk_time_format(s, a), rk_time_format(e, z));
 }
 
-/* ------------------------------------------------------------------------
- * the target relation and the columns copied
- * ---------------------------------------------------------------------- */
-
-/* Resolves the target table the way a query would, on the target's own
- * catalog; only tables can be written. */
-static int rk_repair_resolve(rk_repair *r, const char *table, rk_error *err)
+/* "the key (order_id, line_no)" for messages */
+static void rk_repair_put_key(const rk_repair *r, rk_buf *b)
 {
-	char *parts[2] = {NULL, NULL};
-	size_t nparts = 0;
-	const char *why = NULL;
-	const char *params[2];
-	rk_pg_result *res = NULL;
-	rk_buf b = RK_BUF_INIT;
-	char *qs = NULL, *qr = NULL;
-	int rc = -1;
-
-	if (rk_pgident_parse(table, parts, 2, &nparts, &why) < 0) {
-		rk_error_set(err, RK_EXIT_USAGE, "invalid target table name '%s': %s", table, why);
-		return rk_error_hint(err, "write name, schema.name, or double-quote parts with capitals, blanks or "
-		                          "dots: '\"My Schema\".\"Orders\"'");
-	}
-	params[0] = nparts == 2 ? parts[0] : NULL;
-	params[1] = parts[nparts - 1];
-	if (rk_pg_exec(r->tgt, "resolve table", rk_sql_catalog_resolve_table, 2, params, RK_PG_ANY_ROWS, &res, err) < 0)
-		goto done;
-	if (rk_pg_result_rows(res) != 1) {
-		if (rk_pg_result_rows(res) > 1) {
-			rk_error_set(err, RK_EXIT_RUNTIME, "target table '%s' resolves to %d relations on %s", table,
-			             rk_pg_result_rows(res), rk_pg_location(r->tgt));
-		} else {
-			rk_error_set(err, RK_EXIT_USAGE, "target table '%s' does not exist on %s", table,
-			             rk_pg_location(r->tgt));
-			rk_error_hint(err, "repair writes into an existing table; 'reckon check' with the same options "
-			                   "lists the relations that do exist");
-		}
-		goto done;
-	}
-	rk_pgident_display(&b, rk_pg_result_value(res, 0, 1));
-	rk_buf_putc(&b, '.');
-	rk_pgident_display(&b, rk_pg_result_value(res, 0, 2));
-	r->display = rk_xstrdup(rk_buf_cstr(&b));
-	{
-		const char *kind = rk_pg_result_value(res, 0, 3);
-
-		if (strcmp(kind, "r") != 0 && strcmp(kind, "p") != 0) {
-			rk_error_set(err, RK_EXIT_USAGE, "target %s on %s is not a table (relkind '%s')", r->display,
-			             rk_pg_location(r->tgt), kind);
-			rk_error_hint(err, "repair deletes and inserts rows: name the table a view or foreign table "
-			                   "reads from");
-			goto done;
-		}
-	}
-	r->oid = rk_xstrdup(rk_pg_result_value(res, 0, 0));
-	if (!(qs = rk_pg_quote_ident(r->tgt, rk_pg_result_value(res, 0, 1), err)) ||
-	    !(qr = rk_pg_quote_ident(r->tgt, rk_pg_result_value(res, 0, 2), err)))
-		goto done;
-	rk_buf_reset(&b);
-	rk_buf_printf(&b, "%s.%s", qs, qr);
-	r->qualified = rk_xstrdup(rk_buf_cstr(&b));
-	rc = 0;
-done:
-	free(qs);
-	free(qr);
-	free(parts[0]);
-	free(parts[1]);
-	rk_buf_free(&b);
-	rk_pg_result_free(res);
-	return rc;
+	rk_buf_puts(b, r->nkey == 1 ? "the key " : "the key (");
+	for (size_t k = 0; k < r->nkey; k++)
+		rk_buf_printf(b, "%s%s", k ? ", " : "", r->key[k]);
+	if (r->nkey != 1)
+		rk_buf_putc(b, ')');
 }
 
-static int rk_repair_target_columns(rk_repair *r, rk_error *err)
-{
-	const char *params[1] = {r->oid};
-	rk_pg_result *res = NULL;
-	int n;
+/* ------------------------------------------------------------------------
+ * before anything: what is refused without a connection
+ * ---------------------------------------------------------------------- */
 
-	if (rk_pg_exec(r->tgt, "list columns", rk_sql_catalog_columns, 1, params, RK_PG_ANY_ROWS, &res, err) < 0)
-		return -1;
-	n = rk_pg_result_rows(res);
-	r->ntcols = (size_t)n;
-	r->tcols = rk_xcalloc(r->ntcols + 1, sizeof *r->tcols);
-	r->tbase = rk_xcalloc(r->ntcols + 1, sizeof *r->tbase);
-	r->tgenerated = rk_xcalloc(r->ntcols + 1, sizeof *r->tgenerated);
-	for (int i = 0; i < n; i++) {
-		r->tcols[i] = rk_xstrdup(rk_pg_result_value(res, i, 0));
-		r->tbase[i] = rk_xstrdup(rk_pg_result_value(res, i, 2));
+/* An interval whose end is after now - settle may still receive rows: its
+ * repair would be out of date at once (product.md: closed windows). */
+static int rk_repair_refuse_open(const rk_repair_spec *spec, const rk_repair_interval *iv, size_t n, rk_error *err)
+{
+	rk_usec closed = spec->check.now - spec->check.settle;
+	size_t open = 0, first = 0;
+	rk_buf b = RK_BUF_INIT;
+	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
+
+	for (size_t i = 0; i < n; i++)
+		if (iv[i].end > closed && open++ == 0)
+			first = i;
+	if (!open)
+		return 0;
+	if (spec->allow_open) {
+		rk_log_warn("%zu interval%s of the list %s open (end after %s): repairing as --allow-open says", open,
+		            open == 1 ? "" : "s", open == 1 ? "is" : "are", rk_time_format(closed, a));
+		return 0;
 	}
-	rk_pg_result_free(res);
-	if (rk_pg_exec(r->tgt, "list generated columns", rk_sql_repair_generated_columns, 1, params, RK_PG_ANY_ROWS,
-	               &res, err) < 0)
+	rk_repair_put_interval(&b, iv[first].start, iv[first].end);
+	rk_error_set(err, RK_EXIT_USAGE, "%zu interval%s of the list %s open: %s ends after %s (now %s minus --settle "
+	             "%s); nothing was changed", open, open == 1 ? "" : "s", open == 1 ? "is" : "are", rk_buf_cstr(&b),
+	             rk_time_format(closed, a), rk_time_format(spec->check.now, z),
+	             rk_duration_format(spec->check.settle, d));
+	rk_buf_free(&b);
+	return rk_error_hint(err, "an open window may still receive rows; repair it once it is closed, or add "
+	                          "--allow-open to repair it now");
+}
+
+/* ------------------------------------------------------------------------
+ * the target, the source, the columns
+ * ---------------------------------------------------------------------- */
+
+static int rk_repair_subscribed(rk_repair *r, rk_error *err)
+{
+	char *subs = NULL;
+
+	if (rk_dest_subscriptions(&r->dest, &subs, err) < 0)
 		return -1;
-	for (int i = 0; i < rk_pg_result_rows(res); i++)
-		for (size_t j = 0; j < r->ntcols; j++)
-			if (!strcmp(r->tcols[j], rk_pg_result_value(res, i, 0)))
-				r->tgenerated[j] = true;
-	rk_pg_result_free(res);
+	if (!subs)
+		return 0;
+	if (r->spec->force) {
+		rk_log_warn("target table %s is written by the enabled subscription %s: repairing it anyway (--force)",
+		            r->dest.display, subs);
+		free(subs);
+		return 0;
+	}
+	rk_error_set(err, RK_EXIT_USAGE, "target table %s on %s is written by the enabled logical-replication "
+	             "subscription %s: a repair racing its apply worker breaks replication (a change still queued "
+	             "for a row repair replaced fails with a duplicate key); nothing was changed", r->dest.display,
+	             rk_pg_location(r->tgt), subs);
+	free(subs);
+	return rk_error_hint(err, "let the subscription catch up and disable it (ALTER SUBSCRIPTION ... DISABLE) "
+	                          "while repairing, or add --force to repair anyway");
+}
+
+/* The target filter as SQL: the user's condition in parentheses, or true. */
+static char *rk_repair_filter(const char *where)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (where && *where)
+		rk_buf_printf(&b, "(%s\n)", where);
+	else
+		rk_buf_puts(&b, "true");
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+/* Checks --target-where on no rows, so a mistake is an input error before
+ * anything is staged, with the server's own words. */
+static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	int rc;
+
+	rk_buf_printf(&b, "SELECT 1 FROM %s WHERE %s LIMIT 0", r->dest.qualified, filter);
+	rc = rk_pg_exec(r->tgt, "target filter", rk_buf_cstr(&b), 0, NULL, RK_PG_ANY_ROWS, NULL, err);
+	rk_buf_free(&b);
+	if (rc < 0) {
+		err->code = RK_EXIT_USAGE;
+		rk_error_prefix(err, "--target-where %s", r->spec->check.target.where);
+		return rk_error_hint(err, "write a condition on the columns of %s, e.g. 'not is_test'", r->dest.display);
+	}
 	return 0;
 }
 
-/* The hint listing the target's columns. */
-static void rk_repair_hint_columns(const rk_repair *r, rk_error *err)
+/* Binds the source reader to the written columns and learns how to read
+ * its time. */
+static int rk_repair_bind(rk_repair *r, rk_error *err)
 {
-	rk_buf b = RK_BUF_INIT;
-
-	rk_buf_printf(&b, "%s has %zu column%s: ", r->display, r->ntcols, r->ntcols == 1 ? "" : "s");
-	for (size_t i = 0; i < r->ntcols; i++) {
-		size_t mark = b.len;
-
-		if (i)
-			rk_buf_puts(&b, ", ");
-		rk_pgident_display(&b, r->tcols[i]);
-		if (b.len > sizeof err->hint - 8) {
-			b.len = mark;
-			rk_buf_puts(&b, ", ...");
-			break;
-		}
-	}
-	rk_error_hint(err, "%s", rk_buf_cstr(&b));
-	rk_buf_free(&b);
-}
-
-/* Finds a user-written column name (folded as PostgreSQL folds it) among the
- * target's columns.  what names the option in the message. */
-static int rk_repair_target_column(const rk_repair *r, const char *written, const char *what, size_t *out,
-                                   rk_error *err)
-{
-	char *name = NULL;
-	size_t nparts;
-	const char *why;
-
-	if (rk_pgident_parse(written, &name, 1, &nparts, &why) < 0) {
-		rk_error_set(err, RK_EXIT_USAGE, "invalid %s column name '%s': %s", what, written, why);
-		return rk_error_hint(err, "double-quote names with capitals, blanks or dots: '\"Order Id\"'");
-	}
-	for (size_t i = 0; i < r->ntcols; i++) {
-		if (!strcmp(r->tcols[i], name)) {
-			free(name);
-			*out = i;
-			return 0;
-		}
-	}
-	free(name);
-	rk_error_set(err, RK_EXIT_USAGE, "%s column '%s' does not exist in target table %s on %s", what, written,
-	             r->display, rk_pg_location(r->tgt));
-	rk_repair_hint_columns(r, err);
-	return -1;
-}
-
-/* The position of target column t among the copied columns, or -1. */
-static long rk_repair_copied(const rk_repair *r, size_t t)
-{
-	for (size_t i = 0; i < r->ncols; i++)
-		if (r->tidx[i] == t)
-			return (long)i;
-	return -1;
-}
-
-/*
- * The columns repair writes: the target's, in its order, that the source has
- * too (a CSV header matches exactly, else case-insensitively when that is
- * unique, as the CSV reader matches), minus generated columns and the
- * interval column.  Then binds the source reader to them.
- */
-static int rk_repair_columns(rk_repair *r, long interval_col, rk_error *err)
-{
-	char **names = NULL;
-	size_t nnames = 0;
-	bool csv = rk_reader_kind_of(r->src) == RK_READER_CSV;
-	rk_type *types = NULL;
+	const char **names = rk_xcalloc(r->map.n + 1, sizeof *names);
+	rk_type *types = rk_xcalloc(r->map.n + 1, sizeof *types);
+	const rk_wcol *tc = &r->map.c[r->map.time];
 	int rc = -1;
 
-	if (rk_reader_columns(r->src, &names, &nnames, err) < 0)
-		return -1;
-	r->tidx = rk_xcalloc(r->ntcols + 1, sizeof *r->tidx);
-	r->sbind = rk_xcalloc(r->ntcols + 1, sizeof *r->sbind);
-	for (size_t t = 0; t < r->ntcols; t++) {
-		long hit = -1;
-		size_t nci = 0;
-
-		if (r->tgenerated[t] || (long)t == interval_col)
-			continue;
-		for (size_t j = 0; j < nnames && hit < 0; j++)
-			if (!strcmp(names[j], r->tcols[t]))
-				hit = (long)j;
-		if (hit < 0 && csv) {
-			for (size_t j = 0; j < nnames; j++) {
-				if (!strcasecmp(names[j], r->tcols[t])) {
-					hit = (long)j;
-					nci++;
-				}
-			}
-			if (nci > 1)
-				hit = -1;
-		}
-		if (hit < 0)
-			continue;
-		r->tidx[r->ncols] = t;
-		if (csv) {
-			r->sbind[r->ncols] = rk_xstrdup(names[hit]);
-		} else {
-			/* the reader folds names as PostgreSQL does: hand it a
-			 * spelling that folds back to the catalog name */
-			rk_buf b = RK_BUF_INIT;
-
-			rk_pgident_display(&b, names[hit]);
-			r->sbind[r->ncols] = rk_xstrdup(rk_buf_cstr(&b));
-			rk_buf_free(&b);
-		}
-		r->ncols++;
-	}
-	rk_log_info("repair copies %zu column%s of %s that the source has too", r->ncols, r->ncols == 1 ? "" : "s",
-	            r->display);
-
-	/* the key and time columns must travel with the rows */
-	for (size_t k = 0; k <= r->nkey; k++) {
-		bool is_time = k == r->nkey;
-		const char *written = is_time ? r->spec->check.time : r->key[k];
-		size_t t;
-		long c;
-
-		if (rk_repair_target_column(r, written, is_time ? "time" : "key", &t, err) < 0)
-			goto done;
-		if ((long)t == interval_col) {
-			rk_error_set(err, RK_EXIT_USAGE, "--interval-column %s is also the %s column", written,
-			             is_time ? "time" : "a key");
-			rk_error_hint(err, "the interval column records each row's load interval; name a column of its "
-			                   "own");
-			goto done;
-		}
-		c = rk_repair_copied(r, t);
-		if (c < 0) {
-			rk_error_set(err, RK_EXIT_USAGE, "%s column '%s' of target table %s is not a column of %s", is_time ?
-			             "time" : "key", written, r->display, rk_reader_describe(r->src));
-			rk_error_hint(err, "%s", r->tgenerated[t] ? "it is a generated column of the target"
-			                                          : "repair copies the columns both sides have; the key and "
-			                                            "time columns must be among them");
-			goto done;
-		}
-		if (is_time) {
-			rk_type tt = RK_T_OTHER;
-
-			if (rk_type_from_name(r->tbase[t], true, &tt) < 0 || !rk_type_is_time(tt)) {
-				rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of target table %s is %s, not a timestamp or "
-				             "date", written, r->display, r->tbase[t]);
-				rk_error_hint(err, "--time names a timestamptz, timestamp or date column");
-				goto done;
-			}
-			r->time_index = (size_t)c;
-			r->time_type = tt;
-		}
-	}
-	/* what the re-check compares must exist in the target (the checker
-	 * judges the source side and the types) */
-	for (size_t i = 0; i < r->spec->check.nsum + r->spec->check.ncolumns; i++) {
-		bool is_sum = i < r->spec->check.nsum;
-		const char *written = is_sum ? r->spec->check.sum[i] : r->spec->check.columns[i - r->spec->check.nsum];
-		size_t t;
-
-		if (rk_repair_target_column(r, written, is_sum ? "sum" : "hashed", &t, err) < 0)
-			goto done;
-	}
-
-	types = rk_xcalloc(r->ncols, sizeof *types);
-	if (rk_reader_bind(r->src, (const char *const *)r->sbind, r->ncols, types, err) < 0)
+	for (size_t i = 0; i < r->map.n; i++)
+		names[i] = r->map.c[i].bind;
+	if (rk_reader_bind(r->src, names, r->map.n, types, err) < 0)
 		goto done;
-	if (!csv) {
-		/* the source's own type says how to read its time text */
-		if (!rk_type_is_time(types[r->time_index])) {
-			rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of %s is %s, not a timestamp or date",
-			             r->spec->check.time, rk_reader_describe(r->src), rk_type_name(types[r->time_index]));
-			rk_error_hint(err, "--time names a timestamptz, timestamp or date column on both sides");
+	if (rk_reader_kind_of(r->src) == RK_READER_CSV) {
+		/* CSV text is read with the target column's type */
+		if (rk_type_from_name(r->dest.base[tc->tcol], true, &r->time_type) < 0)
+			r->time_type = RK_T_OTHER;
+	} else {
+		r->time_type = types[r->map.time];
+	}
+	if (!rk_type_is_time(r->time_type)) {
+		rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of %s is %s, not a timestamp or date", tc->logical,
+		             rk_reader_kind_of(r->src) == RK_READER_CSV ? r->dest.display : rk_reader_describe(r->src),
+		             rk_reader_kind_of(r->src) == RK_READER_CSV ? r->dest.base[tc->tcol]
+		                                                        : rk_type_name(r->time_type));
+		rk_error_hint(err, "--time names a timestamptz, timestamp or date column (or expression) on both sides");
+		goto done;
+	}
+	{
+		rk_type tt = RK_T_OTHER;
+
+		if (rk_type_from_name(r->dest.base[tc->tcol], true, &tt) < 0 || !rk_type_is_time(tt)) {
+			rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of target table %s is %s, not a timestamp or "
+			             "date", tc->logical, r->dest.display, r->dest.base[tc->tcol]);
+			rk_error_hint(err, "--time names a timestamptz, timestamp or date column");
 			goto done;
 		}
-		r->time_type = types[r->time_index];
 	}
 	rc = 0;
 done:
+	free(names);
 	free(types);
-	rk_repair_strv_free(names, nnames);
 	return rc;
 }
 
-/* Quotes the copied columns' target names, joined by ", ", each prefixed. */
-static char *rk_repair_quoted_list(rk_repair *r, const size_t *idx, size_t n, const char *prefix,
-                                   const char *joint, const char *prefix2, rk_error *err)
+/* Quoted target columns of the written entries idx[0..n), joined by ", ",
+ * each prefixed. */
+static char *rk_repair_list(rk_repair *r, const size_t *idx, size_t n, const char *prefix, rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		char *q = rk_pg_quote_ident(r->tgt, r->tcols[idx[i]], err);
+		char *q = rk_dest_quote(&r->dest, r->map.c[idx ? idx[i] : i].tcol, err);
 
 		if (!q) {
 			rk_buf_free(&b);
 			return NULL;
 		}
-		if (i)
-			rk_buf_puts(&b, joint);
-		if (prefix2)
-			rk_buf_printf(&b, "%s%s = %s%s", prefix, q, prefix2, q);
-		else
-			rk_buf_printf(&b, "%s%s", prefix, q);
+		rk_buf_printf(&b, "%s%s%s", i ? ", " : "", prefix, q);
 		free(q);
 	}
 	rk_buf_cstr(&b);
@@ -441,32 +320,46 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 }
 
 /* Renders every statement that names the user's table and columns. */
-static int rk_repair_statements(rk_repair *r, long interval_col, rk_error *err)
+static int rk_repair_statements(rk_repair *r, rk_error *err)
 {
-	size_t *keys = rk_xcalloc(r->nkey, sizeof *keys);
-	char *columns = NULL, *key_match = NULL, *tcol = NULL, *icol = NULL;
+	char *columns = NULL, *keys = NULL, *skeys = NULL, *okeys = NULL, *tkeys = NULL, *tcol = NULL, *ttime = NULL;
+	char *icol = NULL, *filter = rk_repair_filter(r->spec->check.target.where);
+	rk_buf b = RK_BUF_INIT;
 	int rc = -1;
 
-	for (size_t k = 0; k < r->nkey; k++)
-		if (rk_repair_target_column(r, r->key[k], "key", &keys[k], err) < 0)
-			goto done;
-	if (!(columns = rk_repair_quoted_list(r, r->tidx, r->ncols, "", ", ", NULL, err)) ||
-	    !(key_match = rk_repair_quoted_list(r, keys, r->nkey, "t.", " AND ", "s.", err)) ||
-	    !(tcol = rk_pg_quote_ident(r->tgt, r->tcols[r->tidx[r->time_index]], err)))
+	rk_buf_printf(&b, "%s.", r->dest.qualified);
+	if (!(columns = rk_repair_list(r, NULL, r->map.n, "", err)) ||
+	    !(keys = rk_repair_list(r, r->map.key, r->map.nkey, "", err)) ||
+	    !(skeys = rk_repair_list(r, r->map.key, r->map.nkey, "s.", err)) ||
+	    !(okeys = rk_repair_list(r, r->map.key, r->map.nkey, "o.", err)) ||
+	    !(tkeys = rk_repair_list(r, r->map.key, r->map.nkey, rk_buf_cstr(&b), err)) ||
+	    !(tcol = rk_repair_list(r, &r->map.time, 1, "", err)) ||
+	    !(ttime = rk_repair_list(r, &r->map.time, 1, rk_buf_cstr(&b), err)))
 		goto done;
-	if (interval_col >= 0 && !(icol = rk_pg_quote_ident(r->tgt, r->tcols[interval_col], err)))
+	if (r->interval_col >= 0 && !(icol = rk_dest_quote(&r->dest, (size_t)r->interval_col, err)))
+		goto done;
+	if (r->spec->check.target.where && rk_repair_check_filter(r, filter, err) < 0)
 		goto done;
 	{
 		const rk_sqlvar vars[] = {
-			{"target_table", r->qualified},
+			{"target_table", r->dest.qualified},
 			{"columns", columns},
-			{"key_match", key_match},
+			{"keys", keys},
+			{"staged_keys", skeys},
+			{"outside_keys", okeys},
+			{"target_keys", tkeys},
 			{"time", tcol},
+			{"target_time", ttime},
+			{"target_filter", filter},
 			{"interval_column", icol ? icol : ""},
 		};
 		size_t nv = sizeof vars / sizeof vars[0];
 
 		if (!(r->sql_stage_create = rk_repair_render(rk_sql_repair_stage_create, vars, nv, err)) ||
+		    !(r->sql_keys_create = rk_repair_render(rk_sql_repair_keys_create, vars, nv, err)) ||
+		    !(r->sql_twice = rk_repair_render(rk_sql_repair_survey_twice, vars, nv, err)) ||
+		    !(r->sql_reach = rk_repair_render(rk_sql_repair_survey_reach, vars, nv, err)) ||
+		    !(r->sql_refuse = rk_repair_render(rk_sql_repair_survey_refuse, vars, nv, err)) ||
 		    !(r->sql_plan_time = rk_repair_render(rk_sql_repair_plan_by_time, vars, nv, err)) ||
 		    !(r->sql_plan_key = rk_repair_render(rk_sql_repair_plan_by_key, vars, nv, err)) ||
 		    !(r->sql_delete_time = rk_repair_render(rk_sql_repair_delete_by_time, vars, nv, err)) ||
@@ -477,20 +370,29 @@ static int rk_repair_statements(rk_repair *r, long interval_col, rk_error *err)
 	}
 	rc = 0;
 done:
-	free(keys);
 	free(columns);
-	free(key_match);
+	free(keys);
+	free(skeys);
+	free(okeys);
+	free(tkeys);
 	free(tcol);
+	free(ttime);
 	free(icol);
+	free(filter);
+	rk_buf_free(&b);
 	return rc;
 }
 
-/* Connects, resolves and checks everything before the first interval. */
+/* Connects, resolves and checks everything before the first change. */
 static int rk_repair_open(rk_repair *r, rk_error *err)
 {
 	const rk_check_spec *c = &r->spec->check;
-	long interval_col = -1;
+	char **names = NULL;
+	size_t nnames = 0;
+	rk_wmap_in in;
+	int rc = -1;
 
+	r->interval_col = -1;
 	if (rk_reader_conn_is_csv(c->target.conn)) {
 		rk_error_set(err, RK_EXIT_USAGE, "--target %s is CSV data: repair writes into a PostgreSQL table",
 		             c->target.conn);
@@ -511,32 +413,111 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	} else if (rk_check_key(c, &r->key, &r->nkey, err) < 0) {
 		return -1;
 	}
-	if (!(r->tgt = rk_pg_connect(c->target.conn, "target", err)))
+	if (!(r->tgt = rk_pg_connect(c->target.conn, "target", err)) ||
+	    rk_guard_session(r->tgt, c->target.conn, err) < 0 ||
+	    rk_dest_open(&r->dest, r->tgt, "target", c->target.table, true, err) < 0)
 		return -1;
-	if (rk_repair_resolve(r, c->target.table, err) < 0 || rk_repair_target_columns(r, err) < 0)
+	/* the dry run refuses too: its plan is what --execute would refuse */
+	if (rk_repair_subscribed(r, err) < 0)
 		return -1;
 	if (r->spec->interval_column) {
-		size_t t;
+		long t = rk_dest_column(&r->dest, r->spec->interval_column);
 
-		if (rk_repair_target_column(r, r->spec->interval_column, "interval", &t, err) < 0)
+		if (t < 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "interval column '%s' does not exist in target table %s on %s",
+			             r->spec->interval_column, r->dest.display, rk_pg_location(r->tgt));
+			rk_dest_hint_columns(&r->dest, err);
 			return -1;
-		if (r->tgenerated[t]) {
+		}
+		if (r->dest.generated[t]) {
 			rk_error_set(err, RK_EXIT_USAGE, "--interval-column %s is a generated column of %s",
-			             r->spec->interval_column, r->display);
+			             r->spec->interval_column, r->dest.display);
 			return rk_error_hint(err, "name a column repair can write");
 		}
-		interval_col = (long)t;
+		r->interval_col = t;
 	}
 	/* the source's snapshot starts here and serves every interval */
-	if (!(r->src = rk_reader_open(&c->source, err)))
+	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		return -1;
-	if (rk_repair_columns(r, interval_col, err) < 0 || rk_repair_statements(r, interval_col, err) < 0)
+	memset(&in, 0, sizeof in);
+	in.cmd = "repair";
+	in.target = &r->dest;
+	in.interval_col = r->interval_col;
+	in.source = &c->source;
+	in.target_side = &c->target;
+	in.src_cols = names;
+	in.nsrc = nnames;
+	in.src_csv = rk_reader_kind_of(r->src) == RK_READER_CSV;
+	in.src_desc = rk_reader_describe(r->src);
+	in.key = (const char *const *)r->key;
+	in.nkey = r->nkey;
+	in.time = c->time;
+	in.exclude = c->exclude;
+	in.nexclude = c->nexclude;
+	if (rk_wmap_build(&in, &r->map, err) < 0 || rk_repair_bind(r, err) < 0 || rk_repair_statements(r, err) < 0)
+		goto done;
+	rk_log_info("repair writes %zu column%s of %s", r->map.n, r->map.n == 1 ? "" : "s", r->dest.display);
+	rc = 0;
+done:
+	rk_repair_strv_free(names, nnames);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * statements of the target, under the guard
+ * ---------------------------------------------------------------------- */
+
+/* Fills in what the guard knows when a statement failed on a lock wait or
+ * was canceled by a signal. */
+static int rk_repair_tgt_fail(rk_repair *r, rk_error *err)
+{
+	if (rk_guard_is_interrupt(err))
+		rk_guard_check(err);
+	else if (rk_guard_is_lock_timeout(err)) {
+		char what[600];
+
+		snprintf(what, sizeof what, "target table %s", r->dest.display);
+		rk_guard_explain_lock(r->tgt, what, err);
+	}
+	return -1;
+}
+
+static int rk_repair_cmd(rk_repair *r, const char *label, const char *sql, rk_error *err)
+{
+	if (rk_pg_command(r->tgt, label, sql, err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	return 0;
+}
+
+/* Runs a statement returning one count (and, when out2 is given, a second
+ * value, NULL or text). */
+static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparams, const char *const *params,
+                           uint64_t *out, char **out2, rk_error *err)
+{
+	rk_pg_result *res;
+	const char *v;
+
+	if (rk_pg_exec(r->tgt, label, sql, nparams, params, RK_PG_ONE_ROW, &res, err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	v = rk_pg_result_value(res, 0, 0);
+	/* a count is never NULL or text: another shape is an error, not a zero */
+	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
+		             v ? v : "NULL");
+		rk_pg_result_free(res);
 		return -1;
+	}
+	*out = strtoull(v, NULL, 10);
+	if (out2) {
+		v = rk_pg_result_value(res, 0, 1);
+		*out2 = v ? rk_xstrdup(v) : NULL;
+	}
+	rk_pg_result_free(res);
 	return 0;
 }
 
 /* ------------------------------------------------------------------------
- * one interval
+ * staging
  * ---------------------------------------------------------------------- */
 
 /* Appends one field in COPY text format: backslash, tab, newline and
@@ -581,29 +562,70 @@ static int rk_repair_flush(rk_repair *r, rk_error *err)
 	return 0;
 }
 
-/* A source row: kept when its time is in the interval (a CSV reader
- * delivers every row), written to the COPY stream. */
+/* The interval to replace that holds t, or -1 (binary search: they are in
+ * time order and disjoint). */
+static long rk_repair_find(const rk_repair *r, rk_usec t)
+{
+	size_t lo = 0, hi = r->ntodo;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const rk_repair_interval *v = &r->iv[r->todo[mid]];
+
+		if (t < v->start)
+			hi = mid;
+		else if (t >= v->end)
+			lo = mid + 1;
+		else
+			return (long)mid;
+	}
+	return -1;
+}
+
+/* A source row: staged with its interval's start (rows), or its key when
+ * it lies outside every interval to replace (keys).  A CSV reader delivers
+ * every row; this filters. */
 static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 {
 	rk_repair *r = ctx;
-	const rk_field *tf = &fields[r->time_index];
+	const rk_field *tf = &fields[r->map.time];
 	const char *why = NULL;
-	rk_usec t;
+	rk_usec t = 0;
+	long hit = -1;
 
-	if (tf->null)
-		return 0;
-	if (rk_canon_instant(r->time_type, tf->p, tf->len, &t, &why) < 0) {
-		rk_error_set(err, RK_EXIT_USAGE, "time value '%.*s' is not a valid %s: %s", (int)(tf->len > 64 ? 64 : tf->len),
-		             tf->p, rk_type_name(r->time_type), why ? why : "bad value");
-		err->field = (int)r->time_index;
+	if (rk_guard_check(err) < 0)
 		return -1;
+	if (!tf->null) {
+		if (rk_canon_instant(r->time_type, tf->p, tf->len, &t, &why) < 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "time value '%.*s' is not a valid %s: %s",
+			             (int)(tf->len > 64 ? 64 : tf->len), tf->p, rk_type_name(r->time_type),
+			             why ? why : "bad value");
+			err->field = (int)r->map.time;
+			return -1;
+		}
+		hit = rk_repair_find(r, t);
 	}
-	if (t < r->from || t >= r->to)
-		return 0;
-	for (size_t i = 0; i < r->ncols; i++) {
-		if (i)
+	if (r->what == RK_STAGE_ROWS) {
+		char s[RK_TIME_STRLEN];
+		rk_repair_interval *v;
+
+		if (hit < 0)
+			return 0;
+		v = &r->iv[r->todo[hit]];
+		rk_buf_puts(&r->out, rk_time_format_sql(v->start, true, s));
+		for (size_t i = 0; i < r->map.n; i++) {
 			rk_buf_putc(&r->out, '\t');
-		rk_repair_put_field(&r->out, &fields[i]);
+			rk_repair_put_field(&r->out, &fields[i]);
+		}
+		v->source_rows++;
+	} else {
+		if (hit >= 0)
+			return 0;
+		for (size_t k = 0; k < r->map.nkey; k++) {
+			if (k)
+				rk_buf_putc(&r->out, '\t');
+			rk_repair_put_field(&r->out, &fields[r->map.key[k]]);
+		}
 	}
 	rk_buf_putc(&r->out, '\n');
 	r->rows++;
@@ -612,160 +634,416 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 	return 0;
 }
 
-/* Streams the source's rows of the interval into the staging table. */
-static int rk_repair_stage(rk_repair *r, rk_repair_interval *iv, rk_error *err)
+/* One scan of the source into the target table the COPY statement copy
+ * fills: the intervals to replace (rows), or everything else (keys). */
+static int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error *err)
 {
-	rk_range range = {iv->start, iv->end};
+	rk_range *ranges = rk_xcalloc(r->ntodo + 2, sizeof *ranges);
+	size_t nr = 0;
 	rk_scan scan;
+	int rc = -1;
 
+	if (what == RK_STAGE_ROWS) {
+		for (size_t i = 0; i < r->ntodo; i++)
+			ranges[nr++] = (rk_range){r->iv[r->todo[i]].start, r->iv[r->todo[i]].end};
+	} else {
+		rk_usec from = RK_USEC_NINF;
+
+		for (size_t i = 0; i < r->ntodo; i++) {
+			if (r->iv[r->todo[i]].start > from)
+				ranges[nr++] = (rk_range){from, r->iv[r->todo[i]].start};
+			from = r->iv[r->todo[i]].end;
+		}
+		ranges[nr++] = (rk_range){from, RK_USEC_PINF};
+	}
 	memset(&scan, 0, sizeof scan);
-	scan.time_index = r->time_index;
-	scan.ranges = &range;
-	scan.nranges = 1;
-	scan.include_null_time = false;
-	r->from = iv->start;
-	r->to = iv->end;
+	scan.time_index = r->map.time;
+	scan.ranges = ranges;
+	scan.nranges = nr;
+	scan.include_null_time = what == RK_STAGE_KEYS;
+	r->what = what;
 	r->rows = 0;
 	r->copy_failed = false;
 	rk_buf_reset(&r->out);
-	if (rk_pg_command(r->tgt, "create staging table", r->sql_stage_create, err) < 0)
-		return -1;
-	if (!r->spec->execute && rk_pg_command(r->tgt, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0)
-		return -1;
-	if (rk_pg_copy_in_begin(r->tgt, "copy rows to the target", rk_sql_repair_stage_copy, err) < 0)
-		return -1;
+	if (rk_pg_copy_in_begin(r->tgt, what == RK_STAGE_ROWS ? "stage rows" : "stage keys", copy, err) < 0) {
+		rk_repair_tgt_fail(r, err);
+		goto done;
+	}
 	if (rk_reader_scan(r->src, &scan, rk_repair_row, r, err) < 0 || rk_repair_flush(r, err) < 0) {
 		if (r->copy_failed)
 			*err = r->copy_err;
 		rk_pg_copy_in_abort(r->tgt, "the source read failed");
-		return -1;
+		goto done;
 	}
 	if (rk_pg_copy_in_end(r->tgt, err) < 0) {
 		/* a value the target's column type refuses is bad input */
 		if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
 			err->code = RK_EXIT_USAGE;
-		return -1;
+		rk_repair_tgt_fail(r, err);
+		goto done;
 	}
-	iv->source_rows = r->rows;
-	return rk_pg_command(r->tgt, "analyze staging table", rk_sql_repair_stage_analyze, err);
+	rc = 0;
+done:
+	free(ranges);
+	return rc;
 }
 
-/* Runs a statement returning one count. */
-static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparams,
-                           const char *const *params, uint64_t *out, rk_error *err)
+/* The intervals to replace, for the statements that tell a row inside its
+ * interval from one outside. */
+static int rk_repair_stage_intervals(rk_repair *r, rk_error *err)
 {
-	rk_pg_result *res;
-	const char *v;
+	rk_buf b = RK_BUF_INIT;
+	int rc = -1;
 
-	if (rk_pg_exec(r->tgt, label, sql, nparams, params, RK_PG_ONE_ROW, &res, err) < 0)
-		return -1;
-	v = rk_pg_result_value(res, 0, 0);
-	/* a count is never NULL or text: another shape is an error, not a zero */
-	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
-		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
-		             v ? v : "NULL");
-		rk_pg_result_free(res);
-		return -1;
+	if (rk_repair_cmd(r, "create interval table", rk_sql_repair_intervals_create, err) < 0 ||
+	    rk_pg_copy_in_begin(r->tgt, "stage intervals", rk_sql_repair_intervals_copy, err) < 0)
+		goto done;
+	for (size_t i = 0; i < r->ntodo; i++) {
+		char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+		const rk_repair_interval *v = &r->iv[r->todo[i]];
+
+		rk_buf_printf(&b, "%s\t%s\n", rk_time_format_sql(v->start, true, s), rk_time_format_sql(v->end, true, e));
 	}
-	*out = strtoull(v, NULL, 10);
-	rk_pg_result_free(res);
+	if ((b.len && rk_pg_copy_in_put(r->tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(r->tgt, err) < 0)
+		goto done;
+	rc = 0;
+done:
+	rk_buf_free(&b);
+	return rc;
+}
+
+/* Reads the rows of every interval to replace into the staging table. */
+static int rk_repair_stage(rk_repair *r, rk_error *err)
+{
+	if (rk_repair_scan(r, RK_STAGE_ROWS, rk_sql_repair_stage_copy, err) < 0 ||
+	    rk_repair_cmd(r, "index staging table", rk_sql_repair_stage_index, err) < 0 ||
+	    rk_repair_cmd(r, "analyze staging table", rk_sql_repair_stage_analyze, err) < 0 ||
+	    rk_repair_stage_intervals(r, err) < 0)
+		return -1;
+	rk_log_info("staged %llu source row%s of %zu interval%s", (unsigned long long)r->rows, r->rows == 1 ? "" : "s",
+	            r->ntodo, r->ntodo == 1 ? "" : "s");
+	r->staged = true;
+	return 0;
+}
+
+/*
+ * Refuses a key the source does not hold uniquely, when that would make a
+ * delete by key remove rows it must not: the source holds one key in two
+ * of the intervals (the later delete would remove what the earlier insert
+ * wrote), or a delete by key would reach target rows outside an interval
+ * whose key the source also holds outside it (legitimate copies, not stale
+ * ones).  The source's keys outside the intervals are read only when some
+ * delete by key reaches outside at all.
+ */
+static int rk_repair_survey(rk_repair *r, rk_error *err)
+{
+	uint64_t twice = 0, reach = 0, bad = 0;
+	char *example = NULL;
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_repair_count(r, "keys in two intervals", r->sql_twice, 0, NULL, &twice, &example, err) < 0)
+		return -1;
+	if (twice) {
+		rk_repair_put_key(r, &b);
+		rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: %llu key%s %s in more than one of the "
+		             "intervals (e.g. %s), so the delete by key of one would remove the rows another inserts",
+		             rk_buf_cstr(&b), (unsigned long long)twice, twice == 1 ? "" : "s",
+		             twice == 1 ? "is" : "are", example ? example : "?");
+		goto refuse;
+	}
+	if (rk_repair_count(r, "rows a delete by key reaches", r->sql_reach, 0, NULL, &reach, NULL, err) < 0)
+		return -1;
+	if (!reach)
+		return 0;
+	rk_log_info("the deletes by key reach %llu target row%s outside their intervals: reading the source's other "
+	            "keys", (unsigned long long)reach, reach == 1 ? "" : "s");
+	if (rk_repair_cmd(r, "create key table", r->sql_keys_create, err) < 0 ||
+	    rk_repair_scan(r, RK_STAGE_KEYS, rk_sql_repair_keys_copy, err) < 0 ||
+	    rk_repair_cmd(r, "analyze key table", rk_sql_repair_keys_analyze, err) < 0 ||
+	    rk_repair_count(r, "rows the source also holds elsewhere", r->sql_refuse, 0, NULL, &bad, &example, err) < 0)
+		return -1;
+	if (!bad) {
+		free(example);
+		return 0;
+	}
+	rk_repair_put_key(r, &b);
+	rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: the delete by key would remove %llu target "
+	             "row%s outside %s interval%s whose key%s the source also holds outside %s (e.g. %s)", rk_buf_cstr(&b), (unsigned long long)bad, bad == 1 ? "" : "s",
+	             r->ntodo == 1 ? "the" : "their", r->ntodo == 1 ? "" : "s", bad == 1 ? "" : "s",
+	             r->ntodo == 1 ? "it" : "them", example ? example : "?");
+refuse:
+	free(example);
+	rk_buf_free(&b);
+	return rk_error_hint(err, "repair replaces rows by key: give --key the columns that identify one row (a "
+	                          "primary key), and check with the same key");
+}
+
+/* ------------------------------------------------------------------------
+ * one interval
+ * ---------------------------------------------------------------------- */
+
+/* Notes the windows a delete by key reached (rows: window index, count;
+ * NULL index: rows without a time). */
+static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_repair_state state,
+                           rk_repair_result *out, uint64_t *total, rk_error *err)
+{
+	const rk_repair_interval *v = &r->iv[i];
+	rk_usec w = v->end - v->start;
+
+	*total = 0;
+	for (int row = 0; row < rk_pg_result_rows(res); row++) {
+		const char *idx = rk_pg_result_value(res, row, 0), *cnt = rk_pg_result_value(res, row, 1);
+		uint64_t c = cnt ? strtoull(cnt, NULL, 10) : 0;
+		long long k;
+		rk_usec s;
+		size_t j;
+
+		*total += c;
+		if (!idx) {
+			out->null_time_deleted += c;
+			continue;
+		}
+		k = strtoll(idx, NULL, 10);
+		if (k == 0)
+			continue;   /* the interval itself: not reached by the delete by key after the one by time */
+		if ((k > 0 && k > (RK_USEC_PINF - v->start) / w - 1) || (k < 0 && k < (RK_USEC_NINF - v->start) / w + 1))
+			return rk_error_set(err, RK_EXIT_RUNTIME, "a row the delete by key reached lies out of reckon's time "
+			                    "range");
+		s = v->start + (rk_usec)k * w;
+		for (j = 0; j < out->ntouched; j++)
+			if (out->touched[j].start == s && out->touched[j].end == s + w)
+				break;
+		if (j == out->ntouched) {
+			out->touched = rk_xrealloc(out->touched, (out->ntouched + 1) * sizeof *out->touched);
+			memset(&out->touched[j], 0, sizeof out->touched[j]);
+			out->touched[j].start = s;
+			out->touched[j].end = s + w;
+			out->ntouched++;
+		}
+		out->touched[j].interval = i;
+		out->touched[j].deleted += c;
+		out->touched[j].state = state;
+	}
 	return 0;
 }
 
 /* Takes the table's repair lock, saying so when another session holds it. */
 static int rk_repair_lock(rk_repair *r, rk_error *err)
 {
-	const char *params[1] = {r->oid};
+	const char *params[1] = {r->dest.oid};
 	rk_pg_result *res;
 	bool got;
 
 	if (rk_pg_exec(r->tgt, "try repair lock", rk_sql_repair_try_lock, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
-		return -1;
+		return rk_repair_tgt_fail(r, err);
 	got = rk_pg_result_value(res, 0, 0) && !strcmp(rk_pg_result_value(res, 0, 0), "t");
 	rk_pg_result_free(res);
 	if (got)
 		return 0;
-	rk_log_warn("target table %s is locked by another repair; waiting for it to finish", r->display);
-	return rk_pg_exec(r->tgt, "repair lock", rk_sql_repair_lock, 1, params, RK_PG_ONE_ROW, NULL, err);
+	rk_log_warn("target table %s is locked by another repair; waiting for it to finish", r->dest.display);
+	if (rk_pg_exec(r->tgt, "repair lock", rk_sql_repair_lock, 1, params, RK_PG_ONE_ROW, NULL, err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	return 0;
 }
 
-/* One interval in one transaction; iv->state says how it ended. */
-static int rk_repair_interval_run(rk_repair *r, rk_repair_interval *iv, rk_error *err)
+/* Adds the windows one interval touched to the run's. */
+static void rk_repair_merge(rk_repair_result *out, rk_repair_result *mine)
 {
-	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
-	const char *bounds[2] = {rk_time_format_sql(iv->start, true, sa), rk_time_format_sql(iv->end, true, sb)};
-	bool execute = r->spec->execute;
+	for (size_t j = 0; j < mine->ntouched; j++) {
+		rk_repair_touched *t = &mine->touched[j];
+		size_t k;
+
+		for (k = 0; k < out->ntouched; k++)
+			if (out->touched[k].start == t->start && out->touched[k].end == t->end)
+				break;
+		if (k == out->ntouched) {
+			out->touched = rk_xrealloc(out->touched, (out->ntouched + 1) * sizeof *out->touched);
+			out->touched[k] = *t;
+			out->touched[k].deleted = 0;
+			out->ntouched++;
+		}
+		out->touched[k].interval = t->interval;
+		out->touched[k].state = t->state;
+		out->touched[k].deleted += t->deleted;
+	}
+	out->null_time_deleted += mine->null_time_deleted;
+	rk_repair_result_free(mine);
+}
+
+/* Runs one of the by-key statements (they return window, count rows),
+ * noting the windows it reached in *out (the interval's own). */
+static int rk_repair_by_key(rk_repair *r, size_t i, const char *label, const char *sql, rk_repair_state state,
+                            rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char s[RK_TIME_STRLEN], w[32];
+	const char *params[2] = {rk_time_format_sql(v->start, true, s), w};
+	rk_pg_result *res = NULL;
+	int rc;
+
+	snprintf(w, sizeof w, "%lld", (long long)(v->end - v->start));
+	if (rk_pg_exec(r->tgt, label, sql, 2, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	rc = rk_repair_touch(r, i, res, state, out, &v->deleted_by_key, err);
+	rk_pg_result_free(res);
+	return rc;
+}
+
+static void rk_repair_rollback(rk_repair *r)
+{
 	rk_error scratch;
 
-	iv->state = RK_REPAIR_FAILED;
-	if (rk_pg_command(r->tgt, "begin repair", rk_sql_repair_begin, err) < 0)
-		return -1;
-	if ((execute && rk_repair_lock(r, err) < 0) || rk_repair_stage(r, iv, err) < 0)
-		goto rollback;
-	if (execute) {
-		if (rk_repair_count(r, "delete by time", r->sql_delete_time, 2, bounds, &iv->deleted_by_time, err) < 0 ||
-		    rk_repair_count(r, "delete by key", r->sql_delete_key, 0, NULL, &iv->deleted_by_key, err) < 0 ||
-		    rk_repair_count(r, "insert rows", r->sql_insert, r->spec->interval_column ? 1 : 0, bounds,
-		                    &iv->inserted, err) < 0)
-			goto rollback;
-		if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
-			/* a lost connection leaves the outcome of COMMIT unknown; any
-			 * other failure (a deferred constraint) rolled it back */
-			if (rk_pg_error_is_connection(err))
-				iv->state = RK_REPAIR_UNKNOWN;
-			return -1;
-		}
-		iv->state = RK_REPAIR_COMMITTED;
-		return 0;
-	}
-	if (rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &iv->deleted_by_time, err) < 0 ||
-	    rk_repair_count(r, "count rows by key", r->sql_plan_key, 2, bounds, &iv->deleted_by_key, err) < 0)
-		goto rollback;
-	iv->inserted = iv->source_rows;
-	if (rk_pg_command(r->tgt, "end the plan", rk_sql_repair_rollback, err) < 0)
-		return -1;
-	iv->state = RK_REPAIR_PLANNED;
-	return 0;
-rollback:
+	rk_guard_idle(r->tgt);
 	rk_error_clear(&scratch);
 	if (rk_pg_command(r->tgt, "roll back", rk_sql_repair_rollback, &scratch) < 0)
 		rk_log_debug("rollback after a failed interval: %s", scratch.msg);
-	return -1;
 }
 
-/* Checks the replaced interval again, as `reckon check` would. */
-static int rk_repair_verify(rk_repair *r, rk_repair_interval *iv, rk_error *err)
+/* One interval replaced in one transaction; v->state says how it ended. */
+static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
+	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	rk_repair_result mine;
+
+	memset(&mine, 0, sizeof mine);
+	v->state = RK_REPAIR_FAILED;
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, "begin repair", rk_sql_repair_begin, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	if (rk_repair_lock(r, err) < 0 ||
+	    rk_repair_count(r, "delete by time", r->sql_delete_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
+	    rk_repair_by_key(r, i, "delete by key", r->sql_delete_key, RK_REPAIR_COMMITTED, &mine, err) < 0 ||
+	    rk_repair_count(r, "insert rows", r->sql_insert, 1, bounds, &v->inserted, NULL, err) < 0 ||
+	    rk_guard_check(err) < 0) {
+		rk_repair_result_free(&mine);
+		rk_repair_rollback(r);
+		return -1;
+	}
+	if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
+		rk_guard_idle(r->tgt);
+		rk_repair_result_free(&mine);
+		/* a lost connection leaves the outcome of COMMIT unknown; any
+		 * other failure (a deferred constraint, a cancel) rolled it back */
+		if (rk_pg_error_is_connection(err))
+			v->state = RK_REPAIR_UNKNOWN;
+		return rk_repair_tgt_fail(r, err);
+	}
+	rk_guard_idle(r->tgt);
+	v->state = RK_REPAIR_COMMITTED;
+	rk_repair_merge(out, &mine);
+	return 0;
+}
+
+/* One interval counted as the execution would change it, in a read-only
+ * transaction that marks what it counts as deleted. */
+static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
+	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	rk_repair_result mine;
+
+	memset(&mine, 0, sizeof mine);
+	v->state = RK_REPAIR_FAILED;
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	if (rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
+	    rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
+	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0) {
+		rk_repair_result_free(&mine);
+		rk_repair_rollback(r);
+		return -1;
+	}
+	if (rk_repair_cmd(r, "end the plan", rk_sql_repair_commit, err) < 0) {
+		rk_guard_idle(r->tgt);
+		rk_repair_result_free(&mine);
+		return -1;
+	}
+	rk_guard_idle(r->tgt);
+	rk_repair_merge(out, &mine);
+	v->inserted = v->source_rows;
+	v->state = RK_REPAIR_PLANNED;
+	return 0;
+}
+
+/* Checks [start, end) as `reckon check` would: *match, and the counts. */
+static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
+                                  uint64_t *trows, rk_error *err)
 {
 	rk_check_spec cs = r->spec->check;
 	rk_check_result *res = NULL;
 
 	cs.key = (const char *const *)r->key;
 	cs.nkey = r->nkey;
-	cs.from = iv->start;
-	cs.to = iv->end;
-	cs.width = iv->end - iv->start;
+	cs.from = start;
+	cs.to = end;
+	cs.width = end - start;
 	cs.settle = 0;
-	cs.now = iv->end;
+	cs.now = end;
 	cs.findings = false;
 	cs.watermark_query = NULL;
-	if (rk_check_run(&cs, &res, err) < 0)
+	if (rk_check_run(&cs, &res, err) < 0) {
+		if (rk_guard_is_lock_timeout(err)) {
+			char what[600];
+
+			snprintf(what, sizeof what, "the pair's tables (checking %s)", r->dest.display);
+			rk_guard_explain_lock(NULL, what, err);
+		}
 		return -1;
-	iv->after_source_rows = res->side[0].rows[0];
-	iv->after_target_rows = res->side[1].rows[0];
+	}
+	*srows = res->side[0].rows[0];
+	*trows = res->side[1].rows[0];
 	/* the window's own verdict: NULL-time rows elsewhere in the table make
 	 * the run's verdict differ but are no business of this interval */
-	iv->state = res->status[0] == RK_WIN_MATCH ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
+	*match = res->status[0] == RK_WIN_MATCH;
 	rk_check_result_free(res);
 	return 0;
 }
 
+/* Checks the replaced interval again, then the windows its delete by key
+ * reached. */
+static int rk_repair_verify(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	bool match;
+
+	if (rk_repair_check_window(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows, err) < 0)
+		return -1;
+	v->state = match ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
+	for (size_t j = 0; j < out->ntouched; j++) {
+		rk_repair_touched *t = &out->touched[j];
+
+		if (t->interval != i || t->state != RK_REPAIR_COMMITTED)
+			continue;
+		if (rk_repair_check_window(r, t->start, t->end, &match, &t->after_source_rows, &t->after_target_rows,
+		                           err) < 0)
+			return -1;
+		t->state = match ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * the run
+ * ---------------------------------------------------------------------- */
+
 /* Rewrites err as "repaired D of N intervals: [..), [..); interval [..) was
- * not changed: <cause>", keeping the cause's code, SQLSTATE and hint. */
+ * not changed: <cause>", keeping the cause's code, SQLSTATE and hint.
+ * failed == n: the run stopped before any interval. */
 static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interval *iv, size_t n, size_t failed,
                               rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT;
-	size_t done = 0, others = 0, listed = 0, later = n - failed - 1;
+	size_t done = 0, others = 0, listed = 0, later = 0;
 	char hint[sizeof err->hint];
 	char cause[sizeof err->msg];
 	int code = err->code ? err->code : RK_EXIT_RUNTIME;
@@ -778,8 +1056,12 @@ static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interv
 			if (i != failed)
 				others++;
 		}
+		if (i > failed && iv[i].state == RK_REPAIR_PENDING)
+			later++;
 	}
-	if (!spec->execute) {
+	if (failed == n) {
+		rk_buf_puts(&b, "nothing was changed");
+	} else if (!spec->execute) {
 		rk_buf_puts(&b, "dry run of interval ");
 		rk_repair_put_interval(&b, iv[failed].start, iv[failed].end);
 		rk_buf_puts(&b, " failed; nothing was changed");
@@ -814,7 +1096,7 @@ static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interv
 	}
 	rk_buf_printf(&b, ": %s", cause);
 	rk_error_set(err, code, "%s", rk_buf_cstr(&b));
-	if (spec->execute)
+	if (spec->execute && failed < n)
 		rk_error_hint(err, "%s%srepair is idempotent: run the same command again to finish", hint,
 		              hint[0] ? "; " : "");
 	else if (hint[0])
@@ -822,30 +1104,91 @@ static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interv
 	rk_buf_free(&b);
 }
 
-int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_error *err)
+/* Checks every interval first; those that match are left alone.  Then
+ * stages the others and refuses what must be refused. */
+static int rk_repair_prepare(rk_repair *r, rk_error *err)
+{
+	/* the staging table is made first: referring to the target, it waits
+	 * (under the guard) for whoever holds the table exclusively, before a
+	 * check's reader would wait where no one can name the blocker */
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, "create staging table", r->sql_stage_create, err) < 0 ||
+	    (!r->spec->execute && rk_repair_cmd(r, "create plan table", rk_sql_repair_gone_create, err) < 0)) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	rk_guard_idle(r->tgt);
+	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);
+	for (size_t i = 0; i < r->n; i++) {
+		rk_repair_interval *v = &r->iv[i];
+		bool match;
+
+		if (rk_guard_check(err) < 0 ||
+		    rk_repair_check_window(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows,
+		                           err) < 0)
+			return -1;
+		if (match) {
+			v->state = RK_REPAIR_ALREADY;
+			continue;
+		}
+		v->after_source_rows = v->after_target_rows = 0;
+		r->todo[r->ntodo++] = i;
+	}
+	if (!r->ntodo)
+		return 0;
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_stage(r, err) < 0 || rk_repair_survey(r, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	rk_guard_idle(r->tgt);
+	/* the source's snapshot is no longer needed: do not hold it while the
+	 * target is written */
+	rk_reader_free(r->src);
+	r->src = NULL;
+	return 0;
+}
+
+int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_repair_result *res,
+                  rk_error *err)
 {
 	rk_repair r;
 	int rc = 0;
 
+	memset(res, 0, sizeof *res);
 	memset(&r, 0, sizeof r);
 	r.spec = spec;
+	r.iv = iv;
+	r.n = n;
 	for (size_t i = 0; i < n; i++) {
 		iv[i].state = RK_REPAIR_PENDING;
 		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
 		iv[i].after_source_rows = iv[i].after_target_rows = 0;
 	}
-	if (rk_repair_open(&r, err) < 0) {
+	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
+		return -1;
+	if (rk_repair_open(&r, err) < 0 || rk_repair_prepare(&r, err) < 0) {
+		if (rk_guard_signal())
+			rk_guard_check(err);
+		if (rk_guard_is_interrupt(err) || rk_guard_is_lock_timeout(err) || r.todo)
+			rk_repair_explain(spec, iv, n, n, err);
 		rk_repair_close(&r);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < r.ntodo; k++) {
+		size_t i = r.todo[k];
 		rk_buf b = RK_BUF_INIT;
 
 		rk_repair_put_interval(&b, iv[i].start, iv[i].end);
 		rk_log_info("%s interval %s of %s", spec->execute ? "repairing" : "planning", rk_buf_cstr(&b),
-		            r.display);
+		            r.dest.display);
 		rk_buf_free(&b);
-		if (rk_repair_interval_run(&r, &iv[i], err) < 0 || (spec->execute && rk_repair_verify(&r, &iv[i], err) < 0)) {
+		if (spec->execute ? rk_repair_execute(&r, i, res, err) < 0 || rk_repair_verify(&r, i, res, err) < 0
+		                  : rk_repair_plan(&r, i, res, err) < 0) {
+			if (rk_guard_signal())
+				rk_guard_check(err);
 			rk_repair_explain(spec, iv, n, i, err);
 			rc = -1;
 			break;

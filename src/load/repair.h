@@ -3,14 +3,25 @@
  * target, one transaction per interval, then re-checks each (product.md 2.4,
  * docs/repair.md).
  *
- * For an interval [s, e), one target transaction: an advisory lock on the
- * target table (so two repairs never interleave on it), the source's rows
- * of [s, e) streamed by COPY into a temporary table, the target rows whose
- * time is in [s, e) deleted, the target rows holding one of those source
- * keys deleted, the staged rows inserted, commit.  Then the interval is
- * checked again like `reckon check` would.  A dry run stages the rows the
- * same way but only counts, in a transaction that turns read-only and is
- * rolled back.
+ * A run, in order, changing nothing before its last step:
+ *   1. refuses an open interval (end after now - settle) unless allow_open,
+ *      and a target that an enabled subscription writes into unless force;
+ *   2. checks each interval as `reckon check` would, and leaves the ones
+ *      that already match alone ("already matches");
+ *   3. reads the source's rows of the others once, from one snapshot, into
+ *      a staging table on the target (with the target's column types);
+ *   4. refuses a key the source does not hold uniquely when the delete by
+ *      key would reach target rows outside an interval whose keys the
+ *      source also holds outside it;
+ *   5. per interval, one target transaction: the table's advisory lock, the
+ *      target rows of [s, e) deleted, the other target rows holding one of
+ *      the interval's source keys deleted, the staged rows inserted, commit;
+ *      then the interval checked again, and every window outside it whose
+ *      rows the delete by key removed.
+ * A dry run does 1-4 and counts what 5 would delete and insert, interval by
+ * interval as the real run would (a row counted once), in read-only
+ * transactions.  Only the target rows of the pair are touched: those
+ * --target-where selects.
  *
  * Layering: uses io/ (readers, libpq wrapper) and check/ (the re-check);
  * knows nothing of argv or output formats.
@@ -31,14 +42,19 @@ typedef enum rk_repair_state {
 	RK_REPAIR_PENDING = 0,  /* not reached (the run stopped earlier) */
 	RK_REPAIR_FAILED,       /* its transaction failed and was rolled back: untouched */
 	RK_REPAIR_UNKNOWN,      /* the connection was lost during COMMIT: done or untouched */
+	RK_REPAIR_ALREADY,      /* it matched when checked first: left alone */
 	RK_REPAIR_PLANNED,      /* dry run: counted, nothing changed */
 	RK_REPAIR_COMMITTED,    /* replaced; the re-check failed to run */
 	RK_REPAIR_MATCH,        /* replaced and the re-check matches */
 	RK_REPAIR_DIFFER        /* replaced, but the re-check still differs */
 } rk_repair_state;
 
-/* "pending", "failed", "unknown", "planned", "unverified", "match", "differ" */
+/* What reckon repair prints: "pending", "failed", "unknown",
+ * "already matches", "planned", "unverified", "match", "differ". */
 const char *rk_repair_state_name(rk_repair_state s);
+
+/* The same as one word for JSON ("already_matches"). */
+const char *rk_repair_state_key(rk_repair_state s);
 
 /* True when the state means the interval's replacement was committed. */
 bool rk_repair_state_done(rk_repair_state s);
@@ -48,35 +64,65 @@ typedef struct rk_repair_interval {
 	rk_repair_state state;
 	uint64_t source_rows;       /* source rows of [start, end) read and staged */
 	uint64_t deleted_by_time;   /* target rows in [start, end) deleted (dry run: would be) */
-	uint64_t deleted_by_key;    /* target rows outside it holding a staged key */
+	uint64_t deleted_by_key;    /* target rows outside it holding one of its source keys */
 	uint64_t inserted;          /* rows inserted (dry run: would be) */
-	/* the re-check (states MATCH and DIFFER) */
+	/* the re-check (MATCH, DIFFER), or the first check (ALREADY) */
 	uint64_t after_source_rows;
 	uint64_t after_target_rows;
 } rk_repair_interval;
 
+/* A window outside the list whose target rows an interval's delete by key
+ * removed (a stale copy of a key that moved windows), on the grid of that
+ * interval: [start + k * width, ...). */
+typedef struct rk_repair_touched {
+	rk_usec start, end;
+	size_t interval;            /* the interval whose delete reached it (the last one) */
+	uint64_t deleted;           /* target rows it lost (dry run: would lose) */
+	rk_repair_state state;      /* PLANNED, MATCH, DIFFER, or COMMITTED (not re-checked) */
+	uint64_t after_source_rows, after_target_rows;
+} rk_repair_touched;
+
+typedef struct rk_repair_result {
+	rk_repair_touched *touched; /* in time order; owned */
+	size_t ntouched;
+	uint64_t null_time_deleted; /* rows with a NULL time the deletes by key removed */
+} rk_repair_result;
+
+void rk_repair_result_free(rk_repair_result *res);
+
 typedef struct rk_repair_spec {
-	/* The pair and what the re-check compares, as for `reckon check`: the
-	 * source/target reader options, key, time, sum, columns, types and
-	 * leaf_rows are used; the range, window, clock and findings are set
-	 * per interval. */
+	/* The pair and what the checks compare, as for `reckon check`: the
+	 * reader options (mappings and filters included), key, time, sum,
+	 * columns, exclude, types and leaf_rows are used, and settle and now
+	 * say which intervals are closed; the range and window are set per
+	 * interval. */
 	rk_check_spec check;
 	const char *interval_column;   /* --interval-column, or NULL */
 	bool execute;                  /* false: dry run */
+	bool allow_open;               /* --allow-open: open intervals too */
+	bool force;                    /* --force: a target a subscription writes into */
 } rk_repair_spec;
 
 /*
- * Repairs (or, without execute, plans) the n intervals in order, filling
- * each one's state and counts as it goes.  Refuses a CSV target and checks
- * every named column before the first write (RK_EXIT_USAGE).
+ * Repairs (or, without execute, plans) the n intervals in order (sorted,
+ * disjoint, as a rerun list holds them), filling each one's state and
+ * counts as it goes, and *res with the windows outside the list it touched
+ * (rk_repair_result_free frees, also after a failure).  Refuses, before any
+ * change (RK_EXIT_USAGE): a CSV target, unknown or unwritable columns, an
+ * uncovered NOT NULL column, open intervals, a subscribed target, a key
+ * the source does not hold uniquely.
  *
- * Returns 0 when every interval was planned or replaced and re-checked
- * (whatever the re-checks said: see the states), -1 with err otherwise.
- * On -1 after the first write, the message says which intervals were
- * replaced and that the failing one was not changed (or may have been, when
- * the connection was lost during its COMMIT); intervals past it are PENDING.
+ * Returns 0 when every interval was planned, left alone or replaced and
+ * re-checked (whatever the re-checks said: see the states), -1 with err
+ * otherwise.  On -1 after the first write, the message says which
+ * intervals were replaced and that the failing one was not changed (or may
+ * have been, when the connection was lost during its COMMIT); intervals
+ * past it are PENDING.  A caught SIGINT/SIGTERM (guard.h) stops the run
+ * that way too, with err's code 128 + the signal.  A lock wait longer than
+ * the guard's lock timeout: RK_EXIT_RUNTIME naming the blocking sessions.
  * The intervals are the caller's; the function only writes their results.
  */
-int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_error *err);
+int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_repair_result *res,
+                  rk_error *err);
 
 #endif

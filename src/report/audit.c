@@ -48,6 +48,7 @@ static const struct {
 } rk_audit_migrations[] = {
 	{1, rk_sql_audit_schema},
 	{2, rk_sql_audit_migrate_2},
+	{3, rk_sql_audit_migrate_3},
 };
 #define RK_AUDIT_NMIGRATIONS (sizeof rk_audit_migrations / sizeof rk_audit_migrations[0])
 #define RK_AUDIT_VERSION (rk_audit_migrations[RK_AUDIT_NMIGRATIONS - 1].version)

@@ -120,9 +120,12 @@ static int rk_rr_split(const char *name, unsigned long lineno, const char *line,
 }
 
 static int rk_rr_time(const char *name, unsigned long lineno, const rk_rr_field *f, int idx, rk_usec *out,
-                      rk_error *err)
+                      bool *zoneless, rk_error *err)
 {
 	const char *why = NULL;
+	char text[64];
+	rk_error scratch;
+	rk_usec again;
 
 	if (f->len == 0) {
 		rk_rr_fail(err, name, lineno, f->col, "%s is empty", rk_rr_names[idx]);
@@ -137,6 +140,15 @@ static int rk_rr_time(const char *name, unsigned long lineno, const rk_rr_field 
 		rk_rr_fail(err, name, lineno, f->col, "%s must be a finite instant, not '%.*s'", rk_rr_names[idx],
 		           (int)f->len, f->s);
 		return rk_error_hint(err, "an interval of a rerun list has finite bounds");
+	}
+	/* a command-line instant needs a zone; remember whether this one had
+	 * one, for the commands that read instants as --from does */
+	if (f->len < sizeof text) {
+		memcpy(text, f->s, f->len);
+		text[f->len] = '\0';
+		rk_error_clear(&scratch);
+		if (rk_time_parse_arg(rk_rr_names[idx], text, &again, &scratch) < 0)
+			*zoneless = true;
 	}
 	return 0;
 }
@@ -233,8 +245,8 @@ static int rk_rr_line(const rk_rerun_list *l, unsigned long lineno, const char *
 	memset(it, 0, sizeof *it);
 	it->line = lineno;
 	it->intervals = 1;
-	if (rk_rr_time(l->name, lineno, &f[0], 0, &it->start, err) < 0 ||
-	    rk_rr_time(l->name, lineno, &f[1], 1, &it->end, err) < 0)
+	if (rk_rr_time(l->name, lineno, &f[0], 0, &it->start, &it->zoneless, err) < 0 ||
+	    rk_rr_time(l->name, lineno, &f[1], 1, &it->end, &it->zoneless, err) < 0)
 		return -1;
 	for (int i = 0; i < RK_RERUN_NCOUNTS; i++)
 		if (rk_rr_count(l->name, lineno, &f[2 + i], 2 + i, &it->count[i], err) < 0)

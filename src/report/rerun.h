@@ -13,6 +13,7 @@
 #ifndef RK_RERUN_H
 #define RK_RERUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,8 @@ typedef struct rk_rerun_interval {
 	uint64_t count[RK_RERUN_NCOUNTS]; /* source_rows, target_rows, missing, extra,
 	                                   * duplicated, changed (summed when merged) */
 	unsigned long line;               /* line in the file (of the first interval) */
+	bool zoneless;                    /* a bound was written without a zone (taken as UTC),
+	                                   * which --from would refuse */
 } rk_rerun_interval;
 
 typedef struct rk_rerun_list {

@@ -74,7 +74,7 @@ test_two_runs_with_a_late_commit() {
 	assert_eq "finding,repair_interval,run,schema_version,window" \
 		"$(asql "select string_agg(table_name, ',' order by table_name) from information_schema.tables
 		         where table_schema = 'reckon'")" "tables of schema reckon"
-	assert_eq "1,2" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")" \
+	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")" \
 		"schema versions"
 	assert_eq "t" "$(asql "select error is null from reckon.run")" "no error on a check run"
 	assert_eq 1 "$(asql 'select count(*) from reckon.run')"
@@ -207,7 +207,7 @@ test_concurrent_first_runs() {
 	done
 	assert_eq 5 "$(asql 'select count(*) from reckon.run')"
 	assert_eq 25 "$(asql 'select count(*) from reckon.window')"
-	assert_eq 2 "$(asql 'select count(*) from reckon.schema_version')"
+	assert_eq 3 "$(asql 'select count(*) from reckon.schema_version')"
 	for i in 1 2 3 4 5; do
 		assert_not_contains "err$i" "NOTICE"
 	done
@@ -239,7 +239,8 @@ test_schema_by_hand_and_least_privilege() {
 	psql_file $AUDIT_DB audit_migrate_2
 	psql_file $AUDIT_DB audit_schema
 	psql_file $AUDIT_DB audit_migrate_2
-	assert_eq "1,2" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	psql_file $AUDIT_DB audit_migrate_3
+	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	sql $AUDIT_DB "do \$\$ begin create role au_writer login; exception when duplicate_object then null; end \$\$;
 		revoke create on database $AUDIT_DB from public;
 		revoke create on schema public from public;
@@ -248,7 +249,7 @@ test_schema_by_hand_and_least_privilege() {
 		grant usage on all sequences in schema reckon to au_writer" >/dev/null
 	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_CHECK[@]}" \
 		--audit "$(conn $AUDIT_DB) user=au_writer"
-	assert_eq "au_writer|2" "$(asql "select db_user, (select count(*) from reckon.schema_version) from reckon.run")"
+	assert_eq "au_writer|3" "$(asql "select db_user, (select count(*) from reckon.schema_version) from reckon.run")"
 	# ... and repairs
 	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_CHECK[@]}" --rerun-list rerun.csv
 	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_REPAIR[@]}" \
@@ -348,7 +349,7 @@ test_repair_dry_run_and_execute_recorded() {
 	assert_not_contains "$OUT" "$SECRET"
 	assert_not_contains "$ERR" "$SECRET"
 	assert_eq "$before" "$(tgt_md5)" "target after the dry run"
-	assert_eq "1,2" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq 1 "$(asql 'select count(*) from reckon.run')"
 	run1=$(asql 'select run_id from reckon.run')
 	assert_eq "repair|planned|0|false|mart.orders|mart.orders|{order_id,line_no}|{amount}|2026-03-02T00:00:00Z|2026-03-02T03:00:00Z|0.1.0" "$(asql "
@@ -436,10 +437,11 @@ $W3 not_started | before: 8 7 1 0 0 0 | did: - - - - | - - -" "$(intervals "$run
 	run2=$(asql 'select max(run_id) from reckon.run')
 	assert_eq "match|0|t" "$(asql "select concat_ws('|', verdict, exit_status, error is null) from reckon.run
 		where run_id = $run2")"
-	assert_eq "verified verified verified" \
+	# W0, done by the first run, is left alone: it already matches
+	assert_eq "already_matches verified verified" \
 		"$(asql "select string_agg(status, ' ' order by interval_start) from reckon.repair_interval where run_id = $run2")"
 	aquery repairs table=mart.orders days=7 >got
-	assert_eq "$run1|failed|verified $run1|failed|not_changed $run1|failed|not_started $run2|match|verified $run2|match|verified $run2|match|verified" \
+	assert_eq "$run1|failed|verified $run1|failed|not_changed $run1|failed|not_started $run2|match|already_matches $run2|match|verified $run2|match|verified" \
 		"$(cut -d'|' -f2,5,9 got | tr '\n' ' ' | sed 's/ $//')"
 	assert_contains "$(sed -n 2p got | cut -d'|' -f19-)" "rows of W2 are frozen"
 }
@@ -509,10 +511,11 @@ test_upgrade_from_version_1() {
 		sum_columns, verdict, exit_status) values ('check', now(), now(), '0.0.9', '{}', '{}', '{}', 'differ', 1)" >/dev/null
 	repair_list
 	assert_exit 0 audit_repair --rerun-list rerun.csv
-	assert_eq "1,2" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq "check|differ|t repair|planned|t" "$(asql "select string_agg(concat_ws('|', command, verdict,
 		error is null), ' ' order by run_id) from reckon.run")"
 	psql_file $AUDIT_DB audit_migrate_2
-	assert_eq "1,2" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	psql_file $AUDIT_DB audit_migrate_3
+	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq 2 "$(asql 'select count(*) from reckon.repair_interval')"
 }

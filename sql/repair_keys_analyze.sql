@@ -1,0 +1,2 @@
+-- Temporary tables are never auto-analyzed.
+ANALYZE reckon_repair_keys;
