@@ -2,7 +2,8 @@
  * cmd_repair.c - reckon repair: a rerun list and the table options to a
  * repair spec, run, the per-interval table (or JSON) on stdout, and with
  * --audit the run recorded in the audit trail, also when it stopped part way
- * or was interrupted.
+ * or was interrupted.  With --job, the same for every table of a job, each
+ * replaying DIR/LABEL/rerun.csv of the job's report directory.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -260,8 +261,36 @@ static void rk_json_time(FILE *out, const char *name, rk_usec t)
 	fprintf(out, "\"%s\":\"%s\"", name, rk_time_format(t, a));
 }
 
-/* Every value is a number, an instant or one of a few fixed words, so the
- * JSON needs no string escaping. */
+/* A message as a JSON string: quotes, backslashes and control characters
+ * escaped, bytes that are not UTF-8 replaced by U+FFFD. */
+static void rk_json_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		size_t k;
+
+		for (k = 1; k < n && (p[k] & 0xc0) == 0x80; k++)
+			;
+		if (n == 0 || k < n || (n == 2 && *p < 0xc2)) {
+			fputs("\xef\xbf\xbd", out);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(out, "\\%c", *p++);
+		} else if (*p < 0x20) {
+			fprintf(out, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, out);
+			p += n;
+		}
+	}
+	fputc('"', out);
+}
+
+/* Every value is a number, an instant, one of a few fixed words or an
+ * escaped message. */
 static void rk_repair_json(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
@@ -450,6 +479,14 @@ static int rk_repair_audit_first(const char *audit, rk_error *err)
 	                     hint[0] ? hint : "fix the --audit database");
 }
 
+/* The higher of two exit statuses (0 < 1 < 2 < 3); an interruption wins. */
+static int rk_repair_worst(int a, int b)
+{
+	if (a >= 128 || b >= 128)
+		return a >= 128 ? a : b;
+	return a > b ? a : b;
+}
+
 /* reckon repair --rerun-list FILE ... */
 static int rk_repair_one(rk_opts *o)
 {
@@ -489,6 +526,132 @@ static int rk_repair_one(rk_opts *o)
 	return status;
 }
 
+/* "DIR/LABEL/rerun.csv" */
+static char *rk_repair_job_list(const char *dir, const char *label)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	rk_buf_printf(&b, "%s/%s/rerun.csv", dir, label);
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+static bool rk_repair_only(const rk_opts *o, const char *label)
+{
+	if (!o->only.n)
+		return true;
+	for (size_t i = 0; i < o->only.n; i++)
+		if (!strcmp(o->only.items[i], label))
+			return true;
+	return false;
+}
+
+/* reckon repair --job FILE --report DIR ... */
+static int rk_repair_job(rk_opts *o, int argc, char **argv)
+{
+	rk_ini *job = NULL;
+	const char **labels = NULL;
+	size_t nlabels = 0, ran = 0;
+	rk_error err;
+	bool json = o->format == RK_OPT_FORMAT_JSON;
+	int status = RK_EXIT_OK;
+
+	rk_error_clear(&err);
+	if (rk_opts_is_set(o, RK_O_RERUN_LIST)) {
+		rk_error_set(&err, RK_EXIT_USAGE, "options --job and --rerun-list exclude each other");
+		rk_error_hint(&err, "a job replays DIR/LABEL/rerun.csv of each table: give --report DIR");
+		goto fail;
+	}
+	if (!o->report) {
+		rk_error_set(&err, RK_EXIT_USAGE, "repair --job needs --report DIR");
+		rk_error_hint(&err, "the report directory 'reckon check --job ... --report DIR' wrote: repair replays "
+		                    "DIR/LABEL/rerun.csv of each table");
+		goto fail;
+	}
+	if (rk_opts_job_read(o->job, RK_CMD_REPAIR, &job, &labels, &nlabels, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < o->only.n; i++) {
+		size_t k;
+
+		for (k = 0; k < nlabels && strcmp(labels[k], o->only.items[i]); k++)
+			;
+		if (k == nlabels) {
+			rk_error_set(&err, RK_EXIT_USAGE, "--only %s: no table of that label in %s", o->only.items[i], o->job);
+			rk_error_hint(&err, "the job's tables are its [table LABEL] sections");
+			goto fail;
+		}
+	}
+	if (o->audit && rk_repair_audit_first(o->audit, &err) < 0)
+		goto fail;
+	if (json)
+		fputs("{\"tables\":{", stdout);
+	for (size_t i = 0; i < nlabels && !rk_guard_signal(); i++) {
+		rk_opts to;
+		rk_rtable t;
+		char *path;
+
+		if (!rk_repair_only(o, labels[i]))
+			continue;
+		memset(&t, 0, sizeof t);
+		t.label = labels[i];
+		path = rk_repair_job_list(o->report, labels[i]);
+		if (rk_opts_parse_table(&to, RK_CMD_REPAIR, argc, argv, job, labels[i], &t.err) < 0) {
+			t.failed = true;
+			t.status = t.err.code ? t.err.code : RK_EXIT_USAGE;
+		} else {
+			rk_repair_table(&to, path, &t);
+		}
+		if (json) {
+			fprintf(stdout, "%s\"%s\":{\"exit_status\":%d,\"error\":", ran ? "," : "", labels[i], t.status);
+			if (t.failed)
+				rk_json_string(stdout, t.err.msg);
+			else
+				fputs("null", stdout);
+			fputs(",\"repair\":", stdout);
+			if (rk_repair_printable(&t))
+				rk_repair_json(stdout, &t);
+			else
+				fputs("null", stdout);
+			fputc('}', stdout);
+		} else {
+			printf("%s== table %s: %s -> %s\n", ran ? "\n" : "", labels[i],
+			       t.spec.check.source.table ? t.spec.check.source.table : "?",
+			       t.spec.check.target.table ? t.spec.check.target.table : "?");
+			if (rk_repair_printable(&t))
+				rk_repair_text(stdout, &t);
+			if (t.failed)
+				printf("error (exit %d): %s\n", t.status, t.err.msg);
+		}
+		fflush(stdout);
+		if (t.failed)
+			rk_log_error(&t.err);
+		if (t.ran && o->audit)
+			rk_repair_record(o->audit, &to, &t);
+		status = rk_repair_worst(status, t.status);
+		ran++;
+		rk_rtable_free(&t);
+		rk_opts_free(&to);
+		free(path);
+	}
+	if (json)
+		printf("},\"exit_status\":%d}\n", status);
+	else
+		printf("\njob %s: %zu table%s%s; exit status %d\n", o->job, ran, ran == 1 ? "" : "s",
+		       o->execute ? "" : ", dry run", status);
+	if (fflush(stdout) != 0) {
+		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
+		goto fail;
+	}
+	free(labels);
+	rk_ini_free(job);
+	return status;
+fail:
+	rk_log_error(&err);
+	free(labels);
+	rk_ini_free(job);
+	return rk_repair_worst(status, err.code ? err.code : RK_EXIT_RUNTIME);
+}
+
 int rk_cmd_repair(int argc, char **argv)
 {
 	rk_opts o;
@@ -519,7 +682,7 @@ int rk_cmd_repair(int argc, char **argv)
 		rk_opts_free(&o);
 		return err.code;
 	}
-	status = rk_repair_one(&o);
+	status = o.job ? rk_repair_job(&o, argc, argv) : rk_repair_one(&o);
 	rk_guard_end();
 	rk_opts_free(&o);
 	return status;
