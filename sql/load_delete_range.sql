@@ -1,9 +1,12 @@
--- Interval write without an interval column: removes the target rows whose
--- time falls in [start, end).  $1 = interval start, $2 = interval end
+-- Interval write without an interval column: removes the target rows (of
+-- the pair) whose time falls in [start, end).
+-- $1 = interval start, $2 = interval end
+-- psql -v target_table=shop.orders_copy -v time=ts -v target_filter=true -f sql/load_delete_range.sql
 WITH deleted AS (
 	DELETE FROM :"target_table"
-	WHERE :"time" >= $1::timestamptz
-	  AND :"time" < $2::timestamptz
+	WHERE :target_filter
+	  AND :time >= $1::timestamptz
+	  AND :time < $2::timestamptz
 	RETURNING 1
 )
 SELECT count(*) FROM deleted;

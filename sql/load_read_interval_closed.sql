@@ -1,7 +1,10 @@
 -- The rows of a CLOSED interval [start, end] (the unsafe interval-closed
 -- strategy): a row stamped exactly on a boundary belongs to two runs.
 -- $1 = interval start, $2 = interval end
-SELECT :columns, max(:"time") OVER ()::timestamptz AS reckon_newest
+-- psql -v source_table=shop.orders -v source_columns='id, ts, amount' -v source_time=ts \
+--      -v source_keys=id -v source_filter=true -f sql/load_read_interval_closed.sql
+SELECT :source_columns, max(:source_time) OVER ()::timestamptz AS reckon_newest
 FROM :"source_table"
-WHERE :"time" BETWEEN $1::timestamptz AND $2::timestamptz
-ORDER BY :"time", :keys;
+WHERE :source_filter
+  AND :source_time BETWEEN $1::timestamptz AND $2::timestamptz
+ORDER BY :source_time, :source_keys;

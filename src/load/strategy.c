@@ -13,6 +13,8 @@
 #include "core/log.h"
 #include "io/pg.h"
 #include "io/sqltpl.h"
+#include "load/dest.h"
+#include "load/guard.h"
 #include "load/watermark.h"
 #include "rk_sql.h"
 
@@ -156,10 +158,14 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 typedef struct rk_load_run_ctx {
 	const rk_load_spec *spec;
 	rk_pg *src, *tgt;
+	rk_dest source, target;     /* the two relations */
+	rk_wmap map;                /* the target columns written, and from what */
 	rk_buf sql;
 	rk_buf rows;                /* the rows read, in COPY text format */
-	char *q_source_table, *q_target_table, *q_time, *q_columns, *q_keys, *q_wm_table, *q_interval_column;
-	rk_sqlvar vars[8];
+	/* SQL fragments, quoted or the user's expressions in parentheses */
+	char *q_source_columns, *q_source_time, *q_source_keys, *q_source_filter;
+	char *q_columns, *q_keys, *q_time, *q_target_filter, *q_wm_table, *q_interval_column;
+	rk_sqlvar vars[12];
 	size_t nvars;
 } rk_load_run_ctx;
 
@@ -215,26 +221,118 @@ static void rk_load_var(rk_load_run_ctx *c, const char *name, const char *sql)
 		c->vars[c->nvars++] = (rk_sqlvar){ name, sql };
 }
 
+/* A condition as SQL: in parentheses, or true. */
+static char *rk_load_filter(const char *where)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (where && *where)
+		rk_buf_printf(&b, "(%s\n)", where);
+	else
+		rk_buf_puts(&b, "true");
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+/* The written columns idx[0..n) (all when idx is NULL) joined by ", ": the
+ * target's quoted names, or the source's quoted names and expressions. */
+static char *rk_load_list(rk_load_run_ctx *c, const size_t *idx, size_t n, bool source, rk_error *err)
+{
+	const rk_reader_opts *so = &c->spec->pair->source;
+	rk_buf b = RK_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		const rk_wcol *w = &c->map.c[idx ? idx[i] : i];
+		char *q = NULL;
+
+		if (i)
+			rk_buf_puts(&b, ", ");
+		if (source && w->sexpr >= 0) {
+			rk_buf_printf(&b, "(%s\n)", so->expr_sql[w->sexpr]);
+			continue;
+		}
+		q = source ? rk_dest_quote(&c->source, (size_t)w->scol, err) : rk_dest_quote(&c->target, w->tcol, err);
+		if (!q) {
+			rk_buf_free(&b);
+			return NULL;
+		}
+		rk_buf_puts(&b, q);
+		free(q);
+	}
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+/* Resolves both relations, decides the columns written (the whole row by
+ * default, as check compares it) and renders the SQL fragments. */
+static int rk_load_columns(rk_load_run_ctx *c, rk_error *err)
+{
+	const rk_load_spec *s = c->spec;
+	const rk_check_spec *p = s->pair;
+	rk_wmap_in in;
+	long icol = -1;
+
+	if (rk_dest_open(&c->source, c->src, "source", p->source.table, false, err) < 0 ||
+	    rk_dest_open(&c->target, c->tgt, "target", p->target.table, true, err) < 0)
+		return -1;
+	if (s->interval_column && (icol = rk_dest_column(&c->target, s->interval_column)) < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "interval column '%s' does not exist in target table %s",
+		             s->interval_column, c->target.display);
+		rk_dest_hint_columns(&c->target, err);
+		return -1;
+	}
+	memset(&in, 0, sizeof in);
+	in.cmd = "load";
+	in.target = &c->target;
+	in.interval_col = icol;
+	in.source = &p->source;
+	in.target_side = &p->target;
+	in.src_cols = c->source.cols;
+	in.nsrc = c->source.ncols;
+	in.src_desc = c->source.display;
+	in.key = p->key;
+	in.nkey = p->nkey;
+	in.time = p->time;
+	in.only = s->columns;
+	in.nonly = s->ncolumns;
+	in.exclude = p->exclude;
+	in.nexclude = p->nexclude;
+	if (rk_wmap_build(&in, &c->map, err) < 0)
+		return -1;
+	rk_log_info("load writes %zu column%s of %s", c->map.n, c->map.n == 1 ? "" : "s", c->target.display);
+	if (!(c->q_source_columns = rk_load_list(c, NULL, c->map.n, true, err)) ||
+	    !(c->q_source_time = rk_load_list(c, &c->map.time, 1, true, err)) ||
+	    !(c->q_source_keys = rk_load_list(c, c->map.key, c->map.nkey, true, err)) ||
+	    !(c->q_columns = rk_load_list(c, NULL, c->map.n, false, err)) ||
+	    !(c->q_time = rk_load_list(c, &c->map.time, 1, false, err)) ||
+	    !(c->q_keys = rk_load_list(c, c->map.key, c->map.nkey, false, err)))
+		return -1;
+	if (icol >= 0 && !(c->q_interval_column = rk_dest_quote(&c->target, (size_t)icol, err)))
+		return -1;
+	c->q_source_filter = rk_load_filter(p->source.where);
+	c->q_target_filter = rk_load_filter(p->target.where);
+	return 0;
+}
+
 static int rk_load_quote_all(rk_load_run_ctx *c, rk_error *err)
 {
 	const rk_load_spec *s = c->spec;
 
-	if (!(c->q_source_table = rk_sql_quote_name(c->src, s->source_table, err)) ||
-	    !(c->q_target_table = rk_sql_quote_name(c->src, s->target_table, err)) ||
-	    !(c->q_time = rk_sql_quote_name(c->src, s->time, err)) ||
-	    !(c->q_columns = rk_sql_quote_list(c->src, s->columns, s->ncolumns, NULL, err)) ||
-	    !(c->q_keys = rk_sql_quote_list(c->src, s->key, s->nkey, NULL, err)))
+	if (rk_load_columns(c, err) < 0)
 		return -1;
 	if (s->watermark_table && rk_load_strategy_has_watermark_table(s->strategy) &&
 	    !(c->q_wm_table = rk_sql_quote_name(c->src, s->watermark_table, err)))
 		return -1;
-	if (s->interval_column && !(c->q_interval_column = rk_sql_quote_name(c->src, s->interval_column, err)))
-		return -1;
-	rk_load_var(c, "source_table", c->q_source_table);
-	rk_load_var(c, "target_table", c->q_target_table);
-	rk_load_var(c, "time", c->q_time);
+	rk_load_var(c, "source_table", c->source.qualified);
+	rk_load_var(c, "target_table", c->target.qualified);
+	rk_load_var(c, "source_columns", c->q_source_columns);
+	rk_load_var(c, "source_time", c->q_source_time);
+	rk_load_var(c, "source_keys", c->q_source_keys);
+	rk_load_var(c, "source_filter", c->q_source_filter);
 	rk_load_var(c, "columns", c->q_columns);
+	rk_load_var(c, "time", c->q_time);
 	rk_load_var(c, "keys", c->q_keys);
+	rk_load_var(c, "target_filter", c->q_target_filter);
 	rk_load_var(c, "watermark_table", c->q_wm_table);
 	rk_load_var(c, "interval_column", c->q_interval_column);
 	return 0;
@@ -293,7 +391,7 @@ static int rk_load_read(rk_load_run_ctx *c, const char *lower, rk_usec lookback,
 	}
 	if (rk_load_render(c, tpl, err) < 0 ||
 	    rk_pg_exec(c->src, "read source rows", c->sql.data, 2, params, RK_PG_ANY_ROWS, &res, err) < 0)
-		return rk_error_prefix(err, "cannot read %s", s->source_table);
+		return rk_error_prefix(err, "cannot read %s", c->source.display);
 	rows = rk_pg_result_rows(res);
 	cols = rk_pg_result_cols(res);
 	*newest = RK_USEC_NINF;
@@ -397,6 +495,14 @@ int rk_load_same_database(rk_pg *a, rk_pg *b, bool *same, rk_error *err)
 	return 0;
 }
 
+/* The run's first commit: from here on it finishes its steps. */
+static void rk_load_committed(rk_load_run_ctx *c, rk_load_result *out)
+{
+	out->committed = true;
+	rk_guard_idle(c->src);
+	rk_guard_idle(c->tgt);
+}
+
 static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
 {
 	const rk_load_spec *s = c->spec;
@@ -409,14 +515,21 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	char lock_name[512];
 	rk_pg_result *res = NULL;
 
-	if (!(c->src = rk_pg_connect(s->source, "source", err)) || !(c->tgt = rk_pg_connect(s->target, "target", err)))
+	if (!(c->src = rk_pg_connect(s->pair->source.conn, "source", err)) ||
+	    rk_guard_session(c->src, s->pair->source.conn, err) < 0 ||
+	    !(c->tgt = rk_pg_connect(s->pair->target.conn, "target", err)) ||
+	    rk_guard_session(c->tgt, s->pair->target.conn, err) < 0)
+		return -1;
+	/* until the first commit a signal cancels what runs and the run rolls
+	 * back; after it, the run finishes its remaining steps */
+	if (rk_guard_busy(c->src, err) < 0 || rk_guard_busy(c->tgt, err) < 0)
 		return -1;
 	if (rk_load_quote_all(c, err) < 0)
 		return -1;
 
 	/* one run per load at a time; the lock dies with the session */
 	snprintf(lock_name, sizeof lock_name, "reckon load %s",
-	         rk_load_strategy_has_watermark_table(st) ? s->load_name : s->target_table);
+	         rk_load_strategy_has_watermark_table(st) ? s->load_name : s->pair->target.table);
 	lock_params[0] = lock_name;
 	if (rk_pg_exec(c->src, "lock load", rk_sql_load_lock, 1, lock_params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
@@ -462,16 +575,18 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	}
 	rk_time_format_sql(lower, true, lower_txt);
 	if (rk_load_strategy_is_interval(st))
-		rk_log_info("reading %s for [%s, %s%c", s->source_table, rk_time_format(s->interval_start, tbuf),
+		rk_log_info("reading %s for [%s, %s%c", c->source.display, rk_time_format(s->interval_start, tbuf),
 		            rk_time_format(s->interval_end, tbuf2), st == RK_LOAD_INTERVAL ? ')' : ']');
 	else
-		rk_log_info("reading %s after %s minus lookback %s", s->source_table, rk_time_format(lower, tbuf),
+		rk_log_info("reading %s after %s minus lookback %s", c->source.display, rk_time_format(lower, tbuf),
 		            lookback > 0 ? rk_duration_format(lookback, tbuf2) : "none");
 
 	if (rk_load_read(c, lower_txt, lookback, &out->rows_read, &newest, err) < 0)
 		return -1;
 	rk_load_report(s, "rows_read=%ld", out->rows_read);
 	rk_load_crash_point(s, RK_CRASH_AFTER_READ);
+	if (rk_guard_check(err) < 0)
+		return -1;
 
 	out->has_watermark = rk_load_strategy_has_watermark_table(st) || st == RK_LOAD_TARGET_WATERMARK;
 	out->watermark = lower;
@@ -487,6 +602,7 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 		if (rk_load_watermark_advance(wm_pg, &c->sql, c->vars, c->nvars, s->load_name, newest, &out->watermark,
 		                              err) < 0)
 			return -1;
+		rk_load_committed(c, out);
 		rk_load_report(s, "watermark=%s", rk_time_format(out->watermark, tbuf));
 		rk_load_crash_point(s, RK_CRASH_AFTER_WATERMARK_COMMIT);
 	}
@@ -498,8 +614,10 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	if (one_tx && rk_load_watermark_advance(c->tgt, &c->sql, c->vars, c->nvars, s->load_name, newest,
 	                                        &out->watermark, err) < 0)
 		return -1;
-	if (rk_pg_command(c->tgt, "commit write", rk_sql_load_commit, err) < 0)
+	if ((!out->committed && rk_guard_check(err) < 0) ||
+	    rk_pg_command(c->tgt, "commit write", rk_sql_load_commit, err) < 0)
 		return -1;
+	rk_load_committed(c, out);
 	rk_load_report(s, "rows_written=%ld", out->rows_written);
 	if (one_tx)
 		rk_load_report(s, "watermark=%s", rk_time_format(out->watermark, tbuf));
@@ -527,23 +645,38 @@ int rk_load_run(const rk_load_spec *spec, rk_load_result *out, rk_error *err)
 	memset(&c, 0, sizeof c);
 	c.spec = spec;
 	rc = rk_load_run_inner(&c, out, err);
-	if (rc < 0 && err->code == RK_EXIT_RUNTIME && rk_pg_error_is_usage(err)) {
+	if (rc < 0 && rk_guard_signal() && !out->committed) {
+		rk_guard_check(err);
+		rk_error_prefix(err, "load %s: nothing was committed", rk_load_strategy_name(spec->strategy));
+	} else if (rc < 0 && rk_guard_is_lock_timeout(err)) {
+		rk_guard_explain_lock(NULL, "the load's tables", err);
+		if (!out->committed)
+			rk_error_prefix(err, "nothing was committed");
+	} else if (rc < 0 && err->code == RK_EXIT_RUNTIME && rk_pg_error_is_usage(err)) {
 		/* a table or column the user named does not exist, or is not theirs */
 		err->code = RK_EXIT_USAGE;
 		if (!err->hint[0])
-			rk_error_hint(err, "check --table/--source-table/--target-table, --key, --time, --columns and "
-			                   "--interval-column against both databases");
+			rk_error_hint(err, "check --table/--source-table/--target-table, --key, --time, --columns, the "
+			                   "mappings and filters and --interval-column against both databases");
 	}
 	/* closing an open transaction's connection rolls it back */
+	rk_guard_release(c.tgt);
+	rk_guard_release(c.src);
 	rk_pg_close(c.tgt);
 	rk_pg_close(c.src);
+	rk_dest_free(&c.source);
+	rk_dest_free(&c.target);
+	rk_wmap_free(&c.map);
 	rk_buf_free(&c.sql);
 	rk_buf_free(&c.rows);
-	free(c.q_source_table);
-	free(c.q_target_table);
-	free(c.q_time);
+	free(c.q_source_columns);
+	free(c.q_source_time);
+	free(c.q_source_keys);
+	free(c.q_source_filter);
 	free(c.q_columns);
+	free(c.q_time);
 	free(c.q_keys);
+	free(c.q_target_filter);
 	free(c.q_wm_table);
 	free(c.q_interval_column);
 	return rc;

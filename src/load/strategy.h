@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "check/check.h"
 #include "core/error.h"
 #include "core/timeutil.h"
 #include "io/pg.h"
@@ -56,14 +57,13 @@ bool rk_load_strategy_passes(rk_load_strategy s, rk_load_crash c);
 
 /* Everything one run needs; strings are borrowed from the caller. */
 typedef struct rk_load_spec {
-	const char *source;          /* conninfo */
-	const char *target;          /* conninfo */
-	const char *source_table;
-	const char *target_table;
-	char *const *key;            /* key columns */
-	size_t nkey;
-	const char *time;            /* time column */
-	char *const *columns;        /* columns copied, key and time included */
+	/* The pair, as every table command gives it: source and target (conn,
+	 * table, --source-expr/--target-expr mappings, --source-where/
+	 * --target-where filters), key, time and --exclude-columns.  Both sides
+	 * PostgreSQL. */
+	const rk_check_spec *pair;
+	const char *const *columns;  /* --columns: write only these logical columns (key and
+	                              * time always); none: the whole row (dest.h) */
 	size_t ncolumns;
 	rk_load_strategy strategy;
 	const char *watermark_table; /* strategies with a watermark table */
@@ -77,6 +77,7 @@ typedef struct rk_load_spec {
 } rk_load_spec;
 
 typedef struct rk_load_result {
+	bool committed;              /* the run committed something (a write or a watermark) */
 	long rows_read;
 	long rows_deleted;           /* target rows replaced (keyed / interval writes) */
 	long rows_written;
@@ -93,7 +94,14 @@ int rk_load_validate(const rk_load_spec *spec, rk_error *err);
 
 /*
  * Runs one load.  Refuses one-transaction when the target is not the
- * watermark's database (RK_EXIT_USAGE).  When report_fd >= 0, writes
+ * watermark's database (RK_EXIT_USAGE), and, before anything is read, a
+ * mapping the target cannot take or an uncovered NOT NULL target column
+ * (dest.h).  The source side's expressions and filter shape what is read;
+ * the target's filter limits what a keyed or interval write deletes.  A
+ * SIGINT/SIGTERM caught by the guard (guard.h) before the run's first
+ * commit rolls back and fails with code 128 + the signal; after it, the
+ * run finishes its few remaining steps.  A lock wait longer than the
+ * guard's timeout fails with RK_EXIT_RUNTIME naming the blocking sessions.  When report_fd >= 0, writes
  * "rows_read=N", "rows_written=N" and "watermark=TS" lines to it as soon as
  * each is known (unbuffered, so they survive a crash).  With crash_at set,
  * the process dies of SIGKILL at that point and this never returns.
