@@ -34,4 +34,9 @@ char *rk_ident_unquote(const char *raw);
  * mean" hints find the option, relation or column a user meant. */
 size_t rk_edit_distance(const char *a, const char *b);
 
+/* The length of the valid UTF-8 sequence at s (n bytes left, n >= 1), or
+ * 0 when the bytes there are no UTF-8 (overlong forms, surrogates and code
+ * points past U+10FFFF included). */
+size_t rk_utf8_seq_len(const unsigned char *s, size_t n);
+
 #endif
