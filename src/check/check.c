@@ -76,6 +76,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		s->slice = sl;
 		s->win_lo = res->from + (rk_usec)sl * sw;
 		s->win_hi = s->win_lo + sw;
+		/* and at each new slice: a long window's progress shows */
+		if (s->meter)
+			rk_side_meter(s, false);
 	}
 	if (f[0].enc && p->hash_is_row) {
 		/* encoded by the reader, every bound column in --columns order:

@@ -25,7 +25,6 @@ struct rk_progress {
 	char *label;
 	bool tty;
 	bool stop;
-	bool drawn;
 	rk_usec t0;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -107,7 +106,6 @@ static void rk_progress_draw(rk_progress *p, rk_buf *b)
 	else
 		fprintf(stderr, "%s\n", rk_buf_cstr(b));
 	fflush(stderr);
-	p->drawn = true;
 }
 
 static void *rk_progress_main(void *arg)
@@ -167,8 +165,8 @@ void rk_progress_stop(rk_progress *p)
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->thread, NULL);
-	if (!p->drawn) {
-		/* a check quicker than one redraw still shows where it ended */
+	{
+		/* where it ended (also a check quicker than one redraw) */
 		rk_buf b = RK_BUF_INIT;
 
 		rk_progress_draw(p, &b);
