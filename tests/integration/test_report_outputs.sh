@@ -309,3 +309,51 @@ test_signals_leave_no_litter() {
 	assert_dir_only fresh findings.csv report.html rerun.csv summary.json windows.csv
 	assert_file list.csv
 }
+
+# --- a job: index.html and one metrics file for every table ---------------------
+
+test_job_index_and_metrics() {
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn $SRC)
+		target = $(conn $TGT)
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-02T04:00:00Z
+		now = 2026-03-03T00:00:00Z
+		key = order_id,line_no
+		time = created_at
+		sum = amount
+
+		[table orders]
+		table = mart.orders
+
+		[table we.ird]
+		table = mart."we""ird\name"
+
+		[table gone]
+		table = mart.no_such_table
+	EOF
+	assert_exit 2 rk check --job job.ini --report rep --metrics m.prom
+	assert_dir_only rep index.html orders summary.json we.ird
+	assert_dir_only rep/orders findings.csv report.html rerun.csv summary.json windows.csv
+	assert_contains rep/index.html 'data-verdict="error"'
+	assert_contains rep/index.html '<tr class="differ" data-label="orders">'
+	assert_contains rep/index.html '<a href="orders/report.html">orders</a>'
+	assert_contains rep/index.html '<a href="we.ird/report.html">we.ird</a>'
+	assert_contains rep/index.html '<tr class="error" data-label="gone">'
+	assert_not_contains rep/index.html 'gone/report.html'
+	assert_contains rep/orders/report.html '<title>reckon check orders: differ</title>'
+	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
+	assert_contains parsed "reckon_check_exit_status{table=orders} 1"
+	assert_contains parsed "reckon_check_exit_status{table=we.ird} 0"
+	assert_contains parsed "reckon_check_exit_status{table=gone} 2"
+	assert_contains parsed "reckon_check_findings{kind=missing,table=orders} 1"
+	assert_not_contains parsed "reckon_check_windows{status=match,table=gone}"
+	# the job's report directory is replaced as one set too
+	echo mine >rep/notes.txt
+	assert_exit 2 rk check --job job.ini --report rep
+	assert_contains "$ERR" "holds 'notes.txt'"
+	assert_eq "" "$(temporaries .)" "temporaries left"
+}
