@@ -313,7 +313,9 @@ test_signals_leave_no_litter() {
 # --- a job: index.html and one metrics file for every table ---------------------
 
 test_job_index_and_metrics() {
-	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	mk_orders $TGT
+	sql $TGT "drop table mart.\"we\"\"ird\\name\"; create table mart.\"we\"\"ird\\name\" as table mart.orders;
+	          delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
 	cat >job.ini <<-EOF
 		[defaults]
 		source = $(conn $SRC)
