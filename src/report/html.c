@@ -531,7 +531,9 @@ int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row
 	}
 	rk_buf_reset(&b);
 	if (bad)
-		rk_buf_printf(&b, "%zu of %zu tables differ or failed", bad, n);
+		rk_buf_printf(&b, "%zu of %zu table%s differ%s or failed", bad, n, n == 1 ? "" : "s", bad == 1 ? "s" : "");
+	else if (n == 1)
+		rk_buf_puts(&b, "the table matches");
 	else
 		rk_buf_printf(&b, "all %zu tables match", n);
 	rk_set(v, "version", json_string(RK_VERSION));

@@ -317,7 +317,7 @@ static void test_index_html(void **state)
 	assert_null(strstr(buf, "we&lt;ird&gt;/report.html"));
 	assert_non_null(strstr(buf, "connection to &lt;server&gt; refused"));
 	assert_non_null(strstr(buf, "data-verdict=\"error\""));
-	assert_non_null(strstr(buf, "1 of 2 tables differ or failed"));
+	assert_non_null(strstr(buf, "1 of 2 tables differs or failed"));
 	assert_null(strstr(buf, "<script"));
 	free(buf);
 	json_decref(ok);
