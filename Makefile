@@ -54,9 +54,10 @@ endif
 
 # src/tools holds build-time programs with a main() of their own.
 SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' -not -path 'src/tools/*' | sort)
-OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o
+OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o $(BUILD)/obj/gen/rk_tpl.o
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 SQL_FILES := $(sort $(wildcard sql/*.sql))
+TPL_FILES := $(sort $(wildcard src/report/*.in))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 DOCGEN    := $(BUILD)/tools/rk-docgen
@@ -90,7 +91,7 @@ help:
 $(BUILD)/reckon: $(OBJS)
 	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -100,7 +101,13 @@ $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tests/harness/embed-
 	@mkdir -p $(BUILD)/gen
 	sh tests/harness/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
 
-$(BUILD)/obj/gen/rk_sql.o: $(BUILD)/gen/rk_sql.c
+# The report's HTML pages are templates in src/report/*.in, filled by the
+# report module (report/tpl.h); compiled in as const char rk_tpl_<name>[].
+$(BUILD)/gen/rk_tpl.h $(BUILD)/gen/rk_tpl.c &: $(TPL_FILES) tests/harness/embed-tpl.sh
+	@mkdir -p $(BUILD)/gen
+	sh tests/harness/embed-tpl.sh $(BUILD)/gen $(TPL_FILES)
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 

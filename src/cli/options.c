@@ -61,6 +61,7 @@ static int rk_opt_check_delimiter(const char *v, rk_error *err);
 
 static const char *const rk_choices_format[] = {"text", "json", NULL};
 static const char *const rk_choices_pushdown[] = {"off", "on", "auto", NULL};
+static const char *const rk_choices_progress[] = {"auto", "always", "never", NULL};
 
 /* The one option table: parser, INI readers, --help, manual pages and
  * completion all read it.  Order is the order of --help. */
@@ -120,7 +121,8 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_RERUN_LIST] = {"rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
 	                     "check: write the rerun list (CSV); repair: the rerun list to replay"},
 	[RK_O_REPORT] = {"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
-	                 "check: write windows.csv, findings.csv and summary.json into DIR (a job: DIR/LABEL/ each); "
+	                 "check: write windows.csv, findings.csv, rerun.csv, summary.json and report.html into DIR, "
+	                 "replaced as one set (a job: DIR/LABEL/ each); "
 	                 "repair --job: the job's report directory"},
 	[RK_O_FORMAT] = {"format", RK_OPT_ENUM, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, 0,
 	                 NULL, "what goes to stdout", "text", .choices = rk_choices_format},
@@ -131,6 +133,12 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                   "auto: stream the sides without it", "off", .choices = rk_choices_pushdown, .bare = "on"},
 	[RK_O_AUDIT] = {"audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_CONN, "CONN",
 	                "record the run in schema reckon of that database (check: windows, findings; repair: intervals)"},
+	[RK_O_METRICS] = {"metrics", RK_OPT_STR, OFF(metrics), RK_CMD_CHECK, 0, 0, "FILE",
+	                  "write the run's metrics in Prometheus text format, atomically (node_exporter's textfile "
+	                  "collector: docs/cron.md)"},
+	[RK_O_PROGRESS] = {"progress", RK_OPT_ENUM, OFF(progress), RK_CMD_CHECK, 0, 0, NULL,
+	                   "progress on stderr: rows read per side, rate, share of the range, ETA (auto: when stderr is "
+	                   "a terminal)", "auto", .choices = rk_choices_progress},
 	[RK_O_LEAF_ROWS] = {"leaf-rows", RK_OPT_UINT, OFF(leaf_rows), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
 	                    "most rows per side the key-level drilldown holds at once", "200000", .lo = 1,
 	                    .hi = 100000000},

@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -126,4 +127,11 @@ void rk_text_escape(rk_buf *out, const char *s, size_t n)
 			rk_buf_append(out, s + i, k);
 		i += k;
 	}
+}
+
+size_t rk_utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned long cp;
+
+	return s[0] < 0x80 ? 1 : rk_text_utf8(s, n, &cp);
 }

@@ -48,5 +48,9 @@ size_t rk_edit_distance(const char *a, const char *b);
  * become \uHHHH.  A NUL byte in s is escaped like any control byte.
  */
 void rk_text_escape(rk_buf *out, const char *s, size_t n);
+/* The length of the valid UTF-8 sequence at s (n bytes left, n >= 1), or
+ * 0 when the bytes there are no UTF-8 (overlong forms, surrogates and code
+ * points past U+10FFFF included). */
+size_t rk_utf8_seq_len(const unsigned char *s, size_t n);
 
 #endif

@@ -56,6 +56,7 @@ typedef struct rk_pgreader {
 	char **cols;         /* their catalog names (an expression's: the logical name) */
 	char **quoted;       /* ... as SQL: the quoted name, or "(<expression>\n)" */
 	rk_type *types;
+	int *scales;         /* each column's declared scale (rk_type_scale), or -1 */
 	rk_wire *wires;      /* each column's binary COPY form */
 	bool binary_ok;      /* every column has one: digest passes stream binary */
 	rk_copybin bin;      /* the binary scan in progress */
@@ -393,10 +394,12 @@ static void rk_pgreader_unbind(rk_pgreader *r)
 	free(r->cols);
 	free(r->quoted);
 	free(r->types);
+	free(r->scales);
 	free(r->wires);
 	free(r->fields);
 	r->cols = r->quoted = NULL;
 	r->types = NULL;
+	r->scales = NULL;
 	r->wires = NULL;
 	r->binary_ok = false;
 	r->fields = NULL;
@@ -503,6 +506,7 @@ static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, con
 	}
 	r->cols[i] = rk_xstrdup(name);
 	r->types[i] = rk_pgreader_map_type(rk_pg_result_value(tres, 0, 1));
+	r->scales[i] = rk_type_scale(rk_pg_result_value(tres, 0, 1));
 	r->wires[i] = rk_copybin_wire(strtoul(rk_pg_result_value(tres, 0, 2), NULL, 10), r->types[i]);
 	if (r->wires[i] == RK_WIRE_NONE)
 		r->binary_ok = false;
@@ -537,6 +541,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	r->cols = rk_xcalloc(ncolumns, sizeof *r->cols);
 	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
 	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
+	r->scales = rk_xcalloc(ncolumns, sizeof *r->scales);
 	r->wires = rk_xcalloc(ncolumns, sizeof *r->wires);
 	r->fields = rk_xcalloc(ncolumns, sizeof *r->fields);
 	r->ncols = ncolumns;
@@ -577,6 +582,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 		free(name);
 		r->cols[i] = rk_xstrdup(rk_pg_result_value(res, found, 0));
 		r->types[i] = rk_pgreader_map_type(rk_pg_result_value(res, found, 2));
+		r->scales[i] = rk_type_scale(rk_pg_result_value(res, found, 2));
 		r->quoted[i] = rk_pg_quote_ident(r->pg, r->cols[i], err);
 		if (!r->quoted[i])
 			goto fail;
@@ -1667,6 +1673,13 @@ static const char *rk_pgreader_snapshot(const void *impl)
 	return r->snapshot;
 }
 
+static int rk_pgreader_scale(const void *impl, size_t col)
+{
+	const rk_pgreader *r = impl;
+
+	return col < r->ncols && r->scales ? r->scales[col] : -1;
+}
+
 const rk_reader_ops rk_pgreader_ops = {
 	.bind = rk_pgreader_bind,
 	.scan = rk_pgreader_scan,
@@ -1677,4 +1690,5 @@ const rk_reader_ops rk_pgreader_ops = {
 	.snapshot = rk_pgreader_snapshot,
 	.digest = rk_pgreader_digest,
 	.drill_digest = rk_pgreader_drill_digest,
+	.scale = rk_pgreader_scale,
 };

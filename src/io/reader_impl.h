@@ -23,6 +23,8 @@ typedef struct rk_reader_ops {
 	int (*digest)(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 	/* optional: the drilldown's sub-digests computed by the server (rk_reader_drill_digest) */
 	int (*drill_digest)(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+	/* optional: the display scale of bound column col (rk_reader_scale) */
+	int (*scale)(const void *impl, size_t col);
 } rk_reader_ops;
 
 /*
