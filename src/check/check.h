@@ -51,6 +51,7 @@ typedef struct rk_check_spec {
 	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
 	rk_pushdown pushdown;           /* window digests computed by the server */
 	bool findings;                  /* run the key-level drilldown */
+	bool diagnose;                  /* name the likely causes and warn (diagnose.h); needs findings */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 } rk_check_spec;
 
@@ -91,6 +92,14 @@ typedef struct rk_finding {
 	uint32_t source_copies;
 	uint32_t target_copies;
 	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
+	rk_usec target_time;    /* time of the (first) target copy, or RK_USEC_NINF */
+	/* Where the source rows that match exactly lie around this one, in its
+	 * window: the nearest one at or before source_time and at or after it
+	 * (RK_USEC_NINF / RK_USEC_PINF: none).  Known only when the drilldown
+	 * compared the whole window at once (near_known); the diagnosis tells a
+	 * contiguous loss from scattered ones with it. */
+	rk_usec match_before, match_after;
+	bool near_known;
 } rk_finding;
 
 /* Per-side digest of all windows. */
@@ -130,6 +139,7 @@ typedef struct rk_check_result {
 	rk_usec watermark;
 	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */
 	bool differ;            /* the verdict */
+	struct rk_diagnosis *diagnosis; /* likely causes and warnings (diagnose.h), or NULL */
 } rk_check_result;
 
 /*

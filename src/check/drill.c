@@ -68,6 +68,9 @@ typedef struct rk_tally {
 	uint32_t s, t;
 	bool diff;
 	rk_usec src_t;
+	rk_usec tgt_t;          /* time of the first target copy */
+	rk_usec before, after;  /* nearest exactly matching source rows (rk_finding) */
+	bool near;              /* ... known: its leaf was the whole window */
 	char **disp;            /* nkey strings, NULL for SQL NULL */
 } rk_tally;
 
@@ -75,6 +78,13 @@ typedef struct rk_tallies {
 	rk_tally *v;
 	size_t n, cap;
 } rk_tallies;
+
+/* The source rows of whole-window leaves that match exactly: where the
+ * diagnosis looks for the rows around a damaged one (rk_drill_near). */
+typedef struct rk_matches {
+	struct rk_match { size_t window; rk_usec t; } *v;
+	size_t n, cap;
+} rk_matches;
 
 static int rk_entry_cmp(const void *a, const void *b)
 {
@@ -340,8 +350,18 @@ static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
  * sorted in place and the two are walked together, so comparing needs no
  * memory beyond what the pass collected.
  */
-static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts)
+static bool rk_entry_whole(const rk_check_result *res, const rk_node *nd)
 {
+	rk_usec start = rk_check_window_start(res, nd->window);
+
+	return nd->bits == 0 && nd->lo == start && nd->hi == start + res->width;
+}
+
+static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, const rk_check_result *res, rk_tallies *ts,
+                            rk_matches *m)
+{
+	size_t nkey = res->nkey;
+
 	size_t i = 0, j = 0;
 
 	if (d0->nrows)
@@ -388,12 +408,65 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 			tl.t = (uint32_t)t;
 			tl.diff = diff;
 			tl.src_t = s ? src->t : RK_USEC_NINF;
+			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
+			tl.near = m && rk_entry_whole(res, &d0->entries[src->entry].node);
+			tl.before = RK_USEC_NINF;
+			tl.after = RK_USEC_PINF;
 			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
 			rk_tally_push(ts, &tl);
+		} else if (m && s == 1 && rk_entry_whole(res, &d0->entries[d0->rows[i].entry].node)) {
+			if (m->n == m->cap) {
+				m->cap = m->cap ? m->cap * 2 : 1024;
+				m->v = rk_xrealloc(m->v, m->cap * sizeof *m->v);
+			}
+			m->v[m->n].window = d0->entries[d0->rows[i].entry].node.window;
+			m->v[m->n++].t = d0->rows[i].t;
 		}
 		i = ie;
 		j = je;
 	}
+}
+
+static int rk_match_cmp(const void *a, const void *b)
+{
+	const struct rk_match *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Fills the nearest matching source rows of the tallies from first on,
+ * from the matches the same pass collected, then forgets those. */
+static void rk_drill_near(rk_tallies *ts, size_t first, rk_matches *m)
+{
+	if (m->n)
+		qsort(m->v, m->n, sizeof *m->v, rk_match_cmp);
+	for (size_t i = first; i < ts->n; i++) {
+		rk_tally *tl = &ts->v[i];
+		rk_usec at = tl->s ? tl->src_t : tl->tgt_t;
+		size_t lo = 0, hi = m->n;
+
+		tl->before = RK_USEC_NINF;
+		tl->after = RK_USEC_PINF;
+		if (!tl->near)
+			continue;
+		/* the first match of the window at or after at */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->v[mid].window < tl->window || (m->v[mid].window == tl->window && m->v[mid].t < at))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->n && m->v[lo].window == tl->window)
+			tl->after = m->v[lo].t;
+		if (lo < m->n && m->v[lo].window == tl->window && m->v[lo].t == at)
+			tl->before = at;
+		else if (lo > 0 && m->v[lo - 1].window == tl->window)
+			tl->before = m->v[lo - 1].t;
+	}
+	m->n = 0;
 }
 
 static int rk_tally_cmp(const void *a, const void *b)
@@ -445,6 +518,10 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f->source_copies = t->s;
 	f->target_copies = t->t;
 	f->source_time = t->src_t;
+	f->target_time = t->tgt_t;
+	f->match_before = t->before;
+	f->match_after = t->after;
+	f->near_known = t->near;
 	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
 	for (size_t i = 0; i < res->nkey; i++)
 		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
@@ -477,8 +554,11 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 			m.s += ts->v[j].s;
 			m.t += ts->v[j].t;
 			m.diff = true;
+			m.near = false;
 			if (m.src_t == RK_USEC_NINF)
 				m.src_t = ts->v[j].src_t;
+			if (m.tgt_t == RK_USEC_NINF)
+				m.tgt_t = ts->v[j].tgt_t;
 			rk_tally_free(&ts->v[j], res->nkey);
 		}
 		if (m.s > 1)
@@ -582,7 +662,7 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 	rc = rk_sides_parallel(both, 2, rk_drill_side, err);
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
 	if (rc == 0)
-		rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts);
+		rk_drill_leaves(&ds[0], &ds[1], res, ts, NULL);
 	for (int s = 0; s < 2; s++)
 		ds[s].keyset = NULL;
 	free(keys);
@@ -598,6 +678,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	size_t nq = 0, capq = 0, nn = 0, capn = 0;
 	rk_dside ds[2];
 	rk_tallies ts = {NULL, 0, 0};
+	rk_matches matches = {NULL, 0, 0};
 	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
 	int rc = -1;
 
@@ -691,7 +772,12 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 			goto done;
 		}
 		res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
-		rk_drill_leaves(&ds[0], &ds[1], res->nkey, &ts);
+		{
+			size_t first = ts.n;
+
+			rk_drill_leaves(&ds[0], &ds[1], res, &ts, spec->diagnose ? &matches : NULL);
+			rk_drill_near(&ts, first, &matches);
+		}
 		for (size_t i = 0; i < ne; i++) {
 			rk_entry *e = &entries[i];
 			if (e->leaf)
@@ -732,6 +818,7 @@ done:
 			rk_tally_free(&ts.v[i], res->nkey);
 	}
 	free(ts.v);
+	free(matches.v);
 	for (int s = 0; s < 2; s++) {
 		free(ds[s].rows);
 		free(ds[s].span);
