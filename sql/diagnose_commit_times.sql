@@ -1,0 +1,12 @@
+-- The commit time of the transaction that wrote the source row of each key
+-- (pg_xact_commit_timestamp of its xmin; track_commit_timestamp = on): how
+-- late a missing row became visible.  The keys are bound as one text[] per
+-- key column ($1, $2, ...), each value cast to its column's type, so the
+-- key's index serves the join.  NULL: no row, or no commit time kept.
+-- psql -v source_table='mart.orders' \
+--      -v keys='unnest($1::text[]) WITH ORDINALITY AS k(reckon_k1, reckon_n)' \
+--      -v key_match='"order_id" = k.reckon_k1::integer' -f sql/diagnose_commit_times.sql
+SELECT k.reckon_n, max(pg_catalog.pg_xact_commit_timestamp(xmin))
+FROM :keys
+JOIN :source_table ON :key_match
+GROUP BY k.reckon_n;
