@@ -6,7 +6,7 @@
 -- psql -v source_table='mart.orders' \
 --      -v keys='unnest($1::text[]) WITH ORDINALITY AS k(reckon_k1, reckon_n)' \
 --      -v key_match='"order_id" = k.reckon_k1::integer' -f sql/diagnose_commit_times.sql
-SELECT k.reckon_n, max(pg_catalog.pg_xact_commit_timestamp(xmin))
+SELECT k.reckon_n, max(pg_catalog.pg_xact_commit_timestamp(reckon_t.xmin))
 FROM :keys
-JOIN :source_table ON :key_match
+JOIN :source_table AS reckon_t ON :key_match
 GROUP BY k.reckon_n;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/diagnose.h"
 #include "check/drill.h"
 #include "check/pair.h"
 #include "check/pushdown.h"
@@ -25,6 +26,19 @@ const char *rk_find_kind_name(rk_find_kind k)
 	static const char *const names[] = {"missing", "extra", "duplicated", "changed", "source_duplicate"};
 
 	return k < RK_FIND_NKINDS ? names[k] : "?";
+}
+
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
+{
+	if (r->nkey > 1)
+		rk_buf_putc(b, '(');
+	for (size_t i = 0; i < r->nkey; i++) {
+		if (i)
+			rk_buf_puts(b, ", ");
+		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
+	}
+	if (r->nkey > 1)
+		rk_buf_putc(b, ')');
 }
 
 /* Adds the value of a field a binary COPY reader encoded to sum: from its
@@ -301,6 +315,7 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->column_names[i]);
 	free(r->column_names);
 	rk_drift_free(&r->drift);
+	rk_diagnosis_free(r->diagnosis);
 	free(r->status);
 	free(r->win_kind);
 	free(r);
@@ -450,6 +465,12 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	rk_check_names(res, spec, &pair);
 	rk_drift_take(&res->drift, &pair);
+	if (spec->diagnose && spec->findings) {
+		/* asked now, while the sides' snapshots are new */
+		int own[2] = {rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader)};
+
+		rk_diagnose_warn(res, sides[0].reader, plan.key_idx, plan.nkey, own, 2);
+	}
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
@@ -480,6 +501,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	res->differ |= res->side[0].null_time > 0 || res->side[1].null_time > 0;
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
+		goto done;
+	if (spec->diagnose && spec->findings &&
+	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, err) < 0)
 		goto done;
 	if (res->has_watermark)
 		rk_watermark_audit(res);

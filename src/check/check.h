@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/digest.h"
 #include "core/error.h"
 #include "core/timeutil.h"
@@ -160,6 +161,10 @@ void rk_check_result_free(rk_check_result *r);
  * side has a primary key).
  */
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err);
+
+/* Appends finding f's key as the reports show it: "K", or "(K1, K2)" for a
+ * composite key, SQL NULL as NULL. */
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f);
 
 static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
 {
