@@ -13,9 +13,9 @@ WITH r AS (
       AND (:time_column) < $2::pg_catalog.timestamptz
       AND :filter
 ), l AS (
-    SELECT (pg_catalog.extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8
+    SELECT (extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8
                / $3::pg_catalog.int8 AS w,
-           pg_catalog.extract(epoch FROM r.committed - r.at) AS lag
+           extract(epoch FROM r.committed - r.at) AS lag
     FROM r
 )
 SELECT l.w, count(*), count(l.lag),

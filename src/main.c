@@ -24,6 +24,7 @@ static const rk_command rk_commands[] = {
 	{"lab", rk_cmd_lab, "reproduce the load failure scenarios on a real PostgreSQL"},
 	{"rerun-list", rk_cmd_rerun_list, "merge a rerun list into ranges, or print scheduler commands"},
 	{"init", rk_cmd_init, "write a job file for the tables two databases share"},
+	{"lateness", rk_cmd_lateness, "measure how late the source's rows commit, to choose --settle"},
 };
 
 static void rk_usage(FILE *out)

@@ -256,7 +256,7 @@ static json_t *rk_json_schema(const rk_drift *d)
 int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *root = rk_report_summary(c, r);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
