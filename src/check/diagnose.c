@@ -666,11 +666,23 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	}
 	qsort(brk, nbrk, sizeof *brk, rk_usec_cmp);
 	rk_runs(&g, cand, ncand, brk, nbrk, RK_PAT_GAP, &gaps, &gaps);
+	/* source_duplicate: the key the source holds twice, and what that did
+	 * to the same key's copies in the target of that window */
 	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+
+		if (f->kind != RK_FIND_SOURCE_DUPLICATE)
+			continue;
 		if (d->of[i] == RK_PAT_NONE)
-			d->of[i] = res->findings[i].kind == RK_FIND_SOURCE_DUPLICATE ? RK_PAT_SOURCE_DUPLICATE
-			                                                              : RK_PAT_UNCLASSIFIED;
+			d->of[i] = RK_PAT_SOURCE_DUPLICATE;
+		for (size_t j = 0; j < n; j++)
+			if (d->of[j] == RK_PAT_NONE && res->findings[j].window == f->window &&
+			    !rk_key_cmp(res->findings[j].key, f->key))
+				d->of[j] = RK_PAT_SOURCE_DUPLICATE;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (d->of[i] == RK_PAT_NONE)
+			d->of[i] = RK_PAT_UNCLASSIFIED;
 	for (int p = 0; p < RK_PAT_COUNT; p++)
 		rk_add_cause(&g, (rk_pattern)p, settle, commit, p == RK_PAT_GAP ? &gaps : &repeats, late_why);
 	free(gaps.v);
