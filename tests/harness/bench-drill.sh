@@ -8,7 +8,9 @@
 # of the rows in the table, the passes it took, and the time and peak RSS
 # of a clean check against the damaged one, with --leaf-rows small and
 # large: best of REPEAT rounds, and paired (each round runs every case once,
-# in turn).  Writes reports/bench/drill-<N>.md.  Nothing is asserted about
+# in turn).  The damaged check runs once more with RECKON_DIAGNOSE=off: the
+# paired ratio of the two is what the diagnosis (likely causes, warnings)
+# costs.  Writes reports/bench/drill-<N>.md.  Nothing is asserted about
 # time: these machines are shared.
 set -euo pipefail
 
@@ -29,11 +31,11 @@ args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table benc
 	--columns id,ts,amount,note --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 30m
 	--now 2026-03-04T00:00:00Z)
 
-once() { # once DB LEAF -> "seconds rss passes reread differ" of one run
+once() { # once DB LEAF DIAGNOSE -> "seconds rss passes reread differ" of one run
 	local tgt=$1 leaf=$2 rc=0 s m
 	rm -rf "$base/rep" && mkdir "$base/rep"
-	/usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" --leaf-rows "$leaf" \
-		--report "$base/rep" >/dev/null || rc=$?
+	RECKON_DIAGNOSE=$3 /usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" \
+		--leaf-rows "$leaf" --report "$base/rep" >/dev/null || rc=$?
 	[[ $rc -le 1 ]] || { echo "bench-drill: reckon exited $rc" >&2; exit 1; }
 	read -r s m < <(tail -n 1 "$base/time")
 	printf '%s %s %s %s %s\n' "$s" "$m" "$(jq .drilldown.passes "$base/rep/summary.json")" \
@@ -43,22 +45,27 @@ once() { # once DB LEAF -> "seconds rss passes reread differ" of one run
 psql_b -d postgres -c "create database drill_clean template drill_src"
 psql_b -d postgres -c "create database drill_one template drill_src"
 psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
-labels=(clean one-damaged damaged damaged damaged)
-dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt)
-leaves=(200000 200000 200000 1000 2000000)
+labels=(clean one-damaged damaged damaged damaged "damaged, RECKON_DIAGNOSE=off")
+dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt drill_tgt)
+leaves=(200000 200000 200000 1000 2000000 200000)
+diagnose=(on on on on on off)
+diag_pairs=
 declare -A secs=() rss=() info=() pairs=()
 # rounds: each run once per round, in turn, so that every run of a round sees
 # the same load; paired = the median over the rounds of a run's seconds over
 # the clean check's of the same round
 for ((i = 0; i < REPEAT; i++)); do
 	for k in "${!labels[@]}"; do
-		read -r s m p r d <<<"$(once "${dbs[$k]}" "${leaves[$k]}")"
+		read -r s m p r d <<<"$(once "${dbs[$k]}" "${leaves[$k]}" "${diagnose[$k]}")"
 		secs[$k]="${secs[$k]:-} $s"
 		rss[$k]="${rss[$k]:-} $m"
 		info[$k]="$p $r $d"
 		[[ $k -eq 0 ]] && clean_s=$s
+		[[ $k -eq 2 ]] && damaged_s=$s
 		pairs[$k]="${pairs[$k]:-} $(ratio "$s" "$clean_s")"
 	done
+	# the damaged check with the diagnosis over the same check without it
+	diag_pairs="$diag_pairs $(awk -v a="$damaged_s" -v b="$s" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
 done
 total=$((2 * N))
 out=$repo/reports/bench/drill-$N.md
@@ -81,6 +88,11 @@ mkdir -p "$(dirname "$out")"
 			"$(ratio "$s" "$clean")" "$(median ${pairs[$k]})" "$m" "$p" "$r" \
 			"$(awk -v a="$r" -v b="$total" 'BEGIN { print a / b }')"
 	done
+	echo
+	# shellcheck disable=SC2086
+	echo "The diagnosis (likely causes and warnings) costs the damaged check (--leaf-rows 200000)"
+	# shellcheck disable=SC2086
+	echo "$(median $diag_pairs) x its time with RECKON_DIAGNOSE=off: median over $REPEAT paired rounds of$diag_pairs."
 	echo
 	echo "The table has an index on ts, as the time column of an incremental load usually has,"
 	echo "so the drilldown's range scans read only the damaged windows."
