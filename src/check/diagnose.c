@@ -675,9 +675,12 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 			continue;
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_SOURCE_DUPLICATE;
-		for (size_t j = 0; j < n; j++)
-			if (d->of[j] == RK_PAT_NONE && res->findings[j].window == f->window &&
-			    !rk_key_cmp(res->findings[j].key, f->key))
+		/* the findings are in window order: look in this one only */
+		for (size_t j = i; j > 0 && res->findings[j - 1].window == f->window; j--)
+			if (d->of[j - 1] == RK_PAT_NONE && !rk_key_cmp(res->findings[j - 1].key, f->key))
+				d->of[j - 1] = RK_PAT_SOURCE_DUPLICATE;
+		for (size_t j = i + 1; j < n && res->findings[j].window == f->window; j++)
+			if (d->of[j] == RK_PAT_NONE && !rk_key_cmp(res->findings[j].key, f->key))
 				d->of[j] = RK_PAT_SOURCE_DUPLICATE;
 	}
 	for (size_t i = 0; i < n; i++)
