@@ -49,6 +49,7 @@ cp "$base/stderr" "$base/out/stderr.log"
 RK_PG_COMMIT_TS=on bash "$here/pgcluster.sh" start "$base/cts" >/dev/null
 cts_port=$(sed -n "s/^export PGPORT='\\(.*\\)'$/\\1/p" "$base/cts/env")
 "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$base/cts" -p "$cts_port" -d postgres -c "create database lab_source"
+mkdir -p "$base/out/commit-ts"
 for scenario in late-commit interval; do
 	crc=0
 	"$reckon" lab --source "host=$base/cts port=$cts_port user=$PGUSER dbname=lab_source" --engine postgres \
