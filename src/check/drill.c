@@ -360,9 +360,7 @@ static bool rk_entry_whole(const rk_check_result *res, const rk_node *nd)
 static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, const rk_check_result *res, rk_tallies *ts,
                             rk_matches *m)
 {
-	size_t nkey = res->nkey;
-
-	size_t i = 0, j = 0;
+	size_t nkey = res->nkey, i = 0, j = 0;
 
 	if (d0->nrows)
 		qsort(d0->rows, d0->nrows, sizeof *d0->rows, rk_drow_cmp);

@@ -45,10 +45,12 @@ once() { # once DB LEAF DIAGNOSE -> "seconds rss passes reread differ" of one ru
 psql_b -d postgres -c "create database drill_clean template drill_src"
 psql_b -d postgres -c "create database drill_one template drill_src"
 psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
-labels=(clean one-damaged damaged damaged damaged "damaged, RECKON_DIAGNOSE=off")
+# the damaged check without the diagnosis runs right after the one with it,
+# so that the pair sees the same load
+labels=(clean one-damaged damaged "damaged, RECKON_DIAGNOSE=off" damaged damaged)
 dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt drill_tgt)
-leaves=(200000 200000 200000 1000 2000000 200000)
-diagnose=(on on on on on off)
+leaves=(200000 200000 200000 200000 1000 2000000)
+diagnose=(on on on off on on)
 diag_pairs=
 declare -A secs=() rss=() info=() pairs=()
 # rounds: each run once per round, in turn, so that every run of a round sees
@@ -63,9 +65,10 @@ for ((i = 0; i < REPEAT; i++)); do
 		[[ $k -eq 0 ]] && clean_s=$s
 		[[ $k -eq 2 ]] && damaged_s=$s
 		pairs[$k]="${pairs[$k]:-} $(ratio "$s" "$clean_s")"
+		# the damaged check with the diagnosis over the same check without it
+		[[ $k -eq 3 ]] && diag_pairs="$diag_pairs $(awk -v a="$damaged_s" -v b="$s" \
+			'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
 	done
-	# the damaged check with the diagnosis over the same check without it
-	diag_pairs="$diag_pairs $(awk -v a="$damaged_s" -v b="$s" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
 done
 total=$((2 * N))
 out=$repo/reports/bench/drill-$N.md
