@@ -434,21 +434,43 @@ static int rk_match_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* Up to this many damaged keys in a pass, the matches are scanned once per
+ * key rather than sorted (a handful of keys among a window of matches is
+ * the usual damage). */
+#define RK_DRILL_NEAR_SCAN 32
+
 /* Fills the nearest matching source rows of the tallies from first on,
  * from the matches the same pass collected, then forgets those. */
 static void rk_drill_near(rk_tallies *ts, size_t first, rk_matches *m)
 {
-	if (m->n)
-		qsort(m->v, m->n, sizeof *m->v, rk_match_cmp);
+	size_t nnear = 0;
+
 	for (size_t i = first; i < ts->n; i++) {
+		ts->v[i].before = RK_USEC_NINF;
+		ts->v[i].after = RK_USEC_PINF;
+		nnear += ts->v[i].near;
+	}
+	if (nnear > RK_DRILL_NEAR_SCAN && m->n)
+		qsort(m->v, m->n, sizeof *m->v, rk_match_cmp);
+	for (size_t i = first; nnear && i < ts->n; i++) {
 		rk_tally *tl = &ts->v[i];
 		rk_usec at = tl->s ? tl->src_t : tl->tgt_t;
 		size_t lo = 0, hi = m->n;
 
-		tl->before = RK_USEC_NINF;
-		tl->after = RK_USEC_PINF;
 		if (!tl->near)
 			continue;
+		if (nnear <= RK_DRILL_NEAR_SCAN) {
+			for (size_t k = 0; k < m->n; k++) {
+				const struct rk_match *x = &m->v[k];
+				if (x->window != tl->window)
+					continue;
+				if (x->t <= at && x->t > tl->before)
+					tl->before = x->t;
+				if (x->t >= at && x->t < tl->after)
+					tl->after = x->t;
+			}
+			continue;
+		}
 		/* the first match of the window at or after at */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;

@@ -76,6 +76,23 @@ test_gap_across_a_window_boundary() {
 		"2026-03-02T01:40:00Z to 2026-03-02T02:10:00Z (4 rows)"
 }
 
+test_long_gap_over_seven_windows() {
+	# 00:00 .. 06:30 lost: more damaged keys than the drilldown scans for
+	# their neighbours one by one (it sorts the matches then)
+	mk_pair $DB
+	sql $DB "delete from t where id <= 40"
+	assert_exit 1 check_pair $DB
+	assert_eq '[["gap",["2026-03-02T00:00:00Z","2026-03-02T01:00:00Z","2026-03-02T02:00:00Z","2026-03-02T03:00:00Z","2026-03-02T04:00:00Z","2026-03-02T05:00:00Z","2026-03-02T06:00:00Z"],40]]' \
+		"$(causes)"
+	# one row the target kept in the middle cuts it in two
+	sql $DB "insert into t select * from s where id = 20"
+	assert_exit 1 check_pair $DB
+	assert_eq '[["gap",["2026-03-02T00:00:00Z","2026-03-02T01:00:00Z","2026-03-02T02:00:00Z","2026-03-02T03:00:00Z","2026-03-02T04:00:00Z","2026-03-02T05:00:00Z","2026-03-02T06:00:00Z"],39]]' \
+		"$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"2026-03-02T00:00:00Z to 2026-03-02T03:00:00Z (19 rows); 2026-03-02T03:20:00Z to 2026-03-02T06:30:00Z (20 rows)"
+}
+
 test_missing_rows_apart_are_no_gap() {
 	# two lost rows with a row the target holds between them: no gap
 	mk_pair $DB
