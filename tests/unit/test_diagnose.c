@@ -79,7 +79,8 @@ static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known
 	static char out[1024];
 	size_t n = 0;
 
-	qsort(r->findings, r->nfindings, sizeof *r->findings, finding_cmp);
+	if (r->nfindings)
+		qsort(r->findings, r->nfindings, sizeof *r->findings, finding_cmp);
 	rk_diagnose_classify(r, 10 * MIN, commit, known, commit ? NULL : "track_commit_timestamp is off");
 	out[0] = '\0';
 	for (size_t i = 0; i < r->diagnosis->ncauses; i++) {
