@@ -45,11 +45,12 @@ once() { # once DB LEAF DIAGNOSE -> "seconds rss passes reread differ" of one ru
 psql_b -d postgres -c "create database drill_clean template drill_src"
 psql_b -d postgres -c "create database drill_one template drill_src"
 psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
-# the damaged check without the diagnosis runs right after the one with it,
-# so that the pair sees the same load
+# the damaged check with and without the diagnosis run one after the other,
+# after another damaged check has warmed the damaged target's cache, so that
+# the pair sees the same load and the same cache
 labels=(clean one-damaged damaged "damaged, RECKON_DIAGNOSE=off" damaged damaged)
 dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt drill_tgt)
-leaves=(200000 200000 200000 200000 1000 2000000)
+leaves=(200000 200000 1000 200000 200000 2000000)
 diagnose=(on on on off on on)
 diag_pairs=
 declare -A secs=() rss=() info=() pairs=()
@@ -63,10 +64,10 @@ for ((i = 0; i < REPEAT; i++)); do
 		rss[$k]="${rss[$k]:-} $m"
 		info[$k]="$p $r $d"
 		[[ $k -eq 0 ]] && clean_s=$s
-		[[ $k -eq 2 ]] && damaged_s=$s
+		[[ $k -eq 3 ]] && plain_s=$s
 		pairs[$k]="${pairs[$k]:-} $(ratio "$s" "$clean_s")"
 		# the damaged check with the diagnosis over the same check without it
-		[[ $k -eq 3 ]] && diag_pairs="$diag_pairs $(awk -v a="$damaged_s" -v b="$s" \
+		[[ $k -eq 4 ]] && diag_pairs="$diag_pairs $(awk -v a="$s" -v b="$plain_s" \
 			'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
 	done
 done
