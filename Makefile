@@ -14,6 +14,9 @@
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
+MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR    ?= $(PREFIX)/share/doc/reckon
 BUILD     ?= build
 SANITIZE  ?=
 WERROR    ?=
@@ -41,29 +44,37 @@ RK_CFLAGS  += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-reco
 RK_LDFLAGS := -fsanitize=$(SANITIZER)
 endif
 
-SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' | sort)
+# src/tools holds build-time programs with a main() of their own.
+SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' -not -path 'src/tools/*' | sort)
 OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 SQL_FILES := $(sort $(wildcard sql/*.sql))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+DOCGEN    := $(BUILD)/tools/rk-docgen
+MAN_TPLS  := $(sort $(wildcard docs/man/*))
+DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job fdw-demo
+        ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        deb check-deb
 
-all: $(BUILD)/reckon
+all: $(BUILD)/reckon man completion
 
 help:
 	@echo "make            build $(BUILD)/reckon"
 	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
-	@echo "make check      the whole test suite, plain and under ASan+UBSan (the README's second command)"
+	@echo "make check      the whole test suite, plain and under ASan+UBSan, then the Debian packages (the README's second command)"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
-	@echo "make install    install the binary into PREFIX (default /usr/local)"
+	@echo "make install    install the binary, manual pages, bash completion and docs into PREFIX (default /usr/local)"
+	@echo "make deb        Debian packages reckon and postgresql-15-reckon, into build/deb/"
 	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
 	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
+	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
+	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS)
@@ -88,13 +99,34 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) \
 		$(RK_LDLIBS) $(LDLIBS) -lcmocka
 
+# Manual pages and bash completion, written from the option table by a
+# program linked with the same objects as reckon (src/tools/docgen.c); the
+# prose around the options is in docs/man/.  The pages are regenerated as a set,
+# so a command that left the table leaves no page behind.
+$(DOCGEN): src/tools/docgen.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) \
+		$(RK_LDLIBS) $(LDLIBS)
+
+man: $(BUILD)/man/.generated
+$(BUILD)/man/.generated: $(DOCGEN) $(MAN_TPLS)
+	@rm -rf $(BUILD)/man
+	@mkdir -p $(BUILD)/man
+	$(DOCGEN) man docs/man $(BUILD)/man
+	@touch $@
+
+completion: $(BUILD)/completion/reckon
+$(BUILD)/completion/reckon: $(DOCGEN)
+	@mkdir -p $(dir $@)
+	$(DOCGEN) completion $@
+
 deps:
 	@sh tests/harness/deps.sh
 
 unit: $(UNIT_BINS)
 	@sh tests/harness/run-unit.sh $(UNIT_BINS)
 
-integration: $(BUILD)/reckon ext-ready
+integration: all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 
 # One pass of the suite on one build tree.
@@ -105,6 +137,7 @@ check-one: all unit integration
 check: deps
 	$(MAKE) --no-print-directory WERROR=1 check-one
 	$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 BUILD=build/asan check-one
+	$(MAKE) --no-print-directory check-deb
 
 demo: deps all
 	@bash tests/harness/demo.sh $(abspath $(BUILD)/reckon)
@@ -112,7 +145,7 @@ demo: deps all
 # Every benchmark, each against its floor measured in the same run.
 bench: deps all ext-ready
 	@bash tests/harness/bench.sh $(abspath $(BUILD)/reckon)
-	@bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
 
@@ -121,6 +154,15 @@ bench-job: deps all
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
+
+# reckon against a peer on the same tables (not part of make check: as root
+# it installs the peer's Debian packages itself).
+bench-peers: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-peers.sh $(abspath $(BUILD)/reckon)
+
+# 50M rows per side (not in CI): time per row against 5M, peak RSS.
+bench-scale: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-scale.sh $(abspath $(BUILD)/reckon)
 
 # Instructions per row (callgrind): the noise-free companion of the above.
 bench-instr: deps all ext-ready
@@ -132,9 +174,24 @@ fdw-demo: deps all ext-ready
 lab-reports: deps all
 	@bash tests/harness/lab-reports.sh $(abspath $(BUILD)/reckon)
 
-install: $(BUILD)/reckon
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(DOCDIR)/examples/systemd
 	install -m 0755 $(BUILD)/reckon $(DESTDIR)$(PREFIX)/bin/reckon
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(BUILD)/completion/reckon $(DESTDIR)$(BASHCOMPDIR)/reckon
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 contrib/systemd/* $(DESTDIR)$(DOCDIR)/examples/systemd/
+
+# Debian packages (debian/), built from a copy of the tree in build/deb so
+# that neither dpkg-buildpackage's clean nor its output in the parent
+# directory touches the work tree.  check-deb also installs them into a
+# throw-away root and runs the installed reckon.
+deb: deps
+	@bash tests/harness/deb.sh build
+
+check-deb: deps
+	@bash tests/harness/deb.sh check
 
 # The PostgreSQL extension behind `reckon check --pushdown` (docs/pushdown.md).
 # PGXS wants a makefile of its own (src/ext/Makefile); it builds out of tree
@@ -157,4 +214,4 @@ ext-ready: ext
 clean:
 	rm -rf build
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(DOCGEN).d

@@ -11,20 +11,21 @@
 #include "core/buf.h"
 #include "core/error.h"
 
+/* A command's name and summary are the option table's (rk_opts_cmd_name,
+ * rk_opts_summary): the manual pages say the same. */
 typedef struct rk_command {
-	const char *name;
+	unsigned cmd;
 	int (*run)(int argc, char **argv);
-	const char *summary;
 } rk_command;
 
 static const rk_command rk_commands[] = {
-	{"check", rk_cmd_check, "compare source and target per closed window"},
-	{"repair", rk_cmd_repair, "replace the intervals of a rerun list in the target, idempotently"},
-	{"load", rk_cmd_load, "run one incremental load with a named strategy (loader module)"},
-	{"lab", rk_cmd_lab, "reproduce the load failure scenarios on a real PostgreSQL"},
-	{"rerun-list", rk_cmd_rerun_list, "merge a rerun list into ranges, or print scheduler commands"},
-	{"init", rk_cmd_init, "write a job file for the tables two databases share"},
-	{"lateness", rk_cmd_lateness, "measure how late the source's rows commit, to choose --settle"},
+	{RK_CMD_CHECK, rk_cmd_check},
+	{RK_CMD_REPAIR, rk_cmd_repair},
+	{RK_CMD_LOAD, rk_cmd_load},
+	{RK_CMD_LAB, rk_cmd_lab},
+	{RK_CMD_RERUN, rk_cmd_rerun_list},
+	{RK_CMD_INIT, rk_cmd_init},
+	{RK_CMD_LATENESS, rk_cmd_lateness},
 };
 
 static void rk_usage(FILE *out)
@@ -33,7 +34,7 @@ static void rk_usage(FILE *out)
 	             "Finds rows that incremental loads lost, doubled or changed, window by window,\n"
 	             "and replaces exactly the damaged intervals.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++)
-		fprintf(out, "  %-12s %s\n", rk_commands[i].name, rk_commands[i].summary);
+		fprintf(out, "  %-12s %s\n", rk_opts_cmd_name(rk_commands[i].cmd), rk_opts_summary(rk_commands[i].cmd));
 	fprintf(out, "\n'reckon COMMAND --help' lists the options of a command.\n"
 	             "exit status: 0 match / success, 1 differences found, 2 usage or input error,\n"
 	             "3 runtime error\n");
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 		return help ? RK_EXIT_OK : RK_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++) {
-		if (strcmp(argv[cmd], rk_commands[i].name) != 0)
+		if (strcmp(argv[cmd], rk_opts_cmd_name(rk_commands[i].cmd)) != 0)
 			continue;
 		args = rk_xcalloc((size_t)argc, sizeof *args);
 		args[0] = argv[cmd];

@@ -62,7 +62,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	const rk_field *tf = &f[p->time_idx];
 	const char *why;
 	rk_usec t;
-	size_t w;
+	size_t w, sl;
 
 	s->rows_read++;
 	if (tf->null) {
@@ -73,28 +73,33 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		return -1;
 	if (t < s->lo || t >= s->hi)
 		return 0;
-	/* rows mostly come in time order: the last row's window, without a
-	 * 64-bit division, while t stays in it */
+	/* rows mostly come in time order: the last row's slice of its window,
+	 * without a 64-bit division, while t stays in it */
 	if (t >= s->win_lo && t < s->win_hi) {
 		w = s->win;
+		sl = s->slice;
 	} else {
-		w = (size_t)((t - res->from) / res->width);
+		rk_usec sw = res->width / (rk_usec)res->slices;
+
+		sl = (size_t)((t - res->from) / sw);
+		w = sl / res->slices;
 		s->win = w;
-		s->win_lo = res->from + (rk_usec)w * res->width;
-		s->win_hi = s->win_lo + res->width;
+		s->slice = sl;
+		s->win_lo = res->from + (rk_usec)sl * sw;
+		s->win_hi = s->win_lo + sw;
 	}
 	if (f[0].enc && p->hash_is_row) {
 		/* encoded by the reader, every bound column in --columns order:
 		 * the row encoding is its buffer as it is */
 		const rk_field *last = &f[p->ncols - 1];
 
-		sr->hash[w] += rk_row_hash(f[0].enc, (size_t)(last->enc + last->enc_len - f[0].enc));
+		sr->slice_hash[sl] += rk_row_hash(f[0].enc, (size_t)(last->enc + last->enc_len - f[0].enc));
 	} else {
 		if (rk_side_encode_row(s, f, t, err) < 0)
 			return -1;
-		sr->hash[w] += rk_row_hash(s->enc.data, s->enc.len);
+		sr->slice_hash[sl] += rk_row_hash(s->enc.data, s->enc.len);
 	}
-	sr->rows[w]++;
+	sr->slice_rows[sl]++;
 	s->total++;
 	for (size_t j = 0; j < p->nsum; j++) {
 		size_t c = p->sum_idx[j];
@@ -131,7 +136,8 @@ static int rk_digest_side(rk_side *s)
 {
 	rk_range range = {s->lo, s->hi};
 	/* every form: a PostgreSQL side may stream binary COPY */
-	rk_scan scan = {s->plan->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows, true};
+	rk_scan scan = {.time_index = s->plan->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0,
+	                .include_null_time = s->null_rows, .binary = true};
 	int rc = rk_pushdown_side(s);
 
 	/* with nothing closed the scan still counts the rows no window can hold */
@@ -289,6 +295,26 @@ static int rk_check_grid(const rk_check_spec *spec, rk_check_result *res, rk_err
 	return 0;
 }
 
+/*
+ * The slices the digest pass keeps per window, where the drilldown starts:
+ * narrowing a damaged window to its damaged slices then costs no read at
+ * all.  The largest power of two up to RK_CHECK_SLICES that divides the
+ * width, with at most RK_CHECK_MAX_SLICES in all; 1 without a drilldown.
+ */
+#define RK_CHECK_SLICES 64
+#define RK_CHECK_MAX_SLICES 32768
+
+static size_t rk_check_slices(const rk_check_spec *spec, size_t nwindows)
+{
+	size_t f = RK_CHECK_SLICES;
+
+	if (!spec->findings)
+		return 1;
+	while (f > 1 && (spec->width % (rk_usec)f != 0 || nwindows > RK_CHECK_MAX_SLICES / f))
+		f /= 2;
+	return f;
+}
+
 void rk_check_result_free(rk_check_result *r)
 {
 	if (!r)
@@ -298,6 +324,8 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->side[s].rows);
 		free(r->side[s].hash);
 		free(r->side[s].sums);
+		free(r->side[s].slice_rows);
+		free(r->side[s].slice_hash);
 	}
 	for (size_t i = 0; i < r->nfindings; i++) {
 		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
@@ -474,9 +502,13 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
+	res->slices = rk_check_slices(spec, res->nwindows);
 	for (int s = 0; s < 2; s++) {
 		res->side[s].rows = rk_xcalloc(res->nwindows, sizeof(uint64_t));
 		res->side[s].hash = rk_xcalloc(res->nwindows, sizeof(rk_u128));
+		res->side[s].slice_rows = rk_xcalloc(res->nwindows * res->slices, sizeof(uint64_t));
+		res->side[s].slice_hash = rk_xcalloc(res->nwindows * res->slices, sizeof(rk_u128));
+		res->side[s].slices_ok = true;
 		res->side[s].sums = rk_xcalloc(res->nwindows * (spec->nsum ? spec->nsum : 1), sizeof(rk_sum));
 		sides[s].lo = spec->from;
 		sides[s].hi = spec->from + (rk_usec)res->nclosed * spec->width;
@@ -485,6 +517,15 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	            res->side[0].describe, res->side[1].describe);
 	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
 		goto done;
+	/* each window's count and hash: the sum of its slices' */
+	for (int s = 0; s < 2; s++) {
+		rk_side_result *sr = &res->side[s];
+
+		for (size_t i = 0; i < res->nwindows * res->slices; i++) {
+			sr->rows[i / res->slices] += sr->slice_rows[i];
+			sr->hash[i / res->slices] += sr->slice_hash[i];
+		}
+	}
 
 	for (size_t w = 0; w < res->nwindows; w++) {
 		bool same = true;

@@ -112,6 +112,10 @@ typedef struct rk_side_result {
 	uint64_t null_time;     /* rows whose time is NULL */
 	uint64_t total;         /* rows in closed windows */
 	uint64_t rows_read;     /* rows delivered by the reader, all passes */
+	uint64_t *slice_rows;   /* [nwindows * slices]: each window's count and hash */
+	rk_u128 *slice_hash;    /* per slice too, where the drilldown starts */
+	bool slices_ok;         /* the digest pass filled them (a reader may group per window) */
+	bool drill_server;      /* the drilldown narrowed this side in its database */
 } rk_side_result;
 
 typedef struct rk_check_result {
@@ -119,6 +123,8 @@ typedef struct rk_check_result {
 	size_t nclosed;         /* windows [0, nclosed) are closed */
 	rk_usec from, width;
 	size_t nsum;
+	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
+	                         * 1, or a power of two dividing width */
 	rk_win_status *status;  /* [nwindows] */
 	rk_side_result side[2]; /* 0 = source, 1 = target */
 	rk_finding *findings;   /* sorted by window, kind, key */
@@ -135,6 +141,7 @@ typedef struct rk_check_result {
 	/* per window: keys of each kind */
 	uint32_t (*win_kind)[RK_FIND_NKINDS];
 	uint64_t drill_rows;    /* rows re-read by the drilldown (both sides) */
+	uint64_t drill_server_rows; /* rows it digested inside the databases (both sides) */
 	int drill_passes;
 	bool has_watermark;
 	rk_usec watermark;

@@ -1,16 +1,40 @@
 /*
  * drill.c - the key-level drilldown of the windows whose digests differ.
  *
- * Work proceeds in passes.  Each pass re-reads, in one scan per side, only
- * the ranges still in question: a range small enough (at most leaf_rows rows
- * on each side) is a leaf, whose rows are collected and compared key by key;
- * a bigger range is split in two by time (or, when it is a single instant,
- * by one more bit of the key hash) and the halves' digests are computed, so
- * the next pass recurses only into the halves that differ.  Leaves are taken
- * into a pass only while their rows fit the budget, so memory stays bounded
- * by leaf_rows per side whatever the window size.  The last pass
- * (rk_drill_verify) holds the rows of damaged keys only: bounded by the
- * findings, which the result holds anyway.
+ * It starts where the digest pass left off: with each damaged window's
+ * damaged slices (check.c keeps every window's digest per slice as well),
+ * so the first narrowing costs no read.  Work then proceeds in rounds.  A
+ * node (a range still in question) small enough - at most the leaf size
+ * on each side - is a leaf, whose rows are collected and compared key by
+ * key; a bigger one is split, by time (or, when it is a single instant, by
+ * more bits of the key hash), and the pieces' digests are computed, so the
+ * next round recurses only into the pieces that differ, each shrunk to the
+ * span of its rows.  Leaves are taken into a round only while their rows
+ * fit the budget, so memory stays bounded by --leaf-rows per side whatever
+ * the window size.  The planner (rk_drill_plan, rk_drill_next) is pure:
+ * the unit tests drive it without a server.
+ *
+ * Each side runs a round its own way.  Streaming: one scan of the round's
+ * ranges, each row collected (leaf) or added to its piece's digest.  In
+ * the database (a PostgreSQL side with the reckon extension 1.3, when the
+ * check pushes down): the pieces' digests are computed by the server over
+ * the time index, and only the leaves' rows are fetched - leaves of at
+ * most RK_DRILL_SERVER_LEAF rows, since a split costs the server a scan of
+ * a small range and saves fetching rows.
+ *
+ * A key's copies in one window may lie in several slices, some of which
+ * matched and were never read (a duplicate moved in time, a stale copy),
+ * so a key judged on a leaf of a time-split window is judged again on all
+ * its copies in the window: the last pass (rk_drill_verify) fetches the
+ * rows of those keys only - a PostgreSQL reader asks the database for them
+ * by key value, which costs no transfer of the window - and holds only
+ * them: bounded by the findings, which the result holds anyway.
+ *
+ * A key is a finding when its copies differ between the sides in its
+ * window (count or content); a source_duplicate is reported with such a
+ * key when the source holds it more than once.  Keys whose copies agree are
+ * never findings, whichever leaves they fell into: so the findings do not
+ * depend on how the work was split, streamed or pushed down.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,72 +43,52 @@
 #include "core/canon.h"
 #include "core/log.h"
 
-typedef struct rk_node {
-	size_t window;
-	rk_usec lo, hi;         /* time range */
-	uint32_t bits;          /* key-hash bits fixed by hash splits */
-	uint64_t hval;          /* their value */
-	uint64_t cnt[2];        /* rows per side, known from the parent's pass */
-} rk_node;
+/* The leaf size of a round both sides run in their databases: a split
+ * costs the server a scan of the node's rows (one index range), a leaf
+ * costs fetching them. */
+#define RK_DRILL_SERVER_LEAF 128
 
-typedef struct rk_entry {
-	rk_node node;
-	bool leaf;              /* collect rows; else accumulate a sub-digest */
-	uint64_t sub_cnt[2];
-	rk_u128 sub_hash[2];
-	rk_usec min_t, max_t;   /* time span of the rows seen, both sides */
-} rk_entry;
+/* The most rows per side a round holds when the drilldown starts from
+ * slices: a round then costs a range scan of a few of them, so holding
+ * more would only make memory grow with the table (a slice is 1/64 of a
+ * window) for no read saved - unless the damage is dense: then rounds
+ * hold up to a RK_DRILL_RANGED_ROUNDS-th of the damaged slices' rows, so
+ * that their number stays small.  --leaf-rows bounds it from above. */
+#define RK_DRILL_RANGED_LEAF 4096
+#define RK_DRILL_RANGED_ROUNDS 64
 
-/* Most pieces one range is split into per pass. */
-#define RK_DRILL_FANOUT 64
+/* ------------------------------------------------------------------------
+ * The planner
+ * ---------------------------------------------------------------------- */
 
-/* One collected row of a leaf. */
-typedef struct rk_drow {
-	rk_u128 key;
-	rk_u128 row;
-	rk_usec t;
-	uint32_t entry;
-	uint32_t side;
-	size_t disp;            /* offset of the key's display encoding in the side's arena */
-} rk_drow;
+void rk_nodes_push(rk_nodes *q, const rk_node *node)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 64;
+		q->v = rk_xrealloc(q->v, q->cap * sizeof *q->v);
+	}
+	q->v[q->n++] = *node;
+}
 
-typedef struct rk_dside {
-	rk_entry *entries;      /* shared, sorted by (lo, hval) */
-	size_t nentries;
-	struct rk_span { rk_usec min_t, max_t; } *span;  /* per entry, this side */
-	bool need_key;          /* some entry needs the key hash */
-	const rk_u128 *keyset;  /* when set: only rows of these keys (sorted) */
-	size_t nkeyset;
-	rk_drow *rows;
-	size_t nrows, caprows;
-	rk_buf arena;           /* display texts of collected keys */
-	rk_buf disp;            /* scratch */
-} rk_dside;
+static void rk_round_entry(rk_drill_round *rd, const rk_node *node, bool leaf, uint32_t part, uint32_t piece)
+{
+	rk_entry *e;
 
-/* A key whose copies or contents differ inside one window. */
-typedef struct rk_tally {
-	size_t window;
-	rk_u128 key;
-	uint32_t s, t;
-	bool diff;
-	rk_usec src_t;
-	rk_usec tgt_t;          /* time of the first target copy */
-	rk_usec before, after;  /* nearest exactly matching source rows (rk_finding) */
-	bool near;              /* ... known: its leaf was the whole window */
-	char **disp;            /* nkey strings, NULL for SQL NULL */
-} rk_tally;
-
-typedef struct rk_tallies {
-	rk_tally *v;
-	size_t n, cap;
-} rk_tallies;
-
-/* The source rows of whole-window leaves that match exactly: where the
- * diagnosis looks for the rows around a damaged one (rk_drill_near). */
-typedef struct rk_matches {
-	struct rk_match { size_t window; rk_usec t; } *v;
-	size_t n, cap;
-} rk_matches;
+	if (rd->nentries == rd->cap) {
+		rd->cap = rd->cap ? rd->cap * 2 : 64;
+		rd->entries = rk_xrealloc(rd->entries, rd->cap * sizeof *rd->entries);
+	}
+	e = &rd->entries[rd->nentries++];
+	memset(e, 0, sizeof *e);
+	e->node = *node;
+	e->leaf = leaf;
+	e->part = part;
+	e->piece = piece;
+	for (int s = 0; s < 2; s++) {
+		e->min_t[s] = RK_USEC_PINF;
+		e->max_t[s] = RK_USEC_NINF;
+	}
+}
 
 static int rk_entry_cmp(const void *a, const void *b)
 {
@@ -97,30 +101,164 @@ static int rk_entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static inline uint64_t rk_mask(uint32_t bits)
+void rk_drill_round_free(rk_drill_round *rd)
 {
-	return bits >= 64 ? UINT64_MAX : ((UINT64_C(1) << bits) - 1);
+	free(rd->entries);
+	free(rd->parts);
+	free(rd->part_first);
+	free(rd->piece_entry);
+	memset(rd, 0, sizeof *rd);
 }
 
-/* Index of the first entry of the time group holding t, or -1. */
-static long rk_find_group(const rk_entry *e, size_t n, rk_usec t)
+void rk_drill_plan(const rk_node *queue, size_t nq, uint64_t leaf, bool eager, rk_drill_round *rd,
+                   rk_nodes *wait, bool *split_time)
 {
-	size_t lo = 0, hi = n;
+	uint64_t budget[2] = {0, 0};
+	bool any_leaf = false;
+	size_t capp = 0, npieces = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (e[mid].node.lo <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	rk_drill_round_free(rd);
+	rd->part_first = rk_xcalloc(1, sizeof *rd->part_first);
+	for (size_t i = 0; i < nq; i++) {
+		const rk_node *nd = &queue[i];
+		bool splittable = nd->hi - nd->lo > 1 || nd->bits < 64;
+		uint64_t most = nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1];
+		bool small = most <= leaf;
+		uint32_t part = (uint32_t)rd->nparts;
+		rk_drill_part *pt;
+		size_t pieces;
+
+		if (small || !splittable) {
+			if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
+				rk_nodes_push(wait, nd);   /* a later round */
+				continue;
+			}
+			if (!small)
+				rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
+				            "beyond --leaf-rows", nd->window, (unsigned long long)most);
+			rk_round_entry(rd, nd, true, 0, 0);
+			budget[0] += nd->cnt[0];
+			budget[1] += nd->cnt[1];
+			any_leaf = true;
+			rd->nleaves++;
+			continue;
+		}
+		/* enough pieces that an even spread lands at leaf size next round */
+		pieces = eager ? RK_DRILL_FANOUT : (size_t)(most / leaf) * 2 + 2;
+		if (pieces > RK_DRILL_FANOUT)
+			pieces = RK_DRILL_FANOUT;
+		if (rd->nparts == capp) {
+			capp = capp ? capp * 2 : 16;
+			rd->parts = rk_xrealloc(rd->parts, capp * sizeof *rd->parts);
+			rd->part_first = rk_xrealloc(rd->part_first, (capp + 1) * sizeof *rd->part_first);
+		}
+		pt = &rd->parts[rd->nparts++];
+		memset(pt, 0, sizeof *pt);
+		pt->lo = nd->lo;
+		pt->hi = nd->hi;
+		pt->keybits.bits = nd->bits;
+		pt->keybits.hval = nd->hval;
+		if (nd->hi - nd->lo > 1) {
+			/* pieces of one width, so that a server computes them as
+			 * windows: the last one may be narrower */
+			rk_usec span = nd->hi - nd->lo, wd;
+			size_t n;
+
+			if ((rk_usec)pieces > span)
+				pieces = (size_t)span;
+			wd = span / (rk_usec)pieces + (span % (rk_usec)pieces != 0);
+			n = (size_t)(span / wd + (span % wd != 0));
+			pt->width = wd;
+			split_time[nd->window] = true;
+			for (size_t k = 0; k < n; k++) {
+				rk_node c = *nd;
+
+				c.lo = nd->lo + (rk_usec)k * wd;
+				c.hi = c.lo + wd < nd->hi ? c.lo + wd : nd->hi;
+				rk_round_entry(rd, &c, false, part, (uint32_t)k);
+			}
+			npieces += n;
+		} else {
+			uint32_t more = 1;
+
+			while ((UINT64_C(1) << more) < pieces && nd->bits + more < 64)
+				more++;
+			pt->more = more;
+			for (uint64_t k = 0; k < (UINT64_C(1) << more); k++) {
+				rk_node c = *nd;
+
+				c.bits = nd->bits + more;
+				c.hval = nd->hval | (k << nd->bits);
+				rk_round_entry(rd, &c, false, part, (uint32_t)k);
+			}
+			npieces += (size_t)1 << more;
+		}
+		rd->part_first[part + 1] = (uint32_t)npieces;
 	}
-	if (lo == 0)
-		return -1;
-	lo--;
-	while (lo > 0 && e[lo - 1].node.lo == e[lo].node.lo)
-		lo--;
-	return (long)lo;
+	if (rd->nentries)
+		qsort(rd->entries, rd->nentries, sizeof *rd->entries, rk_entry_cmp);
+	/* where each part's pieces went in the sorted entries */
+	rd->piece_entry = rk_xcalloc(npieces ? npieces : 1, sizeof *rd->piece_entry);
+	for (size_t i = 0; i < rd->nentries; i++) {
+		const rk_entry *e = &rd->entries[i];
+
+		if (!e->leaf)
+			rd->piece_entry[rd->part_first[e->part] + e->piece] = i;
+	}
 }
+
+void rk_drill_next(const rk_drill_round *rd, rk_nodes *next)
+{
+	for (size_t i = 0; i < rd->nentries; i++) {
+		const rk_entry *e = &rd->entries[i];
+		rk_node node;
+		rk_usec mn, mx;
+
+		if (e->leaf || (e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1]))
+			continue;
+		node = e->node;
+		node.cnt[0] = e->sub_cnt[0];
+		node.cnt[1] = e->sub_cnt[1];
+		/* shrink the range to the rows actually in it */
+		mn = e->min_t[0] < e->min_t[1] ? e->min_t[0] : e->min_t[1];
+		mx = e->max_t[0] > e->max_t[1] ? e->max_t[0] : e->max_t[1];
+		if (mn >= node.lo && mx < node.hi && mn <= mx) {
+			node.lo = mn;
+			node.hi = mx + 1;
+		}
+		rk_nodes_push(next, &node);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Collecting rows
+ * ---------------------------------------------------------------------- */
+
+/* One collected row of a leaf. */
+typedef struct rk_drow {
+	rk_u128 key;
+	rk_u128 row;
+	rk_usec t;
+	size_t window;
+	uint32_t side;
+	size_t disp;            /* offset of the key's display encoding in the side's arena */
+} rk_drow;
+
+/* One side's state in a round or the verify pass. */
+typedef struct rk_dside {
+	rk_entry *entries;      /* shared by both sides, sorted by (lo, hval) */
+	size_t nentries;
+	const rk_drill_round *rd; /* the round's split parts (NULL in the verify pass) */
+	bool server;            /* this side's pieces are computed by its database */
+	bool need_key;          /* some entry needs the key hash */
+	const rk_u128 *keyset;  /* when set: only rows of these keys (sorted) */
+	size_t nkeyset;
+	const char *const *key_text; /* ... whose display texts these are (a hint for the reader) */
+	rk_drow *rows;
+	size_t nrows, caprows;
+	rk_buf arena;           /* display texts of collected keys */
+	uint64_t server_rows;   /* rows the database digested for this side */
+} rk_dside;
 
 /* Appends the display text of the key columns: per column a flag byte, a
  * 4-byte length and the text (timestamps as ISO-8601 UTC, other types in
@@ -143,8 +281,17 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 		at = out->len;
 		rk_buf_append(out, "\0\0\0\0", 4);
 		if (f[c].form == RK_FORM_INT) {
-			/* decoded from binary COPY: the value's own digits */
-			rk_buf_printf(out, "%lld", (long long)f[c].m);
+			/* decoded from binary COPY: the value's own digits, written in
+			 * place (a printf here was a sixth of the drilldown's work) */
+			int64_t v = (int64_t)f[c].m;
+			uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			size_t n = (size_t)rk_canon_ndigits(u) + (v < 0);
+
+			rk_buf_grow(out, n);
+			rk_canon_digits(out->data + out->len + n, u);
+			if (v < 0)
+				out->data[out->len] = '-';
+			out->len += n;
 		} else if (f[c].form == RK_FORM_CANON) {
 			/* its canonical text, what rk_canon_text makes of the text */
 			rk_buf_append(out, f[c].p, f[c].len);
@@ -167,6 +314,31 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 	return 0;
 }
 
+/* Index of the first entry of the time group holding t, or -1. */
+static long rk_find_group(const rk_entry *e, size_t n, rk_usec t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].node.lo <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	lo--;
+	while (lo > 0 && e[lo - 1].node.lo == e[lo].node.lo)
+		lo--;
+	return (long)lo;
+}
+
+static inline uint64_t rk_mask(uint32_t bits)
+{
+	return bits >= 64 ? UINT64_MAX : ((UINT64_C(1) << bits) - 1);
+}
+
 static bool rk_keyset_has(const rk_u128 *set, size_t n, rk_u128 key)
 {
 	size_t lo = 0, hi = n;
@@ -183,13 +355,6 @@ static bool rk_keyset_has(const rk_u128 *set, size_t n, rk_u128 key)
 	return false;
 }
 
-static int rk_u128_cmp(const void *a, const void *b)
-{
-	rk_u128 x = *(const rk_u128 *)a, y = *(const rk_u128 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	rk_side *s = ctx;
@@ -199,7 +364,6 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_u128 key = 0, row;
 	rk_usec t;
 	long g;
-	bool have_row = false;
 
 	s->rows_read++;
 	if (tf->null)
@@ -218,84 +382,193 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	}
 	for (size_t i = (size_t)g; i < d->nentries && d->entries[i].node.lo == d->entries[g].node.lo; i++) {
 		rk_entry *e = &d->entries[i];
+		rk_drow *r;
 
 		if (e->node.bits && ((uint64_t)key & rk_mask(e->node.bits)) != e->node.hval)
 			continue;
-		if (!have_row) {
-			if (rk_side_encode_row(s, f, t, err) < 0)
-				return -1;
-			row = rk_row_hash(s->enc.data, s->enc.len);
-			have_row = true;
-		}
+		/* a piece the database digests: the row came with a leaf's (a
+		 * reader may deliver more than it was asked for) */
+		if (!e->leaf && d->server)
+			return 0;
+		if (rk_side_encode_row(s, f, t, err) < 0)
+			return -1;
+		row = rk_row_hash(s->enc.data, s->enc.len);
 		if (!e->leaf) {
+			/* each side writes its own element of the entry */
 			e->sub_cnt[s->idx]++;
 			e->sub_hash[s->idx] += row;
-			/* both sides write these: each side has its own copy of the
-			 * span, merged after the pass */
-			if (t < d->span[i].min_t)
-				d->span[i].min_t = t;
-			if (t > d->span[i].max_t)
-				d->span[i].max_t = t;
-		} else {
-			rk_drow *r;
-			if (d->nrows == d->caprows) {
-				d->caprows = d->caprows ? d->caprows * 2 : 1024;
-				d->rows = rk_xrealloc(d->rows, d->caprows * sizeof *d->rows);
-			}
-			r = &d->rows[d->nrows++];
-			r->key = key;
-			r->row = row;
-			r->t = t;
-			r->entry = (uint32_t)i;
-			r->side = (uint32_t)s->idx;
-			r->disp = d->arena.len;
-			if (rk_key_display(s, f, &d->arena, err) < 0)
-				return -1;
+			if (t < e->min_t[s->idx])
+				e->min_t[s->idx] = t;
+			if (t > e->max_t[s->idx])
+				e->max_t[s->idx] = t;
+			return 0;
 		}
-		break;
+		if (d->nrows == d->caprows) {
+			d->caprows = d->caprows ? d->caprows * 2 : 1024;
+			d->rows = rk_xrealloc(d->rows, d->caprows * sizeof *d->rows);
+		}
+		r = &d->rows[d->nrows++];
+		r->key = key;
+		r->row = row;
+		r->t = t;
+		r->window = e->node.window;
+		r->side = (uint32_t)s->idx;
+		r->disp = d->arena.len;
+		return rk_key_display(s, f, &d->arena, err);
 	}
 	return 0;
 }
 
+/* Decimal text of a field to int64; 0 or -1. */
+static int rk_drill_int64(const rk_field *f, int64_t *out)
+{
+	char tmp[24], *end;
+	long long v;
+
+	if (f->null || f->len == 0 || f->len >= sizeof tmp)
+		return -1;
+	memcpy(tmp, f->p, f->len);
+	tmp[f->len] = '\0';
+	v = strtoll(tmp, &end, 10);
+	if (*end)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* One piece's digest as the server computed it. */
+static int rk_drill_piece_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	rk_side *s = ctx;
+	rk_dside *d = s->drill;
+	const rk_drill_round *rd = d->rd;
+	int64_t part, piece, n, mn, mx;
+	char hex[33];
+	rk_u128 h;
+	rk_entry *e;
+
+	if (rk_drill_int64(&f[0], &part) < 0 || part < 0 || (uint64_t)part >= rd->nparts ||
+	    rk_drill_int64(&f[1], &piece) < 0 || piece < 0 ||
+	    (uint64_t)piece >= rd->part_first[part + 1] - rd->part_first[part] || rk_drill_int64(&f[2], &n) < 0 ||
+	    n < 0 || f[3].null || f[3].len != 32 || rk_drill_int64(&f[4], &mn) < 0 || rk_drill_int64(&f[5], &mx) < 0) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: the server's drilldown digests hold an unexpected row",
+		             rk_reader_describe(s->reader));
+		return rk_error_hint(err, "the reckon extension and this reckon do not agree: install the extension "
+		                          "built from this reckon's sources (docs/pushdown.md)");
+	}
+	memcpy(hex, f[3].p, 32);
+	hex[32] = '\0';
+	if (rk_hash_parse(hex, &h) < 0)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: the server's drilldown digests hold the hash '%s'",
+		                    rk_reader_describe(s->reader), hex);
+	e = &d->entries[rd->piece_entry[rd->part_first[part] + (uint64_t)piece]];
+	e->sub_cnt[s->idx] += (uint64_t)n;
+	e->sub_hash[s->idx] += h;
+	if (mn < e->min_t[s->idx])
+		e->min_t[s->idx] = mn;
+	if (mx > e->max_t[s->idx])
+		e->max_t[s->idx] = mx;
+	d->server_rows += (uint64_t)n;
+	return 0;
+}
+
+/* A round's or the verify pass's work on one side: the pieces' digests
+ * (by its database, or from the scan) and the leaves' rows. */
 static int rk_drill_side(rk_side *s)
 {
 	rk_dside *d = s->drill;
-	rk_range *ranges = rk_xcalloc(d->nentries, sizeof *ranges);
+	const rk_plan *p = s->plan;
+	rk_range *ranges = rk_xcalloc(d->nentries ? d->nentries : 1, sizeof *ranges);
+	rk_keybits *kb = rk_xcalloc(d->nentries ? d->nentries : 1, sizeof *kb);
+	bool any_bits = false;
 	size_t n = 0;
 	rk_scan scan;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < d->nentries; i++) {
-		if (n && ranges[n - 1].to >= d->entries[i].node.lo) {
-			if (d->entries[i].node.hi > ranges[n - 1].to)
-				ranges[n - 1].to = d->entries[i].node.hi;
+	if (d->server && d->rd && d->rd->nparts) {
+		rk_drill_query q = {p->time_idx, p->hash_idx, p->nhash, p->key_idx, p->nkey, d->rd->parts, d->rd->nparts};
+
+		rc = rk_reader_drill_digest(s->reader, &q, rk_drill_piece_row, s, &s->err);
+		if (rc == 1)
+			rc = -1;   /* it could when probed: s->err says what changed */
+	}
+	for (size_t i = 0; i < d->nentries && rc == 0; i++) {
+		const rk_node *nd = &d->entries[i].node;
+
+		if (d->server && !d->entries[i].leaf)
+			continue;
+		/* the database narrows a key-hash leaf; streamed, ranges merge */
+		if (d->server && nd->bits) {
+			any_bits = true;
+		} else if (n && ranges[n - 1].to >= nd->lo && !kb[n - 1].bits) {
+			if (nd->hi > ranges[n - 1].to)
+				ranges[n - 1].to = nd->hi;
 			continue;
 		}
-		ranges[n].from = d->entries[i].node.lo;
-		ranges[n].to = d->entries[i].node.hi;
+		ranges[n].from = nd->lo;
+		ranges[n].to = nd->hi;
+		kb[n].bits = d->server ? nd->bits : 0;
+		kb[n].hval = nd->hval;
 		n++;
 	}
-	scan.time_index = s->plan->time_idx;
-	scan.ranges = ranges;
-	scan.nranges = n;
-	scan.include_null_time = false;
-	/* binary COPY when it can show every key value as the text would: a
-	 * float key is shown as PostgreSQL prints it, which its bits do not say */
-	scan.binary = true;
-	for (size_t i = 0; i < s->plan->nkey; i++) {
-		rk_type t = s->types[s->plan->key_idx[i]];
+	if (rc == 0 && n) {
+		memset(&scan, 0, sizeof scan);
+		scan.time_index = p->time_idx;
+		scan.ranges = ranges;
+		scan.nranges = n;
+		scan.key_index = p->key_idx;
+		scan.nkey = p->nkey;
+		scan.keybits = any_bits ? kb : NULL;
+		scan.key_text = d->key_text;
+		scan.nkeys = d->key_text ? d->nkeyset : 0;
+		/* binary COPY when it can show every key value as the text would:
+		 * a float key is shown as PostgreSQL prints it, which its bits do
+		 * not say */
+		scan.binary = true;
+		for (size_t i = 0; i < p->nkey; i++) {
+			rk_type t = s->types[p->key_idx[i]];
 
-		if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
-			scan.binary = false;
+			if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
+				scan.binary = false;
+		}
+		rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
 	}
-	rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
 	free(ranges);
+	free(kb);
 	return rc;
 }
 
-static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y);
+/* ------------------------------------------------------------------------
+ * Judging keys
+ * ---------------------------------------------------------------------- */
 
-/* Orders collected rows by (entry, key, side, row hash). */
+/* A key whose copies differ inside one window. */
+typedef struct rk_tally {
+	size_t window;
+	rk_u128 key;
+	uint32_t s, t;
+	rk_u128 hs, ht;         /* the sums of its copies' row hashes, per side */
+	rk_usec src_t;
+	rk_usec tgt_t;          /* time of the first target copy */
+	char **disp;            /* nkey strings, NULL for SQL NULL */
+} rk_tally;
+
+typedef struct rk_tallies {
+	rk_tally *v;
+	size_t n, cap;
+} rk_tallies;
+
+/* Orders collected rows by (window, key). */
+static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
+{
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+/* Orders collected rows by (window, key, side, row hash). */
 static int rk_drow_cmp(const void *a, const void *b)
 {
 	const rk_drow *x = a, *y = b;
@@ -335,32 +608,22 @@ static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
 	ts->v[ts->n++] = *t;
 }
 
-/* Orders collected rows by (entry, key). */
-static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
+static void rk_tally_free(rk_tally *t, size_t nkey)
 {
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return 0;
+	for (size_t c = 0; c < nkey; c++)
+		free(t->disp[c]);
+	free(t->disp);
 }
 
 /*
- * Compares the collected rows of every leaf key by key.  Each side is
- * sorted in place and the two are walked together, so comparing needs no
- * memory beyond what the pass collected.
+ * Compares the collected rows key by key, per window: a key whose copies
+ * differ (in number or in content) gets a tally.  Each side is sorted in
+ * place and the two are walked together, so comparing needs no memory
+ * beyond what the pass collected.
  */
-static bool rk_entry_whole(const rk_check_result *res, const rk_node *nd)
+static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts)
 {
-	rk_usec start = rk_check_window_start(res, nd->window);
-
-	return nd->bits == 0 && nd->lo == start && nd->hi == start + res->width;
-}
-
-static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, const rk_check_result *res, rk_tallies *ts,
-                            rk_matches *m)
-{
-	size_t nkey = res->nkey, i = 0, j = 0;
+	size_t i = 0, j = 0;
 
 	if (d0->nrows)
 		qsort(d0->rows, d0->nrows, sizeof *d0->rows, rk_drow_cmp);
@@ -372,7 +635,7 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, const rk_check_result *r
 		bool diff = false;
 		int c;
 
-		/* the smaller (entry, key) of the two heads is the next key */
+		/* the smaller (window, key) of the two heads is the next key */
 		if (i == d0->nrows)
 			c = 1;
 		else if (j == d1->nrows)
@@ -394,99 +657,28 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, const rk_check_result *r
 			for (size_t k = 0; k < s; k++)
 				diff |= d0->rows[i + k].row != d1->rows[j + k].row;
 		}
-		if (diff || s > 1) {
+		if (diff) {
 			const rk_dside *ds = s ? d0 : d1;
 			const rk_drow *src = s ? &d0->rows[i] : &d1->rows[j];
 			rk_tally tl;
 
 			memset(&tl, 0, sizeof tl);
-			tl.window = d0->entries[src->entry].node.window;
+			tl.window = src->window;
 			tl.key = src->key;
 			tl.s = (uint32_t)s;
 			tl.t = (uint32_t)t;
-			tl.diff = diff;
+			for (size_t k = 0; k < s; k++)
+				tl.hs += d0->rows[i + k].row;
+			for (size_t k = 0; k < t; k++)
+				tl.ht += d1->rows[j + k].row;
 			tl.src_t = s ? src->t : RK_USEC_NINF;
 			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
-			tl.near = m && rk_entry_whole(res, &d0->entries[src->entry].node);
-			tl.before = RK_USEC_NINF;
-			tl.after = RK_USEC_PINF;
 			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
 			rk_tally_push(ts, &tl);
-		} else if (m && s == 1 && rk_entry_whole(res, &d0->entries[d0->rows[i].entry].node)) {
-			if (m->n == m->cap) {
-				m->cap = m->cap ? m->cap * 2 : 1024;
-				m->v = rk_xrealloc(m->v, m->cap * sizeof *m->v);
-			}
-			m->v[m->n].window = d0->entries[d0->rows[i].entry].node.window;
-			m->v[m->n++].t = d0->rows[i].t;
 		}
 		i = ie;
 		j = je;
 	}
-}
-
-static int rk_match_cmp(const void *a, const void *b)
-{
-	const struct rk_match *x = a, *y = b;
-
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/* Up to this many damaged keys in a pass, the matches are scanned once per
- * key rather than sorted (a handful of keys among a window of matches is
- * the usual damage). */
-#define RK_DRILL_NEAR_SCAN 32
-
-/* Fills the nearest matching source rows of the tallies from first on,
- * from the matches the same pass collected, then forgets those. */
-static void rk_drill_near(rk_tallies *ts, size_t first, rk_matches *m)
-{
-	size_t nnear = 0;
-
-	for (size_t i = first; i < ts->n; i++) {
-		ts->v[i].before = RK_USEC_NINF;
-		ts->v[i].after = RK_USEC_PINF;
-		nnear += ts->v[i].near;
-	}
-	if (nnear > RK_DRILL_NEAR_SCAN && m->n)
-		qsort(m->v, m->n, sizeof *m->v, rk_match_cmp);
-	for (size_t i = first; nnear && i < ts->n; i++) {
-		rk_tally *tl = &ts->v[i];
-		rk_usec at = tl->s ? tl->src_t : tl->tgt_t;
-		size_t lo = 0, hi = m->n;
-
-		if (!tl->near)
-			continue;
-		if (nnear <= RK_DRILL_NEAR_SCAN) {
-			for (size_t k = 0; k < m->n; k++) {
-				const struct rk_match *x = &m->v[k];
-				if (x->window != tl->window)
-					continue;
-				if (x->t <= at && x->t > tl->before)
-					tl->before = x->t;
-				if (x->t >= at && x->t < tl->after)
-					tl->after = x->t;
-			}
-			continue;
-		}
-		/* the first match of the window at or after at */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (m->v[mid].window < tl->window || (m->v[mid].window == tl->window && m->v[mid].t < at))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < m->n && m->v[lo].window == tl->window)
-			tl->after = m->v[lo].t;
-		if (lo < m->n && m->v[lo].window == tl->window && m->v[lo].t == at)
-			tl->before = at;
-		else if (lo > 0 && m->v[lo - 1].window == tl->window)
-			tl->before = m->v[lo - 1].t;
-	}
-	m->n = 0;
 }
 
 static int rk_tally_cmp(const void *a, const void *b)
@@ -539,9 +731,10 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f->target_copies = t->t;
 	f->source_time = t->src_t;
 	f->target_time = t->tgt_t;
-	f->match_before = t->before;
-	f->match_after = t->after;
-	f->near_known = t->near;
+	/* the leaves of this drilldown need not cover a window whole */
+	f->match_before = RK_USEC_NINF;
+	f->match_after = RK_USEC_PINF;
+	f->near_known = false;
 	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
 	for (size_t i = 0; i < res->nkey; i++)
 		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
@@ -549,17 +742,10 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	res->win_kind[t->window][kind]++;
 }
 
-static void rk_tally_free(rk_tally *t, size_t nkey)
-{
-	for (size_t c = 0; c < nkey; c++)
-		free(t->disp[c]);
-	free(t->disp);
-}
-
 /* Turns tallies into findings.  Each (window, key) has one tally: a leaf
  * holds all copies of a key in its slice, and the keys of time-split
- * windows were re-judged whole by rk_drill_verify; the merge below only
- * guards that invariant. */
+ * windows were judged again on the whole window by rk_drill_verify; the
+ * merge below only guards that invariant. */
 static void rk_classify(rk_check_result *res, rk_tallies *ts)
 {
 	size_t i = 0;
@@ -573,8 +759,6 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
 			m.s += ts->v[j].s;
 			m.t += ts->v[j].t;
-			m.diff = true;
-			m.near = false;
 			if (m.src_t == RK_USEC_NINF)
 				m.src_t = ts->v[j].src_t;
 			if (m.tgt_t == RK_USEC_NINF)
@@ -589,7 +773,7 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 			rk_add_finding(res, &m, RK_FIND_MISSING);
 		else if (m.t > m.s)
 			rk_add_finding(res, &m, RK_FIND_DUPLICATED);
-		else if (m.diff)
+		else
 			rk_add_finding(res, &m, RK_FIND_CHANGED);
 		rk_tally_free(&m, res->nkey);
 		i = j;
@@ -599,235 +783,321 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
 }
 
-static void rk_entry_push(rk_entry **v, size_t *n, size_t *cap, const rk_node *node, bool leaf)
+/* ------------------------------------------------------------------------
+ * Rounds
+ * ---------------------------------------------------------------------- */
+
+static void rk_dside_reset(rk_dside *d, rk_entry *entries, size_t n)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		*v = rk_xrealloc(*v, *cap * sizeof **v);
-	}
-	memset(&(*v)[*n], 0, sizeof **v);
-	(*v)[*n].node = *node;
-	(*v)[*n].leaf = leaf;
-	(*n)++;
+	d->entries = entries;
+	d->nentries = n;
+	d->rd = NULL;
+	d->keyset = NULL;
+	d->nkeyset = 0;
+	d->key_text = NULL;
+	d->nrows = 0;
+	rk_buf_reset(&d->arena);
 }
 
-static void rk_queue_push(rk_node **q, size_t *n, size_t *cap, const rk_node *node)
+/* Runs the pass set up in ds on both sides, then judges what it collected. */
+static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2], rk_tallies *ts, rk_error *err)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		*q = rk_xrealloc(*q, *cap * sizeof **q);
-	}
-	(*q)[(*n)++] = *node;
+	rk_side *both[2] = {&sides[0], &sides[1]};
+	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+
+	for (int s = 0; s < 2; s++)
+		ds[s].server_rows = 0;
+	res->drill_passes++;
+	if (rk_sides_parallel(both, 2, rk_drill_side, err) < 0)
+		return -1;
+	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+	res->drill_server_rows += ds[0].server_rows + ds[1].server_rows;
+	rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts);
+	return 0;
+}
+
+typedef struct rk_vkey {
+	rk_u128 key;
+	char **disp;
+} rk_vkey;
+
+static int rk_vkey_cmp(const void *a, const void *b)
+{
+	const rk_vkey *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 /*
- * A window split by time may hold copies of one key in different slices:
- * each slice then judged only its own copies (a duplicate whose second copy
- * moved in time looked "extra" in one slice and fine in the other).  For
- * the keys with a tally in such a window, one more pass re-reads those
- * windows whole, keeps only the rows of those keys, and judges each key on
- * all its copies.  It holds only the rows of damaged keys.
+ * A key of a time-split window may have copies in leaves of several rounds,
+ * each of which judged only its own: their tallies become one, and a key
+ * whose copies, all told, agree is no finding (its time moved, say, in a
+ * window whose time is not hashed).
+ */
+static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts)
+{
+	size_t kept = 0;
+
+	if (ts->n)
+		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	for (size_t i = 0; i < ts->n;) {
+		rk_tally m = ts->v[i];
+		size_t j = i + 1;
+
+		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+			m.s += ts->v[j].s;
+			m.t += ts->v[j].t;
+			m.hs += ts->v[j].hs;
+			m.ht += ts->v[j].ht;
+			if (m.src_t == RK_USEC_NINF)
+				m.src_t = ts->v[j].src_t;
+			if (m.tgt_t == RK_USEC_NINF)
+				m.tgt_t = ts->v[j].tgt_t;
+			rk_tally_free(&ts->v[j], res->nkey);
+		}
+		if (m.s != m.t || m.hs != m.ht)
+			ts->v[kept++] = m;
+		else
+			rk_tally_free(&m, res->nkey);
+		i = j;
+	}
+	ts->n = kept;
+}
+
+/*
+ * Judges again, on all their copies in the window, the keys that a leaf of
+ * a time-split window found: a key's copies may also lie in ranges that
+ * matched (a duplicate moved in time, a stale copy, a source duplicate) and
+ * were never read.  Copies in ranges that matched are the same on both
+ * sides, so one side tells how many there are: the source is read, in those
+ * windows, for the rows of those keys only - their display texts let a
+ * PostgreSQL reader ask for them by value - and each key gains, on both
+ * sides, the copies its leaves did not hold.
  */
 static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
                            rk_tallies *ts, rk_error *err)
 {
-	rk_u128 *keys = NULL;
-	rk_entry *entries = NULL;
-	bool *has = NULL;
-	size_t nkeys = 0, ne = 0, cape = 0, kept = 0;
-	rk_side *both[2] = {&sides[0], &sides[1]};
-	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+	rk_vkey *vk;
+	rk_u128 *keys;
+	const char **text;
+	rk_entry *entries;
+	bool *has;
+	rk_side *src = &sides[0];
+	uint64_t before = res->side[0].rows_read;
+	size_t nv = 0, nk = 0, ne = 0;
+	size_t nkey = res->nkey ? res->nkey : 1;
+	rk_dside *d = &ds[0];
 	int rc;
 
 	for (size_t i = 0; i < ts->n; i++)
-		nkeys += split_time[ts->v[i].window];
-	if (!nkeys)
+		nv += split_time[ts->v[i].window];
+	if (!nv)
 		return 0;
-	keys = rk_xmalloc(nkeys * sizeof *keys);
-	nkeys = 0;
+	rk_drill_merge(res, split_time, ts);
+	vk = rk_xcalloc(nv, sizeof *vk);
 	has = rk_xcalloc(res->nwindows, sizeof *has);
-	for (size_t i = 0; i < ts->n; i++)
-		has[ts->v[i].window] |= split_time[ts->v[i].window];
+	nv = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		const rk_tally *t = &ts->v[i];
+
+		if (!split_time[t->window])
+			continue;
+		vk[nv].key = t->key;
+		vk[nv++].disp = t->disp;
+		has[t->window] = true;
+	}
+	entries = rk_xcalloc(res->nwindows, sizeof *entries);
 	for (size_t w = 0; w < res->nwindows; w++) {
 		if (has[w]) {
-			rk_node node = {w, rk_check_window_start(res, w), rk_check_window_start(res, w) + res->width, 0, 0,
-			                {0, 0}};
-			rk_entry_push(&entries, &ne, &cape, &node, true);
+			rk_entry *e = &entries[ne++];
+
+			e->leaf = true;
+			e->node.window = w;
+			e->node.lo = rk_check_window_start(res, w);
+			e->node.hi = e->node.lo + res->width;
 		}
 	}
-	/* the tallies of those windows are replaced by the exact ones */
-	for (size_t i = 0; i < ts->n; i++) {
-		if (split_time[ts->v[i].window]) {
-			keys[nkeys++] = ts->v[i].key;
-			rk_tally_free(&ts->v[i], res->nkey);
-		} else {
-			ts->v[kept++] = ts->v[i];
-		}
+	qsort(vk, nv, sizeof *vk, rk_vkey_cmp);
+	keys = rk_xcalloc(nv, sizeof *keys);
+	text = rk_xcalloc(nv * nkey, sizeof *text);
+	for (size_t i = 0; i < nv; i++) {
+		if (nk && keys[nk - 1] == vk[i].key)
+			continue;
+		keys[nk] = vk[i].key;
+		for (size_t c = 0; c < res->nkey; c++)
+			text[nk * res->nkey + c] = vk[i].disp[c];
+		nk++;
 	}
-	ts->n = kept;
-	qsort(keys, nkeys, sizeof *keys, rk_u128_cmp);
-	for (int s = 0; s < 2; s++) {
-		ds[s].entries = entries;
-		ds[s].nentries = ne;
-		ds[s].need_key = true;
-		ds[s].keyset = keys;
-		ds[s].nkeyset = nkeys;
-		ds[s].nrows = 0;
-		rk_buf_reset(&ds[s].arena);
-		ds[s].span = rk_xrealloc(ds[s].span, ne * sizeof *ds[s].span);
-	}
+	rk_dside_reset(d, entries, ne);
+	d->server = false;
+	d->need_key = true;
+	d->keyset = keys;
+	d->nkeyset = nk;
+	d->key_text = res->nkey ? text : NULL;
 	res->drill_passes++;
-	rk_log_info("drilldown pass %d: all copies of %zu key(s) in %zu time-split window(s)", res->drill_passes, nkeys,
-	            ne);
-	rc = rk_sides_parallel(both, 2, rk_drill_side, err);
-	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
-	if (rc == 0)
-		rk_drill_leaves(&ds[0], &ds[1], res, ts, NULL);
-	for (int s = 0; s < 2; s++)
-		ds[s].keyset = NULL;
+	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)", res->drill_passes,
+	            nk, ne);
+	rc = rk_sides_parallel(&src, 1, rk_drill_side, err);
+	res->drill_rows += res->side[0].rows_read - before;
+	if (rc == 0 && d->nrows)
+		qsort(d->rows, d->nrows, sizeof *d->rows, rk_drow_cmp);
+	for (size_t i = 0; rc == 0 && i < ts->n; i++) {
+		rk_tally *t = &ts->v[i];
+		rk_drow probe;
+		size_t lo = 0, hi = d->nrows, n = 0;
+		uint32_t m;
+
+		if (!split_time[t->window])
+			continue;
+		/* the source's copies of (window, key): a run of the sorted rows */
+		probe.window = t->window;
+		probe.key = t->key;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rk_drow_key_cmp(&d->rows[mid], &probe) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo + n < d->nrows && !rk_drow_key_cmp(&d->rows[lo + n], &probe))
+			n++;
+		/* a copy the leaves held is among them: the others are those of
+		 * ranges that matched, on both sides alike */
+		m = n > t->s ? (uint32_t)n - t->s : 0;
+		t->s += m;
+		t->t += m;
+		if (n) {
+			/* the first source copy, and its display, as a leaf holding
+			 * every copy would have taken them */
+			t->src_t = d->rows[lo].t;
+			rk_tally_free(t, res->nkey);
+			t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, res->nkey);
+		}
+	}
+	rk_dside_reset(d, NULL, 0);
+	free(vk);
 	free(keys);
+	free(text);
 	free(entries);
 	free(has);
 	return rc;
 }
 
+/* Whether side s narrows in its database: a PostgreSQL side of a check
+ * that pushes down, whose database has what the drilldown needs. */
+static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error *err)
+{
+	rk_drill_query q;
+	int rc;
+
+	if (spec->pushdown == RK_PUSHDOWN_OFF || rk_reader_kind_of(s->reader) != RK_READER_PG)
+		return false;
+	memset(&q, 0, sizeof q);
+	q.time_index = s->plan->time_idx;
+	rc = rk_reader_drill_digest(s->reader, &q, NULL, NULL, err);
+	if (rc != 0) {
+		rk_log_info("%s: the drilldown streams its rows: %s", s->name, err->msg);
+		rk_error_clear(err);
+		return false;
+	}
+	rk_log_info("%s: the drilldown narrows the damage in the database", s->name);
+	return true;
+}
+
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
-	size_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
-	rk_node *queue = NULL, *next = NULL;
-	size_t nq = 0, capq = 0, nn = 0, capn = 0;
+	uint64_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
+	rk_nodes queue = {NULL, 0, 0}, next = {NULL, 0, 0};
 	rk_dside ds[2];
+	rk_drill_round rd;
 	rk_tallies ts = {NULL, 0, 0};
-	rk_matches matches = {NULL, 0, 0};
 	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
+	bool server[2] = {false, false}, eager, sliced;
+	bool any = false;
 	int rc = -1;
 
 	memset(ds, 0, sizeof ds);
+	memset(&rd, 0, sizeof rd);
+	for (size_t w = 0; w < res->nclosed; w++)
+		any |= res->status[w] == RK_WIN_DIFFER;
+	if (!any) {
+		free(split_time);
+		return 0;
+	}
+	for (int s = 0; s < 2; s++)
+		server[s] = rk_drill_server_side(&sides[s], spec, err);
+	res->side[0].drill_server = server[0];
+	res->side[1].drill_server = server[1];
+	/* both sides in their databases: small leaves, wide splits */
+	eager = server[0] && server[1];
+	if (eager && leaf > RK_DRILL_SERVER_LEAF)
+		leaf = RK_DRILL_SERVER_LEAF;
+	/* start from the damaged slices where both sides have them and a scan
+	 * can read a range alone (a CSV side is read whole by every pass: its
+	 * windows are better read once, and judged without a verify pass) */
+	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
+	         rk_reader_kind_of(sides[0].reader) == RK_READER_PG && rk_reader_kind_of(sides[1].reader) == RK_READER_PG;
 	for (size_t w = 0; w < res->nclosed; w++) {
-		rk_node node = {w, rk_check_window_start(res, w), rk_check_window_start(res, w) + res->width, 0, 0,
-		                {res->side[0].rows[w], res->side[1].rows[w]}};
-		if (res->status[w] == RK_WIN_DIFFER)
-			rk_queue_push(&queue, &nq, &capq, &node);
+		rk_usec start = rk_check_window_start(res, w);
+
+		if (res->status[w] != RK_WIN_DIFFER)
+			continue;
+		if (!sliced) {
+			rk_node node = {w, start, start + res->width, 0, 0, {res->side[0].rows[w], res->side[1].rows[w]}};
+
+			rk_nodes_push(&queue, &node);
+			continue;
+		}
+		for (size_t k = 0; k < res->slices; k++) {
+			size_t i = w * res->slices + k;
+			rk_usec sw = res->width / (rk_usec)res->slices;
+			rk_node node = {w, start + (rk_usec)k * sw, start + (rk_usec)(k + 1) * sw, 0, 0,
+			                {res->side[0].slice_rows[i], res->side[1].slice_rows[i]}};
+
+			if (res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
+			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i])
+				continue;
+			rk_nodes_push(&queue, &node);
+			split_time[w] = true;
+		}
+	}
+	if (sliced) {
+		uint64_t damaged = 0, cap;
+
+		for (size_t i = 0; i < queue.n; i++)
+			damaged += queue.v[i].cnt[0] > queue.v[i].cnt[1] ? queue.v[i].cnt[0] : queue.v[i].cnt[1];
+		cap = damaged / RK_DRILL_RANGED_ROUNDS > RK_DRILL_RANGED_LEAF ? damaged / RK_DRILL_RANGED_ROUNDS
+		                                                               : RK_DRILL_RANGED_LEAF;
+		if (leaf > cap)
+			leaf = cap;
 	}
 	sides[0].drill = &ds[0];
 	sides[1].drill = &ds[1];
-	while (nq > 0) {
-		rk_entry *entries = NULL;
-		size_t ne = 0, cape = 0;
-		uint64_t budget[2] = {0, 0};
-		bool any_leaf = false;
-		uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+	while (queue.n > 0) {
+		rk_nodes tmp;
 
-		nn = 0;
-		for (size_t i = 0; i < nq; i++) {
-			rk_node *nd = &queue[i];
-			bool splittable = nd->hi - nd->lo > 1 || nd->bits < 64;
-			uint64_t most = nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1];
-			bool small = most <= leaf;
-			size_t pieces;
-
-			if (small || !splittable) {
-				if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
-					rk_queue_push(&next, &nn, &capn, nd);   /* next pass */
-					continue;
-				}
-				if (!small)
-					rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
-					            "beyond --leaf-rows", nd->window, (unsigned long long)most);
-				rk_entry_push(&entries, &ne, &cape, nd, true);
-				budget[0] += nd->cnt[0];
-				budget[1] += nd->cnt[1];
-				any_leaf = true;
-				continue;
-			}
-			/* enough pieces that an even spread lands at leaf size next pass */
-			pieces = (size_t)(most / leaf) * 2 + 2;
-			if (pieces > RK_DRILL_FANOUT)
-				pieces = RK_DRILL_FANOUT;
-			if (nd->hi - nd->lo > 1) {
-				rk_usec span = nd->hi - nd->lo;
-				split_time[nd->window] = true;
-				if ((rk_usec)pieces > span)
-					pieces = (size_t)span;
-				for (size_t k = 0; k < pieces; k++) {
-					rk_node c = *nd;
-					c.lo = nd->lo + (rk_usec)((__int128)span * (rk_usec)k / (rk_usec)pieces);
-					c.hi = nd->lo + (rk_usec)((__int128)span * (rk_usec)(k + 1) / (rk_usec)pieces);
-					rk_entry_push(&entries, &ne, &cape, &c, false);
-				}
-			} else {
-				uint32_t more = 1;
-				while ((UINT64_C(1) << more) < pieces && nd->bits + more < 64)
-					more++;
-				for (uint64_t k = 0; k < (UINT64_C(1) << more); k++) {
-					rk_node c = *nd;
-					c.bits = nd->bits + more;
-					c.hval = nd->hval | (k << nd->bits);
-					rk_entry_push(&entries, &ne, &cape, &c, false);
-				}
-			}
-		}
-		if (ne)
-			qsort(entries, ne, sizeof *entries, rk_entry_cmp);
+		next.n = 0;
+		rk_drill_plan(queue.v, queue.n, leaf, eager, &rd, &next, split_time);
 		for (int s = 0; s < 2; s++) {
-			ds[s].entries = entries;
-			ds[s].nentries = ne;
-			ds[s].span = rk_xrealloc(ds[s].span, (ne ? ne : 1) * sizeof *ds[s].span);
-			for (size_t i = 0; i < ne; i++) {
-				ds[s].span[i].min_t = RK_USEC_PINF;
-				ds[s].span[i].max_t = RK_USEC_NINF;
-			}
-			ds[s].need_key = any_leaf;
-			for (size_t i = 0; i < ne; i++)
-				ds[s].need_key |= entries[i].node.bits > 0;
-			ds[s].nrows = 0;
-			rk_buf_reset(&ds[s].arena);
+			rk_dside_reset(&ds[s], rd.entries, rd.nentries);
+			ds[s].rd = &rd;
+			ds[s].server = server[s];
+			ds[s].need_key = rd.nleaves > 0;
+			for (size_t i = 0; i < rd.nentries; i++)
+				ds[s].need_key |= rd.entries[i].node.bits > 0;
 		}
-		res->drill_passes++;
-		rk_log_info("drilldown pass %d: %zu ranges", res->drill_passes, ne);
-		rk_side *both[2] = {&sides[0], &sides[1]};
-
-		if (rk_sides_parallel(both, 2, rk_drill_side, err) < 0) {
-			free(entries);
+		rk_log_info("drilldown pass %d: %zu leaves, %zu ranges split into %zu pieces", res->drill_passes + 1,
+		            rd.nleaves, rd.nparts, rd.nentries - rd.nleaves);
+		if (rk_drill_pass(sides, res, ds, &ts, err) < 0)
 			goto done;
-		}
-		res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
-		{
-			size_t first = ts.n;
-
-			rk_drill_leaves(&ds[0], &ds[1], res, &ts, spec->diagnose ? &matches : NULL);
-			rk_drill_near(&ts, first, &matches);
-		}
-		for (size_t i = 0; i < ne; i++) {
-			rk_entry *e = &entries[i];
-			if (e->leaf)
-				continue;
-			if (e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1])
-				continue;
-			e->node.cnt[0] = e->sub_cnt[0];
-			e->node.cnt[1] = e->sub_cnt[1];
-			/* shrink the range to the rows actually in it */
-			{
-				rk_usec mn = ds[0].span[i].min_t < ds[1].span[i].min_t ? ds[0].span[i].min_t : ds[1].span[i].min_t;
-				rk_usec mx = ds[0].span[i].max_t > ds[1].span[i].max_t ? ds[0].span[i].max_t : ds[1].span[i].max_t;
-				if (mn >= e->node.lo && mx < e->node.hi && mn <= mx) {
-					e->node.lo = mn;
-					e->node.hi = mx + 1;
-				}
-			}
-			rk_queue_push(&next, &nn, &capn, &e->node);
-		}
-		free(entries);
-		{
-			rk_node *tmp = queue;
-			size_t tcap = capq;
-			queue = next;
-			nq = nn;
-			capq = capn;
-			next = tmp;
-			capn = tcap;
-		}
+		rk_drill_next(&rd, &next);
+		tmp = queue;
+		queue = next;
+		next = tmp;
 	}
+	for (int s = 0; s < 2; s++)
+		rk_dside_reset(&ds[s], NULL, 0);
 	if (rk_drill_verify(sides, res, split_time, ds, &ts, err) < 0)
 		goto done;
 	rk_classify(res, &ts);
@@ -838,16 +1108,14 @@ done:
 			rk_tally_free(&ts.v[i], res->nkey);
 	}
 	free(ts.v);
-	free(matches.v);
 	for (int s = 0; s < 2; s++) {
 		free(ds[s].rows);
-		free(ds[s].span);
 		rk_buf_free(&ds[s].arena);
-		rk_buf_free(&ds[s].disp);
 		sides[s].drill = NULL;
 	}
-	free(queue);
-	free(next);
+	rk_drill_round_free(&rd);
+	free(queue.v);
+	free(next.v);
 	free(split_time);
 	return rc;
 }

@@ -8,9 +8,10 @@
  * this client's own core code, so the window digests are the ones streaming
  * would have computed.  The sums arrive as exact numeric text (or the word
  * "overflow" where the exact sum does not fit rk_sum) and go through the
- * canonical numeric text into rk_sum, as a streamed value would.  A CSV side, and with
- * --pushdown=auto a database without the extension, stream as usual; the
- * drilldown always streams.
+ * canonical numeric text into rk_sum, as a streamed value would.  The
+ * groups are the windows' slices where the reader can (check.c keeps them
+ * for the drilldown).  A CSV side, and with --pushdown=auto a database
+ * without the extension, stream as usual.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,14 +49,23 @@ static int rk_pd_bad_row(const rk_side *s, const char *what, const rk_field *f, 
 	                          "this reckon's sources (docs/pushdown.md)");
 }
 
-/* One window (or the NULL-time group) as the server computed it. */
+typedef struct rk_pd_ctx {
+	rk_side *s;
+	const rk_digest_query *q;  /* its slices say what a group's index counts */
+} rk_pd_ctx;
+
+/* One slice or window (or the NULL-time group) as the server computed it. */
 static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 {
-	rk_side *s = ctx;
+	rk_pd_ctx *pc = ctx;
+	rk_side *s = pc->s;
 	const rk_plan *p = s->plan;
 	rk_check_result *res = s->res;
 	rk_side_result *sr = &res->side[s->idx];
+	size_t per = pc->q->slices > 1 ? pc->q->slices : 1;   /* groups per window */
+	rk_usec unit = res->width / (rk_usec)per;
 	int64_t w, n;
+	size_t sl;
 	rk_u128 h;
 	const char *why;
 
@@ -70,8 +80,12 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 	}
 	/* the server groups exactly the rows of [lo, hi): any other window
 	 * means the two sides of the contract have drifted apart */
-	if (rk_pd_int64(&f[0], &w) < 0 || w < (s->lo - res->from) / res->width || w >= (s->hi - res->from) / res->width)
+	if (rk_pd_int64(&f[0], &w) < 0 || w < (s->lo - res->from) / unit || w >= (s->hi - res->from) / unit)
 		return rk_pd_bad_row(s, "the window index", &f[0], err);
+	/* a group per window lands in the window's first slice: the side's
+	 * slices then say nothing (rk_pushdown_side) */
+	sl = per == res->slices ? (size_t)w : (size_t)w * res->slices;
+	w /= (int64_t)per;
 	if (f[2].null || f[2].len != 32) {
 		return rk_pd_bad_row(s, "the window hash", &f[2], err);
 	} else {
@@ -82,8 +96,8 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 		if (rk_hash_parse(hex, &h) < 0)
 			return rk_pd_bad_row(s, "the window hash", &f[2], err);
 	}
-	sr->rows[w] += (uint64_t)n;
-	sr->hash[w] += h;
+	sr->slice_rows[sl] += (uint64_t)n;
+	sr->slice_hash[sl] += h;
 	s->total += (uint64_t)n;
 	for (size_t j = 0; j < p->nsum; j++) {
 		const rk_field *sf = &f[3 + j];
@@ -112,13 +126,18 @@ int rk_pushdown_side(rk_side *s)
 {
 	const rk_plan *p = s->plan;
 	rk_range range = {s->lo, s->hi};
-	rk_scan scan = {p->time_idx, &range, s->lo < s->hi ? 1 : 0, s->null_rows, false};
-	rk_digest_query q = {&scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width};
+	rk_scan scan = {.time_index = p->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0,
+	                .include_null_time = s->null_rows};
+	rk_digest_query q = {&scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width,
+	                     s->res->slices};
+	rk_pd_ctx pc = {s, &q};
 	int rc;
 
 	if (s->pushdown == RK_PUSHDOWN_OFF || rk_reader_kind_of(s->reader) != RK_READER_PG)
 		return 1;
-	rc = rk_reader_digest(s->reader, &q, rk_pd_row, s, &s->err);
+	rc = rk_reader_digest(s->reader, &q, rk_pd_row, &pc, &s->err);
+	if (rc == 0 && s->res->slices > 1 && q.slices <= 1)
+		s->whole_windows = true;
 	if (rc == 1 && s->pushdown == RK_PUSHDOWN_AUTO) {
 		/* the first reader of the side speaks for its parallel readers */
 		if (s->null_rows)

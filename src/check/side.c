@@ -216,6 +216,8 @@ int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_
 		sr->rows_read += list[i]->rows_read;
 		sr->null_time += list[i]->null_time;
 		sr->total += list[i]->total;
+		if (list[i]->whole_windows)
+			sr->slices_ok = false;
 		if (list[i]->rc < 0 && rc == 0) {
 			*err = list[i]->err;
 			rc = -1;

@@ -36,13 +36,14 @@ typedef struct rk_side {
 	const rk_plan *plan;
 	rk_check_result *res;
 	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
-	rk_usec win_lo, win_hi; /* the last row's window [win_lo, win_hi) (empty at */
-	size_t win;             /* first: zeroed) and its index (rk_digest_row) */
+	rk_usec win_lo, win_hi; /* the last row's slice [win_lo, win_hi) (empty at */
+	size_t win, slice;      /* first: zeroed), its window and its index (rk_digest_row) */
 	rk_sec_digits sec_digits; /* the last instant's whole seconds (rk_canon_enc_instant) */
 	bool null_rows;         /* this reader counts the rows with a NULL time */
 	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
 	bool server_text;       /* values are PostgreSQL's output text (a PG reader): its
 	                         * integers are canonical already (rk_side_encode_row) */
+	bool whole_windows;     /* its digests came per window, not per slice; merged */
 	uint64_t rows_read;     /* rows delivered to this side object; merged */
 	uint64_t null_time;     /* into res->side[idx] after each parallel run */
 	uint64_t total;

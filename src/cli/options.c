@@ -1075,6 +1075,25 @@ const char *rk_opts_synopsis(unsigned cmd)
 	}
 }
 
+const char *rk_opts_cmd_name(unsigned cmd)
+{
+	return rk_opts_summary(cmd) ? rk_cmd_label(cmd) : NULL;
+}
+
+const char *rk_opts_summary(unsigned cmd)
+{
+	switch (cmd) {
+	case RK_CMD_CHECK: return "compare source and target per closed window";
+	case RK_CMD_REPAIR: return "replace the intervals of a rerun list in the target, idempotently";
+	case RK_CMD_LOAD: return "run one incremental load with a named strategy (loader module)";
+	case RK_CMD_LAB: return "reproduce the load failure scenarios on a real PostgreSQL";
+	case RK_CMD_RERUN: return "merge a rerun list into ranges, or print scheduler commands";
+	case RK_CMD_INIT: return "write a job file for the tables two databases share";
+	case RK_CMD_LATENESS: return "measure how late the source's rows commit, to choose --settle";
+	default: return NULL;
+	}
+}
+
 void rk_opts_each(unsigned cmd, void (*fn)(void *ctx, const rk_optinfo *info), void *ctx)
 {
 	for (size_t i = 0; i < RK_O_COUNT; i++) {

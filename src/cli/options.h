@@ -263,4 +263,10 @@ void rk_opts_each(unsigned cmd, void (*fn)(void *ctx, const rk_optinfo *info), v
 /* The synopsis and one-paragraph description of a command. */
 const char *rk_opts_synopsis(unsigned cmd);
 
+/* A command's name ("rerun-list") and one-line summary (a manual page's NAME
+ * line), or NULL when cmd is not one RK_CMD_*: the manual pages and the
+ * completion find every command by walking the bits from RK_CMD_CHECK up. */
+const char *rk_opts_cmd_name(unsigned cmd);
+const char *rk_opts_summary(unsigned cmd);
+
 #endif

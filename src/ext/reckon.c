@@ -733,6 +733,18 @@ Datum reckon_row_hash(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(rkx_hex(rk_row_hash(c->enc.data, c->enc.len)));
 }
 
+/* reckon_key_hash(VARIADIC "any") -> bigint: the low 64 bits of the key's
+ * hash, the bits the drilldown splits by (src/check/drill.c), as the two's
+ * complement bigint of those bits (extension 1.3) */
+PG_FUNCTION_INFO_V1(reckon_key_hash);
+Datum reckon_key_hash(PG_FUNCTION_ARGS)
+{
+	rkx_cache *c = rkx_cache_get(fcinfo, 0, -1);
+
+	rkx_encode(fcinfo, c);
+	PG_RETURN_INT64((int64) (uint64) rk_row_hash(c->enc.data, c->enc.len));
+}
+
 /* reckon_row_encoding(VARIADIC "any") -> bytea: the canonical encoding itself */
 PG_FUNCTION_INFO_V1(reckon_row_encoding);
 Datum reckon_row_encoding(PG_FUNCTION_ARGS)

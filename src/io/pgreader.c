@@ -72,6 +72,8 @@ typedef struct rk_pgreader {
 	int digest_state;    /* 0 not probed yet, 1 the reckon extension is usable, -1 not */
 	char *digest_schema; /* its schema, quoted for SQL */
 	bool has_windows;    /* it has reckon_windows (extension 1.2) */
+	bool has_key_hash;   /* it has reckon_key_hash (extension 1.3): the drilldown
+	                      * narrows in the database */
 	char **leaves;       /* a partitioned table with foreign leaves: every leaf, */
 	size_t nleaves;      /* quoted for SQL, aggregated one by one (else none) */
 	bool *leaf_foreign;  /* ... and which of them are foreign tables */
@@ -668,12 +670,154 @@ static int rk_pgreader_bound(rk_pgreader *r, const char *col, const char *op, rk
 	return 0;
 }
 
+/* Appends "(<key hash> & mask) = hval" for keybits kb (reckon extension 1.3). */
+static void rk_pgreader_keybits(rk_pgreader *r, const rk_scan *scan, const rk_keybits *kb)
+{
+	uint64_t mask = kb->bits >= 64 ? UINT64_MAX : (UINT64_C(1) << kb->bits) - 1;
+
+	rk_buf_printf(&r->sql, "(%s.reckon_key_hash(", r->digest_schema);
+	for (size_t i = 0; i < scan->nkey; i++)
+		rk_buf_printf(&r->sql, "%s%s", i ? ", " : "", r->quoted[scan->key_index[i]]);
+	rk_buf_printf(&r->sql, ") & (%lld)::pg_catalog.int8) = (%lld)::pg_catalog.int8", (long long)(int64_t)mask,
+	              (long long)(int64_t)kb->hval);
+}
+
+/* Whether s is valid UTF-8 (a key read from CSV data need not be, and the
+ * database would refuse the statement). */
+static bool rk_pgreader_utf8(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + n;
+
+	while (p < e) {
+		size_t k = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : 4;
+
+		if (k == 4 || (k == 1 && *p < 0xC2) || (size_t)(e - p) <= k)
+			return false;
+		for (size_t i = 1; i <= k; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return false;
+		p += k + 1;
+	}
+	return true;
+}
+
+/* The most keys a scan asks the database for by value (rk_scan.key_text):
+ * past that the condition costs the planner more than it saves. */
+#define RK_PGREADER_MAX_KEYS 256
+
+/*
+ * The literal text of key text v for column c, into out: a value the
+ * column's input function reads back as the key's value, checked to be one
+ * (a key from the other side may hold what this column cannot: then no
+ * row here holds it, and false says to ask without keys).  Timestamps come
+ * as findings show them (ISO-8601 in UTC) and go back as the bounds do.
+ */
+static bool rk_pgreader_key_literal(const rk_pgreader *r, size_t c, const char *v, rk_buf *out)
+{
+	size_t n = strlen(v);
+	char tmp[RK_TIME_STRLEN], *end;
+	const char *why;
+	rk_usec t;
+	long long x;
+
+	rk_buf_reset(out);
+	switch (r->types[c]) {
+	case RK_T_INT2:
+	case RK_T_INT4:
+	case RK_T_INT8:
+		x = strtoll(v, &end, 10);
+		if (!n || *end || (r->types[c] == RK_T_INT2 && (x < INT16_MIN || x > INT16_MAX)) ||
+		    (r->types[c] == RK_T_INT4 && (x < INT32_MIN || x > INT32_MAX)))
+			return false;
+		break;
+	case RK_T_NUMERIC:
+		if (strcmp(v, "NaN") && strcmp(v, "Infinity") && strcmp(v, "-Infinity") &&
+		    (!n || strspn(v, "-.0123456789") != n))
+			return false;
+		break;
+	case RK_T_BOOL:
+		if (strcmp(v, "t") && strcmp(v, "f"))
+			return false;
+		break;
+	case RK_T_UUID:
+		if (n != 36 || strspn(v, "0123456789abcdef-") != n)
+			return false;
+		break;
+	case RK_T_DATE:
+		if (strcmp(v, "infinity") && strcmp(v, "-infinity") && (n < 10 || strspn(v, "0123456789- BC") != n))
+			return false;
+		break;
+	case RK_T_TIMESTAMP:
+	case RK_T_TIMESTAMPTZ:
+		if (rk_time_parse(v, n, &t, &why) < 0)
+			return false;
+		v = rk_time_format_sql(t, r->types[c] == RK_T_TIMESTAMPTZ, tmp);
+		break;
+	case RK_T_TEXT:
+	case RK_T_BPCHAR:
+		if (!rk_pgreader_utf8(v, n))
+			return false;
+		break;
+	default:
+		/* "=" of another type need not hold for equal text */
+		return false;
+	}
+	rk_buf_puts(out, v);
+	return true;
+}
+
+/*
+ * Appends "(k1 = '...' AND k2 IS NULL) OR ..." selecting scan's keys, or
+ * nothing (returns 0) when they cannot be asked for by value; 1 when
+ * appended, -1 on error.
+ */
+static int rk_pgreader_keys(rk_pgreader *r, const rk_scan *scan, rk_buf *out, rk_error *err)
+{
+	rk_buf lit = RK_BUF_INIT;
+	int rc = 1;
+
+	if (!scan->key_text || !scan->nkeys || !scan->nkey || scan->nkeys > RK_PGREADER_MAX_KEYS)
+		return 0;
+	for (size_t k = 0; k < scan->nkeys && rc == 1; k++) {
+		rk_buf_puts(out, k ? " OR (" : "(");
+		for (size_t i = 0; i < scan->nkey && rc == 1; i++) {
+			size_t c = scan->key_index[i];
+			const char *v = scan->key_text[k * scan->nkey + i];
+			char *q;
+
+			if (i)
+				rk_buf_puts(out, " AND ");
+			if (!v) {
+				rk_buf_printf(out, "(%s) IS NULL", r->quoted[c]);
+				continue;
+			}
+			if (!rk_pgreader_key_literal(r, c, v, &lit)) {
+				rc = 0;
+				break;
+			}
+			q = rk_pg_quote_literal(r->pg, rk_buf_cstr(&lit), err);
+			if (!q) {
+				rc = -1;
+				break;
+			}
+			rk_buf_printf(out, "(%s) = %s", r->quoted[c], q);
+			free(q);
+		}
+		rk_buf_putc(out, ')');
+	}
+	rk_buf_free(&lit);
+	if (rc <= 0)
+		rk_buf_reset(out);
+	return rc;
+}
+
 /*
  * Appends the WHERE clause selecting scan's rows to r->sql (nothing when the
- * time column has no time type).  *empty is set, and nothing appended, when
- * no row can be wanted (no ranges, no NULL times).  The bounds cannot be
- * bound parameters (COPY takes none), so they are formatted by reckon and
- * escaped.
+ * time column has no time type and no key is asked for).  *empty is set,
+ * and nothing appended, when no row can be wanted (no ranges, no NULL
+ * times).  The bounds cannot be bound parameters (COPY takes none), so they
+ * are formatted by reckon and escaped.  Ranges with key bits (the reckon
+ * extension 1.3) are taken one by one; others merge where they touch.
  */
 static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, rk_error *err)
 {
@@ -681,10 +825,14 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 	const char *tcol = r->quoted[scan->time_index];
 	bool with_zone = tt == RK_T_TIMESTAMPTZ;
 	bool filter = tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE;
+	bool bits = scan->keybits && r->has_key_hash && scan->nranges <= RK_PGREADER_MAX_RANGES;
 	rk_range merged[RK_PGREADER_MAX_RANGES];
+	const rk_keybits *kb[RK_PGREADER_MAX_RANGES];
 	rk_range hull = {RK_USEC_PINF, RK_USEC_NINF};
 	bool too_many = false;
 	size_t nm = 0;
+	rk_buf keys = RK_BUF_INIT;
+	int nk;
 
 	*empty = false;
 	/* adjacent or overlapping ranges become one; too many become their hull
@@ -700,7 +848,7 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 			hull.to = g.to;
 		if (too_many)
 			continue;
-		if (nm > 0 && g.from <= merged[nm - 1].to && g.to >= merged[nm - 1].from) {
+		if (!bits && nm > 0 && g.from <= merged[nm - 1].to && g.to >= merged[nm - 1].from) {
 			if (g.from < merged[nm - 1].from)
 				merged[nm - 1].from = g.from;
 			if (g.to > merged[nm - 1].to)
@@ -708,22 +856,29 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 		} else if (nm == RK_PGREADER_MAX_RANGES) {
 			too_many = true;
 		} else {
+			kb[nm] = bits && scan->keybits[i].bits ? &scan->keybits[i] : NULL;
 			merged[nm++] = g;
 		}
 	}
 	if (too_many) {
 		merged[0] = hull;
+		kb[0] = NULL;
 		nm = 1;
 	}
 	if (filter && nm == 0 && !scan->include_null_time) {
 		*empty = true;
 		return 0;
 	}
+	nk = rk_pgreader_keys(r, scan, &keys, err);
+	if (nk < 0)
+		goto fail;
+	/* the side's row filter, the ranges, the keys: each one condition */
+	if (r->filter || filter || nk)
+		rk_buf_puts(&r->sql, " WHERE ");
 	if (r->filter)
-		rk_buf_printf(&r->sql, " WHERE %s%s", r->filter, filter ? " AND (" : "");
+		rk_buf_printf(&r->sql, "%s%s", r->filter, filter || nk ? " AND " : "");
 	if (filter) {
-		if (!r->filter)
-			rk_buf_puts(&r->sql, " WHERE (");
+		rk_buf_putc(&r->sql, '(');
 		for (size_t i = 0; i < nm; i++) {
 			bool lo = merged[i].from != RK_USEC_NINF;
 			bool hi = merged[i].to != RK_USEC_PINF;
@@ -732,20 +887,30 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 				rk_buf_puts(&r->sql, " OR ");
 			rk_buf_putc(&r->sql, '(');
 			if (lo && rk_pgreader_bound(r, tcol, ">=", merged[i].from, with_zone, err) < 0)
-				return -1;
+				goto fail;
 			if (lo && hi)
 				rk_buf_puts(&r->sql, " AND ");
 			if (hi && rk_pgreader_bound(r, tcol, "<", merged[i].to, with_zone, err) < 0)
-				return -1;
+				goto fail;
 			if (!lo && !hi)
 				rk_buf_printf(&r->sql, "%s IS NOT NULL", tcol);
+			if (kb[i]) {
+				rk_buf_puts(&r->sql, " AND ");
+				rk_pgreader_keybits(r, scan, kb[i]);
+			}
 			rk_buf_putc(&r->sql, ')');
 		}
 		if (scan->include_null_time)
 			rk_buf_printf(&r->sql, "%s%s IS NULL", nm ? " OR " : "", tcol);
-		rk_buf_putc(&r->sql, ')');
+		rk_buf_puts(&r->sql, nk ? ") AND " : ")");
 	}
+	if (nk)
+		rk_buf_printf(&r->sql, "(%s)", rk_buf_cstr(&keys));
+	rk_buf_free(&keys);
 	return 0;
+fail:
+	rk_buf_free(&keys);
+	return -1;
 }
 
 /* Builds the COPY statement of a scan into r->sql, in binary or text
@@ -1006,6 +1171,7 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 	r->digest_schema = rk_pg_quote_ident(r->pg, rk_pg_result_value(res, 0, 0), err);
 	has_window = rk_pg_result_value(res, 0, 1) && strcmp(rk_pg_result_value(res, 0, 1), "t") == 0;
 	r->has_windows = rk_pg_result_value(res, 0, 2) && strcmp(rk_pg_result_value(res, 0, 2), "t") == 0;
+	r->has_key_hash = rk_pg_result_value(res, 0, 3) && strcmp(rk_pg_result_value(res, 0, 3), "t") == 0;
 	rk_pg_result_free(res);
 	if (!r->digest_schema)
 		return -1;
@@ -1183,21 +1349,28 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
  * of its states holds, RK_PUSHDOWN_MAX_WINDOWS (then the statement groups
  * reckon_window by window).
  */
-static bool rk_pgreader_digest_ungrouped(const rk_pgreader *r, const rk_digest_query *q)
+static bool rk_pgreader_digest_ungrouped(const rk_pgreader *r, const rk_digest_query *q, rk_usec unit)
 {
 	rk_type tt = r->types[q->scan->time_index];
 	const rk_range *g = &q->scan->ranges[0];
 
 	return r->has_windows && (tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE) &&
-	       g->from >= q->from && (g->to - q->from) / q->width <= RK_PUSHDOWN_MAX_WINDOWS;
+	       g->from >= q->from && (g->to - q->from) / unit <= RK_PUSHDOWN_MAX_WINDOWS;
 }
 
-static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, const rk_pgreader_wargs *wa,
+static int rk_pgreader_digest_build(rk_pgreader *r, rk_digest_query *q, const rk_pgreader_wargs *wa,
                                     bool *empty, rk_error *err)
 {
 	const char *sch = r->digest_schema;
+	rk_usec unit;
 	int rc = 0;
 
+	/* per slice, as the caller asks, except over foreign leaves: their
+	 * statement has a branch per group (rk_pgreader_digest_windows), which
+	 * slices would multiply past what one statement takes */
+	if (q->slices < 1 || r->nleaves)
+		q->slices = 1;
+	unit = q->width / (rk_usec)q->slices;
 	*empty = false;
 	rk_buf_reset(&r->sql);
 	rk_buf_puts(&r->sql, "COPY (SELECT w, d[1], d[2]");
@@ -1225,27 +1398,35 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, co
 			if (wr <= 0)
 				continue;
 		}
-		if (rk_pgreader_digest_ungrouped(r, q)) {
+		if (rk_pgreader_digest_ungrouped(r, q, unit)) {
 			/* reckon_windows: one aggregate over the rows, its
-			 * result's rows spread as the grouped statement's */
-			rk_buf_puts(&r->sql, "SELECT (d[i][1])::pg_catalog.int8 AS w, ARRAY[d[i][2], d[i][3]");
+			 * result's rows spread as the grouped statement's.  Its
+			 * elements are taken in one pass (unnest), row r's column c
+			 * at ordinality r * (3 + nsum) + c + 1: a subscript d[i][k]
+			 * walks the array from its start, which over a window's
+			 * slices grows with their square */
+			size_t ncol = 3 + q->nsum;
+
+			rk_buf_puts(&r->sql, "SELECT (max(v) FILTER (WHERE c = 0))::pg_catalog.int8 AS w, "
+			                     "ARRAY[max(v) FILTER (WHERE c = 1), max(v) FILTER (WHERE c = 2)");
 			for (size_t k = 0; k < q->nsum; k++)
-				rk_buf_printf(&r->sql, ", d[i][%zu]", 4 + k);
-			rk_buf_printf(&r->sql, "] AS d FROM (SELECT %s.reckon_windows((%lld)::pg_catalog.int8, "
-			              "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", sch, (long long)q->from,
-			              (long long)q->width, wa->roles, r->quoted[q->scan->time_index]);
+				rk_buf_printf(&r->sql, ", max(v) FILTER (WHERE c = %zu)", 3 + k);
+			rk_buf_printf(&r->sql, "] AS d FROM (SELECT (u.o - 1) / %zu AS r, (u.o - 1) %% %zu AS c, u.v FROM "
+			              "(SELECT %s.reckon_windows((%lld)::pg_catalog.int8, ", ncol, ncol, sch, (long long)q->from);
+			rk_buf_printf(&r->sql, "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", (long long)unit, wa->roles,
+			              r->quoted[q->scan->time_index]);
 			for (size_t a = 0; a < wa->n; a++)
 				rk_buf_printf(&r->sql, ", %s", r->quoted[wa->col[a]]);
 			rk_buf_printf(&r->sql, ") AS d FROM %s", rel);
 			if (rk_pgreader_where(r, q->scan, empty, err) < 0)
 				rc = -1;
 			else
-				rk_buf_puts(&r->sql, ") AS x, pg_catalog.generate_subscripts(x.d, 1) AS i");
+				rk_buf_puts(&r->sql, ") AS x, pg_catalog.unnest(x.d) WITH ORDINALITY AS u(v, o)) AS y GROUP BY r");
 			continue;
 		}
 		rk_buf_printf(&r->sql,
 		              "SELECT (%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8 AS w, ",
-		              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)q->width);
+		              sch, r->quoted[q->scan->time_index], (long long)q->from, (long long)unit);
 		rk_pgreader_digest_agg(r, wa);
 		rk_buf_printf(&r->sql, " AS d FROM %s", rel);
 		if (rk_pgreader_where(r, q->scan, empty, err) < 0)
@@ -1259,7 +1440,7 @@ static int rk_pgreader_digest_build(rk_pgreader *r, const rk_digest_query *q, co
 	return rc;
 }
 
-static int rk_pgreader_digest(void *impl, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+static int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	rk_pgreader *r = impl;
 	rk_pgreader_dctx d = {r, NULL, 3 + q->nsum, fn, ctx};
@@ -1599,6 +1780,128 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	return rc;
 }
 
+/* ------------------------------------------------------------------------
+ * the drilldown's sub-digests (rk_reader_drill_digest)
+ * ---------------------------------------------------------------------- */
+
+/* The most parts one statement takes; more go in further statements. */
+#define RK_PGREADER_DRILL_PARTS 128
+
+/*
+ * One part: its pieces' {count, hash} by reckon_window over the hashed
+ * columns, and the span of their instants, grouped by piece: the piece of
+ * a time split is (instant - lo) / width, of a key-hash split the next
+ * bits of reckon_key_hash.  The WHERE clause is the scan's for the part's
+ * range (and key bits), so the time index serves it.
+ */
+static int rk_pgreader_drill_part(rk_pgreader *r, const rk_drill_query *q, size_t i, rk_error *err)
+{
+	const rk_drill_part *pt = &q->parts[i];
+	const char *sch = r->digest_schema, *tcol = r->quoted[q->time_index];
+	rk_range range = {pt->lo, pt->hi};
+	rk_scan scan;
+	bool empty;
+
+	memset(&scan, 0, sizeof scan);
+	scan.time_index = q->time_index;
+	scan.ranges = &range;
+	scan.nranges = 1;
+	scan.key_index = q->key_index;
+	scan.nkey = q->nkey;
+	scan.keybits = pt->keybits.bits ? &pt->keybits : NULL;
+	rk_buf_printf(&r->sql, "SELECT (%zu)::pg_catalog.int8 AS n, ", i);
+	if (pt->width > 0) {
+		rk_buf_printf(&r->sql, "(%s.reckon_instant(%s) - (%lld)::pg_catalog.int8) / (%lld)::pg_catalog.int8", sch,
+		              tcol, (long long)pt->lo, (long long)pt->width);
+	} else {
+		rk_buf_printf(&r->sql, "(%s.reckon_key_hash(", sch);
+		for (size_t k = 0; k < q->nkey; k++)
+			rk_buf_printf(&r->sql, "%s%s", k ? ", " : "", r->quoted[q->key_index[k]]);
+		rk_buf_printf(&r->sql, ") >> %u) & (%lld)::pg_catalog.int8", pt->keybits.bits,
+		              (long long)((INT64_C(1) << pt->more) - 1));
+	}
+	rk_buf_printf(&r->sql, " AS p, %s.reckon_window('", sch);
+	for (size_t k = 0; k < q->nhash; k++)
+		rk_buf_putc(&r->sql, 'h');
+	rk_buf_puts(&r->sql, "'::pg_catalog.bytea");
+	for (size_t k = 0; k < q->nhash; k++)
+		rk_buf_printf(&r->sql, ", %s", r->quoted[q->hash_index[k]]);
+	rk_buf_printf(&r->sql, ") AS d, min(%s.reckon_instant(%s)) AS a, max(%s.reckon_instant(%s)) AS b FROM %s", sch,
+	              tcol, sch, tcol, r->qualified);
+	if (rk_pgreader_where(r, &scan, &empty, err) < 0)
+		return -1;
+	rk_buf_puts(&r->sql, empty ? " WHERE false GROUP BY 2" : " GROUP BY 2");
+	return 0;
+}
+
+static int rk_pgreader_drill_digest(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	rk_pgreader_dctx d = {r, NULL, 6, fn, ctx};
+	rk_type tt;
+	char label[200];
+	int rc;
+
+	if (r->ncols == 0 || q->time_index >= r->ncols || (q->nparts && q->nhash == 0)) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: drilldown digests before bind", r->desc);
+	}
+	if (r->broken) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s: the reader's transaction was lost after an earlier failure",
+		             r->desc);
+		return rk_error_hint(err, "run again; the first error reported is the cause");
+	}
+	rc = rk_pgreader_probe(r, err);
+	if (rc <= 0) {
+		if (rc == 0)
+			*err = r->digest_why;
+		return rc < 0 ? -1 : 1;
+	}
+	tt = r->types[q->time_index];
+	rk_pgreader_err(err);
+	if (!r->has_key_hash) {
+		rk_error_set(err, RK_EXIT_USAGE, "the reckon extension in the %s database is older than 1.3, without "
+		             "reckon_key_hash", r->side);
+		return rk_error_hint(err, "run ALTER EXTENSION reckon UPDATE in that database (docs/pushdown.md)");
+	}
+	if (!(tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE)) {
+		rk_error_set(err, RK_EXIT_USAGE, "the time column of %s has no time type", r->desc);
+		return 1;
+	}
+	if (q->nhash + 1 > RK_PGREADER_PUSHDOWN_MAX_COLS || q->nkey > RK_PGREADER_PUSHDOWN_MAX_COLS) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s: too many columns for the reckon extension's functions", r->desc);
+		return 1;
+	}
+	if (q->nparts == 0)
+		return 0;
+	snprintf(label, sizeof label, "drilldown digests of %s", r->display);
+	d.fields = rk_xcalloc(d.nfields, sizeof *d.fields);
+	rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_hash, err);
+	for (size_t at = 0; at < q->nparts && rc == 0; at += RK_PGREADER_DRILL_PARTS) {
+		rk_buf_reset(&r->sql);
+		rk_buf_puts(&r->sql, "COPY (SELECT n, p, d[1], d[2], a, b FROM (");
+		for (size_t i = at; i < q->nparts && i < at + RK_PGREADER_DRILL_PARTS && rc == 0; i++) {
+			if (i > at)
+				rk_buf_puts(&r->sql, " UNION ALL ");
+			rc = rk_pgreader_drill_part(r, q, i, err);
+		}
+		rk_buf_puts(&r->sql, ") AS s) TO STDOUT");
+		r->rows = 0;
+		if (rc == 0)
+			rc = rk_pg_copy_out(r->pg, label, rk_buf_cstr(&r->sql), rk_pgreader_digest_row, &d, err);
+	}
+	if (rc == 0)
+		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_reset, err);
+	free(d.fields);
+	if (rc == 0)
+		return 0;
+	if (err->sqlstate[0] && rk_pg_error_is_usage(err))
+		err->code = RK_EXIT_USAGE;
+	rk_pgreader_recover(r);
+	return -1;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const char *rk_pgreader_describe(const void *impl)
@@ -1661,4 +1964,5 @@ const rk_reader_ops rk_pgreader_ops = {
 	.open_xacts = rk_pgreader_open_xacts,
 	.backend_pid = rk_pgreader_backend_pid,
 	.lateness = rk_pgreader_lateness,
+	.drill_digest = rk_pgreader_drill_digest,
 };

@@ -12,6 +12,37 @@ struct rk_reader {
 	void *impl;
 };
 
+/* Readers of tests' own kinds (rk_reader_register). */
+static struct rk_reader_registered {
+	const char *prefix;
+	rk_reader_kind kind;
+	const rk_reader_ops *ops;
+	rk_reader_open_fn open;
+} rk_reader_registered[RK_READER_MAX_REGISTERED];
+static size_t rk_reader_nregistered;
+
+int rk_reader_register(const char *prefix, rk_reader_kind kind, const rk_reader_ops *ops, rk_reader_open_fn open)
+{
+	if (rk_reader_nregistered == RK_READER_MAX_REGISTERED)
+		return -1;
+	rk_reader_registered[rk_reader_nregistered].prefix = prefix;
+	rk_reader_registered[rk_reader_nregistered].kind = kind;
+	rk_reader_registered[rk_reader_nregistered].ops = ops;
+	rk_reader_registered[rk_reader_nregistered].open = open;
+	rk_reader_nregistered++;
+	return 0;
+}
+
+rk_reader *rk_reader_new(rk_reader_kind kind, const rk_reader_ops *ops, void *impl)
+{
+	rk_reader *r = rk_xcalloc(1, sizeof *r);
+
+	r->kind = kind;
+	r->ops = ops;
+	r->impl = impl;
+	return r;
+}
+
 bool rk_reader_conn_is_csv(const char *conn)
 {
 	return conn && strncmp(conn, RK_READER_CSV_PREFIX, sizeof RK_READER_CSV_PREFIX - 1) == 0;
@@ -24,10 +55,19 @@ const char *rk_reader_csv_path(const char *conn)
 
 rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
 {
-	rk_reader *r;
 	void *impl;
 	const char *path = rk_reader_csv_path(o->conn);
 	bool csv = path != NULL;
+
+	for (size_t i = 0; o->conn && i < rk_reader_nregistered; i++) {
+		const struct rk_reader_registered *g = &rk_reader_registered[i];
+		size_t n = strlen(g->prefix);
+
+		if (strncmp(o->conn, g->prefix, n) == 0) {
+			impl = g->open(o, o->conn + n, err);
+			return impl ? rk_reader_new(g->kind, g->ops, impl) : NULL;
+		}
+	}
 
 	if (csv && !*path) {
 		rk_error_set(err, RK_EXIT_USAGE, "--%s csv: needs a path", o->side);
@@ -37,11 +77,7 @@ rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
 	impl = csv ? rk_csvreader_open(o, path, err) : rk_pgreader_open(o, err);
 	if (!impl)
 		return NULL;
-	r = rk_xcalloc(1, sizeof *r);
-	r->kind = csv ? RK_READER_CSV : RK_READER_PG;
-	r->ops = csv ? &rk_csvreader_ops : &rk_pgreader_ops;
-	r->impl = impl;
-	return r;
+	return rk_reader_new(csv ? RK_READER_CSV : RK_READER_PG, csv ? &rk_csvreader_ops : &rk_pgreader_ops, impl);
 }
 
 rk_reader_kind rk_reader_kind_of(const rk_reader *r)
@@ -85,7 +121,7 @@ const char *rk_reader_snapshot(const rk_reader *r)
 	return r->ops->snapshot ? r->ops->snapshot(r->impl) : NULL;
 }
 
-int rk_reader_digest(rk_reader *r, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+int rk_reader_digest(rk_reader *r, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	if (!r->ops->digest) {
 		rk_error_set(err, RK_EXIT_USAGE, "%s: window digests of CSV data are computed by reckon, not pushed down",
@@ -134,6 +170,16 @@ int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, r
 	if (!r->ops->lateness)
 		return rk_reader_cannot(r, "CSV data keeps no commit times", err);
 	return r->ops->lateness(r->impl, q, all, win, err);
+}
+
+int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	if (!r->ops->drill_digest) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s: CSV data is narrowed down by reckon, not in a database",
+		             r->ops->describe(r->impl));
+		return 1;
+	}
+	return r->ops->drill_digest(r->impl, q, fn, ctx, err);
 }
 
 void rk_reader_free(rk_reader *r)

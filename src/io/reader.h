@@ -59,6 +59,13 @@ typedef struct rk_range {
 	rk_usec to;     /* exclusive */
 } rk_range;
 
+/* The rows of a range whose key hash (the XXH3-128 of the key's encoding,
+ * digest.md) has hval in its low bits bits (0 bits: every row). */
+typedef struct rk_keybits {
+	uint32_t bits;
+	uint64_t hval;
+} rk_keybits;
+
 typedef struct rk_scan {
 	size_t time_index;           /* index of the time column among the bound columns */
 	const rk_range *ranges;      /* sorted, disjoint; rows are wanted when their time is in one */
@@ -66,6 +73,19 @@ typedef struct rk_scan {
 	bool include_null_time;      /* also deliver rows whose time is NULL */
 	bool binary;                 /* the caller takes every rk_form: a PostgreSQL
 	                              * reader may then stream binary COPY */
+	/*
+	 * Optional narrowing for the drilldown.  A reader may apply either in the
+	 * database or ignore it and deliver more rows: the callback filters, so
+	 * they only ever save work.
+	 */
+	const size_t *key_index;     /* the key columns (bound column indexes), in --key order */
+	size_t nkey;
+	const rk_keybits *keybits;   /* per range, or NULL: only rows whose key hash matches
+	                              * (a PostgreSQL reader with the reckon extension 1.3) */
+	const char *const *key_text; /* nkeys keys of nkey display texts each (the key as
+	                              * findings show it; NULL entry: SQL NULL): only rows
+	                              * holding one of these keys */
+	size_t nkeys;
 } rk_scan;
 
 /*
@@ -128,11 +148,15 @@ typedef struct rk_digest_query {
 	const size_t *sum_index;     /* the summed columns (integer or numeric) */
 	size_t nsum;
 	rk_usec from, width;         /* the window grid */
+	size_t slices;               /* in: groups wanted per slice, width / slices wide
+	                              * (a power of two dividing width; 0 or 1: per window);
+	                              * out: 1 when the reader grouped per window instead */
 } rk_digest_query;
 
 /*
  * Runs q and calls fn once per group with 3 + nsum fields: the window index
- * (decimal; NULL for the group of rows whose time is NULL), the row count,
+ * (decimal, in slices when q->slices stays above 1; NULL for the group of
+ * rows whose time is NULL), the row count,
  * the window hash (32 hex digits), then each column's exact sum as numeric
  * text (NULL when the group has no non-NULL value).  The groups come in no
  * particular order.  Returns 0, or -1 on error, or 1 when this reader cannot
@@ -140,7 +164,40 @@ typedef struct rk_digest_query {
  * in the version this client needs): err then says why, with a hint, as an
  * RK_EXIT_USAGE error the caller may report or pass over.
  */
-int rk_reader_digest(rk_reader *r, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+int rk_reader_digest(rk_reader *r, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+
+/*
+ * Sub-digests for the drilldown, computed by the server: each part is the
+ * rows of [lo, hi) (and, with bits, of one key-hash value) split into
+ * pieces by time - piece (instant - lo) / width - or, when width is 0, by
+ * the next more bits of the key hash - piece (hash >> bits) & (2^more - 1).
+ */
+typedef struct rk_drill_part {
+	rk_usec lo, hi;
+	rk_keybits keybits;
+	rk_usec width;
+	uint32_t more;
+} rk_drill_part;
+
+typedef struct rk_drill_query {
+	size_t time_index;
+	const size_t *hash_index;    /* the hashed columns, in --columns order */
+	size_t nhash;
+	const size_t *key_index;     /* the key columns, in --key order */
+	size_t nkey;
+	const rk_drill_part *parts;
+	size_t nparts;
+} rk_drill_query;
+
+/*
+ * Runs q and calls fn once per piece that has rows with 6 fields: the
+ * part's index, the piece's, its row count, its hash (32 hex digits, the
+ * hashed columns' row hashes added as for a window), its smallest and
+ * largest instant (decimal microseconds).  With no parts it only says
+ * whether this reader can: 0 yes, 1 no (err says why, as rk_reader_digest
+ * does), -1 on error.
+ */
+int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 
 /* The id of the snapshot exported at open (opts.export_snapshot), valid
  * while r lives; NULL for CSV readers or when not exported. */

@@ -20,7 +20,9 @@ typedef struct rk_reader_ops {
 	/* optional: the exported snapshot id (opts.export_snapshot), or NULL */
 	const char *(*snapshot)(const void *impl);
 	/* optional: window digests computed by the server (rk_reader_digest) */
-	int (*digest)(void *impl, const rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+	int (*digest)(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+	/* optional: the drilldown's sub-digests computed by the server (rk_reader_drill_digest) */
+	int (*drill_digest)(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 	/* optional: what the diagnosis asks of a source (reader.h) */
 	int (*commit_times)(void *impl, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err);
 	int (*key_unique)(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err);
@@ -29,6 +31,25 @@ typedef struct rk_reader_ops {
 	int (*backend_pid)(const void *impl);
 	int (*lateness)(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 } rk_reader_ops;
+
+/*
+ * A reader of kind kind over implementation impl and its ops, owned by the
+ * caller (rk_reader_free calls ops->free(impl)): how reader.c makes the two
+ * built-in kinds, and how a test puts a reader of its own behind the API.
+ */
+rk_reader *rk_reader_new(rk_reader_kind kind, const rk_reader_ops *ops, void *impl);
+
+/*
+ * Makes rk_reader_open hand every conn that starts with prefix to open
+ * (which gets the conn after the prefix), as a reader of kind kind with
+ * ops: a test's own readers behind rk_check_run.  prefix, ops stay the
+ * caller's and must outlive their use; at most RK_READER_MAX_REGISTERED,
+ * registered once per process before any reader is opened (not thread-safe).
+ * Returns 0, or -1 when the table is full.
+ */
+typedef void *(*rk_reader_open_fn)(const rk_reader_opts *o, const char *rest, rk_error *err);
+#define RK_READER_MAX_REGISTERED 4
+int rk_reader_register(const char *prefix, rk_reader_kind kind, const rk_reader_ops *ops, rk_reader_open_fn open);
 
 /* Each returns a new implementation object or NULL with err filled. */
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err);

@@ -1,105 +1,125 @@
 #!/usr/bin/env bash
-# bench-drill.sh RECKON_BIN - what the key-level drilldown costs.
+# bench-drill.sh RECKON_BIN - what a damaged check costs against a clean one,
+# streamed and pushed down (the drilldown's benchmark).
 #
-# N rows per side (env N, default 1000000) over one day, checked in 48
-# half-hour windows; the target loses one row in one window (one-damaged),
-# or one row in each of 10 windows (damaged).
-# Reports, from summary.json, the rows the drilldown re-read as a fraction
-# of the rows in the table, the passes it took, and the time and peak RSS
-# of a clean check against the damaged one, with --leaf-rows small and
-# large: best of REPEAT rounds, and paired (each round runs every case once,
-# in turn).  The damaged check runs once more with RECKON_DIAGNOSE=off: the
-# paired ratio of the two is what the diagnosis (likely causes, warnings)
-# costs.  Writes reports/bench/drill-<N>.md.  Nothing is asserted about
-# time: these machines are shared.
+# For each size of SIZES (env, default "2000000 5000000" rows per side):
+# bench.t over one day (bench-lib.sh) with the reckon extension in three
+# databases of one private cluster - the source, a clean copy, and a copy
+# with 4 rows damaged in 4 of the 24 hourly windows (3 lost, 1 changed) -
+# and these checks, each round running every case once, in turn:
+#
+#   stream clean / stream damaged            reckon check
+#   stream damaged, --leaf-rows 1000         the same, narrowing in more rounds
+#   pushdown clean / pushdown damaged        reckon check --pushdown
+#
+# Reported per case: the best of REPEAT (5) rounds, its ratio to the clean
+# check of its mode, the paired ratio (median over the rounds of the case's
+# seconds over the clean check's of the same round), peak RSS, and from
+# summary.json the drilldown's passes and the rows it re-read (fetched).
+# Then the targets, from these same runs:
+#   pushdown damaged <= 1.15 x pushdown clean
+#   stream damaged <= (1 + 1.2 x the damaged windows' share of rows) x stream clean
+#   rows fetched by the pushdown drilldown (both sides) <= 0.1 % of the table (one side's rows)
+#   peak RSS flat: the damaged checks' within 10 % of the clean ones', and of the smaller size's
+# Writes reports/bench/drill-<size>.md per size.  Nothing is asserted:
+# these machines are shared; the table says which targets held.
 set -euo pipefail
 
 # shellcheck source=tests/harness/bench-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 command -v jq >/dev/null || { echo "bench-drill: jq is missing: run tests/harness/deps.sh" >&2; exit 1; }
+SIZES=${SIZES:-2000000 5000000}
 
-echo "bench-drill: loading $N rows per side" >&2
-for db in drill_src drill_tgt; do
-	bench_table $db "$N"
-done
-# one row lost in each of windows 3, 7, 11, ... (10 of 48)
-psql_b -d drill_tgt -c "delete from bench.t where id in (select min(id) from bench.t
-	where ts >= '2026-03-02 00:00:00+00' group by floor(extract(epoch from ts - '2026-03-02 00:00:00+00') / 1800)
-	having floor(extract(epoch from min(ts) - '2026-03-02 00:00:00+00') / 1800)::int % 4 = 3 limit 10)"
+labels=(stream-clean stream-damaged stream-damaged-leaf1000 pushdown-clean pushdown-damaged
+	stream-damaged-noindex pushdown-damaged-noindex)
+srcs=(drill_src drill_src drill_src drill_src drill_src drill_srcnx drill_srcnx)
+dbs=(drill_clean drill_dmg drill_dmg drill_clean drill_dmg drill_dmgnx drill_dmgnx)
+opts=("" "" "--leaf-rows 1000" "--pushdown" "--pushdown" "" "--pushdown")
+clean_of=(0 0 0 3 3 0 3)
+declare -A rss_by_size=()
 
-args=(check --source "dbname=drill_src" --target "dbname=drill_tgt" --table bench.t --key id --time ts --sum amount
-	--columns id,ts,amount,note --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 30m
-	--now 2026-03-04T00:00:00Z)
+# ok CONDITION - "holds" or "does not hold" for an awk condition
+ok() { awk "BEGIN { exit !($1) }" && echo holds || echo "does not hold"; }
 
-once() { # once DB LEAF DIAGNOSE -> "seconds rss passes reread differ" of one run
-	local tgt=$1 leaf=$2 rc=0 s m
-	rm -rf "$base/rep" && mkdir "$base/rep"
-	RECKON_DIAGNOSE=$3 /usr/bin/time -f '%e %M' -o "$base/time" "$RECKON" "${args[@]/drill_tgt/$tgt}" \
-		--leaf-rows "$leaf" --report "$base/rep" >/dev/null || rc=$?
-	[[ $rc -le 1 ]] || { echo "bench-drill: reckon exited $rc" >&2; exit 1; }
-	read -r s m < <(tail -n 1 "$base/time")
-	printf '%s %s %s %s %s\n' "$s" "$m" "$(jq .drilldown.passes "$base/rep/summary.json")" \
-		"$(jq .drilldown.rows_reread "$base/rep/summary.json")" "$(jq .windows.differ "$base/rep/summary.json")"
-}
-
-psql_b -d postgres -c "create database drill_clean template drill_src"
-psql_b -d postgres -c "create database drill_one template drill_src"
-psql_b -d drill_one -c "delete from bench.t where id = $N / 2"
-# the damaged check with and without the diagnosis run one after the other,
-# after another damaged check has warmed the damaged target's cache, so that
-# the pair sees the same load and the same cache
-labels=(clean one-damaged damaged "damaged, RECKON_DIAGNOSE=off" damaged damaged)
-dbs=(drill_clean drill_one drill_tgt drill_tgt drill_tgt drill_tgt)
-leaves=(200000 200000 1000 200000 200000 2000000)
-diagnose=(on on on off on on)
-diag_pairs=
-declare -A secs=() rss=() info=() pairs=()
-# rounds: each run once per round, in turn, so that every run of a round sees
-# the same load; paired = the median over the rounds of a run's seconds over
-# the clean check's of the same round
-for ((i = 0; i < REPEAT; i++)); do
-	for k in "${!labels[@]}"; do
-		read -r s m p r d <<<"$(once "${dbs[$k]}" "${leaves[$k]}" "${diagnose[$k]}")"
-		secs[$k]="${secs[$k]:-} $s"
-		rss[$k]="${rss[$k]:-} $m"
-		info[$k]="$p $r $d"
-		[[ $k -eq 0 ]] && clean_s=$s
-		[[ $k -eq 3 ]] && plain_s=$s
-		pairs[$k]="${pairs[$k]:-} $(ratio "$s" "$clean_s")"
-		# the damaged check with the diagnosis over the same check without it
-		[[ $k -eq 4 ]] && diag_pairs="$diag_pairs $(awk -v a="$s" -v b="$plain_s" \
-			'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+for n in $SIZES; do
+	echo "bench-drill: loading $n rows per side" >&2
+	bench_drill_dbs drill "$n"
+	bench_noindex_dbs drill
+	declare -A secs=() rss=() pairs=() info=()
+	round=()
+	for ((i = 0; i < REPEAT; i++)); do
+		for k in "${!labels[@]}"; do
+			want=0
+			[[ ${dbs[$k]} == drill_dmg* ]] && want=1
+			# shellcheck disable=SC2086
+			read -r s m <<<"$(bench_reckon "${srcs[$k]}" "${dbs[$k]}" $want ${opts[$k]})"
+			secs[$k]="${secs[$k]:-} $s"
+			rss[$k]="${rss[$k]:-} $m"
+			info[$k]="$(jq -r '"\(.drilldown.passes) \(.drilldown.rows_reread)"' "$base/report/summary.json")"
+			round[$k]=$s
+			pairs[$k]="${pairs[$k]:-} $(ratio "$s" "${round[${clean_of[$k]}]}")"
+			if [[ $k -eq 1 ]]; then
+				# the damaged windows' share of the rows, from the report
+				share=$(awk -F, 'NR > 1 { all += $4; if ($3 == "differ") d += $4 } END { printf "%.4f", d / all }' \
+					"$base/report/windows.csv")
+			fi
+		done
+		echo "bench-drill: $n rows, round $((i + 1)):$(for k in "${!labels[@]}"; do printf ' %s %s' "${labels[$k]}" "${round[$k]}"; done)" >&2
 	done
+	out=$repo/reports/bench/drill-$n.md
+	mkdir -p "$(dirname "$out")"
+	{
+		echo "# reckon check, clean against damaged, $n rows per side ($(date -u +%Y-%m-%d))"
+		echo
+		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
+		echo "- machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --window 1h\` (the whole row hashed: id, ts, amount, note): 24 windows; the -noindex cases: the same tables without the primary key, so that no index serves the lookup of the damaged keys"
+		echo "- damaged: 4 target rows in 4 of the 24 windows (3 lost, 1 amount changed): the damaged windows hold $(awk -v s="$share" 'BEGIN { printf "%.1f", s * 100 }') % of the rows"
+		echo "- each of the $REPEAT rounds runs every case once, in turn; seconds: the best round; paired: the median over the rounds of the case's seconds over its mode's clean check of the same round"
+		echo
+		echo "| case | seconds | ratio to clean | paired | peak RSS KiB | drilldown passes | rows re-read (both sides) | share of the table |"
+		echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		for k in "${!labels[@]}"; do
+			# shellcheck disable=SC2086
+			s=$(min ${secs[$k]})
+			# shellcheck disable=SC2086
+			c=$(min ${secs[${clean_of[$k]}]})
+			# shellcheck disable=SC2086
+			m=$(min ${rss[$k]})
+			read -r p r <<<"${info[$k]}"
+			# shellcheck disable=SC2086
+			printf '| %s | %s | %s | %s | %s | %s | %s | %.5f |\n' "${labels[$k]}" "$s" "$(ratio "$s" "$c")" \
+				"$(median ${pairs[$k]})" "$m" "$p" "$r" "$(awk -v a="$r" -v b="$n" 'BEGIN { print a / b }')"
+			eval "best_$k=$s; paired_$k=$(median ${pairs[$k]}); rss_$k=$m; rows_$k=$r"
+		done
+		limit=$(awk -v s="$share" 'BEGIN { printf "%.3f", 1 + 1.2 * s }')
+		echo
+		echo "| target | measured (best / paired) | limit | verdict |"
+		echo "| --- | --- | --- | --- |"
+		# shellcheck disable=SC2154
+		{
+			pd=$(ratio "$best_4" "$best_3")
+			echo "| pushdown damaged / clean | $pd / $paired_4 | 1.15 | $(ok "$pd <= 1.15 && $paired_4 <= 1.15") |"
+			st=$(ratio "$best_1" "$best_0")
+			echo "| stream damaged / clean | $st / $paired_1 | $limit (1 + 1.2 x $share) | $(ok "$st <= $limit && $paired_1 <= $limit") |"
+			st2=$(ratio "$best_2" "$best_0")
+			echo "| stream damaged, --leaf-rows 1000 / clean | $st2 / $paired_2 | $limit | $(ok "$st2 <= $limit && $paired_2 <= $limit") |"
+			fr=$(awk -v a="$rows_4" -v b="$n" 'BEGIN { printf "%.5f", a / b * 100 }')
+			echo "| rows fetched by the pushdown drilldown, % of the table | $fr % ($rows_4 rows) | 0.1 % | $(ok "$fr <= 0.1") |"
+			echo "| peak RSS, damaged / clean (stream; pushdown) | $(ratio "$rss_1" "$rss_0"); $(ratio "$rss_4" "$rss_3") | 1.10 | $(ok "$rss_1 <= 1.1 * $rss_0 && $rss_4 <= 1.1 * $rss_3") |"
+			pdn=$(ratio "$best_6" "$best_3")
+			echo "| without a key index: pushdown damaged / clean | $pdn / $paired_6 | 1.15 | $(ok "$pdn <= 1.15 && $paired_6 <= 1.15") |"
+			stn=$(ratio "$best_5" "$best_0")
+			echo "| without a key index: stream damaged / clean | $stn / $paired_5 | $limit | $(ok "$stn <= $limit && $paired_5 <= $limit") |"
+		}
+	} >"$out.tmp"
+	mv "$out.tmp" "$out"
+	rss_by_size[$n]="$rss_0 $rss_1 $rss_3 $rss_4"
+	cat "$out"
+	echo
+	unset secs rss pairs info
 done
-total=$((2 * N))
-out=$repo/reports/bench/drill-$N.md
-mkdir -p "$(dirname "$out")"
-{
-	echo "# reckon check drilldown, $N rows per side, 48 windows, 1 or 10 damaged ($(date -u +%Y-%m-%d))"
-	echo
-	echo "| run | --leaf-rows | seconds (best of $REPEAT) | ratio to clean | paired ratio | peak RSS KiB | passes | rows re-read (both sides) | fraction of the table |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	# shellcheck disable=SC2086
-	clean=$(min ${secs[0]})
-	for k in "${!labels[@]}"; do
-		# shellcheck disable=SC2086
-		s=$(min ${secs[$k]})
-		# shellcheck disable=SC2086
-		m=$(min ${rss[$k]})
-		read -r p r _ <<<"${info[$k]}"
-		# shellcheck disable=SC2086
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %.3f |\n' "${labels[$k]}" "${leaves[$k]}" "$s" \
-			"$(ratio "$s" "$clean")" "$(median ${pairs[$k]})" "$m" "$p" "$r" \
-			"$(awk -v a="$r" -v b="$total" 'BEGIN { print a / b }')"
-	done
-	echo
-	# shellcheck disable=SC2086
-	echo "The diagnosis (likely causes and warnings) costs the damaged check (--leaf-rows 200000)"
-	# shellcheck disable=SC2086
-	echo "$(median $diag_pairs) x its time with RECKON_DIAGNOSE=off: median over $REPEAT paired rounds of$diag_pairs."
-	echo
-	echo "The table has an index on ts, as the time column of an incremental load usually has,"
-	echo "so the drilldown's range scans read only the damaged windows."
-} >"$out.tmp"
-mv "$out.tmp" "$out"
-cat "$out"
+echo "bench-drill: peak RSS KiB per size (stream clean, stream damaged, pushdown clean, pushdown damaged):" >&2
+for n in $SIZES; do
+	echo "  $n: ${rss_by_size[$n]}" >&2
+done

@@ -24,6 +24,8 @@
 #                COPY of the compared columns to /dev/null, text and binary
 #   psql         the copy floor's client: psql's \copy of the same to
 #                /dev/null, text and binary
+#   drilldown    reckon check's client against a target with every 50th
+#                row changed, less a clean check, per row its drilldown got
 #
 # Each count less that of the same statement over no rows, per row.  Writes
 # reports/bench/instr-<N>.md.  Needs valgrind (apt-get install valgrind).
@@ -75,6 +77,23 @@ client() {
 stream=$(per_row "$(client "${DAY_ARGS[@]}")" "$(client "${NONE_ARGS[@]}")" $((2 * N)))
 stream_text=$(per_row "$(RECKON_COPY_FORMAT=text client "${DAY_ARGS[@]}")" \
 	"$(RECKON_COPY_FORMAT=text client "${NONE_ARGS[@]}")" $((2 * N)))
+
+# the drilldown (client): a target with every 50th row of the day changed,
+# so that every slice of every window differs and the drilldown collects
+# every row of the day, then reads the windows again for the copies of the
+# damaged keys (too many to ask the database for by value): its
+# instructions less a clean check's, per row its passes got
+psql_b -d postgres -c "create database bench_dmg template bench_tgt"
+psql_b -d bench_dmg -c "update bench.t set note = note || '!' where id % 50 = 0" -c "vacuum (freeze, analyze) bench.t"
+drill_client() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]/dbname=bench_tgt/dbname=bench_dmg}" \
+		"${DAY_ARGS[@]}" --report "$base/drep" >/dev/null 2>"$base/cg.err" || [[ $? -le 1 ]] ||
+		{ cat "$base/cg.err" >&2; return 1; }
+	collected "$base/cg.err"
+}
+drill_total=$(drill_client)
+drill_rows=$(jq .drilldown.rows_reread "$base/drep/summary.json")
+drill=$(per_row "$drill_total" "$(client "${DAY_ARGS[@]}")" "$drill_rows")
 
 # psqlc WHERE [COPY_OPTIONS] - instructions of psql copying one side out
 psqlc() {
@@ -140,6 +159,7 @@ mkdir -p "${out%/*}"
 	echo "| copy floor (client): psql \\copy to /dev/null, binary | $psqlb | |"
 	echo "| stream (client): reckon check reading COPY text (RECKON_COPY_FORMAT=text) | $stream_text | |"
 	echo "| stream (client): reckon check reading binary COPY (its default here) | $stream | |"
+	echo "| drilldown (client): per row its passes got, every 50th row of the day changed ($drill_rows rows) | $drill | |"
 	echo
 	echo "Server and client together, per row and side: COPY text + psql $((copyt + psqlt)) (the copy floor), binary COPY + psql $((copyb + psqlb)) (the binary floor), COPY text + reckon $((copyt + stream_text)), binary COPY + reckon $((copyb + stream))."
 } >"$out.tmp"

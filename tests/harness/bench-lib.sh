@@ -42,7 +42,8 @@ psql_b() {
 
 # bench_table DB ROWS - (re)creates database DB holding bench.t: ROWS rows
 # spread evenly over 2026-03-02 (bigint id, timestamptz ts, numeric(12,2)
-# amount, text note), with an index on ts as an incremental load's table has.
+# amount, text note), with a primary key on id and an index on ts, as an
+# incremental load's table has (NOINDEX=1: without the primary key).
 bench_table() {
 	psql_b -d postgres -c "drop database if exists $1 with (force)" -c "create database $1"
 	psql_b -d "$1" <<-SQL
@@ -55,19 +56,54 @@ bench_table() {
 		       'note ' || md5(i::text)
 		from generate_series(1::bigint, $2) i;
 		create index on bench.t (ts);
+		$([[ ${NOINDEX:-0} == 1 ]] || echo "alter table bench.t add primary key (id);")
 		vacuum (freeze, analyze) bench.t;
 	SQL
 }
 
-# bench_ext DB - the reckon extension in DB: installed (CREATE EXTENSION), or
-# else created from the built module by its path (RK_EXT_DIR, build/ext)
+# bench_ext DB - the reckon extension in DB: this build's (RK_EXT_DIR, build/ext),
+# created from the built module by its path, or else the installed one
 bench_ext() {
 	local dir=${RK_EXT_DIR:-$repo/build/ext}
-	if psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1; then
+	# this build's module, by its path, when it is built: the server's
+	# directories may hold another tree's (several work on one machine)
+	if [[ -r $dir/reckon-load.sql ]]; then
+		psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
 		return 0
 	fi
-	[[ -r $dir/reckon-load.sql ]] || { echo "bench: the reckon extension is neither installed nor built (make ext)" >&2; exit 1; }
-	psql_b -d "$1" <"$dir/reckon-load.sql" >/dev/null
+	psql_b -d "$1" -c "create extension reckon" >/dev/null 2>&1 ||
+		{ echo "bench: the reckon extension is neither built (make ext) nor installed" >&2; exit 1; }
+}
+
+# bench_drill_dbs PREFIX ROWS - PREFIX_src (bench.t of ROWS rows, with the
+# reckon extension), PREFIX_clean (a copy) and PREFIX_dmg (a copy with 4
+# rows damaged in 4 of the 24 hourly windows: the middle rows of windows 3,
+# 9 and 14 lost, that of window 19 with another amount)
+bench_drill_dbs() {
+	local p=$1 n=$2 db
+	bench_table "${p}_src" "$n"
+	bench_ext "${p}_src"
+	for db in clean dmg; do
+		psql_b -d postgres -c "drop database if exists ${p}_$db with (force)" \
+			-c "create database ${p}_$db template ${p}_src"
+	done
+	psql_b -d "${p}_dmg" <<-SQL
+		delete from bench.t where id in ($((n / 24 * 3 + n / 48)), $((n / 24 * 9 + n / 48)), $((n / 24 * 14 + n / 48)));
+		update bench.t set amount = amount + 1 where id = $((n / 24 * 19 + n / 48));
+		vacuum (freeze, analyze) bench.t;
+	SQL
+}
+
+# bench_noindex_dbs PREFIX - PREFIX_src and PREFIX_dmg again as
+# PREFIX_srcnx and PREFIX_dmgnx, without the primary key on id: a table
+# whose key no index serves
+bench_noindex_dbs() {
+	local p=$1 db
+	for db in src dmg; do
+		psql_b -d postgres -c "drop database if exists ${p}_${db}nx with (force)" \
+			-c "create database ${p}_${db}nx template ${p}_$db"
+		psql_b -d "${p}_${db}nx" -c "alter table bench.t drop constraint t_pkey"
+	done
 }
 
 now() { echo "$EPOCHREALTIME"; }

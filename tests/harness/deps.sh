@@ -12,8 +12,12 @@ set -eu
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench)
 # pushdown extension (src/ext, PGXS): postgresql-server-dev-15
+# packages (make deb, and make check builds them): debhelper dpkg-dev
+# manual pages (tests render them): groff-base; the systemd examples
+# (tests run systemd-analyze verify): systemd
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15"
+libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
+debhelper dpkg-dev groff-base systemd"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is

@@ -1,0 +1,159 @@
+# shellcheck shell=bash
+# The scheduling example in contrib/systemd: systemd's own reader
+# (systemd-analyze verify) accepts the service and the timer, in a throw-away
+# root where this build's reckon is installed as /usr/bin/reckon, next to the
+# host's unit tree (the targets the units name); the manual pages their
+# Documentation= names are this build's.  tests/harness/deps.sh installs
+# systemd for systemd-analyze.  The service's command runs, with its job
+# file, against two databases holding the tables the job names (the unit
+# test tests/unit/test_contrib.c reads the same file with the parser alone).
+
+UNITS=(reckon-nightly.service reckon-nightly.timer)
+SERVICE=$RK_REPO/contrib/systemd/reckon-nightly.service
+SRC=contrib_src
+TGT=contrib_tgt
+
+# The tables contrib/systemd/nightly.ini names, equal on both sides: orders
+# copied, customers renamed, with the balance in cents at the source and
+# test customers left out of the target.  Rows every 20 minutes from
+# 2026-03-02 00:00Z for 27 hours.
+setup_file() {
+	createdb $SRC
+	createdb $TGT
+	sql $SRC >/dev/null <<-'SQL'
+		create schema mart;
+		create table mart.orders (order_id bigint, line_no int, updated_at timestamptz not null,
+		    amount numeric(12,2), primary key (order_id, line_no));
+		insert into mart.orders
+		select g / 2, g % 2, timestamptz '2026-03-02 00:00+00' + g * interval '10 minutes', g * 1.25
+		from generate_series(0, 161) g;
+		create table public.customer (customer_id int primary key, full_name text, balance_cents bigint,
+		    modified_at timestamptz not null, is_test boolean not null);
+		insert into public.customer
+		select g, 'customer ' || g, g * 1000 + 7, timestamptz '2026-03-02 00:00+00' + g * interval '20 minutes',
+		       g % 9 = 0
+		from generate_series(0, 80) g;
+	SQL
+	sql $TGT >/dev/null <<-'SQL'
+		create schema mart;
+		create table mart.orders (order_id bigint, line_no int, updated_at timestamptz not null,
+		    amount numeric(12,2), primary key (order_id, line_no));
+		create table mart.customers (customer_id int primary key, name text, balance numeric(14,2),
+		    modified_at timestamptz not null);
+	SQL
+	export_csv $SRC "select * from mart.orders" orders.csv
+	import_csv $TGT mart.orders orders.csv
+	export_csv $SRC "select customer_id, full_name, balance_cents / 100.0, modified_at
+	                 from public.customer where not is_test" customers.csv
+	import_csv $TGT mart.customers customers.csv
+}
+
+# The service's ExecStart as words, continuation lines joined.
+exec_start() {
+	sed -n '/^ExecStart=/,/[^\\]$/p' "$SERVICE" | sed 's/\\$//' | tr '\n' ' ' | sed 's/^ExecStart=//'
+}
+
+# unit_root DIR - the throw-away root
+unit_root() {
+	local root=$1 u
+	command -v systemd-analyze >/dev/null || fail "systemd-analyze not found (Debian package systemd)"
+	[[ -d /usr/lib/systemd/system ]] || fail "no /usr/lib/systemd/system: is systemd installed?"
+	mkdir -p "$root/usr/bin" "$root/usr/lib/systemd" "$root/etc/systemd/system" "$root/usr/share/man/man1"
+	cp -a /usr/lib/systemd/system "$root/usr/lib/systemd/"
+	cp "$RECKON" "$root/usr/bin/reckon"
+	cp "${RECKON%/*}"/man/*.1 "$root/usr/share/man/man1/"
+	for u in "${UNITS[@]}"; do
+		cp "$RK_REPO/contrib/systemd/$u" "$root/etc/systemd/system/"
+	done
+}
+
+# verify ROOT - systemd-analyze verify; it runs man for Documentation=
+verify() {
+	MANPATH=$1/usr/share/man systemd-analyze --root="$1" verify "${UNITS[@]}"
+}
+
+test_systemd_verifies_the_service_and_the_timer() {
+	unit_root root
+	assert_exit 0 verify "$T/root"
+	[[ ! -s $ERR ]] || fail "systemd-analyze verify complains: $(cat "$ERR")"
+	_rk_ok
+}
+
+# The check above can fail: verify notices a reckon that is not installed,
+# a manual page that is not there and a key systemd does not know.
+test_verify_notices_a_missing_binary_page_or_key() {
+	unit_root root
+	rm root/usr/bin/reckon
+	assert_exit 1 verify "$T/root"
+	assert_contains "$ERR" "Command reckon is not executable"
+	unit_root root1
+	rm root1/usr/share/man/man1/reckon-check.1
+	verify "$T/root1" 2>err1 || true
+	assert_contains err1 "man reckon-check(1)"
+	unit_root root2
+	sed -i 's/^Persistent=/Persistant=/' root2/etc/systemd/system/reckon-nightly.timer
+	verify "$T/root2" 2>err2 || true
+	assert_contains err2 "Unknown key 'Persistant'"
+}
+
+# The timer fires once a day at 02:30 UTC, whatever the host's time zone.
+test_timer_fires_nightly_at_0230_utc() {
+	local spec
+	spec=$(sed -n 's/^OnCalendar=//p' "$RK_REPO/contrib/systemd/reckon-nightly.timer")
+	assert_exit 0 env TZ=Asia/Tokyo systemd-analyze calendar --iterations=2 "$spec"
+	assert_contains "$OUT" "Normalized form: *-*-* 02:30:00 UTC"
+	assert_eq 2 "$(grep -cE '\(in UTC\): .* 02:30:00 UTC' "$OUT")"
+}
+
+# The service runs the command the documentation describes: a job, the last
+# day, the metrics into the textfile directory.
+test_service_runs_a_job_over_the_last_day_with_metrics() {
+	local exec opt i
+	local -a words
+	exec=" $(exec_start)"
+	read -ra words <<<"$exec"
+	assert_eq "reckon check" "${words[*]:0:2}"
+	for ((i = 2; i < ${#words[@]}; i += 2)); do
+		opt="${words[i]} ${words[i + 1]}"
+		assert_match "$opt" '^--[a-z-]+ [^-]'
+		assert_contains "$RK_REPO/docs/cron.md" "$opt"
+	done
+	assert_match "$exec" ' --job /etc/reckon/nightly.ini '
+	assert_match "$exec" ' --last 1d '
+	assert_match "$exec" ' --metrics /var/lib/prometheus/node-exporter/[a-z]+\.prom '
+}
+
+# The service's command, as written, with the example job file: its paths
+# moved into the scratch directory, the connections to the test cluster
+# (the command line wins over the job's [defaults]) and the clock fixed at
+# 02:30 UTC, when the timer fires.  --metrics (product.md 2.8) is kept once
+# reckon check --help lists it, and its file is then expected.
+test_the_service_runs_the_example_job() {
+	local -a words args=()
+	local i metrics=
+	read -ra words <<<"$(exec_start)"
+	rk check --help >help.txt
+	if grep -q -- '^  --metrics ' help.txt; then metrics=yes; fi
+	for ((i = 2; i < ${#words[@]}; i += 2)); do
+		case ${words[i]} in
+		--job) args+=(--job "$RK_REPO/contrib/systemd/nightly.ini") ;;
+		--report) args+=(--report "$T/nightly") ;;
+		--metrics) [[ -z $metrics ]] || args+=(--metrics "$T/reckon.prom") ;;
+		*) args+=("${words[i]}" "${words[i + 1]}") ;;
+		esac
+	done
+	args+=(--source "$(conn $SRC)" --target "$(conn $TGT)" --now 2026-03-03T02:30:00Z)
+	assert_exit 0 rk check "${args[@]}"
+	assert_eq match "$(jget nightly/summary.json .verdict)"
+	assert_eq "customers orders" "$(jq -r '.tables | keys | join(" ")' nightly/summary.json)"
+	# --last 1d at 02:30 with a 15-minute settle: yesterday 02:00 to 02:00
+	assert_eq 24 "$(jget nightly/summary.json .tables.orders.windows.checked)"
+	assert_eq 2026-03-02T02:00:00Z "$(head -n 2 nightly/orders/windows.csv | tail -n 1 | cut -d, -f1)"
+	[[ -z $metrics ]] || assert_file reckon.prom
+	# a row lost in the night: the job says which table, and exits 1
+	sql $TGT "delete from mart.orders where order_id = 40 and line_no = 1" >/dev/null
+	assert_exit 1 rk check "${args[@]}"
+	assert_eq differ "$(jget nightly/summary.json .tables.orders.verdict)"
+	assert_eq 1 "$(jget nightly/summary.json .tables.orders.findings.missing)"
+	assert_eq match "$(jget nightly/summary.json .tables.customers.verdict)"
+}
