@@ -344,6 +344,7 @@ void rk_check_result_free(rk_check_result *r)
 	free(r->column_names);
 	rk_drift_free(&r->drift);
 	rk_diagnosis_free(r->diagnosis);
+	free(r->held);
 	free(r->status);
 	free(r->win_kind);
 	free(r);

@@ -94,14 +94,15 @@ typedef struct rk_finding {
 	uint32_t target_copies;
 	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
 	rk_usec target_time;    /* time of the (first) target copy, or RK_USEC_NINF */
-	/* Where the source rows that match exactly lie around this one, in its
-	 * window: the nearest one at or before source_time and at or after it
-	 * (RK_USEC_NINF / RK_USEC_PINF: none).  Known only when the drilldown
-	 * compared the whole window at once (near_known); the diagnosis tells a
-	 * contiguous loss from scattered ones with it. */
-	rk_usec match_before, match_after;
-	bool near_known;
+	/* The earliest and the latest time of its source copies in the window
+	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
+	rk_usec source_min, source_max;
 } rk_finding;
+
+/* A span of source time, both ends included (rk_check_result.held). */
+typedef struct rk_held {
+	rk_usec lo, hi;
+} rk_held;
 
 /* Per-side digest of all windows. */
 typedef struct rk_side_result {
@@ -143,6 +144,15 @@ typedef struct rk_check_result {
 	uint64_t drill_rows;    /* rows re-read by the drilldown (both sides) */
 	uint64_t drill_server_rows; /* rows it digested inside the databases (both sides) */
 	int drill_passes;
+	/* With the diagnosis (rk_check_spec.diagnose), where the source rows of
+	 * the damaged windows that belong to no finding lie, as the drilldown
+	 * saw them: every such row lies in one of these spans, and each span
+	 * holds at least one source row (the slices and pieces whose digests
+	 * matched, the runs of matching rows of its leaves between damaged ones,
+	 * the keys whose copies agreed all told).  In no order.  The diagnosis
+	 * tells a contiguous loss from scattered ones with them. */
+	rk_held *held;
+	size_t nheld;
 	bool has_watermark;
 	rk_usec watermark;
 	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */

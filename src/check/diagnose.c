@@ -5,11 +5,12 @@
  * A finding goes to the first pattern that fits, in rk_pattern's order.
  * gap and repeat need to know that no source row lies between two damaged
  * ones unless it is damaged the same way: the findings say where the other
- * damaged rows are, the window counts how many rows matched, and the
- * drilldown noted on each finding the nearest exactly matching rows of its
- * window when it compared that window whole.  Where it did not (a window
- * bisected by time), two damaged rows are taken as apart: the diagnosis then
- * names less, never something false.
+ * damaged rows are (each with the span of its source copies), the windows
+ * between them how many source rows they hold, and the drilldown noted
+ * where the damaged windows' other source rows lie (rk_check_result.held):
+ * spans that may be wider than their rows, never narrower.  Where a span
+ * meets two damaged rows' interval, they are taken as apart: the diagnosis
+ * then names less, never something false.
  */
 #include "check/diagnose.h"
 
@@ -195,7 +196,8 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
  * classification
  * ---------------------------------------------------------------------- */
 
-static int rk_key_cmp_n;
+/* qsort takes no context; a job checks tables on several threads */
+static _Thread_local int rk_key_cmp_n;
 
 static int rk_key_cmp(char *const *x, char *const *y)
 {
@@ -221,11 +223,10 @@ static int rk_fkey_cmp(const void *a, const void *b)
 typedef struct rk_diag {
 	rk_check_result *res;
 	rk_pattern *of;
-	int64_t *matched;            /* per window: source rows that match exactly */
 	const rk_finding **byk;      /* scratch: findings by key */
 } rk_diag;
 
-static const rk_finding **rk_sort_base;
+static _Thread_local const rk_finding **rk_sort_base;
 
 /* Orders finding indexes by (key, window). */
 static int rk_idx_key_cmp(const void *a, const void *b)
@@ -249,46 +250,77 @@ static int rk_idx_time_cmp(const void *a, const void *b)
 	return i < j ? -1 : i > j;
 }
 
-static int rk_usec_cmp(const void *a, const void *b)
-{
-	rk_usec x = *(const rk_usec *)a, y = *(const rk_usec *)b;
+/*
+ * Spans of source time that break a run of damaged rows (rows the target
+ * holds otherwise than the run's do), sorted by start, with the latest end
+ * among each prefix: whether one meets an interval is a binary search.
+ */
+typedef struct rk_breaks {
+	rk_held *v;
+	rk_usec *reach;              /* reach[k]: the latest end among v[0..k] */
+	size_t n;
+} rk_breaks;
 
-	return x < y ? -1 : x > y;
+static int rk_held_cmp(const void *a, const void *b)
+{
+	const rk_held *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* True when a time of the sorted list lies in [lo, hi]. */
-static bool rk_any_in(const rk_usec *v, size_t n, rk_usec lo, rk_usec hi)
+/* The drilldown's spans and those of the findings that pass says break:
+ * each finding's source copies, [source_min, source_max]. */
+static void rk_breaks_make(rk_breaks *b, const rk_check_result *r, bool (*breaks)(const rk_finding *))
 {
-	size_t a = 0, b = n;
+	b->v = rk_xcalloc(r->nheld + r->nfindings + 1, sizeof *b->v);
+	b->n = 0;
+	for (size_t i = 0; i < r->nheld; i++)
+		b->v[b->n++] = r->held[i];
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const rk_finding *f = &r->findings[i];
 
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		if (v[mid] < lo)
+		if (f->source_copies && f->source_min != RK_USEC_NINF && breaks(f))
+			b->v[b->n++] = (rk_held){f->source_min, f->source_max};
+	}
+	if (b->n)
+		qsort(b->v, b->n, sizeof *b->v, rk_held_cmp);
+	b->reach = rk_xcalloc(b->n + 1, sizeof *b->reach);
+	for (size_t k = 0; k < b->n; k++)
+		b->reach[k] = k && b->reach[k - 1] > b->v[k].hi ? b->reach[k - 1] : b->v[k].hi;
+}
+
+static void rk_breaks_free(rk_breaks *b)
+{
+	free(b->v);
+	free(b->reach);
+}
+
+/* True when a span of b meets [lo, hi]. */
+static bool rk_breaks_meet(const rk_breaks *b, rk_usec lo, rk_usec hi)
+{
+	size_t a = 0, z = b->n;
+
+	/* the spans that start at or before hi: v[0..a) */
+	while (a < z) {
+		size_t mid = a + (z - a) / 2;
+		if (b->v[mid].lo <= hi)
 			a = mid + 1;
 		else
-			b = mid;
+			z = mid;
 	}
-	return a < n && v[a] <= hi;
+	return a > 0 && b->reach[a - 1] >= lo;
 }
 
 /*
  * Whether the source rows x and y (x first) lie next to each other: no
- * source row between them (ties included) is one of brk (the damaged rows
- * that break the span) or matches exactly.
+ * source row between them, ties included, breaks the run (brk), and the
+ * windows between them hold no source row.
  */
-static bool rk_adjacent(const rk_diag *g, const rk_finding *x, const rk_finding *y, const rk_usec *brk, size_t nbrk)
+static bool rk_adjacent(const rk_diag *g, const rk_finding *x, const rk_finding *y, const rk_breaks *brk)
 {
 	const rk_check_result *r = g->res;
-	rk_usec tx = x->source_time, ty = y->source_time;
 
-	if (rk_any_in(brk, nbrk, tx, ty))
-		return false;
-	if (x->window == y->window)
-		return !g->matched[x->window] || (x->near_known && x->match_after > ty) ||
-		       (y->near_known && y->match_before < tx);
-	if (g->matched[x->window] && !(x->near_known && x->match_after == RK_USEC_PINF))
-		return false;
-	if (g->matched[y->window] && !(y->near_known && y->match_before == RK_USEC_NINF))
+	if (rk_breaks_meet(brk, x->source_time, y->source_time))
 		return false;
 	for (size_t w = x->window + 1; w < y->window; w++)
 		if (r->side[0].rows[w])
@@ -324,8 +356,8 @@ static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
  * pattern holds yet become `pat` when there are at least two (repeat: when
  * they are not all on a boundary; those become boundary, however few).
  */
-static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_usec *brk, size_t nbrk, rk_pattern pat,
-                    rk_spans *spans, rk_spans *bspans)
+static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_spans *spans,
+                    rk_spans *bspans)
 {
 	const rk_check_result *r = g->res;
 	size_t start = 0;
@@ -338,7 +370,7 @@ static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_usec *brk, size
 		rk_usec first = RK_USEC_PINF, last = RK_USEC_NINF;
 		rk_pattern to;
 
-		if (k < n && rk_adjacent(g, &r->findings[cand[k - 1]], &r->findings[cand[k]], brk, nbrk))
+		if (k < n && rk_adjacent(g, &r->findings[cand[k - 1]], &r->findings[cand[k]], brk))
 			continue;
 		for (size_t j = start; j < k; j++) {
 			const rk_finding *f = &r->findings[cand[j]];
@@ -592,13 +624,26 @@ static void rk_causes_free(rk_diagnosis *d)
 	d->ncauses = 0;
 }
 
+/* What breaks a repeat: a source row the target holds at most once. */
+static bool rk_breaks_repeat(const rk_finding *f)
+{
+	return f->kind == RK_FIND_MISSING || f->kind == RK_FIND_CHANGED ||
+	       (f->kind == RK_FIND_SOURCE_DUPLICATE && f->target_copies <= f->source_copies);
+}
+
+/* What breaks a gap: a key the target holds, in some form. */
+static bool rk_breaks_gap(const rk_finding *f)
+{
+	return f->target_copies > 0;
+}
+
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const char *late_why)
 {
 	rk_diagnosis *d = rk_diag_get(res);
-	size_t n = res->nfindings, ncand = 0, nbrk = 0;
+	size_t n = res->nfindings, ncand = 0;
 	size_t *cand = rk_xcalloc(n ? n : 1, sizeof *cand);
-	rk_usec *brk = rk_xcalloc(n ? n : 1, sizeof *brk);
+	rk_breaks brk;
 	const rk_finding **base = rk_xcalloc(n ? n : 1, sizeof *base);
 	rk_spans gaps = {NULL, 0}, repeats = {NULL, 0}, bounds = {NULL, 0};
 	rk_diag g;
@@ -617,15 +662,6 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	g.res = res;
 	g.of = d->of;
 	g.byk = base;
-	g.matched = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *g.matched);
-	for (size_t w = 0; w < res->nclosed; w++)
-		g.matched[w] = (int64_t)res->side[0].rows[w];
-	for (size_t i = 0; i < n; i++)
-		if (res->findings[i].kind != RK_FIND_SOURCE_DUPLICATE)
-			g.matched[res->findings[i].window] -= res->findings[i].source_copies;
-	for (size_t w = 0; w < res->nwindows; w++)
-		if (g.matched[w] < 0)
-			g.matched[w] = 0;
 
 	/* late_commit: committed after its time plus the settle margin */
 	for (size_t i = 0; commit && i < n; i++) {
@@ -640,12 +676,10 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		const rk_finding *f = &res->findings[i];
 		if (f->kind == RK_FIND_DUPLICATED && f->source_copies)
 			cand[ncand++] = i;
-		else if (f->source_copies && (f->kind == RK_FIND_MISSING || f->kind == RK_FIND_CHANGED ||
-		                              (f->kind == RK_FIND_SOURCE_DUPLICATE && f->target_copies <= f->source_copies)))
-			brk[nbrk++] = f->source_time;
 	}
-	qsort(brk, nbrk, sizeof *brk, rk_usec_cmp);
-	rk_runs(&g, cand, ncand, brk, nbrk, RK_PAT_REPEAT, &repeats, &bounds);
+	rk_breaks_make(&brk, res, rk_breaks_repeat);
+	rk_runs(&g, cand, ncand, &brk, RK_PAT_REPEAT, &repeats, &bounds);
+	rk_breaks_free(&brk);
 	/* a repeat run is judged before moved and unbumped_update take theirs:
 	 * they never hold a duplicated row, so the order of the table holds */
 	rk_fit_moved(&g);
@@ -656,16 +690,15 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 			d->of[i] = RK_PAT_UNBUMPED_UPDATE;
 	}
 	/* gap: runs of lost rows (no target copy); rows the target holds break them */
-	ncand = nbrk = 0;
+	ncand = 0;
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
 		if (f->kind == RK_FIND_MISSING && f->target_copies == 0)
 			cand[ncand++] = i;
-		else if (f->source_copies && f->target_copies)
-			brk[nbrk++] = f->source_time;
 	}
-	qsort(brk, nbrk, sizeof *brk, rk_usec_cmp);
-	rk_runs(&g, cand, ncand, brk, nbrk, RK_PAT_GAP, &gaps, &gaps);
+	rk_breaks_make(&brk, res, rk_breaks_gap);
+	rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &gaps);
+	rk_breaks_free(&brk);
 	/* source_duplicate: the key the source holds twice, and what that did
 	 * to the same key's copies in the target of that window */
 	for (size_t i = 0; i < n; i++) {
@@ -691,9 +724,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	free(gaps.v);
 	free(repeats.v);
 	free(bounds.v);
-	free(g.matched);
 	free(cand);
-	free(brk);
 	free(base);
 }
 

@@ -3,10 +3,12 @@
  * into patterns, each with its likely cause, evidence and next step, and the
  * warnings a verdict cannot carry (product.md 2.7).
  *
- * Works on the check result (rk_check_result, with the drilldown's facts on
- * each finding) plus cheap targeted queries on the source: the commit times
- * of the missing keys only, the source's unique indexes and its open
- * transactions.  Nothing here reads a window again.  A diagnosis never
+ * Works on the check result (rk_check_result: the findings with the span
+ * of their source copies, and where the drilldown saw the damaged windows'
+ * other source rows, rk_check_result.held) plus cheap targeted queries on
+ * the source: the commit times of the missing keys only, the source's
+ * unique indexes and its open transactions.  Nothing here reads a window
+ * again.  A diagnosis never
  * changes the verdict and never hides a finding: each finding belongs to
  * exactly one pattern, the first that fits in the order of rk_pattern.
  */

@@ -77,8 +77,8 @@ test_gap_across_a_window_boundary() {
 }
 
 test_long_gap_over_seven_windows() {
-	# 00:00 .. 06:30 lost: more damaged keys than the drilldown scans for
-	# their neighbours one by one (it sorts the matches then)
+	# 00:00 .. 06:30 lost: windows the target holds nothing of, and the
+	# rows around one it holds
 	mk_pair $DB
 	sql $DB "delete from t where id <= 40"
 	assert_exit 1 check_pair $DB
@@ -165,6 +165,37 @@ test_null_time() {
 	assert_eq '[["null_time",[],1]]' "$(causes)"
 	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
 		"the source has 1 and the target 0 rows whose time is NULL"
+}
+
+# A gap and a repeat that cover part of a window, among rows one second
+# apart: the drilldown narrows the damaged slices of 56 rows into pieces and
+# leaves, streamed and in the database, and what it saw on the way (pieces
+# and rows the target holds) tells the runs from scattered losses.
+test_gap_and_repeat_in_part_of_a_window() {
+	local dense=diag_dense
+	createdb $dense
+	ext_create $dense
+	sql $dense >/dev/null <<-SQL
+		create table s (id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create table t (id int, ts timestamptz, v int);
+		insert into t select * from s;
+		delete from t where id between 4200 and 4699;                        -- gap: 01:10:00 .. 01:18:19
+		insert into t select * from s where id between 12000 and 12199;      -- repeat: 03:20:00 .. 03:23:19
+		delete from t where id in (19000, 19002);                            -- apart: 05:16:40, 05:16:42
+	SQL
+	local want="[[\"gap\",[\"$W1\"],500],[\"repeat\",[\"2026-03-02T03:00:00Z\"],200],[\"unclassified\",[\"$W5\"],2]]"
+	assert_exit 1 check_pair $dense --leaf-rows 10
+	assert_eq "$want" "$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"2026-03-02T01:10:00Z to 2026-03-02T01:18:19Z (500 rows)"
+	assert_exit 1 check_pair $dense --leaf-rows 10 --pushdown -v
+	assert_contains "$ERR" "source: the drilldown narrows the damage in the database"
+	assert_eq "$want" "$(causes)"
+	assert_exit 1 check_pair $dense --pushdown
+	assert_eq "$want" "$(causes)"
+	assert_all_findings_placed
 }
 
 # --- several at once --------------------------------------------------------

@@ -1,8 +1,10 @@
 /*
  * test_diagnose.c - the classification of findings into patterns, on check
  * results built by hand: the order in which a finding is fitted, what makes
- * two damaged rows neighbours (and what keeps them apart), and, on random
- * damage, that every finding lands in exactly one pattern.  No server.
+ * two damaged rows neighbours (and what keeps them apart: the spans where
+ * the drilldown saw rows the target holds, the findings the target holds
+ * in some form, windows between), and, on random damage, that every finding
+ * lands in exactly one pattern.  No server.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,9 +58,16 @@ static rk_finding *add(rk_check_result *r, rk_find_kind kind, int id, rk_usec ts
 	f->target_copies = t;
 	f->source_time = s ? ts : RK_USEC_NINF;
 	f->target_time = t ? tt : RK_USEC_NINF;
-	f->match_before = RK_USEC_NINF;
-	f->match_after = RK_USEC_PINF;
+	f->source_min = f->source_max = f->source_time;
 	return f;
+}
+
+/* Notes that the drilldown saw source rows the target holds in [lo, hi]. */
+static void held(rk_check_result *r, rk_usec lo, rk_usec hi)
+{
+	r->held = rk_xrealloc(r->held, (r->nheld + 1) * sizeof *r->held);
+	r->held[r->nheld].lo = lo;
+	r->held[r->nheld++].hi = hi;
 }
 
 static int finding_cmp(const void *a, const void *b)
@@ -94,7 +103,7 @@ static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known
 	return out;
 }
 
-static void test_gap_needs_a_whole_window_or_the_neighbours(void **state)
+static void test_gap_needs_no_held_row_between(void **state)
 {
 	uint64_t rows[3] = {6, 6, 6};
 	rk_check_result *r = result(3, rows);
@@ -106,36 +115,77 @@ static void test_gap_needs_a_whole_window_or_the_neighbours(void **state)
 	assert_string_equal(causes(r, NULL, NULL), "gap:6:1");
 	rk_check_result_free(r);
 
-	/* two lost rows of a window the drilldown did not see whole: apart */
+	/* two lost rows of a window whose other rows the drilldown placed no
+	 * closer than somewhere in the window (a slice that matched): apart */
 	r = result(3, rows);
 	add(r, RK_FIND_MISSING, 1, T0 + HOUR + 10 * MIN, 0, 1, 0);
 	add(r, RK_FIND_MISSING, 2, T0 + HOUR + 20 * MIN, 0, 1, 0);
+	held(r, T0 + HOUR, T0 + 2 * HOUR - 1);
 	assert_string_equal(causes(r, NULL, NULL), "unclassified:2:1");
 	rk_check_result_free(r);
 
-	/* ... seen whole: neighbours when no matching row lies between */
+	/* ... placed before and after them: neighbours */
 	r = result(3, rows);
-	add(r, RK_FIND_MISSING, 1, T0 + HOUR + 10 * MIN, 0, 1, 0)->near_known = true;
-	add(r, RK_FIND_MISSING, 2, T0 + HOUR + 20 * MIN, 0, 1, 0)->near_known = true;
-	r->findings[0].match_after = r->findings[1].match_after = T0 + HOUR + 30 * MIN;
-	r->findings[0].match_before = r->findings[1].match_before = T0 + HOUR;
+	add(r, RK_FIND_MISSING, 1, T0 + HOUR + 10 * MIN, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + HOUR + 20 * MIN, 0, 1, 0);
+	held(r, T0 + HOUR + 30 * MIN, T0 + 2 * HOUR - 1);
+	held(r, T0 + HOUR, T0 + HOUR + 10 * MIN - 1);
 	assert_string_equal(causes(r, NULL, NULL), "gap:2:1");
-	/* a matching row at the second one's very time breaks the span */
-	r->findings[0].match_after = T0 + HOUR + 20 * MIN;
-	r->findings[1].match_before = T0 + HOUR + 20 * MIN;
+	/* a held row at the second one's very time breaks the span */
+	held(r, T0 + HOUR + 20 * MIN, T0 + HOUR + 20 * MIN);
+	assert_string_equal(causes(r, NULL, NULL), "unclassified:2:1");
+	rk_check_result_free(r);
+
+	/* a span that holds both ends of the run, inside it breaks it too */
+	r = result(3, rows);
+	add(r, RK_FIND_MISSING, 1, T0 + HOUR + 10 * MIN, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + HOUR + 20 * MIN, 0, 1, 0);
+	held(r, T0 + HOUR + 12 * MIN, T0 + HOUR + 13 * MIN);
 	assert_string_equal(causes(r, NULL, NULL), "unclassified:2:1");
 	rk_check_result_free(r);
 
 	/* across a boundary: the end of window 0 and the start of window 1 */
 	r = result(3, rows);
-	add(r, RK_FIND_MISSING, 1, T0 + 50 * MIN, 0, 1, 0)->near_known = true;
-	add(r, RK_FIND_MISSING, 2, T0 + HOUR, 0, 1, 0)->near_known = true;
-	r->findings[0].match_before = T0 + 40 * MIN;
-	r->findings[1].match_after = T0 + HOUR + 10 * MIN;
+	add(r, RK_FIND_MISSING, 1, T0 + 50 * MIN, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + HOUR, 0, 1, 0);
+	held(r, T0, T0 + 40 * MIN);
+	held(r, T0 + HOUR + 10 * MIN, T0 + 2 * HOUR - 1);
 	assert_string_equal(causes(r, NULL, NULL), "gap:2:0,1");
 	/* a changed row (held by the target) between them breaks it */
 	add(r, RK_FIND_CHANGED, 3, T0 + 55 * MIN, T0 + 55 * MIN, 1, 1);
 	assert_string_equal(causes(r, NULL, NULL), "unbumped_update:1:0 unclassified:2:0,1");
+	rk_check_result_free(r);
+
+	/* across a window between them that holds source rows: apart; one
+	 * that holds none: neighbours */
+	rows[1] = 3;
+	r = result(3, rows);
+	add(r, RK_FIND_MISSING, 1, T0 + 59 * MIN, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + 2 * HOUR, 0, 1, 0);
+	held(r, T0, T0 + 58 * MIN);
+	held(r, T0 + 2 * HOUR + 1, T0 + 3 * HOUR - 1);
+	assert_string_equal(causes(r, NULL, NULL), "unclassified:2:0,2");
+	r->side[0].rows[1] = 0;
+	assert_string_equal(causes(r, NULL, NULL), "gap:2:0,2");
+	rk_check_result_free(r);
+}
+
+/* A key the source holds twice and the target once: its copies break a
+ * gap wherever they lie, not only at the copy the finding names. */
+static void test_gap_broken_by_a_copy_held(void **state)
+{
+	uint64_t rows[1] = {5};
+	rk_check_result *r = result(1, rows);
+	rk_finding *f;
+
+	(void)state;
+	add(r, RK_FIND_MISSING, 1, T0 + 10 * MIN, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + 30 * MIN, 0, 1, 0);
+	f = add(r, RK_FIND_MISSING, 3, T0 + 50 * MIN, T0 + 50 * MIN, 2, 1);
+	f->source_min = T0 + 20 * MIN;
+	assert_string_equal(causes(r, NULL, NULL), "unclassified:3:0");
+	r->findings[2].source_min = T0 + 40 * MIN;
+	assert_string_equal(causes(r, NULL, NULL), "gap:2:0 unclassified:1:0");
 	rk_check_result_free(r);
 }
 
@@ -167,6 +217,7 @@ static void test_boundary_repeat_moved(void **state)
 	(void)state;
 	/* one doubled row on the hour: boundary; a whole window doubled: repeat */
 	add(r, RK_FIND_DUPLICATED, 1, T0 + HOUR, T0 + HOUR, 1, 2);
+	held(r, T0 + HOUR + MIN, T0 + 2 * HOUR - 1);  /* window 1's other rows */
 	for (int i = 0; i < 6; i++)
 		add(r, RK_FIND_DUPLICATED, 20 + i, T0 + 2 * HOUR + i * 10 * MIN, T0 + 2 * HOUR + i * 10 * MIN, 1, 2);
 	/* a stale copy in window 0, the row now in window 3 */
@@ -208,11 +259,10 @@ static void test_every_finding_in_one_pattern(void **state)
 		for (size_t i = 0; i < nf; i++) {
 			rk_find_kind k = (rk_find_kind)(rand() % RK_FIND_NKINDS);
 			rk_usec t = T0 + (rk_usec)(rand() % 6) * HOUR + (rk_usec)(rand() % 6) * 10 * MIN;
-			rk_finding *f = add(r, k, rand() % 10, t, t + (rand() % 3) * MIN, k == RK_FIND_EXTRA ? 0 : 1 + (k == RK_FIND_SOURCE_DUPLICATE),
-			                    k == RK_FIND_MISSING ? (uint32_t)(rand() % 2) : 1 + (k == RK_FIND_DUPLICATED));
-			f->near_known = rand() % 2;
-			if (f->near_known && rand() % 2)
-				f->match_after = t + MIN;
+			add(r, k, rand() % 10, t, t + (rand() % 3) * MIN, k == RK_FIND_EXTRA ? 0 : 1 + (k == RK_FIND_SOURCE_DUPLICATE),
+			    k == RK_FIND_MISSING ? (uint32_t)(rand() % 2) : 1 + (k == RK_FIND_DUPLICATED));
+			if (rand() % 2)
+				held(r, t + MIN, t + MIN + (rk_usec)(rand() % 30) * MIN);
 		}
 		commit = rk_xcalloc(nf ? nf : 1, sizeof *commit);
 		known = rk_xcalloc(nf ? nf : 1, sizeof *known);
@@ -243,7 +293,8 @@ static void test_every_finding_in_one_pattern(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gap_needs_a_whole_window_or_the_neighbours),
+		cmocka_unit_test(test_gap_needs_no_held_row_between),
+		cmocka_unit_test(test_gap_broken_by_a_copy_held),
 		cmocka_unit_test(test_late_commit_comes_first),
 		cmocka_unit_test(test_boundary_repeat_moved),
 		cmocka_unit_test(test_source_duplicate_takes_its_key),
