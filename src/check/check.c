@@ -545,7 +545,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
 	if (spec->diagnose && spec->findings &&
-	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, err) < 0)
+	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
 		goto done;
 	if (res->has_watermark)
 		rk_watermark_audit(res);

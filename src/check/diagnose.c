@@ -143,7 +143,7 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 }
 
 int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
-                    rk_error *err)
+                    size_t time_index, rk_error *err)
 {
 	size_t *idx = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *idx);
 	rk_usec *commit = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *commit);
@@ -160,14 +160,22 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 	                    sizeof *values);
 	for (size_t at = 0; at < n && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
 		size_t m = n - at < RK_DIAG_COMMIT_BATCH ? n - at : RK_DIAG_COMMIT_BATCH;
-		rk_key_query q = {key_index, nkey, values, m};
-		rk_usec *c = rk_xcalloc(m, sizeof *c);
+		rk_usec *c = rk_xcalloc(m, sizeof *c), *lo = rk_xcalloc(m, sizeof *lo), *hi = rk_xcalloc(m, sizeof *hi);
+		rk_key_query q = {key_index, nkey, values, m, time_index, lo, hi};
 		bool *k = rk_xcalloc(m, sizeof *k);
 		rk_error lerr;
 
-		for (size_t j = 0; j < m; j++)
+		for (size_t j = 0; j < m; j++) {
+			const rk_finding *f = &res->findings[idx[at + j]];
+
 			for (size_t c2 = 0; c2 < nkey; c2++)
-				values[j * nkey + c2] = res->findings[idx[at + j]].key[c2];
+				values[j * nkey + c2] = f->key[c2];
+			/* its source copies in its window: an index on the time
+			 * column finds them when none serves the key, and a key
+			 * held elsewhere too does not lend this row its commit */
+			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
+			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_start(res, f->window) + res->width - 1;
+		}
 		rk_error_clear(&lerr);
 		rc = rk_reader_commit_times(source, &q, c, k, &lerr);
 		if (rc == 0) {
@@ -181,6 +189,8 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 			*err = lerr;
 		}
 		free(c);
+		free(lo);
+		free(hi);
 		free(k);
 	}
 	if (rc >= 0)

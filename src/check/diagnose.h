@@ -80,11 +80,12 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 
 /*
  * After the drilldown: reads the commit times of the missing keys from the
- * source (when it keeps them) and classifies every finding (rk_diagnose_
- * classify).  Returns 0, or -1 with err when the source failed.
+ * source (when it keeps them), each key's rows within its source copies'
+ * time span (time_index: the time column), and classifies every finding
+ * (rk_diagnose_classify).  Returns 0, or -1 with err when the source failed.
  */
 int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
-                    rk_error *err);
+                    size_t time_index, rk_error *err);
 
 /*
  * The classification itself, on the result alone: commit[i] / known[i]

@@ -1575,8 +1575,13 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 {
 	rk_pgreader *r = impl;
 	rk_buf keys = RK_BUF_INIT, match = RK_BUF_INIT;
-	rk_buf *arrays = rk_xcalloc(q->nkey ? q->nkey : 1, sizeof *arrays);
-	const char **params = rk_xcalloc(q->nkey ? q->nkey : 1, sizeof *params);
+	rk_buf *arrays = rk_xcalloc(q->nkey + 2, sizeof *arrays);
+	const char **params = rk_xcalloc(q->nkey + 2, sizeof *params);
+	rk_type tt = r->types[q->time_index];
+	bool with_zone = tt == RK_T_TIMESTAMPTZ;
+	/* a time column of no time type is not compared (as in a scan) */
+	bool span = q->lo && q->hi && (tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE);
+	size_t nparams = q->nkey + (span ? 2 : 0);
 	rk_pg_result *res = NULL;
 	rk_sqlvar vars[3];
 	int rc;
@@ -1597,17 +1602,44 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 		rk_pgreader_text_array(&arrays[c], q->values, q->nrows, q->nkey, c);
 		params[c] = rk_buf_cstr(&arrays[c]);
 	}
+	if (span) {
+		/* the rows' time span, as the scans bound their ranges */
+		const char *type = with_zone ? "timestamptz" : "timestamp";
+		const char *tcol = r->quoted[q->time_index];
+
+		for (size_t e = 0; e < 2; e++) {
+			rk_buf *a = &arrays[q->nkey + e];
+			char text[RK_TIME_STRLEN];
+
+			rk_buf_putc(a, '{');
+			for (size_t i = 0; i < q->nrows; i++)
+				rk_buf_printf(a, "%s\"%s\"", i ? "," : "", rk_time_format_sql(e ? q->hi[i] : q->lo[i], with_zone, text));
+			rk_buf_putc(a, '}');
+			params[q->nkey + e] = rk_buf_cstr(a);
+			rk_buf_printf(&keys, ", $%zu::pg_catalog.%s[]", q->nkey + e + 1, type);
+		}
+		rk_buf_printf(&match, " AND %s >= k.reckon_lo AND %s <= k.reckon_hi", tcol, tcol);
+	}
 	rk_buf_puts(&keys, ") WITH ORDINALITY AS k(");
 	for (size_t c = 0; c < q->nkey; c++)
 		rk_buf_printf(&keys, "reckon_k%zu, ", c + 1);
-	rk_buf_puts(&keys, "reckon_n)");
+	rk_buf_puts(&keys, span ? "reckon_lo, reckon_hi, reckon_n)" : "reckon_n)");
 	vars[0] = (rk_sqlvar){"keys", rk_buf_cstr(&keys)};
 	vars[1] = (rk_sqlvar){"source_table", r->qualified};
 	vars[2] = (rk_sqlvar){"key_match", rk_buf_cstr(&match)};
 	rc = rk_sql_render(&r->sql, rk_sql_diagnose_commit_times, vars, 3, err);
-	if (rc == 0 && rk_pg_exec(r->pg, "commit times", r->sql.data, (int)q->nkey, params, RK_PG_ANY_ROWS, &res,
+	if (rc == 0 && span && rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
+	if (rc == 0 && rk_pg_exec(r->pg, "commit times", r->sql.data, (int)nparams, params, RK_PG_ANY_ROWS, &res,
 	                          err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
+	if (rc == 0 && span &&
+	    rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
 	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
 		const char *n = rk_pg_result_value(res, i, 0), *ts = rk_pg_result_value(res, i, 1), *why;
 		unsigned long long k = n ? strtoull(n, NULL, 10) : 0;
@@ -1625,7 +1657,7 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 	}
 done:
 	rk_pg_result_free(res);
-	for (size_t c = 0; c < q->nkey; c++)
+	for (size_t c = 0; c < q->nkey + 2; c++)
 		rk_buf_free(&arrays[c]);
 	free(arrays);
 	free(params);

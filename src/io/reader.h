@@ -212,18 +212,24 @@ const char *rk_reader_snapshot(const rk_reader *r);
  */
 
 /* Rows asked for by key: nrows keys of nkey values each, as the drilldown
- * shows them (rk_finding.key: NULL = SQL NULL, never found). */
+ * shows them (rk_finding.key: NULL = SQL NULL, never found), each only
+ * where its time lies in [lo[i], hi[i]] when lo and hi are given: so that
+ * the time column's index finds them when no index serves the key, and a
+ * key the source holds elsewhere too is not confused with these rows. */
 typedef struct rk_key_query {
 	const size_t *key_index;     /* the key columns (bound column indexes) */
 	size_t nkey;
 	const char *const *values;   /* [nrows * nkey], row-major */
 	size_t nrows;
+	size_t time_index;           /* the time column (bound column index) */
+	const rk_usec *lo, *hi;      /* [nrows], or NULL: any time */
 } rk_key_query;
 
 /*
  * The commit time (pg_xact_commit_timestamp of the row's xmin, with
- * track_commit_timestamp = on) of the row holding each key of q, compared
- * with the key columns' own types; the latest when several rows hold it.
+ * track_commit_timestamp = on) of the row holding each key of q (in its
+ * time span), compared with the key columns' own types; the latest when
+ * several rows hold it.
  * commit[i] and known[i] are filled for every row of q (known false: no row,
  * or a transaction whose commit time was not kept).  Returns 1 when the
  * server keeps no commit times.
