@@ -43,12 +43,21 @@ ifneq ($(SANITIZER),)
 RK_CFLAGS  += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 RK_LDFLAGS := -fsanitize=$(SANITIZER)
 endif
+# COVERAGE=1: gcc's line counts (make coverage).  Set here, not as CFLAGS
+# on the command line, which make would hand to the extension's PGXS build
+# too: a server cannot load a module that needs libgcov.
+ifneq ($(COVERAGE),)
+override CFLAGS := -O0 -g
+RK_CFLAGS  += --coverage
+RK_LDFLAGS += --coverage
+endif
 
 # src/tools holds build-time programs with a main() of their own.
 SRCS      := $(shell find src -name '*.c' -not -path 'src/ext/*' -not -path 'src/tools/*' | sort)
-OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o
+OBJS      := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS)) $(BUILD)/obj/gen/rk_sql.o $(BUILD)/obj/gen/rk_tpl.o
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 SQL_FILES := $(sort $(wildcard sql/*.sql))
+TPL_FILES := $(sort $(wildcard src/report/*.in))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 DOCGEN    := $(BUILD)/tools/rk-docgen
@@ -57,14 +66,16 @@ DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
         ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
-        deb check-deb
+        deb check-deb fuzz fuzz-bins fuzz-run coverage
 
 all: $(BUILD)/reckon man completion
 
 help:
 	@echo "make            build $(BUILD)/reckon"
 	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
-	@echo "make check      the whole test suite, plain and under ASan+UBSan, then the Debian packages (the README's second command)"
+	@echo "make check      the whole test suite, plain and under ASan+UBSan, a short fuzz run, then the Debian packages (the README's second command)"
+	@echo "make fuzz       every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (default $(FUZZ_SECONDS))"
+	@echo "make coverage   line coverage of the unit and integration suites, per directory (build/cov/)"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
 	@echo "make install    install the binary, manual pages, bash completion and docs into PREFIX (default /usr/local)"
 	@echo "make deb        Debian packages reckon and postgresql-15-reckon, into build/deb/"
@@ -80,7 +91,7 @@ help:
 $(BUILD)/reckon: $(OBJS)
 	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -90,7 +101,13 @@ $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tests/harness/embed-
 	@mkdir -p $(BUILD)/gen
 	sh tests/harness/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
 
-$(BUILD)/obj/gen/rk_sql.o: $(BUILD)/gen/rk_sql.c
+# The report's HTML pages are templates in src/report/*.in, filled by the
+# report module (report/tpl.h); compiled in as const char rk_tpl_<name>[].
+$(BUILD)/gen/rk_tpl.h $(BUILD)/gen/rk_tpl.c &: $(TPL_FILES) tests/harness/embed-tpl.sh
+	@mkdir -p $(BUILD)/gen
+	sh tests/harness/embed-tpl.sh $(BUILD)/gen $(TPL_FILES)
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -137,6 +154,7 @@ check-one: all unit integration
 check: deps
 	$(MAKE) --no-print-directory WERROR=1 check-one
 	$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 BUILD=build/asan check-one
+	$(MAKE) --no-print-directory WERROR=1 FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) fuzz
 	$(MAKE) --no-print-directory check-deb
 
 demo: deps all
@@ -211,7 +229,48 @@ ext-install: ext
 ext-ready: ext
 	@sh tests/harness/ext-install.sh $(EXT_DIR)
 
+# Fuzzing (docs/testing.md).  A harness is tests/fuzz/fuzz_NAME.c, which
+# defines LLVMFuzzerTestOneInput, plus its seed corpus in
+# tests/fuzz/corpus/NAME/ (and optionally a dictionary tests/fuzz/NAME.dict):
+# nothing here names a target.  The harnesses and the whole of src/ are built
+# by clang with libFuzzer, ASan and UBSan in their own tree, without -Werror
+# (the gcc builds are the warnings gate; clang's extra warnings are shown,
+# not fatal); inputs the fuzzer finds go to $(FUZZ_BUILD)/corpus/NAME, which
+# later runs start from, and never into the committed seeds.
+FUZZ_CC            ?= clang-14
+FUZZ_SECONDS       ?= 60
+FUZZ_CHECK_SECONDS ?= 15
+FUZZ_BUILD         := build/fuzz
+FUZZ_NAMES         := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR= \
+		SANITIZER=fuzzer-no-link,address,undefined fuzz-run
+
+fuzz-bins: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
+
+fuzz-run: fuzz-bins
+	@sh tests/harness/fuzz.sh $(FUZZ_SECONDS) $(BUILD) $(FUZZ_NAMES)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) -fsanitize=fuzzer $(LDFLAGS) \
+		-o $@ $< $(LIB_OBJS) $(RK_LDLIBS) $(LDLIBS)
+
+# Line coverage (docs/testing.md): the unit and integration suites run once
+# against a gcc --coverage build in $(COV_BUILD) (counts from earlier runs
+# are cleared first), then gcovr reports per file and per directory and
+# checks the floors.  A failing suite fails the target, after the report.
+COV_BUILD := build/cov
+
+coverage: deps
+	@mkdir -p $(COV_BUILD)
+	@find $(COV_BUILD) -name '*.gcda' -delete
+	@rc=0; $(MAKE) --no-print-directory BUILD=$(COV_BUILD) COVERAGE=1 check-one || rc=$$?; \
+	sh tests/harness/coverage.sh $(COV_BUILD) && exit $$rc
+
 clean:
 	rm -rf build
 
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(DOCGEN).d
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(patsubst %,$(BUILD)/fuzz/fuzz_%.d,$(FUZZ_NAMES))

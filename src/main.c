@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/log.h"
 
 /* A command's name and summary are the option table's (rk_opts_cmd_name,
  * rk_opts_summary): the manual pages say the same. */
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
 {
 	int lead, cmd;
 	char **args;
+	rk_error err;
 
 	if (argc < 2) {
 		rk_usage(stderr);
@@ -81,7 +83,10 @@ int main(int argc, char **argv)
 			return rc;
 		}
 	}
-	fprintf(stderr, "reckon: error: unknown command '%s'\nhint: run 'reckon --help' for the list of commands\n",
-	        argv[cmd]);
+	/* through the log, which escapes what the user typed */
+	rk_error_clear(&err);
+	rk_error_set(&err, RK_EXIT_USAGE, "unknown command '%s'", argv[cmd]);
+	rk_error_hint(&err, "run 'reckon --help' for the list of commands");
+	rk_log_error(&err);
 	return RK_EXIT_USAGE;
 }

@@ -4,6 +4,7 @@
  */
 #include "check/check.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_usec t;
 	size_t w, sl;
 
-	s->rows_read++;
+	/* progress: a mask and a branch per row, the counters every few thousand */
+	if ((++s->rows_read & (RK_METER_EVERY - 1)) == 0 && s->meter)
+		rk_side_meter(s, false);
 	if (tf->null) {
 		s->null_time += s->null_rows;
 		return 0;
@@ -87,6 +90,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		s->slice = sl;
 		s->win_lo = res->from + (rk_usec)sl * sw;
 		s->win_hi = s->win_lo + sw;
+		/* and at each new slice: a long window's progress shows */
+		if (s->meter)
+			rk_side_meter(s, false);
 	}
 	if (f[0].enc && p->hash_is_row) {
 		/* encoded by the reader, every bound column in --columns order:
@@ -141,9 +147,11 @@ static int rk_digest_side(rk_side *s)
 	int rc = rk_pushdown_side(s);
 
 	/* with nothing closed the scan still counts the rows no window can hold */
-	if (rc <= 0)
-		return rc;
-	return rk_reader_scan(s->reader, &scan, rk_digest_row, s, &s->err);
+	if (rc > 0)
+		rc = rk_reader_scan(s->reader, &scan, rk_digest_row, s, &s->err);
+	if (rc == 0)
+		rk_side_meter(s, true);
+	return rc;
 }
 
 /* Splits a --types item "COL:TYPE" at its last colon (a type name has
@@ -339,6 +347,7 @@ void rk_check_result_free(rk_check_result *r)
 	for (size_t i = 0; r->sum_names && i < r->nsum; i++)
 		free(r->sum_names[i]);
 	free(r->sum_names);
+	free(r->sum_scale);
 	for (size_t i = 0; r->column_names && i < r->ncolumns; i++)
 		free(r->column_names[i]);
 	free(r->column_names);
@@ -386,6 +395,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 
 				me = &(*jobs)[(*njobs)++];
 				rk_side_init(me, s, plan, res, sides[s].pushdown);
+				me->meter = spec->meter;
 				me->types = sides[s].types;   /* shared, read-only */
 				o.snapshot = snap;
 				me->reader = rk_reader_open(&o, err);
@@ -426,6 +436,33 @@ static void rk_check_names(rk_check_result *res, const rk_check_spec *eff, const
 	res->ncolumns = eff->ncolumns;
 	res->key_origin = pair->key_origin;
 	res->whole_row = pair->whole_row;
+}
+
+/* The scale each sum is shown at: the larger of what the two sides declare
+ * (a PostgreSQL column's typmod or an expression's type; a CSV column's
+ * --types numeric(p,s)).  Display only: sums compare by value. */
+static void rk_check_scales(rk_check_result *res, const rk_check_spec *spec, const rk_side sides[2],
+                            const rk_plan *p)
+{
+	res->sum_scale = rk_xcalloc(p->nsum ? p->nsum : 1, sizeof *res->sum_scale);
+	for (size_t j = 0; j < p->nsum; j++) {
+		size_t c = p->sum_idx[j];
+
+		res->sum_scale[j] = -1;
+		for (int s = 0; s < 2; s++) {
+			int sc = -1;
+
+			if (rk_reader_kind_of(sides[s].reader) == RK_READER_PG) {
+				sc = rk_reader_scale(sides[s].reader, c);
+			} else {
+				const char *tn = rk_spec_type_for(spec, p->cols[c]);
+
+				sc = tn ? rk_type_scale(tn) : -1;
+			}
+			if (sc > res->sum_scale[j])
+				res->sum_scale[j] = sc;
+		}
+	}
 }
 
 int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
@@ -474,6 +511,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		bool csv = rk_reader_kind_of(rd[s]) == RK_READER_CSV;
 
 		rk_side_init(me, s, &plan, res, spec->pushdown);
+		me->meter = spec->meter;
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
 		me->reader = rd[s];
 		rd[s] = NULL;
@@ -493,6 +531,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
 	}
 	rk_check_names(res, spec, &pair);
+	rk_check_scales(res, spec, sides, &plan);
 	rk_drift_take(&res->drift, &pair);
 	if (spec->diagnose && spec->findings) {
 		/* asked now, while the sides' snapshots are new */
@@ -516,6 +555,10 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
+	if (spec->meter) {
+		atomic_store(&spec->meter->span, (int64_t)res->nclosed * spec->width);
+		atomic_store(&spec->meter->phase, RK_PHASE_DIGEST);
+	}
 	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
 		goto done;
 	/* each window's count and hash: the sum of its slices' */
@@ -542,11 +585,15 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->differ |= !same;
 	}
 	res->differ |= res->side[0].null_time > 0 || res->side[1].null_time > 0;
+	if (spec->meter && spec->findings && res->differ)
+		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
 	if (spec->diagnose && spec->findings &&
 	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
 		goto done;
+	if (spec->meter)
+		atomic_store(&spec->meter->phase, RK_PHASE_DONE);
 	if (res->has_watermark)
 		rk_watermark_audit(res);
 	rc = 0;
@@ -616,9 +663,18 @@ static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk
 	pg = rk_pg_connect(spec->source.conn, "source", err);
 	if (!pg)
 		return -1;
-	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0 ||
-	    rk_pg_exec(pg, "watermark query", spec->watermark_query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0)
+	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0)
 		goto done;
+	if (rk_pg_exec(pg, "watermark query", spec->watermark_query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0) {
+		/* a result of the wrong shape is the query's, as a wrong column
+		 * count is: the user's to fix, not a runtime failure */
+		if (!err->sqlstate[0] && !rk_pg_error_is_connection(err)) {
+			err->code = RK_EXIT_USAGE;
+			rk_error_hint(err, "the query must return one row of one timestamp, e.g. SELECT watermark FROM "
+			                   "etl_watermark WHERE load_name = 'orders'");
+		}
+		goto done;
+	}
 	if (rk_pg_result_cols(r) != 1) {
 		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned %d columns; it must return one timestamp",
 		             rk_pg_result_cols(r));

@@ -26,6 +26,23 @@ typedef enum rk_pushdown {
 	RK_PUSHDOWN_AUTO        /* in the server when it has the extension, else stream */
 } rk_pushdown;
 
+/*
+ * Live counters of a running check, for a progress display: the threads
+ * reading a side add to them every RK_METER_EVERY rows (never per row, and
+ * without locks), and any thread may read them at any time.  Zeroed by the
+ * caller; rk_check_run sets span and phase.
+ */
+#define RK_METER_EVERY 16384u   /* a power of two */
+
+enum { RK_PHASE_START, RK_PHASE_DIGEST, RK_PHASE_DRILL, RK_PHASE_DONE };
+
+typedef struct rk_check_meter {
+	_Atomic uint64_t rows[2];       /* rows read per side (0 source, 1 target) */
+	_Atomic int64_t done[2];        /* per side: microseconds of the closed range its readers have passed */
+	_Atomic int64_t span;           /* the closed range, in microseconds */
+	_Atomic int phase;              /* RK_PHASE_* */
+} rk_check_meter;
+
 /* Default bound on the rows per side the drilldown holds at once: about
  * 100 bytes each (hashes, time, key text), so ~20 MB per side. */
 #define RK_CHECK_LEAF_ROWS 200000
@@ -54,6 +71,7 @@ typedef struct rk_check_spec {
 	bool findings;                  /* run the key-level drilldown */
 	bool diagnose;                  /* name the likely causes and warn (diagnose.h); needs findings */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
+	rk_check_meter *meter;          /* optional: progress counters to keep up to date */
 } rk_check_spec;
 
 /* A logical column whose two sides' types differ in kind (rk_type_kind). */
@@ -134,6 +152,9 @@ typedef struct rk_check_result {
 	char **key_names;       /* the key columns used, unquoted (header names) */
 	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
 	char **sum_names;       /* [nsum] the sum columns, unquoted */
+	int *sum_scale;         /* [nsum] the scale sums are shown at: the larger of the two
+	                         * sides' declared scales (catalog typmod, an expression's
+	                         * described type, --types numeric(p,s)); -1: none declared */
 	char **column_names;    /* the hashed columns, unquoted, in order */
 	size_t ncolumns;
 	bool whole_row;         /* they are the default whole row */

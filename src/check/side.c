@@ -6,6 +6,7 @@
 #include "check/side.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,20 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 	return 0;
 }
 
+void rk_side_meter(rk_side *s, bool at_end)
+{
+	rk_usec done = at_end ? s->hi - s->lo : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo : 0;
+
+	if (!s->meter)
+		return;
+	if (done > s->hi - s->lo)
+		done = s->hi - s->lo;
+	atomic_fetch_add_explicit(&s->meter->rows[s->idx], s->rows_read - s->meter_rows, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->meter->done[s->idx], done - s->meter_done, memory_order_relaxed);
+	s->meter_rows = s->rows_read;
+	s->meter_done = done;
+}
+
 typedef struct rk_thread_arg {
 	rk_side *side;
 	int (*fn)(rk_side *s);
@@ -198,6 +213,8 @@ int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_
 	for (size_t i = 0; i < n; i++) {
 		rk_error_clear(&list[i]->err);
 		list[i]->rows_read = list[i]->null_time = list[i]->total = 0;
+		list[i]->meter_rows = 0;
+		list[i]->meter_done = 0;
 		args[i].side = list[i];
 		args[i].fn = fn;
 	}

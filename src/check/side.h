@@ -53,6 +53,9 @@ typedef struct rk_side {
 	uint32_t *canon_len;    /* ... and its length (NULL columns: not set) */
 	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
 	                          * (ok), so that a summed one is not parsed again */
+	rk_check_meter *meter;  /* progress counters (spec->meter), or NULL */
+	uint64_t meter_rows;    /* what this side object has added to them so far */
+	rk_usec meter_done;
 	rk_error err;           /* the thread's error */
 	int rc;
 	void *drill;            /* drilldown pass state (drill.c) */
@@ -95,6 +98,11 @@ static inline int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t,
 		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
 	return 0;
 }
+
+/* Adds what s read since its last call to its meter: rows, and the span
+ * of [lo, hi) up to the window of the row read last (rows mostly come in
+ * time order).  at_end: the whole span is done. */
+void rk_side_meter(rk_side *s, bool at_end);
 
 /* Runs fn on every side object concurrently, one thread each, then adds
  * their counters to the result; returns 0 or -1 with err set to the first

@@ -19,10 +19,13 @@
 #include "check/check.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "io/afile.h"
 #include "report/audit.h"
+#include "report/metrics.h"
 #include "report/report.h"
 
 /* One table of a run: a lone check, or one [table LABEL] of a job. */
@@ -36,6 +39,7 @@ typedef struct rk_table_run {
 	int status;              /* its exit status */
 	rk_error err;            /* why it failed (status 2 or 3) */
 	double seconds;
+	rk_check_meter meter;    /* its progress (--progress) */
 } rk_table_run;
 
 static double rk_clock(void)
@@ -46,25 +50,76 @@ static double rk_clock(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Checks one table whose options are parsed: spec, run, status. */
+/* Checks one table whose options are parsed: spec, run, status; its
+ * progress on stderr while it runs (--progress). */
 static void rk_table_check(rk_table_run *t, rk_usec now)
 {
 	double t0 = rk_clock();
+	rk_progress *progress;
+	int rc;
 
 	memset(&t->spec, 0, sizeof t->spec);
+	memset(&t->meter, 0, sizeof t->meter);
 	rk_error_clear(&t->err);
-	if (rk_tableopts_pair(&t->opts, &t->spec, &t->err) < 0 ||
-	    rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 || rk_check_run(&t->spec, &t->res, &t->err) < 0) {
+	t->spec.meter = &t->meter;
+	progress = rk_progress_start(t->opts.progress, t->label, &t->meter);
+	rc = rk_tableopts_pair(&t->opts, &t->spec, &t->err) < 0 ||
+	             rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 ||
+	             rk_check_run(&t->spec, &t->res, &t->err) < 0
+	         ? -1
+	         : 0;
+	rk_progress_stop(progress);
+	if (rc < 0) {
 		t->status = t->err.code ? t->err.code : RK_EXIT_RUNTIME;
 	} else {
 		t->status = t->res->differ ? RK_EXIT_DIFFER : RK_EXIT_OK;
 		t->ctx.spec = &t->spec;
+		t->ctx.label = t->label;
 		t->ctx.key_names = (const char *const *)t->res->key_names;
 		t->ctx.sum_names = (const char *const *)t->res->sum_names;
 	}
 	if (t->label && t->status > RK_EXIT_DIFFER)
 		rk_error_prefix(&t->err, "table %s", t->label);
 	t->seconds = rk_clock() - t0;
+}
+
+/* The metrics' table label: a job's label, else the target relation (a
+ * CSV target: its csv:PATH, which holds no password). */
+static const char *rk_table_metrics_name(const rk_table_run *t)
+{
+	const rk_opts *o = &t->opts;
+
+	if (t->label)
+		return t->label;
+	if (o->target_table || o->table)
+		return o->target_table ? o->target_table : o->table;
+	return o->target && !strncmp(o->target, "csv:", 4) ? o->target : "";
+}
+
+/* --metrics: written whatever the outcome, with each table's exit status,
+ * so that a monitor sees failed runs too.  af is consumed.  Returns the
+ * status to exit with (3 when the file cannot be written). */
+static int rk_check_metrics(rk_afile *af, const char *path, const rk_table_run *tables, size_t n, int status)
+{
+	rk_metrics_table *m = rk_xcalloc(n ? n : 1, sizeof *m);
+	rk_usec now = rk_time_now();
+	rk_error err;
+
+	for (size_t i = 0; i < n; i++) {
+		m[i].table = rk_table_metrics_name(&tables[i]);
+		m[i].result = tables[i].res;
+		m[i].exit_status = tables[i].status;
+		m[i].seconds = tables[i].seconds;
+		m[i].finished = now;
+	}
+	rk_error_clear(&err);
+	if (rk_metrics_commit(af, path, m, n, &err) < 0) {
+		rk_log_error(&err);
+		if (status < RK_EXIT_RUNTIME)
+			status = RK_EXIT_RUNTIME;
+	}
+	free(m);
+	return status;
 }
 
 static void rk_table_free(rk_table_run *t)
@@ -94,32 +149,35 @@ static int rk_check_single(rk_opts *o)
 {
 	rk_table_run t;
 	rk_error err;
-	rk_afile *report[RK_REPORT_FILES] = {NULL, NULL, NULL};
-	rk_afile *rerun = NULL;
-	bool report_made = false;
+	rk_report_dir *report = NULL;
+	rk_afile *rerun = NULL, *metrics = NULL;
 	int status;
 
 	memset(&t, 0, sizeof t);
+	t.opts = *o;   /* borrowed: freed by the caller */
 	rk_error_clear(&err);
-	/* outputs are opened first: an unwritable path fails before the work */
-	if (o->report) {
-		struct stat st;
-
-		report_made = stat(o->report, &st) != 0;
-		if (rk_report_dir_open(o->report, report, &err) < 0)
-			goto fail;
-	}
-	if (o->rerun_list && !(rerun = rk_afile_open(o->rerun_list, "rerun list", &err)))
+	/* outputs are opened first: an unwritable path fails before the work
+	 * (the metrics first of all: they report the other failures too) */
+	if (o->metrics && !(metrics = rk_afile_open(o->metrics, "metrics file", &err)))
+		goto fail;
+	if (o->report && !(report = rk_report_dir_open(o->report, o->rerun_list, &err)))
+		goto fail;
+	if (o->rerun_list && !(report && rk_report_dir_has_rerun(report)) &&
+	    !(rerun = rk_afile_open(o->rerun_list, "rerun list", &err)))
 		goto fail;
 
-	t.opts = *o;   /* borrowed: freed by the caller */
 	rk_table_check(&t, rk_time_now());
 	if (t.status > RK_EXIT_DIFFER) {
 		err = t.err;
 		goto fail;
 	}
-	if (o->report && rk_report_dir_commit(report, o->report, &t.ctx, t.res, &err) < 0)
-		goto fail;
+	if (report) {
+		rk_report_dir *d = report;
+
+		report = NULL;
+		if (rk_report_dir_commit(d, &t.ctx, t.res, &err) < 0)
+			goto fail;
+	}
 	if (rerun) {
 		rk_afile *a = rerun;
 
@@ -144,11 +202,12 @@ fail:
 	rk_log_error(&err);
 	status = err.code ? err.code : RK_EXIT_RUNTIME;
 	rk_report_dir_abort(report);
-	/* a directory this run created stays only if it holds a report */
-	if (report_made)
-		rmdir(o->report);
 	rk_afile_abort(rerun);
 done:
+	if (metrics) {
+		t.status = status;
+		status = rk_check_metrics(metrics, o->metrics, &t, 1, status);
+	}
 	rk_check_result_free(t.res);
 	return status;
 }
@@ -298,48 +357,71 @@ static void rk_job_text(FILE *out, const rk_job *job, int status)
 	fprintf(out, "\njob: %zu table%s, exit status %d\n", job->n, job->n == 1 ? "" : "s", status);
 }
 
-/* DIR/LABEL/{windows.csv,findings.csv,summary.json,rerun.csv} of each
- * checked table, then DIR/summary.json. */
-static int rk_job_reports(const rk_job *job, const char *dir, json_t *summary, rk_error *err)
+/* Writes file name of the staging set d with fn; 0 or -1 with err. */
+static int rk_job_file(rk_adir *d, const char *name, int (*fn)(FILE *f, const void *arg, rk_error *err),
+                       const void *arg, rk_error *err)
 {
-	rk_buf path = RK_BUF_INIT;
-	rk_afile *af;
-	int rc = -1;
+	FILE *f = rk_adir_fopen(d, name, err);
 
-	if (rk_afile_mkdir(dir, "report", err) < 0)
+	if (!f)
 		return -1;
+	if (fn(f, arg, err) < 0) {
+		fclose(f);
+		return -1;
+	}
+	return rk_adir_fclose(d, f, name, err);
+}
+
+static int rk_job_summary_file(FILE *f, const void *arg, rk_error *err)
+{
+	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot write the job summary");
+	return 0;
+}
+
+typedef struct rk_job_index {
+	const rk_job *job;
+	const json_t *summary;
+	const char *title;
+} rk_job_index;
+
+static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
+{
+	const rk_job_index *ix = arg;
+	const json_t *tables = json_object_get(ix->summary, "tables");
+	rk_report_index_row *rows = rk_xcalloc(ix->job->n ? ix->job->n : 1, sizeof *rows);
+	int rc;
+
+	for (size_t i = 0; i < ix->job->n; i++) {
+		rows[i].label = ix->job->tables[i].label;
+		rows[i].summary = json_object_get(tables, rows[i].label);
+	}
+	rc = rk_report_index_html(f, ix->title, rows, ix->job->n, err);
+	free(rows);
+	return rc;
+}
+
+/* The job's report set, replaced whole (d, consumed): DIR/LABEL/ with each
+ * checked table's files, DIR/index.html and DIR/summary.json. */
+static int rk_job_reports(const rk_job *job, rk_adir *d, const char *title, json_t *summary, rk_error *err)
+{
+	rk_job_index ix = {job, summary, title};
+
 	for (size_t i = 0; i < job->n; i++) {
 		const rk_table_run *t = &job->tables[i];
-		rk_afile *files[RK_REPORT_FILES];
 
 		if (!t->res)
 			continue;
-		rk_buf_reset(&path);
-		rk_buf_printf(&path, "%s/%s", dir, t->label);
-		if (rk_report_dir_open(rk_buf_cstr(&path), files, err) < 0 ||
-		    rk_report_dir_commit(files, rk_buf_cstr(&path), &t->ctx, t->res, err) < 0)
-			goto done;
-		rk_buf_puts(&path, "/rerun.csv");
-		if (!(af = rk_afile_open(rk_buf_cstr(&path), "rerun list", err)) ||
-		    rk_report_rerun_commit(af, rk_buf_cstr(&path), t->res, err) < 0)
-			goto done;
+		if (rk_adir_mkdir(d, t->label, err) < 0 || rk_report_set_write(d, t->label, NULL, &t->ctx, t->res, err) < 0)
+			goto fail;
 	}
-	rk_buf_reset(&path);
-	rk_buf_printf(&path, "%s/summary.json", dir);
-	if (!(af = rk_afile_open(rk_buf_cstr(&path), "job summary", err)))
-		goto done;
-	if (json_dumpf(summary, rk_afile_stream(af), JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
-	    fputc('\n', rk_afile_stream(af)) == EOF) {
-		rk_afile_abort(af);
-		rk_error_set(err, RK_EXIT_RUNTIME, "cannot write the job summary '%s'", rk_buf_cstr(&path));
-		goto done;
-	}
-	if (rk_afile_commit(af, err) < 0)
-		goto done;
-	rc = 0;
-done:
-	rk_buf_free(&path);
-	return rc;
+	if (rk_job_file(d, "index.html", rk_job_index_file, &ix, err) < 0 ||
+	    rk_job_file(d, "summary.json", rk_job_summary_file, summary, err) < 0)
+		goto fail;
+	return rk_adir_commit(d, err);
+fail:
+	rk_adir_abort(d);
+	return -1;
 }
 
 static int rk_check_job(rk_opts *o, int argc, char **argv)
@@ -352,6 +434,8 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	pthread_t *th = NULL;
 	size_t nth;
 	json_t *summary = NULL;
+	rk_adir *report = NULL;
+	rk_afile *metrics = NULL;
 	int status = RK_EXIT_OK;
 
 	memset(&job, 0, sizeof job);
@@ -373,6 +457,11 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 			goto fail;
 		}
 	}
+	/* outputs are opened first: an unwritable path fails before the work */
+	if (o->metrics && !(metrics = rk_afile_open(o->metrics, "metrics file", &err)))
+		goto fail;
+	if (o->report && (rk_report_dir_owned(o->report, NULL, &err) < 0 || !(report = rk_adir_open(o->report, "report", &err))))
+		goto fail;
 	job.argc = argc;
 	job.argv = argv;
 	job.ini = ini;
@@ -407,11 +496,13 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		}
 	}
 	summary = rk_job_summary(&job, status);
-	if (o->report && rk_job_reports(&job, o->report, summary, &err) < 0) {
+	if (report && rk_job_reports(&job, report, o->job, summary, &err) < 0) {
+		report = NULL;
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
 		json_object_set_new(summary, "exit_status", json_integer(status));
 	}
+	report = NULL;
 	if (o->format == RK_OPT_FORMAT_JSON) {
 		json_dumpf(summary, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
@@ -428,6 +519,9 @@ fail:
 	rk_log_error(&err);
 	status = err.code ? err.code : RK_EXIT_RUNTIME;
 done:
+	rk_adir_abort(report);
+	if (metrics)
+		status = rk_check_metrics(metrics, o->metrics, job.tables, job.n, status);
 	json_decref(summary);
 	for (size_t i = 0; i < job.n; i++)
 		rk_table_free(&job.tables[i]);

@@ -61,6 +61,7 @@ static int rk_opt_check_delimiter(const char *v, rk_error *err);
 
 static const char *const rk_choices_format[] = {"text", "json", NULL};
 static const char *const rk_choices_pushdown[] = {"off", "on", "auto", NULL};
+static const char *const rk_choices_progress[] = {"auto", "always", "never", NULL};
 
 /* The one option table: parser, INI readers, --help, manual pages and
  * completion all read it.  Order is the order of --help. */
@@ -119,7 +120,8 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_RERUN_LIST] = {"rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
 	                     "check: write the rerun list (CSV); repair: the rerun list to replay"},
 	[RK_O_REPORT] = {"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
-	                 "check: write windows.csv, findings.csv and summary.json into DIR (a job: DIR/LABEL/ each); "
+	                 "check: write windows.csv, findings.csv, rerun.csv, summary.json and report.html into DIR, "
+	                 "replaced as one set (a job: DIR/LABEL/ each); "
 	                 "repair --job: the job's report directory"},
 	[RK_O_FORMAT] = {"format", RK_OPT_ENUM, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, 0,
 	                 NULL, "what goes to stdout", "text", .choices = rk_choices_format},
@@ -130,6 +132,12 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                   "auto: stream the sides without it", "off", .choices = rk_choices_pushdown, .bare = "on"},
 	[RK_O_AUDIT] = {"audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_CONN, "CONN",
 	                "record the run in schema reckon of that database (check: windows, findings; repair: intervals)"},
+	[RK_O_METRICS] = {"metrics", RK_OPT_STR, OFF(metrics), RK_CMD_CHECK, 0, 0, "FILE",
+	                  "write the run's metrics in Prometheus text format, atomically (node_exporter's textfile "
+	                  "collector: docs/cron.md)"},
+	[RK_O_PROGRESS] = {"progress", RK_OPT_ENUM, OFF(progress), RK_CMD_CHECK, 0, 0, NULL,
+	                   "progress on stderr: rows read per side, rate, share of the range, ETA (auto: when stderr is "
+	                   "a terminal)", "auto", .choices = rk_choices_progress},
 	[RK_O_LEAF_ROWS] = {"leaf-rows", RK_OPT_UINT, OFF(leaf_rows), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
 	                    "most rows per side the key-level drilldown holds at once", "200000", .lo = 1,
 	                    .hi = 100000000},
@@ -648,7 +656,8 @@ int rk_opts_leading(int argc, char **argv, int first)
  * INI layers
  * ---------------------------------------------------------------------- */
 
-/* Applies the entries of one section of ini as layer rank.  table_only:
+/* Applies the entries of one section of ini (NULL: of every section) as
+ * layer rank.  table_only:
  * only options a job's table may set (a job file); own: the command's own
  * section, where a key of another command is an error rather than
  * skipped. */
@@ -664,15 +673,15 @@ static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *secti
 		const rk_optdef *d;
 		char path[512];
 
-		if (strcmp(e->section, section) != 0)
+		if (section && strcmp(e->section, section) != 0)
 			continue;
 		snprintf(path, sizeof path, "%s:%d", ini->path, e->line);
 		ly.path = path;
 		d = rk_opt_find(e->key, klen);
 		if (!d || (d->flags & RK_OPTF_NOFILE) || (dot && d->kind != RK_OPT_MAP) ||
 		    (table_only && !(d->flags & RK_OPTF_TABLE))) {
-			rk_error_set(err, RK_EXIT_USAGE, "%s: unknown key '%s'%s%s%s", path, e->key, *section ? " in [" : "",
-			             section, *section ? "]" : "");
+			rk_error_set(err, RK_EXIT_USAGE, "%s: unknown key '%s'%s%s%s", path, e->key, *e->section ? " in [" : "",
+			             e->section, *e->section ? "]" : "");
 			if (d && table_only)
 				return rk_error_hint(err, "a job's sections hold table options; give --%s on the command line",
 				                     d->name);
@@ -698,7 +707,9 @@ static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *secti
 			return -1;
 	}
 	ly.path = ini->path;
-	return rk_opt_layer_done(st, &ly, err);
+	/* every section at once (rk_opts_job_read's check of the keys): the
+	 * exclusions are each section's, checked when its table is parsed */
+	return section ? rk_opt_layer_done(st, &ly, err) : 0;
 }
 
 /* Reads an INI file, capped: a configuration is small, and /dev/zero must
@@ -909,13 +920,13 @@ int rk_opts_job_read(const char *path, unsigned cmd, rk_ini **job, const char **
 	}
 	/* every key of every section, checked once against the table (a
 	 * table's own parse would only meet them one table at a time) */
-	for (size_t i = 0; i < ini->nsections; i++) {
+	{
 		rk_optstate st;
 		rk_opts tmp;
 		int rc;
 
 		rk_opts_begin(&st, &tmp, cmd);
-		rc = rk_opts_section(&st, ini, ini->sections[i].name, RK_LAYER_TABLE, true, false, err);
+		rc = rk_opts_section(&st, ini, NULL, RK_LAYER_TABLE, true, false, err);
 		rk_opts_end(&st);
 		rk_opts_free(&tmp);
 		if (rc < 0)

@@ -71,6 +71,8 @@ typedef enum rk_optid {
 	RK_O_JOBS,
 	RK_O_PUSHDOWN,
 	RK_O_AUDIT,
+	RK_O_METRICS,
+	RK_O_PROGRESS,
 	RK_O_LEAF_ROWS,
 	RK_O_WATERMARK_QUERY,
 	RK_O_JOB,
@@ -117,6 +119,8 @@ typedef struct rk_map {
 enum { RK_OPT_PUSHDOWN_OFF, RK_OPT_PUSHDOWN_ON, RK_OPT_PUSHDOWN_AUTO };
 /* --format */
 enum { RK_OPT_FORMAT_TEXT, RK_OPT_FORMAT_JSON };
+/* --progress */
+enum { RK_OPT_PROGRESS_AUTO, RK_OPT_PROGRESS_ALWAYS, RK_OPT_PROGRESS_NEVER };
 
 typedef struct rk_opts {
 	unsigned cmd;            /* the RK_CMD_* being parsed */
@@ -138,6 +142,8 @@ typedef struct rk_opts {
 	rk_usec settle;          /* default 10m */
 	rk_usec now;             /* set when given; else the caller's clock */
 	char *rerun_list, *report, *audit, *watermark_query;
+	char *metrics;           /* --metrics FILE */
+	int progress;            /* RK_OPT_PROGRESS_* */
 	int format;              /* RK_OPT_FORMAT_* */
 	unsigned long jobs;      /* >= 1 */
 	int pushdown;            /* RK_OPT_PUSHDOWN_* */

@@ -313,3 +313,26 @@ char *rk_sum_format(const rk_sum *s, char out[RK_SUM_STRLEN])
 	*w = '\0';
 	return out;
 }
+
+char *rk_sum_format_scale(const rk_sum *s, int scale, char out[RK_SUM_STRLEN])
+{
+	char *point;
+	size_t len, have;
+
+	rk_sum_format(s, out);
+	if (scale <= 0 || rk_sum_class(s) != RK_SUM_FINITE)
+		return out;
+	if (scale > RK_SUM_MAX_SCALE)
+		scale = RK_SUM_MAX_SCALE;
+	len = strlen(out);
+	point = strchr(out, '.');
+	have = point ? len - (size_t)(point - out) - 1 : 0;
+	if (!point)
+		out[len++] = '.';
+	while (have < (size_t)scale && len + 1 < RK_SUM_STRLEN) {
+		out[len++] = '0';
+		have++;
+	}
+	out[len] = '\0';
+	return out;
+}

@@ -68,8 +68,13 @@ bool rk_sum_equal(const rk_sum *a, const rk_sum *b);
 
 /* Canonical decimal text of the sum ("NaN" when any NaN or both infinities,
  * else "Infinity"/"-Infinity" when present).  out must hold RK_SUM_STRLEN. */
-#define RK_SUM_STRLEN 64
+#define RK_SUM_STRLEN 96
 char *rk_sum_format(const rk_sum *s, char out[RK_SUM_STRLEN]);
+
+/* The sum as people read it: at least scale digits after the point
+ * (numeric(12,2): "2030874.80"), never fewer than the value has, so no
+ * digit is hidden; scale < 0 (unknown) is the canonical form. */
+char *rk_sum_format_scale(const rk_sum *s, int scale, char out[RK_SUM_STRLEN]);
 
 /* The most windows one state of the extension's reckon_windows holds
  * (src/ext/reckon.c): reckon check --pushdown groups reckon_window by

@@ -52,6 +52,53 @@ typedef struct rk_ini_raw {
 	int again;               /* a section: where its header repeats */
 } rk_ini_raw;
 
+/* Sections seen so far, by name: an open-addressing table of indexes into
+ * the section list, so that a file of many sections is not quadratic. */
+typedef struct rk_ini_index {
+	size_t *slot;            /* index + 1, 0 = empty */
+	size_t cap;              /* a power of two */
+} rk_ini_index;
+
+static size_t rk_ini_hash(const char *s)
+{
+	size_t h = 1469598103934665603u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+/* The section named name, or (size_t)-1; adds it as index add when it is
+ * not there and add is not (size_t)-1. */
+static size_t rk_ini_index_find(rk_ini_index *ix, const rk_buf *arena, const rk_ini_raw *secs, size_t nsecs,
+                                const char *name, size_t add)
+{
+	size_t i;
+
+	if (add != (size_t)-1 && (nsecs + 1) * 2 > ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 16;
+		size_t *ns = rk_xcalloc(ncap, sizeof *ns);
+
+		for (size_t k = 0; k < nsecs; k++) {
+			i = rk_ini_hash(arena->data + secs[k].section) & (ncap - 1);
+			while (ns[i])
+				i = (i + 1) & (ncap - 1);
+			ns[i] = k + 1;
+		}
+		free(ix->slot);
+		ix->slot = ns;
+		ix->cap = ncap;
+	}
+	if (!ix->cap)
+		return (size_t)-1;
+	for (i = rk_ini_hash(name) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (!strcmp(arena->data + secs[ix->slot[i] - 1].section, name))
+			return ix->slot[i] - 1;
+	if (add != (size_t)-1)
+		ix->slot[i] = add + 1;
+	return (size_t)-1;
+}
+
 /* qsort context: qsort has none, and the arena is per call */
 typedef struct rk_ini_ord {
 	const char *arena;
@@ -121,6 +168,7 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 	rk_ini *ini = rk_xcalloc(1, sizeof *ini);
 	rk_buf arena = RK_BUF_INIT;
 	rk_ini_raw *ents = NULL, *secs = NULL;
+	rk_ini_index index = {NULL, 0};
 	size_t nents = 0, cap = 0, nsecs = 0, scap = 0;
 	const char *p = data, *end = data + len;
 	size_t section;
@@ -160,10 +208,8 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 				goto fail;
 			}
 			section = rk_ini_put(&arena, b, e, true);
-			for (i = 0; i < nsecs; i++)
-				if (!strcmp(arena.data + secs[i].section, arena.data + section))
-					break;
-			if (i < nsecs) {
+			i = rk_ini_index_find(&index, &arena, secs, nsecs, arena.data + section, nsecs);
+			if (i != (size_t)-1) {
 				/* the same header again: its keys add to the first one's */
 				arena.len = mark;
 				section = secs[i].section;
@@ -231,11 +277,13 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 	ini->nsections = nsecs;
 	free(ents);
 	free(secs);
+	free(index.slot);
 	return ini;
 fail:
 	rk_buf_free(&arena);
 	free(ents);
 	free(secs);
+	free(index.slot);
 	rk_ini_free(ini);
 	return NULL;
 }

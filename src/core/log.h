@@ -1,6 +1,8 @@
 /*
  * log.h - diagnostics on stderr.  stdout and report files carry results only.
  * Levels: 0 errors and warnings (default), 1 info (-v), 2 debug (-vv, SQL text).
+ * Every line is escaped as a whole before it is written (rk_text_escape in
+ * core/text.h): call sites pass data bytes as they are.
  */
 #ifndef RK_LOG_H
 #define RK_LOG_H

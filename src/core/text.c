@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -50,4 +51,87 @@ size_t rk_edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb];
+}
+
+/* The length of the well-formed UTF-8 sequence at s[0..n) that starts with a
+ * byte >= 0x80, with its code point in *cp; 0 when it is not one (RFC 3629:
+ * no overlong forms, no surrogates, nothing past U+10FFFF). */
+static size_t rk_text_utf8(const unsigned char *s, size_t n, unsigned long *cp)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t len;
+
+	if (c >= 0xC2 && c <= 0xDF) {
+		len = 2;
+		*cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		*cp = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		*cp = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	*cp = *cp << 6 | (s[1] & 0x3F);
+	for (size_t i = 2; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3F);
+	}
+	return len;
+}
+
+void rk_text_escape(rk_buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = p[i];
+		unsigned long cp;
+		size_t k;
+
+		if (c >= 0x20 && c < 0x7F) {
+			/* the common case: a run of printable ASCII in one append */
+			for (k = i + 1; k < n && p[k] >= 0x20 && p[k] < 0x7F; k++)
+				;
+			rk_buf_append(out, s + i, k - i);
+			i = k;
+			continue;
+		}
+		if (c == '\t' || c == '\n' || c == '\r') {
+			rk_buf_putc(out, '\\');
+			rk_buf_putc(out, c == '\t' ? 't' : c == '\n' ? 'n' : 'r');
+			i++;
+			continue;
+		}
+		if (c < 0x80 || (k = rk_text_utf8(p + i, n - i, &cp)) == 0) {
+			rk_buf_printf(out, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		if (cp <= 0x9F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+			rk_buf_printf(out, "\\u%04lx", cp);
+		else
+			rk_buf_append(out, s + i, k);
+		i += k;
+	}
+}
+
+size_t rk_utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned long cp;
+
+	return s[0] < 0x80 ? 1 : rk_text_utf8(s, n, &cp);
 }

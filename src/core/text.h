@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "core/buf.h"
+
 /* The value of one hex digit, or -1. */
 static inline int rk_hexval(char c)
 {
@@ -33,5 +35,22 @@ char *rk_ident_unquote(const char *raw);
 /* The Levenshtein distance of a and b, ignoring ASCII case: how "did you
  * mean" hints find the option, relation or column a user meant. */
 size_t rk_edit_distance(const char *a, const char *b);
+
+/*
+ * Appends s[0..n) to out in a form that is safe to print on a terminal and
+ * is valid UTF-8, whatever bytes s holds (messages quote file names, header
+ * names and values from the data).  Printable ASCII and well-formed UTF-8
+ * are kept as they are; tab, line feed and carriage return become \t \n \r;
+ * every other ASCII control byte (ESC starts a terminal escape sequence),
+ * DEL, and each byte that is not part of well-formed UTF-8 becomes \xHH;
+ * the C1 controls and the bidirectional overrides (U+0080-U+009F,
+ * U+202A-U+202E, U+2066-U+2069), which a terminal or an editor would act on,
+ * become \uHHHH.  A NUL byte in s is escaped like any control byte.
+ */
+void rk_text_escape(rk_buf *out, const char *s, size_t n);
+/* The length of the valid UTF-8 sequence at s (n bytes left, n >= 1), or
+ * 0 when the bytes there are no UTF-8 (overlong forms, surrogates and code
+ * points past U+10FFFF included). */
+size_t rk_utf8_seq_len(const unsigned char *s, size_t n);
 
 #endif

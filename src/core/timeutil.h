@@ -22,6 +22,52 @@ typedef int64_t rk_usec;
 #define RK_USEC_PER_DAY INT64_C(86400000000)
 
 /*
+ * PostgreSQL stores a timestamp as microseconds and a date as days since
+ * 2000-01-01, with INT64_MAX / INT64_MIN (dates: INT32_MAX / INT32_MIN) for
+ * infinity.  One conversion to reckon's instants (microseconds since 1970,
+ * RK_USEC_PINF / RK_USEC_NINF for the infinities) for the binary COPY
+ * reader and the extension alike.
+ */
+#define RK_PG_EPOCH_DAYS INT64_C(10957)
+#define RK_PG_EPOCH_USEC (RK_PG_EPOCH_DAYS * RK_USEC_PER_DAY)
+
+/* A stored timestamp's instant: 0, or -1 when it does not fit (the last 30
+ * years of PostgreSQL's range; reckon's instants end at year 294246). */
+static inline int rk_pg_timestamp_instant(int64_t pg, rk_usec *out)
+{
+	if (pg == INT64_MAX || pg == INT64_MIN) {
+		*out = pg == INT64_MAX ? RK_USEC_PINF : RK_USEC_NINF;
+		return 0;
+	}
+	if (__builtin_add_overflow(pg, RK_PG_EPOCH_USEC, out) || *out == RK_USEC_PINF)
+		return -1;
+	return 0;
+}
+
+/* A stored date's days since 1970, INT64_MAX / INT64_MIN for the
+ * infinities (as rk_date_parse gives them). */
+static inline int64_t rk_pg_date_days(int32_t pg)
+{
+	if (pg == INT32_MAX || pg == INT32_MIN)
+		return pg == INT32_MAX ? INT64_MAX : INT64_MIN;
+	return (int64_t)pg + RK_PG_EPOCH_DAYS;
+}
+
+/* A stored date's instant (midnight UTC): 0, or -1 when it does not fit. */
+static inline int rk_pg_date_instant(int32_t pg, rk_usec *out)
+{
+	int64_t days = rk_pg_date_days(pg);
+
+	if (days == INT64_MAX || days == INT64_MIN) {
+		*out = days == INT64_MAX ? RK_USEC_PINF : RK_USEC_NINF;
+		return 0;
+	}
+	if (__builtin_mul_overflow(days, RK_USEC_PER_DAY, out) || *out == RK_USEC_PINF)
+		return -1;
+	return 0;
+}
+
+/*
  * Parses a timestamp value as found in PostgreSQL's text output (any
  * DateStyle=ISO output, e.g. "2026-03-02 10:58:00.5+00", "...+05:30",
  * "... BC") or in a CSV export: "2026-03-02T10:58:00Z", "2026-03-02 10:58",

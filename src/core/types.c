@@ -1,5 +1,6 @@
 #include "core/types.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -221,4 +222,23 @@ const char *rk_type_kind(rk_type t)
 	case RK_T_UNKNOWN: break;
 	}
 	return "unknown";
+}
+
+int rk_type_scale(const char *name)
+{
+	rk_type t;
+	const char *open = strchr(name, '('), *comma;
+	long sc;
+
+	if (rk_type_from_name(name, false, &t) < 0)
+		return -1;
+	if (rk_type_is_int(t))
+		return 0;
+	if (t != RK_T_NUMERIC || !open)
+		return -1;
+	comma = strchr(open, ',');
+	if (!comma || comma > strchr(open, ')'))
+		return 0;
+	sc = strtol(comma + 1, NULL, 10);
+	return sc < 0 ? 0 : sc > 1000 ? 1000 : (int)sc;
 }

@@ -77,6 +77,14 @@ typedef struct rk_field {
  */
 int rk_type_from_name(const char *name, bool allow_other, rk_type *out);
 
+/*
+ * The scale a type name declares for display: numeric(p,s) / decimal(p,s)
+ * give s (a negative s gives 0), numeric(p) gives 0, the integer types 0;
+ * -1 for an unconstrained numeric and every other type.  Takes what
+ * format_type() prints and what --types accepts.
+ */
+int rk_type_scale(const char *name);
+
 /* A short display name ("integer", "numeric", "timestamptz", ...). */
 const char *rk_type_name(rk_type t);
 

@@ -69,9 +69,8 @@ PG_MODULE_MAGIC;
  */
 #define RKX_FORMAT_VERSION 2
 
-/* Microseconds from 1970-01-01 to PostgreSQL's epoch 2000-01-01. */
-#define RKX_EPOCH_SHIFT_DAYS ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE))
-#define RKX_EPOCH_SHIFT_USEC (RKX_EPOCH_SHIFT_DAYS * USECS_PER_DAY)
+/* reckon's epoch shift is PostgreSQL's own (core/timeutil.h) */
+StaticAssertDecl(RK_PG_EPOCH_DAYS == POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE, "PostgreSQL's epoch moved");
 
 /* Settings a type's output text depends on (see rkx_check_settings). */
 #define RKX_NEED_DATESTYLE 0x01
@@ -90,15 +89,11 @@ static void rkx_time_range_error(const char *what)
  * the infinities are INT64_MAX / INT64_MIN, as in the client. */
 static int64 rkx_instant(Timestamp ts)
 {
-	int64 t;
+	rk_usec t;
 
-	if (TIMESTAMP_IS_NOEND(ts))
-		return PG_INT64_MAX;
-	if (TIMESTAMP_IS_NOBEGIN(ts))
-		return PG_INT64_MIN;
 	/* the client holds instants since 1970 in an int64: its last ~30 years
 	 * of PostgreSQL's range do not fit, and INT64_MAX means infinity */
-	if (pg_add_s64_overflow(ts, RKX_EPOCH_SHIFT_USEC, &t) || t == PG_INT64_MAX)
+	if (rk_pg_timestamp_instant(ts, &t) < 0)
 		rkx_time_range_error("timestamp out of range");
 	return t;
 }
@@ -779,13 +774,9 @@ Datum reckon_instant_timestamp(PG_FUNCTION_ARGS)
  * timestamps. */
 static int64 rkx_date_instant(DateADT d)
 {
-	int64 t;
+	rk_usec t;
 
-	if (DATE_IS_NOEND(d))
-		return PG_INT64_MAX;
-	if (DATE_IS_NOBEGIN(d))
-		return PG_INT64_MIN;
-	if (pg_mul_s64_overflow((int64) d + RKX_EPOCH_SHIFT_DAYS, USECS_PER_DAY, &t) || t == PG_INT64_MAX)
+	if (rk_pg_date_instant(d, &t) < 0)
 		rkx_time_range_error("date out of range for a time column");
 	return t;
 }

@@ -16,8 +16,6 @@
 #include "core/timeutil.h"
 
 /* PostgreSQL's epoch, 2000-01-01, in Unix microseconds and days. */
-#define RK_COPYBIN_PG_EPOCH INT64_C(946684800000000)
-#define RK_COPYBIN_PG_EPOCH_DAYS 10957
 
 /* numeric_send's sign word (numeric.c). */
 #define RK_COPYBIN_NUMERIC_POS 0x0000
@@ -132,7 +130,7 @@ static int rk_copybin_date(rk_copybin *d, size_t i, int32_t v, const char **why)
 		return rk_copybin_text(d, i, "infinity", 8, why);
 	if (v == INT32_MIN)
 		return rk_copybin_text(d, i, "-infinity", 9, why);
-	rk_date_format((int64_t)v + RK_COPYBIN_PG_EPOCH_DAYS, tmp);
+	rk_date_format(rk_pg_date_days(v), tmp);
 	n = strlen(tmp);
 	rk_canon_enc_raw(&d->enc, tmp, n);
 	return rk_copybin_canon(d, i);
@@ -231,7 +229,7 @@ static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char 
 		/* PostgreSQL counts from 2000 and reaches 30 years past what
 		 * microseconds since 1970 hold: those years are refused, as the
 		 * timestamp parser refuses them */
-		if (__builtin_add_overflow(v, RK_COPYBIN_PG_EPOCH, &v) || v == RK_USEC_PINF) {
+		if (rk_pg_timestamp_instant(v, &v) < 0) {
 			f->p = "";
 			f->len = 0;
 			d->bad_value = true;

@@ -11,7 +11,10 @@
  *
  * Rows stream through fixed memory: one read block, one arena holding the
  * wanted fields of the current row, one rk_field array.  Nothing is
- * allocated per row once these have reached their working size.
+ * allocated per row once these have reached their working size.  A file may
+ * be of any size, but one row (the header included) is at most
+ * RK_CSV_ROW_MAX bytes: what is not a CSV file (csv:/dev/zero, a binary)
+ * fails there instead of growing one field without end.
  */
 #include "io/reader_impl.h"
 
@@ -35,6 +38,8 @@
 /* libcsv grows its field buffer linearly by this much (its default is 128
  * bytes, which makes long fields cost many reallocs). */
 #define RK_CSV_FIELD_STEP ((size_t)64 * 1024)
+/* The longest row reckon reads, in bytes (docs/how-it-works.md). */
+#define RK_CSV_ROW_MAX ((size_t)64 * 1024 * 1024)
 
 typedef struct rk_csvfile {
 	char *path;       /* as shown in messages: PATH, or PATH/NAME in a directory */
@@ -81,6 +86,9 @@ typedef struct rk_csvpass {
 	bool header_only;     /* stop once the header is read (open) */
 	bool failed;          /* err is filled; ignore the rest of the block */
 	bool cr_pending;      /* the last row ended on CR: a following LF is its CRLF */
+	bool row_ended;       /* a row (or blank line) ended in the current block */
+	size_t row_bytes;     /* bytes of blocks read since the last one that ended a
+	                       * row: what the unfinished row holds, less < 1 block */
 	size_t line;          /* physical line the parser stands on, 1-based */
 	size_t row_line;      /* line the current row starts on */
 	size_t nfields;       /* fields seen so far in the current row */
@@ -342,6 +350,14 @@ static void rk_csv_take(rk_csvpass *ps, const char *s, size_t n, bool quoted)
 		ps->line += rk_csv_breaks(s, n);
 
 	if (ps->mode == RK_CSV_HEADER) {
+		/* a name is a C string from here on: a NUL would cut it short */
+		if (n && memchr(s, '\0', n)) {
+			rk_csv_fail_at(ps, line, col + 1, RK_EXIT_USAGE,
+				       "a csv file is read as UTF-8 (or another ASCII-compatible encoding); "
+				       "a header with NUL bytes is likely UTF-16 or not text",
+				       "NUL byte in the name of column %zu of the header", col + 1);
+			return;
+		}
 		if (ps->nhdr == ps->hdr_cap) {
 			ps->hdr_cap = ps->hdr_cap ? 2 * ps->hdr_cap : 16;
 			ps->hdr_off = rk_xrealloc(ps->hdr_off, ps->hdr_cap * sizeof *ps->hdr_off);
@@ -446,6 +462,7 @@ static void rk_csv_on_row(int c, void *data)
 	rk_csvpass *ps = data;
 	size_t nf;
 
+	ps->row_ended = true;
 	if (ps->failed || ps->mode == RK_CSV_SKIP)
 		return;
 	if (ps->nfields == 0) {
@@ -588,6 +605,34 @@ static int rk_csv_finish(rk_csvpass *ps)
 	return 0;
 }
 
+/*
+ * After a block of n bytes: fails when the unfinished row has grown past
+ * RK_CSV_ROW_MAX.  Counted by whole blocks (a row that ends in a block
+ * resets the count), so it costs nothing per row and never refuses a row of
+ * RK_CSV_ROW_MAX bytes or less.  libcsv grows a long field by a fixed step;
+ * the step follows the field's size so a long field takes a few reallocs,
+ * not one per 64 KiB.
+ */
+static int rk_csv_row_bound(rk_csvpass *ps, size_t n)
+{
+	if (ps->row_ended) {
+		ps->row_ended = false;
+		ps->row_bytes = 0;
+	} else {
+		ps->row_bytes += n;
+	}
+	if (ps->parser.entry_size > RK_CSV_FIELD_STEP)
+		csv_set_blk_size(&ps->parser, ps->parser.entry_size);
+	if (ps->row_bytes <= RK_CSV_ROW_MAX)
+		return 0;
+	rk_csv_fail_at(ps, ps->line, ps->nfields + 1, RK_EXIT_USAGE,
+		       "a csv file may be of any size, but each row (the header included) is read whole; "
+		       "is this a csv file, with a line break after each row?",
+		       "%s csv row longer than %zu MiB, the most reckon reads in one row", rk_csv_side(ps->r),
+		       RK_CSV_ROW_MAX >> 20);
+	return -1;
+}
+
 static int rk_csv_run(rk_csvpass *ps)
 {
 	rk_csvreader *r = ps->r;
@@ -620,6 +665,10 @@ static int rk_csv_run(rk_csvpass *ps)
 		}
 		first = false;
 		if (n && rk_csv_feed(ps, s, n) < 0) {
+			rc = -1;
+			break;
+		}
+		if (rk_csv_row_bound(ps, n) < 0) {
 			rc = -1;
 			break;
 		}

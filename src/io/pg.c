@@ -6,6 +6,7 @@
 #include "io/pg.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,8 +37,9 @@ struct rk_pg_result {
 /* ------------------------------------------------------------------------
  * Redaction
  *
- * The redactor walks a conninfo the way libpq does and masks every password
- * it finds.  Where the text is malformed it masks more rather than less: an
+ * The redactor walks a conninfo the way libpq does and masks the value of
+ * every keyword libpq itself counts as a secret (and of every keyword it
+ * does not know).  Where the text is malformed it masks more rather than less: an
  * unquoted password value runs up to the next "key=" word, and a URI's user
  * information runs up to the last '@'.  It also reports the masked spans so
  * the same secrets can be scrubbed from libpq's own messages, some of which
@@ -67,16 +69,35 @@ static bool rk_pg_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* "password", and the misspellings libpq refuses with a message that quotes
- * the conninfo ("passwd", "pasword", "pwd"...): mask them all. */
+/* libpq's own keyword list, read once: the keywords and whether libpq
+ * itself treats each as a secret (PQconndefaults' dispchar "*": password,
+ * sslpassword and whatever the linked libpq adds).  Kept for the life of
+ * the process. */
+static PQconninfoOption *rk_pg_keywords;
+static pthread_once_t rk_pg_keywords_once = PTHREAD_ONCE_INIT;
+
+static void rk_pg_keywords_init(void)
+{
+	rk_pg_keywords = PQconndefaults();
+}
+
+/*
+ * Whether the value of keyword k[0..n) is to be hidden.  A keyword libpq
+ * knows is hidden when libpq says it is a secret; one it does not know
+ * (misspelled: "passwd", "pwd", "PASSWORD") is hidden too: libpq refuses the
+ * conninfo, quoting it, and the value is most likely the secret it was meant
+ * to carry.  Only when libpq's list cannot be had (out of memory) is every
+ * value hidden.
+ */
 static bool rk_pg_secret_key(const char *k, size_t n)
 {
-	if (n == 8 && strncasecmp(k, "passfile", 8) == 0)
-		return false;   /* a path, and worth showing */
-	for (size_t i = 0; i + 6 <= n; i++)
-		if (strncasecmp(k + i, "secret", 6) == 0)
-			return true;
-	return (n >= 4 && strncasecmp(k, "pass", 4) == 0) || (n >= 2 && strncasecmp(k, "pw", 2) == 0);
+	pthread_once(&rk_pg_keywords_once, rk_pg_keywords_init);
+	if (!rk_pg_keywords)
+		return true;
+	for (const PQconninfoOption *o = rk_pg_keywords; o->keyword; o++)
+		if (strlen(o->keyword) == n && memcmp(o->keyword, k, n) == 0)
+			return o->dispchar && strchr(o->dispchar, '*') != NULL;
+	return true;
 }
 
 static bool rk_pg_is_uri(const char *s)
@@ -135,7 +156,9 @@ static void rk_pg_redact_uri(const char *s, size_t base, rk_buf *out, rk_pg_secr
 			rk_buf key = RK_BUF_INIT;
 
 			rk_pg_pct_decode(p, (size_t)(eq - p), &key);
-			secret = rk_pg_secret_key(rk_buf_cstr(&key), key.len);
+			/* "ssl" is the URI's alias for sslmode, not a keyword */
+			secret = !(key.len == 3 && memcmp(key.data, "ssl", 3) == 0) &&
+			         rk_pg_secret_key(rk_buf_cstr(&key), key.len);
 			rk_buf_free(&key);
 		}
 		if (secret) {

@@ -58,6 +58,7 @@ typedef struct rk_pgreader {
 	char **quoted;       /* ... as SQL: the quoted name, or "(<expression>\n)" */
 	char **typnames;     /* ... their declared types, to cast a bound value to (diagnosis) */
 	rk_type *types;
+	int *scales;         /* each column's declared scale (rk_type_scale), or -1 */
 	rk_wire *wires;      /* each column's binary COPY form */
 	bool binary_ok;      /* every column has one: digest passes stream binary */
 	rk_copybin bin;      /* the binary scan in progress */
@@ -397,10 +398,12 @@ static void rk_pgreader_unbind(rk_pgreader *r)
 	free(r->quoted);
 	free(r->typnames);
 	free(r->types);
+	free(r->scales);
 	free(r->wires);
 	free(r->fields);
 	r->cols = r->quoted = r->typnames = NULL;
 	r->types = NULL;
+	r->scales = NULL;
 	r->wires = NULL;
 	r->binary_ok = false;
 	r->fields = NULL;
@@ -508,6 +511,7 @@ static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, con
 	r->cols[i] = rk_xstrdup(name);
 	r->typnames[i] = rk_xstrdup(rk_pg_result_value(tres, 0, 0));
 	r->types[i] = rk_pgreader_map_type(rk_pg_result_value(tres, 0, 1));
+	r->scales[i] = rk_type_scale(rk_pg_result_value(tres, 0, 1));
 	r->wires[i] = rk_copybin_wire(strtoul(rk_pg_result_value(tres, 0, 2), NULL, 10), r->types[i]);
 	if (r->wires[i] == RK_WIRE_NONE)
 		r->binary_ok = false;
@@ -543,6 +547,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
 	r->typnames = rk_xcalloc(ncolumns, sizeof *r->typnames);
 	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
+	r->scales = rk_xcalloc(ncolumns, sizeof *r->scales);
 	r->wires = rk_xcalloc(ncolumns, sizeof *r->wires);
 	r->fields = rk_xcalloc(ncolumns, sizeof *r->fields);
 	r->ncols = ncolumns;
@@ -584,6 +589,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 		r->cols[i] = rk_xstrdup(rk_pg_result_value(res, found, 0));
 		r->typnames[i] = rk_xstrdup(rk_pg_result_value(res, found, 1));
 		r->types[i] = rk_pgreader_map_type(rk_pg_result_value(res, found, 2));
+		r->scales[i] = rk_type_scale(rk_pg_result_value(res, found, 2));
 		r->quoted[i] = rk_pg_quote_ident(r->pg, r->cols[i], err);
 		if (!r->quoted[i])
 			goto fail;
@@ -1982,6 +1988,13 @@ static const char *rk_pgreader_snapshot(const void *impl)
 	return r->snapshot;
 }
 
+static int rk_pgreader_scale(const void *impl, size_t col)
+{
+	const rk_pgreader *r = impl;
+
+	return col < r->ncols && r->scales ? r->scales[col] : -1;
+}
+
 const rk_reader_ops rk_pgreader_ops = {
 	.bind = rk_pgreader_bind,
 	.scan = rk_pgreader_scan,
@@ -1997,4 +2010,5 @@ const rk_reader_ops rk_pgreader_ops = {
 	.backend_pid = rk_pgreader_backend_pid,
 	.lateness = rk_pgreader_lateness,
 	.drill_digest = rk_pgreader_drill_digest,
+	.scale = rk_pgreader_scale,
 };

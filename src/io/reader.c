@@ -95,6 +95,11 @@ int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk
 	return r->ops->bind(r->impl, columns, ncolumns, types, err);
 }
 
+int rk_reader_scale(const rk_reader *r, size_t col)
+{
+	return r->ops->scale ? r->ops->scale(r->impl, col) : -1;
+}
+
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	return r->ops->scan(r->impl, scan, fn, ctx, err);

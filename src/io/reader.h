@@ -114,6 +114,14 @@ const char *rk_reader_describe(const rk_reader *r);
 int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err);
 
 /*
+ * The scale bound column col is declared with, from the catalog typmod of a
+ * PostgreSQL column or the described type of an expression (rk_type_scale:
+ * numeric(12,2) gives 2, integers 0); -1 when it declares none (an
+ * unconstrained numeric, CSV data).  For showing sums as people expect.
+ */
+int rk_reader_scale(const rk_reader *r, size_t col);
+
+/*
  * Streams the rows selected by scan to fn.  A reader may deliver rows outside
  * the ranges (a CSV reader delivers every row); the callback filters.  For
  * CSV, an error returned by fn is prefixed with "FILE:LINE:COLUMN" using

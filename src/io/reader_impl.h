@@ -30,6 +30,8 @@ typedef struct rk_reader_ops {
 	                  rk_error *err);
 	int (*backend_pid)(const void *impl);
 	int (*lateness)(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
+	/* optional: the display scale of bound column col (rk_reader_scale) */
+	int (*scale)(const void *impl, size_t col);
 } rk_reader_ops;
 
 /*

@@ -76,34 +76,6 @@ __attribute__((constructor)) static void rk_audit_clock_start(void)
  * Text helpers
  * ---------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t rk_audit_utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		len = 2, cp = s[0] & 0x1F;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		len = 3, cp = s[0] & 0x0F;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-		return 0;
-	return len;
-}
-
 /*
  * s as valid UTF-8: invalid bytes become U+FFFD.  A CSV side may hold bytes
  * that are no text in UTF-8; the audit database would refuse them, and
@@ -118,13 +90,13 @@ static const char *rk_audit_utf8(const char *s, char **own)
 	rk_buf b = RK_BUF_INIT;
 
 	*own = NULL;
-	while (i < n && (l = rk_audit_utf8_len(p + i, n - i)) > 0)
+	while (i < n && (l = rk_utf8_seq_len(p + i, n - i)) > 0)
 		i += l;
 	if (i == n)
 		return s;
 	rk_buf_append(&b, s, i);
 	while (i < n) {
-		l = rk_audit_utf8_len(p + i, n - i);
+		l = rk_utf8_seq_len(p + i, n - i);
 		if (l) {
 			rk_buf_append(&b, s + i, l);
 			i += l;

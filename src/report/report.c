@@ -1,12 +1,16 @@
 #include "report/report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check/diagnose.h"
 #include "core/buf.h"
 #include "io/afile.h"
+#include "report/report_impl.h"
 
 /* Past this many windows the text summary lists only the ones that differ. */
 #define RK_TEXT_MAX_WINDOWS 100
@@ -48,12 +52,12 @@ static bool rk_win_rerun(const rk_check_result *r, size_t w)
 	return r->status[w] == RK_WIN_DIFFER;
 }
 
-static const char *rk_status_name(rk_win_status s)
+const char *rk_report_status_name(rk_win_status s)
 {
 	return s == RK_WIN_MATCH ? "match" : s == RK_WIN_DIFFER ? "differ" : "open";
 }
 
-static size_t rk_count_status(const rk_check_result *r, rk_win_status s)
+size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
 {
 	size_t n = 0;
 
@@ -125,7 +129,7 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-	size_t ndiff = rk_count_status(r, RK_WIN_DIFFER);
+	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER);
 	rk_buf line = RK_BUF_INIT;
 
 	if (ndiff) {
@@ -176,7 +180,7 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
-	size_t ndiff = rk_count_status(r, RK_WIN_DIFFER), nopen = rk_count_status(r, RK_WIN_OPEN);
+	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER), nopen = rk_report_count_status(r, RK_WIN_OPEN);
 	bool all = r->nwindows <= RK_TEXT_MAX_WINDOWS;
 	rk_buf line = RK_BUF_INIT;
 
@@ -189,7 +193,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	for (size_t w = 0; w < r->nwindows; w++) {
 		if (!all && r->status[w] != RK_WIN_DIFFER)
 			continue;
-		fprintf(out, "%-22s %-7s", rk_time_format(rk_check_window_start(r, w), a), rk_status_name(r->status[w]));
+		fprintf(out, "%-22s %-7s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
 		if (r->status[w] == RK_WIN_OPEN) {
 			fputc('\n', out);
 			continue;
@@ -198,8 +202,11 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		        (unsigned long long)r->side[1].rows[w]);
 		for (size_t j = 0; j < r->nsum; j++) {
 			char s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
-			fprintf(out, "  %s=%s/%s", c->sum_names[j], rk_sum_format(&r->side[0].sums[w * r->nsum + j], s1),
-			        rk_sum_format(&r->side[1].sums[w * r->nsum + j], s2));
+			int sc = r->sum_scale ? r->sum_scale[j] : -1;
+
+			fprintf(out, "  %s=%s/%s", c->sum_names[j],
+			        rk_sum_format_scale(&r->side[0].sums[w * r->nsum + j], sc, s1),
+			        rk_sum_format_scale(&r->side[1].sums[w * r->nsum + j], sc, s2));
 		}
 		fputc('\n', out);
 	}
@@ -272,9 +279,9 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 
 	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
 	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
-	json_object_set_new(win, "matched", json_integer((json_int_t)rk_count_status(r, RK_WIN_MATCH)));
-	json_object_set_new(win, "differ", json_integer((json_int_t)rk_count_status(r, RK_WIN_DIFFER)));
-	json_object_set_new(win, "open", json_integer((json_int_t)rk_count_status(r, RK_WIN_OPEN)));
+	json_object_set_new(win, "matched", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_MATCH)));
+	json_object_set_new(win, "differ", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_DIFFER)));
+	json_object_set_new(win, "open", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_OPEN)));
 	json_object_set_new(root, "windows", win);
 	for (int k = 0; k < RK_FIND_NKINDS; k++)
 		json_object_set_new(fin, rk_find_kind_name((rk_find_kind)k), json_integer((json_int_t)r->kind_count[k]));
@@ -373,7 +380,7 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 	fputs(",source_hash,target_hash\n", out);
 	for (size_t w = 0; w < r->nwindows; w++) {
 		rk_usec s = rk_check_window_start(r, w);
-		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_status_name(r->status[w]));
+		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_report_status_name(r->status[w]));
 		if (r->status[w] == RK_WIN_OPEN) {
 			fputs(",,", out);
 			for (size_t j = 0; j < r->nsum; j++)
@@ -434,62 +441,232 @@ static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
 	return ferror(out) ? -1 : 0;
 }
 
-static const char *const rk_report_names[RK_REPORT_FILES] = {"windows.csv", "findings.csv", "summary.json"};
+/* ------------------------------------------------------------------------
+ * the report directory
+ * ---------------------------------------------------------------------- */
 
-int rk_report_dir_open(const char *dir, rk_afile *af[RK_REPORT_FILES], rk_error *err)
+const char *const rk_report_names[] = {"windows.csv", "findings.csv", "rerun.csv", "summary.json", "report.html",
+                                       "index.html", NULL};
+
+struct rk_report_dir {
+	rk_adir *adir;
+	char *extra;            /* another name the rerun list is written under, or NULL */
+	bool has_rerun;
+};
+
+static bool rk_report_known(const char *name, const char *also)
+{
+	for (int i = 0; rk_report_names[i]; i++)
+		if (!strcmp(name, rk_report_names[i]))
+			return true;
+	return also && !strcmp(name, also);
+}
+
+/* Checks one directory level; sub: a job's LABEL directory (no deeper). */
+static int rk_report_owned_level(const char *dir, const char *also, bool sub, rk_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot read report directory '%s': %s", dir, strerror(errno));
+		return rk_error_hint(err, "check its permissions");
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		rk_buf p = RK_BUF_INIT;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		rk_buf_printf(&p, "%s/%s", dir, e->d_name);
+		if (lstat(rk_buf_cstr(&p), &st) == 0 && S_ISREG(st.st_mode) && rk_report_known(e->d_name, also)) {
+			rk_buf_free(&p);
+			continue;
+		}
+		if (!sub && lstat(p.data, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    rk_report_owned_level(p.data, NULL, true, err) == 0) {
+			rk_buf_free(&p);
+			continue;
+		}
+		if (!err->code) {
+			rk_error_set(err, RK_EXIT_USAGE, "report directory '%s' holds '%s', which reckon did not write", dir,
+			             e->d_name);
+			rk_error_hint(err, "reckon replaces a report directory as a whole: give --report a directory of its "
+			                   "own (new or empty), or move that file elsewhere");
+		}
+		rk_buf_free(&p);
+		rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+int rk_report_dir_owned(const char *dir, const char *also, rk_error *err)
+{
+	rk_error_clear(err);
+	return rk_report_owned_level(dir, also, false, err);
+}
+
+/* path's directory made absolute and free of links and dots, when it
+ * exists (new string), else NULL. */
+static char *rk_report_real_dir(const char *path, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? rk_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : rk_xstrdup(".");
+	char *real = realpath(dir, NULL);
+
+	*base = slash ? slash + 1 : path;
+	free(dir);
+	return real;
+}
+
+/* True when file path is directly inside directory dir; *base gets its
+ * name there.  Both are compared as real paths (dir itself may not exist
+ * yet: its parent must). */
+static bool rk_report_inside(const char *dir, const char *path, const char **base)
+{
+	const char *dbase;
+	char *dreal = realpath(dir, NULL), *preal = rk_report_real_dir(path, base);
+	bool in;
+
+	if (!dreal) {
+		char *parent = rk_report_real_dir(dir, &dbase);
+
+		if (parent) {
+			rk_buf b = RK_BUF_INIT;
+
+			rk_buf_printf(&b, "%s/%s", strcmp(parent, "/") ? parent : "", dbase);
+			dreal = rk_xstrdup(rk_buf_cstr(&b));
+			rk_buf_free(&b);
+		}
+		free(parent);
+	}
+	in = dreal && preal && !strcmp(dreal, preal) && **base;
+	free(dreal);
+	free(preal);
+	return in;
+}
+
+rk_report_dir *rk_report_dir_open(const char *dir, const char *rerun_list, rk_error *err)
+{
+	rk_report_dir *d;
+	const char *base = NULL;
+	bool inside = rerun_list && rk_report_inside(dir, rerun_list, &base);
+	const char *also = inside && strcmp(base, "rerun.csv") ? base : NULL;
+	rk_adir *ad;
+
+	if (rk_report_dir_owned(dir, also, err) < 0)
+		return NULL;
+	ad = rk_adir_open(dir, "report", err);
+	if (!ad)
+		return NULL;
+	d = rk_xcalloc(1, sizeof *d);
+	d->adir = ad;
+	d->has_rerun = inside;
+	d->extra = also ? rk_xstrdup(also) : NULL;
+	return d;
+}
+
+bool rk_report_dir_has_rerun(const rk_report_dir *d)
+{
+	return d->has_rerun;
+}
+
+void rk_report_dir_abort(rk_report_dir *d)
+{
+	if (!d)
+		return;
+	rk_adir_abort(d->adir);
+	free(d->extra);
+	free(d);
+}
+
+/* One file of a set: written by fn into sub/name of the staging directory. */
+static int rk_report_set_file(rk_adir *d, const char *sub, const char *name,
+                              int (*fn)(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err),
+                              const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
 	rk_buf path = RK_BUF_INIT;
+	FILE *f;
+	int rc;
 
-	for (int i = 0; i < RK_REPORT_FILES; i++)
-		af[i] = NULL;
-	if (rk_afile_mkdir(dir, "report", err) < 0)
+	rk_buf_printf(&path, "%s%s%s", sub, *sub ? "/" : "", name);
+	f = rk_adir_fopen(d, rk_buf_cstr(&path), err);
+	if (!f) {
+		rk_buf_free(&path);
 		return -1;
-	for (int i = 0; i < RK_REPORT_FILES; i++) {
-		rk_buf_reset(&path);
-		rk_buf_printf(&path, "%s/%s", dir, rk_report_names[i]);
-		af[i] = rk_afile_open(rk_buf_cstr(&path), "report file", err);
-		if (!af[i]) {
-			rk_report_dir_abort(af);
-			rk_buf_free(&path);
-			return -1;
-		}
 	}
+	rc = fn(f, c, r, err);
+	if (rc < 0 && !err->code)
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot write report file '%s/%s': %s", rk_adir_path(d), path.data,
+		             strerror(errno ? errno : EIO));
+	if (rc < 0)
+		fclose(f);
+	else
+		rc = rk_adir_fclose(d, f, path.data, err);
 	rk_buf_free(&path);
+	return rc;
+}
+
+static int rk_report_windows_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	return rk_report_windows_csv(out, c, r);
+}
+
+static int rk_report_findings_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	return rk_report_findings_csv(out, c, r);
+}
+
+static int rk_report_rerun_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	return rk_report_rerun_csv(out, r);
+}
+
+static int rk_report_summary_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	return rk_report_json(out, c, r);
+}
+
+static int rk_report_html_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	json_t *summary = rk_report_summary(c, r);
+	int rc = rk_report_html(out, c, r, summary, err);
+
+	json_decref(summary);
+	return rc;
+}
+
+int rk_report_set_write(rk_adir *d, const char *sub, const char *extra, const rk_report_ctx *c,
+                        const rk_check_result *r, rk_error *err)
+{
+	errno = 0;
+	if (rk_report_set_file(d, sub, "windows.csv", rk_report_windows_file, c, r, err) < 0 ||
+	    rk_report_set_file(d, sub, "findings.csv", rk_report_findings_file, c, r, err) < 0 ||
+	    rk_report_set_file(d, sub, "rerun.csv", rk_report_rerun_file, c, r, err) < 0 ||
+	    (extra && rk_report_set_file(d, sub, extra, rk_report_rerun_file, c, r, err) < 0) ||
+	    rk_report_set_file(d, sub, "report.html", rk_report_html_file, c, r, err) < 0 ||
+	    rk_report_set_file(d, sub, "summary.json", rk_report_summary_file, c, r, err) < 0)
+		return -1;
 	return 0;
 }
 
-void rk_report_dir_abort(rk_afile *af[RK_REPORT_FILES])
+int rk_report_dir_commit(rk_report_dir *d, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
-	for (int i = 0; i < RK_REPORT_FILES; i++) {
-		rk_afile_abort(af[i]);
-		af[i] = NULL;
-	}
-}
+	rk_adir *ad = d->adir;
+	int rc;
 
-int rk_report_dir_commit(rk_afile *af[RK_REPORT_FILES], const char *dir, const rk_report_ctx *c,
-                         const rk_check_result *r, rk_error *err)
-{
-	for (int i = 0; i < RK_REPORT_FILES; i++) {
-		FILE *f = rk_afile_stream(af[i]);
-		int wrc = i == 0 ? rk_report_windows_csv(f, c, r) : i == 1 ? rk_report_findings_csv(f, c, r)
-		                                                          : rk_report_json(f, c, r);
-		if (wrc < 0) {
-			rk_error_set(err, RK_EXIT_RUNTIME, "cannot write report file '%s/%s': %s", dir, rk_report_names[i],
-			             strerror(errno ? errno : EIO));
-			rk_report_dir_abort(af);
-			return -1;
-		}
-	}
-	/* all three are complete: now put them in place */
-	for (int i = 0; i < RK_REPORT_FILES; i++) {
-		rk_afile *a = af[i];
-		af[i] = NULL;
-		if (rk_afile_commit(a, err) < 0) {
-			rk_report_dir_abort(af);
-			return -1;
-		}
-	}
-	return 0;
+	d->adir = NULL;
+	rc = rk_report_set_write(ad, "", d->extra, c, r, err);
+	if (rc < 0)
+		rk_adir_abort(ad);
+	else
+		rc = rk_adir_commit(ad, err);
+	rk_report_dir_abort(d);
+	return rc;
 }
 
 int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result *r, rk_error *err)

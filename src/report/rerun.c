@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 
@@ -182,6 +183,29 @@ static int rk_rr_header(const char *name, const char *line, size_t len, rk_error
 	return rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
 }
 
+/*
+ * Reads one line, its '\n' included when there is one, into b.  Returns 1
+ * for a line, 0 at the end of the input, -1 on a read error (ferror), and 2
+ * when the line holds more than RK_RERUN_LINE_MAX bytes before its '\n' (b
+ * holds the first of them).
+ */
+static int rk_rr_getline(FILE *fp, rk_buf *b)
+{
+	int c;
+
+	rk_buf_reset(b);
+	while ((c = getc(fp)) != EOF) {
+		if (b->len == RK_RERUN_LINE_MAX && c != '\n')
+			return 2;
+		rk_buf_putc(b, (char)c);
+		if (c == '\n')
+			return 1;
+	}
+	if (ferror(fp))
+		return -1;
+	return b->len > 0;
+}
+
 static void rk_rr_push(rk_rerun_list *l, size_t *cap, const rk_rerun_interval *it)
 {
 	if (l->n == *cap) {
@@ -247,22 +271,27 @@ static int rk_rr_line(const rk_rerun_list *l, unsigned long lineno, const char *
 int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_error *err)
 {
 	rk_rerun_list *l = rk_xcalloc(1, sizeof *l);
-	rk_buf scratch = RK_BUF_INIT;
-	char *line = NULL;
-	size_t linecap = 0, cap = 0;
-	ssize_t got;
+	rk_buf scratch = RK_BUF_INIT, buf = RK_BUF_INIT;
+	size_t cap = 0;
+	int got;
 	unsigned long lineno = 0, blank = 0;
 	int rc = -1;
 
 	*out = NULL;
 	l->name = rk_xstrdup(name);
 	errno = 0;
-	while ((got = getline(&line, &linecap, fp)) >= 0) {
-		size_t len = (size_t)got;
-		const char *p = line;
+	while ((got = rk_rr_getline(fp, &buf)) > 0) {
+		size_t len = buf.len;
+		const char *p = buf.data;
 		rk_rerun_interval it;
 
 		lineno++;
+		if (got == 2) {
+			rk_rr_fail(err, l->name, lineno, (size_t)RK_RERUN_LINE_MAX + 1,
+			           "line longer than %d bytes: not a rerun list", RK_RERUN_LINE_MAX);
+			rk_error_hint(err, "a line of a rerun list is two instants and six counts; %s", RK_RR_HINT_FORMAT);
+			goto done;
+		}
 		if (len && p[len - 1] == '\n')
 			len--;
 		if (len && p[len - 1] == '\r')
@@ -293,13 +322,19 @@ int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_err
 			rk_error_hint(err, "remove the blank line: every line after the header is one interval");
 			goto done;
 		}
+		if (l->n == RK_RERUN_MAX_INTERVALS) {
+			rk_rr_fail(err, l->name, lineno, 1, "more than %d intervals", RK_RERUN_MAX_INTERVALS);
+			rk_error_hint(err, "a rerun list holds at most as many intervals as one check has windows; "
+			                   "split the list");
+			goto done;
+		}
 		if (rk_rr_line(l, lineno, p, len, &scratch, &it, err) < 0)
 			goto done;
 		rk_rr_push(l, &cap, &it);
 	}
-	if (ferror(fp)) {
-		rk_error_set(err, RK_EXIT_RUNTIME, "cannot read rerun list '%s': %s", l->name,
-		             strerror(errno ? errno : EIO));
+	if (got < 0) {
+		rk_error_set(err, errno == EISDIR ? RK_EXIT_USAGE : RK_EXIT_RUNTIME, "cannot read rerun list '%s': %s",
+		             l->name, strerror(errno ? errno : EIO));
 		goto done;
 	}
 	if (lineno == 0) {
@@ -311,7 +346,7 @@ int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_err
 	l = NULL;
 	rc = 0;
 done:
-	free(line);
+	rk_buf_free(&buf);
 	rk_buf_free(&scratch);
 	rk_rerun_free(l);
 	return rc;
@@ -320,6 +355,7 @@ done:
 int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err)
 {
 	FILE *fp;
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -332,6 +368,13 @@ int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err)
 		rk_error_set(err, e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? RK_EXIT_USAGE
 		                                                                              : RK_EXIT_RUNTIME,
 		             "cannot open rerun list '%s': %s", path, strerror(e));
+		return rk_error_hint(err, "give the file 'reckon check --rerun-list FILE' wrote ('-' reads standard "
+		                          "input)");
+	}
+	/* fopen opens a directory for reading on Linux; reading it then fails */
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(fp);
+		rk_error_set(err, RK_EXIT_USAGE, "cannot open rerun list '%s': it is a directory", path);
 		return rk_error_hint(err, "give the file 'reckon check --rerun-list FILE' wrote ('-' reads standard "
 		                          "input)");
 	}

@@ -24,6 +24,12 @@
 #define RK_RERUN_MERGED_HEADER \
 	"range_start,range_end,intervals,source_rows,target_rows,missing,extra,duplicated,changed"
 
+/* What a rerun list may hold: a line is two instants and six counts (a
+ * couple of hundred bytes; a longer one is not a rerun list, /dev/zero
+ * included), and as many intervals as one check has windows. */
+#define RK_RERUN_LINE_MAX 4096
+#define RK_RERUN_MAX_INTERVALS 10000000
+
 /* The counts of the list's columns, in file order. */
 enum { RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA, RK_RERUN_DUPLICATED,
        RK_RERUN_CHANGED, RK_RERUN_NCOUNTS };
@@ -51,8 +57,9 @@ typedef struct rk_rerun_list {
  * On success *out is a new list owned by the caller (rk_rerun_free) and 0
  * is returned; an empty list (header only) is valid.  On failure -1 with
  * err naming "FILE:LINE:COLUMN" (columns count bytes from 1) and a hint:
- * RK_EXIT_USAGE for a missing file or bad content, RK_EXIT_RUNTIME for a
- * read error.
+ * RK_EXIT_USAGE for a missing file, a directory or bad content (a line
+ * longer than RK_RERUN_LINE_MAX, more than RK_RERUN_MAX_INTERVALS lines),
+ * RK_EXIT_RUNTIME for a read error.
  */
 int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err);
 

@@ -5,7 +5,10 @@
 # a day of sample orders into demo_source, a damaged copy into demo_target
 # (three rows lost, one loaded twice, one amount changed), and runs
 # `reckon check` over the closed hourly windows of that day, with the report
-# in build/demo-report.  It prints what reckon found and exits 0 whatever
+# in build/demo-report (report.html among its files) and the metrics in
+# build/demo-metrics.prom; it ends by printing where both are.  The sample
+# itself is tests/harness/demo-data.sh.  It prints what reckon found and
+# exits 0 whatever
 # the verdict (showing the verdict is the point); it exits non-zero only when
 # something really fails (the cluster, the SQL, or reckon exiting 2 or 3).
 # The cluster is stopped again at the end.
@@ -68,51 +71,7 @@ psql_demo() {
 # --- the data ----------------------------------------------------------------
 
 say "sample data: mart.orders, 100 orders x 2 lines over 2026-03-02 (UTC)"
-for db in demo_source demo_target; do
-	psql_demo -d postgres -c "drop database if exists $db with (force)" -c "create database $db"
-done
-
-# The same 200 rows on both sides: order k at 00:00 + k * 14m24s, line 2 30 s later.
-orders_rows="
-	select k + 1000 as order_id, l as line_no,
-	       timestamptz '2026-03-02 00:00:00+00' + k * interval '864 seconds' + (l - 1) * interval '30 seconds' as created_at,
-	       ((k * 37 + l * 11) % 500) + ((k * 13) % 100) / 100.0 as amount,
-	       'customer-' || (k * 7 % 23) as customer
-	from generate_series(0, 99) k, generate_series(1, 2) l"
-
-psql_demo -d demo_source <<-SQL
-	create schema mart;
-	create table mart.orders (
-		order_id   bigint,
-		line_no    integer,
-		created_at timestamptz not null,
-		amount     numeric(12,2) not null,
-		customer   text not null,
-		primary key (order_id, line_no));
-	insert into mart.orders $orders_rows;
-SQL
-
-# The target: what an unlucky incremental load left behind.
-psql_demo -d demo_target <<-SQL
-	create schema mart;
-	create table mart.orders (
-		order_id   bigint,
-		line_no    integer,
-		created_at timestamptz,
-		amount     numeric(12,2),
-		customer   text,
-		batch_id   integer,
-		loaded_at  timestamptz default clock_timestamp());
-	insert into mart.orders (order_id, line_no, created_at, amount, customer, batch_id)
-	select *, extract(hour from created_at)::int from ($orders_rows) s;
-	-- a crash between two commits lost these three rows
-	delete from mart.orders where (order_id, line_no) in ((1012, 1), (1047, 2), (1048, 1));
-	-- a retried batch appended this row a second time
-	insert into mart.orders (order_id, line_no, created_at, amount, customer, batch_id)
-	select order_id, line_no, created_at, amount, customer, 99 from mart.orders where order_id = 1063 and line_no = 1;
-	-- and an update at the source never made it over
-	update mart.orders set amount = amount + 10.00 where order_id = 1080 and line_no = 2;
-SQL
+bash "$here/demo-data.sh"
 printf 'source: %s rows   target: %s rows\n' \
 	"$(psql_demo -At -d demo_source -c 'select count(*) from mart.orders')" \
 	"$(psql_demo -At -d demo_target -c 'select count(*) from mart.orders')"
@@ -120,24 +79,25 @@ printf 'source: %s rows   target: %s rows\n' \
 # --- the check ---------------------------------------------------------------
 
 report=$repo/build/demo-report
-rm -rf "$report"
+metrics=$repo/build/demo-metrics.prom
+rm -rf "$report" "$repo/build/demo-report-after"
 mkdir -p "$report"
 src="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_source"
 tgt="host=$PGHOST port=$PGPORT user=$PGUSER dbname=demo_target"
 # shellcheck disable=SC2054  # commas inside option values
 args=(check --source "$src" --target "$tgt" --table mart.orders
 	--time created_at --sum amount
-	--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
-	--report "$report" --rerun-list "$report/rerun.csv")
+	--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z)
 
 say "reckon check (hourly windows of 2026-03-02, all closed)"
 printf '$ reckon check --source "dbname=demo_source ..." --target "dbname=demo_target ..." \\\n'
 printf '    --table mart.orders --time created_at --sum amount \\\n'
 printf '    --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \\\n'
-printf '    --report build/demo-report --rerun-list build/demo-report/rerun.csv\n'
+printf '    --report build/demo-report --rerun-list build/demo-report/rerun.csv \\\n'
+printf '    --metrics build/demo-metrics.prom\n'
 printf '(no --key: the primary key; no --columns: the whole row both sides have)\n\n'
 rc=0
-"$RECKON" "${args[@]}" || rc=$?
+"$RECKON" "${args[@]}" --report "$report" --rerun-list "$report/rerun.csv" --metrics "$metrics" || rc=$?
 case $rc in
 0) verdict="match: every closed window arrived exactly once and unchanged" ;;
 1) verdict="differ: the windows in the rerun list need a rerun" ;;
@@ -165,9 +125,9 @@ rc=0
 [[ $rc -eq 0 ]] || { echo "demo: reckon repair failed with exit status $rc" >&2; exit "$rc"; }
 say "reckon check again"
 rc=0
-"$RECKON" "${args[@]}" --format json >"$report/after.json" || rc=$?
+"$RECKON" "${args[@]}" --report "$repo/build/demo-report-after" --format json >"$repo/build/demo-after.json" || rc=$?
 [[ $rc -eq 0 ]] || { echo "demo: the check after repair exited $rc, expected 0" >&2; exit 1; }
-echo "verdict after repair: match (exit status 0); $(grep -c . "$report/rerun.csv") line(s) in the new rerun list (the header)"
+echo "verdict after repair: match (exit status 0); $(grep -c . "$repo/build/demo-report-after/rerun.csv") line(s) in its rerun list (the header)"
 
 # --- the lab: how incremental loads lose rows in the first place -----------
 say "reckon init: a job file for every table the two databases share (build/demo-job.ini)"
@@ -203,3 +163,8 @@ awk -F, 'NR > 1 { key = $1 "/" $2
 	               (hurt[k] == "" ? "-" : hurt[k]), (fixed[k] == "yes" ? "matches" : "DIFFERS") } }' "$lab_out/summary.csv"
 echo
 echo "every step's snapshot, rerun.csv and summary.csv: $lab_out (a committed example run: reports/lab/)"
+
+say "where to look"
+echo "HTML report of the damaged day: $report/report.html"
+echo "the job's index (after repair): $repo/build/demo-job-report/index.html"
+echo "metrics (Prometheus text format): $metrics"

@@ -10,14 +10,21 @@ set -eu
 # build: gcc make libc6-dev (gcc's libasan/libubsan come with gcc)
 # libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev
 # tests: postgresql (server binaries for the private clusters), postgresql-client
-#        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench)
+#        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
+#        chromium (renders report.html headless in the integration suite),
+#        python3-prometheus-client (parses the --metrics file as Prometheus would)
 # pushdown extension (src/ext, PGXS): postgresql-server-dev-15
 # packages (make deb, and make check builds them): debhelper dpkg-dev
 # manual pages (tests render them): groff-base; the systemd examples
 # (tests run systemd-analyze verify): systemd
+# fuzzing (make fuzz, part of make check): clang-14, and libclang-rt-14-dev for
+#        libFuzzer's runtime and clang's sanitizers (clang-14 only recommends it,
+#        so --no-install-recommends would leave it out)
+# coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
-debhelper dpkg-dev groff-base systemd"
+debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
+chromium python3-prometheus-client"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is

@@ -99,8 +99,8 @@ test_job_of_tables() {
 	write_job nightly.ini
 	mkdir -p rep
 	assert_exit 0 job --job nightly.ini --report rep
-	assert_dir_only rep dim_customer events orders summary.json
-	assert_dir_only rep/orders findings.csv rerun.csv summary.json windows.csv
+	assert_dir_only rep dim_customer events index.html orders summary.json
+	assert_dir_only rep/orders findings.csv report.html rerun.csv summary.json windows.csv
 	assert_eq match "$(jget rep/summary.json .verdict)"
 	assert_eq "dim_customer events orders" "$(jq -r '.tables | keys | join(" ")' rep/summary.json)"
 	assert_eq '["id"]' "$(jq -c .tables.dim_customer.key rep/summary.json)"
@@ -152,7 +152,7 @@ test_failing_table() {
 	assert_contains "$(jget rep/summary.json .tables.badexpr.error)" "nosuch"
 	assert_eq differ "$(jget rep/summary.json .tables.orders.verdict)"
 	assert_eq match "$(jget rep/summary.json .tables.events.verdict)"
-	assert_dir_only rep dim_customer events orders summary.json
+	assert_dir_only rep dim_customer events index.html orders summary.json
 	assert_contains "$OUT" "== broken: error (exit status 2)"
 	assert_contains "$ERR" "table broken: source table 'public.nosuch' does not exist"
 	# a connection lost or refused is the table's runtime error: 3 beats 2
@@ -180,7 +180,7 @@ test_only_and_parallel() {
 		done
 	done
 	assert_exit 0 job --job nightly.ini --report only --only events,dim_customer
-	assert_dir_only only dim_customer events summary.json
+	assert_dir_only only dim_customer events index.html summary.json
 	assert_exit 2 job --job nightly.ini --only events,nosuch
 	assert_contains "$ERR" "option --only names table 'nosuch', which job nightly.ini does not have"
 	assert_contains "$ERR" "its tables: orders, dim_customer, events"

@@ -529,6 +529,55 @@ static void test_malformed(void **state)
 	rk_buf_free(&s);
 }
 
+/* Every fixed-size wire form refuses a value of another size; a column
+ * without a binary form, a numeric's display scale past 0x3FFF and a header
+ * extension longer than 2^31 bytes are refused too. */
+static void test_malformed_sizes(void **state)
+{
+	static const struct {
+		rk_wire wire;
+		uint32_t wrong;
+	} sized[] = {
+		{RK_WIRE_INT2, 4}, {RK_WIRE_INT4, 2}, {RK_WIRE_INT8, 4}, {RK_WIRE_TIMESTAMP, 4}, {RK_WIRE_BOOL, 2},
+		{RK_WIRE_FLOAT4, 8}, {RK_WIRE_FLOAT8, 4}, {RK_WIRE_DATE, 8}, {RK_WIRE_UUID, 15},
+	};
+	rk_buf s = RK_BUF_INIT;
+	size_t col;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
+		rk_buf_reset(&s);
+		put_header(&s, 0, 0);
+		put16(&s, 1);
+		put32(&s, sized[i].wrong);
+		for (uint32_t k = 0; k < sized[i].wrong; k++)
+			rk_buf_putc(&s, 0);
+		assert_string_equal(malformed(sized[i].wire, &s, &col), "a value of the wrong size for its type");
+		assert_int_equal(col, 0);
+	}
+
+	rk_buf_reset(&s);
+	put_header(&s, 0, 0);
+	put16(&s, 1);
+	put_text(&s, "x");
+	assert_string_equal(malformed(RK_WIRE_NONE, &s, &col), "a column binary COPY cannot carry for reckon");
+
+	rk_buf_reset(&s);
+	put_header(&s, 0, 0);
+	put16(&s, 1);
+	put32(&s, 8);
+	put16(&s, 0);
+	put16(&s, 0);
+	put16(&s, 0);
+	put16(&s, 0x4000);
+	assert_string_equal(malformed(RK_WIRE_NUMERIC, &s, &col), "a numeric with an invalid display scale");
+
+	rk_buf_reset(&s);
+	put_header(&s, 0, 0x80000000u);
+	assert_string_equal(malformed(RK_WIRE_TEXT, &s, &col), "a binary COPY header extension of impossible length");
+	rk_buf_free(&s);
+}
+
 /*
  * Numerics from their digits give the bytes and the value the text path
  * gives for numeric_out's text: stripped and unstripped digit groups,
@@ -619,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_stream_ends),
 		cmocka_unit_test(test_callback_error),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed_sizes),
 		cmocka_unit_test(test_numeric_digits),
 		cmocka_unit_test(test_wire_of_type),
 	};

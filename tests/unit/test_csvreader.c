@@ -36,6 +36,20 @@ static const char *put(const char *name, const char *content)
 	return p;
 }
 
+/* put() for content that may hold NUL bytes. */
+static const char *put_bytes(const char *name, const char *content, size_t n)
+{
+	static char p[256];
+	FILE *fp;
+
+	snprintf(p, sizeof p, "%s/%s", tmpdir, name);
+	fp = fopen(p, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(content, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+	return p;
+}
+
 static const char *sub(const char *name)
 {
 	static char p[256];
@@ -648,6 +662,186 @@ static void test_describe_and_rescan(void **state)
 	rk_csvreader_ops.free(NULL);
 }
 
+/* A NUL byte in a header name was cut there silently ("a\0b" named the
+ * column "a"); it is an error naming the place.  In data it is a byte. */
+static void test_nul_in_header(void **state)
+{
+	static const char first[] = "a\0b,c\n1,2\n";
+	static const char second[] = "a,\"c\0\"\n1,2\n";
+	static const char data[] = "a,c\n1,x\0y\n";
+	run r;
+
+	scan_path(&r, put_bytes("n1.csv", first, sizeof first - 1), 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(r.err.msg, "n1.csv:1:1: NUL byte in the name of column 1 of the header"));
+	run_done(&r);
+	scan_path(&r, put_bytes("n2.csv", second, sizeof second - 1), 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_non_null(strstr(r.err.msg, "n2.csv:1:2: NUL byte in the name of column 2"));
+	run_done(&r);
+	scan_path(&r, put_bytes("n3.csv", data, sizeof data - 1), 0, NULL, "c", 0, 0);
+	assert_ok(&r);
+	assert_int_equal(r.out.len, 4);
+	assert_memory_equal(r.out.data, "x\0y\n", 4);
+	run_done(&r);
+}
+
+/* csv:/dev/zero grew one field without end; a row longer than 64 MiB is an
+ * error naming the file and the limit, while a long row below it is read
+ * whole (its field grows across many read blocks). */
+static void test_row_limit(void **state)
+{
+	size_t big = (size_t)5 * 1024 * 1024 + 7;
+	char *content = malloc(big + 32);
+	run r;
+	size_t n;
+
+	scan_path(&r, "/dev/zero", 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(r.err.msg, "/dev/zero:1:1: source csv row longer than 64 MiB"));
+	run_done(&r);
+
+	assert_non_null(content);
+	n = (size_t)sprintf(content, "a,b\n1,\"");
+	memset(content + n, 'x', big);
+	n += big;
+	n += (size_t)sprintf(content + n, "\"\n2,y\n");
+	scan_path(&r, put_bytes("long.csv", content, n), 0, NULL, "a,b", 0, 0);
+	assert_ok(&r);
+	assert_int_equal(r.rows, 2);
+	assert_int_equal(r.out.len, 2 + big + 1 + 4);
+	assert_memory_equal(r.out.data + r.out.len - 4, "2|y\n", 4);
+	run_done(&r);
+	free(content);
+}
+
+/* Options and paths at the edges: a delimiter that cannot be one, a path
+ * the system cannot resolve, a directory named with a trailing slash and
+ * holding a directory named like a csv file, a header that starts with a
+ * blank line, a callback that fails without saying how. */
+static void test_open_edges(void **state)
+{
+	rk_reader_opts o = {.side = "target", .csv_delim = '"'};
+	char *longpath;
+	run r;
+
+	rk_error_clear(&r.err);
+	assert_null(rk_csvreader_open(&o, put("q.csv", "a\n"), &r.err));
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_string_equal(r.err.msg, "the csv delimiter cannot be a double quote or a line break");
+
+	/* one name longer than NAME_MAX */
+	longpath = malloc(300);
+	assert_non_null(longpath);
+	memset(longpath, 'x', 299);
+	longpath[299] = '\0';
+	scan_path(&r, longpath, 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(r.err.msg, "cannot be read: File name too long"));
+	run_done(&r);
+	free(longpath);
+
+	assert_int_equal(mkdir(sub("d"), 0700), 0);
+	assert_int_equal(mkdir(sub("d/sub.csv"), 0700), 0);
+	put("d/a.csv", "a\n1\n");
+	{
+		char dir[300];
+
+		snprintf(dir, sizeof dir, "%s//", sub("d"));
+		scan_path(&r, dir, 0, NULL, "a", 0, 0);
+	}
+	assert_ok(&r);
+	assert_string_equal(out(&r), "1\n");
+	run_done(&r);
+
+	scan_path(&r, put("blank.csv", "\na,b\n"), 0, NULL, "a", 0, 0);
+	assert_int_equal(r.rc, -1);
+	assert_non_null(strstr(r.err.msg, "blank.csv:1:1: blank line where the header line should be"));
+	run_done(&r);
+}
+
+/* A row callback that returns -1 without an exit code: the error is the
+ * input's (2), with the row's place. */
+static int fail_silently(void *ctx, const rk_field *f, rk_error *err)
+{
+	(void)ctx;
+	(void)f;
+	err->code = 0;
+	snprintf(err->msg, sizeof err->msg, "%s", "refused");
+	return -1;
+}
+
+static void test_callback_without_code(void **state)
+{
+	rk_reader_opts o = {.side = "source"};
+	const char *cols[] = {"a"};
+	rk_type types[1];
+	rk_scan sc = {0};
+	rk_error err;
+	void *impl;
+
+	rk_error_clear(&err);
+	impl = rk_csvreader_open(&o, put("c.csv", "a\n1\n"), &err);
+	assert_non_null(impl);
+	assert_int_equal(rk_csvreader_ops.bind(impl, cols, 1, types, &err), 0);
+	assert_int_equal(rk_csvreader_ops.scan(impl, &sc, fail_silently, NULL, &err), -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "c.csv:2: refused"));
+	rk_csvreader_ops.free(impl);
+}
+
+/* The dispatching layer (io/reader.c) over a CSV side: what a CSV reader
+ * has (columns, rows) and what it has not (primary key, snapshot, digests
+ * computed by a server). */
+static void test_reader_dispatch(void **state)
+{
+	rk_reader_opts o = {.side = "source", .conn = "csv:"};
+	rk_digest_query q = {0};
+	const char *cols[] = {"b"};
+	rk_type types[1];
+	char **names = NULL, conn[300];
+	size_t n = 9;
+	rk_reader *r;
+	rk_error err;
+	run rr;
+
+	rk_error_clear(&err);
+	assert_null(rk_reader_open(&o, &err));
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(err.msg, "--source csv: needs a path");
+
+	snprintf(conn, sizeof conn, "csv:%s", put("d.csv", "a,b\n1,2\n"));
+	o.conn = conn;
+	r = rk_reader_open(&o, &err);
+	assert_non_null(r);
+	assert_int_equal(rk_reader_kind_of(r), RK_READER_CSV);
+	assert_non_null(strstr(rk_reader_describe(r), "source csv:"));
+	assert_null(rk_reader_snapshot(r));
+	assert_int_equal(rk_reader_primary_key(r, &names, &n, &err), 0);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	assert_int_equal(rk_reader_columns(r, &names, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[1], "b");
+	free(names[0]);
+	free(names[1]);
+	free(names);
+	assert_int_equal(rk_reader_digest(r, &q, collect_row, &rr, &err), 1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "window digests of CSV data are computed by reckon"));
+	memset(&rr, 0, sizeof rr);
+	rr.ncolumns = 1;
+	assert_int_equal(rk_reader_bind(r, cols, 1, types, &err), 0);
+	assert_int_equal(rk_reader_scan(r, &(rk_scan){0}, collect_row, &rr, &err), 0);
+	assert_string_equal(out(&rr), "2\n");
+	run_done(&rr);
+	rk_reader_free(r);
+	rk_reader_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +866,11 @@ int main(void)
 		cmocka_unit_test_setup(test_random_round_trip, each),
 		cmocka_unit_test_setup(test_spaces_kept, each),
 		cmocka_unit_test_setup(test_describe_and_rescan, each),
+		cmocka_unit_test_setup(test_nul_in_header, each),
+		cmocka_unit_test_setup(test_row_limit, each),
+		cmocka_unit_test_setup(test_reader_dispatch, each),
+		cmocka_unit_test_setup(test_open_edges, each),
+		cmocka_unit_test_setup(test_callback_without_code, each),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

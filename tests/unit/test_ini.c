@@ -151,6 +151,29 @@ static void test_section_names_folded_and_merged(void **state)
 	rk_ini_free(ini);
 }
 
+/* Many sections: each found again by name, a repeated one noted (the
+ * lookup is by hash: 100,000 sections once took 45 s) */
+static void test_many_sections(void **state)
+{
+	rk_buf b = RK_BUF_INIT;
+	rk_error err;
+	rk_ini *ini;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++)
+		rk_buf_printf(&b, "[table t%d]\nkey = k%d\n", i, i);
+	rk_buf_puts(&b, "[table t777]\ntime = ts\n");
+	ini = parse(rk_buf_cstr(&b), &err);
+	assert_non_null(ini);
+	assert_int_equal(ini->nsections, 20000);
+	assert_string_equal(get(ini, "table t19999", "key"), "k19999");
+	assert_string_equal(get(ini, "table t777", "time"), "ts");
+	assert_int_equal(rk_ini_section_find(ini, "table t777")->again, 40001);
+	assert_int_equal(rk_ini_section_find(ini, "table t778")->again, 0);
+	rk_ini_free(ini);
+	rk_buf_free(&b);
+}
+
 static void test_malformed_lines(void **state)
 {
 	rk_error err;
@@ -198,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_key_names_both_lines),
 		cmocka_unit_test(test_same_key_in_two_sections),
 		cmocka_unit_test(test_section_names_folded_and_merged),
+		cmocka_unit_test(test_many_sections),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_bom_and_empty),
 	};

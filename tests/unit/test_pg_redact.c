@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <libpq-fe.h>
 
 #include "core/buf.h"
 #include "io/copytext.h"
@@ -115,6 +116,38 @@ static void test_redact_uri_param(void **state)
 	assert_redacts("postgresql://app:one1@db1/shop?password=two2", "postgresql://app:********@db1/shop?password=********",
 	               "two2");
 	assert_redacts("postgresql://db1/shop?sslmode=require", "postgresql://db1/shop?sslmode=require", NULL);
+}
+
+/* The secrets are libpq's own: every keyword PQconndefaults() marks with
+ * dispchar "*" (password, sslpassword, ...) is hidden, in a conninfo and in a
+ * URI, and every other keyword it knows is shown. */
+static void test_redact_libpq_secrets(void **state)
+{
+	PQconninfoOption *opts = PQconndefaults();
+	size_t nsecret = 0;
+
+	(void)state;
+	assert_non_null(opts);
+	for (const PQconninfoOption *o = opts; o->keyword; o++) {
+		bool secret = o->dispchar && strchr(o->dispchar, '*');
+		char in[256], want[256];
+
+		snprintf(in, sizeof in, "host=h %s=s3cret dbname=d", o->keyword);
+		snprintf(want, sizeof want, "host=h %s=%s dbname=d", o->keyword, secret ? "********" : "s3cret");
+		assert_redacts(in, want, secret ? "s3cret" : NULL);
+		snprintf(in, sizeof in, "postgresql://db1/shop?%s=s3cret&port=5", o->keyword);
+		snprintf(want, sizeof want, "postgresql://db1/shop?%s=%s&port=5", o->keyword, secret ? "********" : "s3cret");
+		assert_redacts(in, want, secret ? "s3cret" : NULL);
+		nsecret += secret;
+	}
+	PQconninfoFree(opts);
+	assert_true(nsecret >= 2);
+	/* the one the name pattern missed, spelled out */
+	assert_redacts("host=db1 sslpassword=s3cret sslkey=/k.pem", "host=db1 sslpassword=******** sslkey=/k.pem", "s3cret");
+	assert_redacts("postgresql://app@db1/shop?sslpassword=s3cret", "postgresql://app@db1/shop?sslpassword=********",
+	               "s3cret");
+	/* the URI's ssl=true alias is not a secret */
+	assert_redacts("postgresql://db1/shop?ssl=true", "postgresql://db1/shop?ssl=true", NULL);
 }
 
 static void test_redact_truncated(void **state)
@@ -425,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_redact_uri),
 		cmocka_unit_test(test_redact_uri_encoded),
 		cmocka_unit_test(test_redact_uri_param),
+		cmocka_unit_test(test_redact_libpq_secrets),
 		cmocka_unit_test(test_redact_truncated),
 		cmocka_unit_test(test_ident_plain),
 		cmocka_unit_test(test_ident_quoted),

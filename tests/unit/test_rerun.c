@@ -236,6 +236,43 @@ static void test_read_file(void **state)
 	rk_rerun_free(NULL);
 }
 
+/* Unbounded input: /dev/zero grew one line to hundreds of MB; a directory
+ * was a read error (exit 3).  Both are input errors now, naming the file. */
+static void test_read_limits(void **state)
+{
+	rk_rerun_list *l = NULL;
+	rk_error err;
+	char *text;
+	size_t n;
+
+	(void)state;
+	rk_error_clear(&err);
+	assert_int_equal(rk_rerun_read("/dev/zero", &l, &err), -1);
+	assert_null(l);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(err.msg, "/dev/zero:1:4097: line longer than 4096 bytes: not a rerun list");
+
+	rk_error_clear(&err);
+	assert_int_equal(rk_rerun_read("/tmp", &l, &err), -1);
+	assert_null(l);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(err.msg, "cannot open rerun list '/tmp': it is a directory");
+
+	/* a data line of RK_RERUN_LINE_MAX bytes is read (and refused for what
+	 * it says); one byte more is too long */
+	n = strlen(H);
+	text = malloc(n + RK_RERUN_LINE_MAX + 3);
+	assert_non_null(text);
+	memcpy(text, H, n);
+	memset(text + n, '1', RK_RERUN_LINE_MAX);
+	strcpy(text + n + RK_RERUN_LINE_MAX, "\n");
+	refuse(text, "list.csv:2:4097: 1 field where a rerun list line has 8");
+	memset(text + n, '1', RK_RERUN_LINE_MAX + 1);
+	strcpy(text + n + RK_RERUN_LINE_MAX + 1, "\n");
+	refuse(text, "list.csv:2:4097: line longer than 4096 bytes");
+	free(text);
+}
+
 /* ---- merging and printing --------------------------------------------- */
 
 static const char *const merge_input =
@@ -433,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_read_field_errors),
 		cmocka_unit_test(test_read_interval_errors),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_read_limits),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_overflow),
 		cmocka_unit_test(test_write_normalised),

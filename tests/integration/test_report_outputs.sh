@@ -1,0 +1,361 @@
+# shellcheck shell=bash disable=SC2054
+# What a check leaves for people and monitors (product.md §2.8) and how its
+# report directory is replaced (issue 13, items 4 and 6):
+# - report.html of the demo's damaged sample, rendered by a real browser
+#   (headless Chromium: a PNG and the DOM, in one launch);
+# - --metrics, parsed by Prometheus' own Python client;
+# - --progress on a pseudo-terminal only (script), and silence in cron;
+# - the report set replaced whole or not at all (injected failures, kills),
+#   a directory of foreign files refused, and no litter after signals.
+
+SRC=ro_src
+TGT=ro_tgt
+
+setup_file() {
+	createdb $SRC
+	createdb $TGT
+	mk_orders $SRC
+	mk_orders $TGT
+	# 20,000 rows over the same 4 hours: a source read slowly enough to
+	# watch (see on_tty)
+	local db
+	for db in $SRC $TGT; do
+		sql $db "create table mart.big as
+		         select g / 2 + 1 as order_id, g % 2 + 1 as line_no,
+		                timestamptz '2026-03-02 00:00:00+00' + g * interval '720 milliseconds' as created_at,
+		                (g * 3.25 + 0.5)::numeric(12,2) as amount
+		         from generate_series(0, 19999) g" >/dev/null
+	done
+	# a target relation whose name needs escaping in every format
+	sql $SRC "create table mart.\"we\"\"ird\\name\" as table mart.orders" >/dev/null
+	sql $TGT "create table mart.\"we\"\"ird\\name\" as table mart.orders" >/dev/null
+	# the demo's damaged day (make demo)
+	bash "$RK_REPO/tests/harness/demo-data.sh"
+	assert_eq 200 "$(sql demo_source 'select count(*) from mart.orders')"
+}
+
+check() {
+	rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${ORDERS_OPTS[@]}" "$@"
+}
+
+# The entries of a directory that are reckon's temporaries.
+temporaries() {
+	find "$1" -maxdepth 1 -name '*.tmp.reckon-*' -printf '%f\n' | sort | tr '\n' ' '
+}
+
+# --- report.html in a browser ------------------------------------------------
+
+test_demo_report_renders_in_chromium() {
+	local chromium
+	chromium=$(command -v chromium) || fail "chromium is not installed (tests/harness/deps.sh installs it)"
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --columns order_id,line_no,created_at,amount,customer \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z \
+		--report rep
+	assert_file rep/report.html
+	# self-contained: no script, nothing from elsewhere
+	assert_not_contains rep/report.html '<script'
+	assert_not_contains rep/report.html 'http:'
+	assert_not_contains rep/report.html 'https:'
+	# one launch: the page as a PNG and its DOM as the browser built it
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --window-size=1200,1600 \
+		--screenshot="$T/report.png" --dump-dom "file://$T/rep/report.html" >dom.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_eq "89504e47" "$(head -c 4 report.png | od -An -tx1 | tr -d ' \n')" "PNG signature of the screenshot"
+	assert_match "$(stat -c %s report.png)" '^[0-9]{5,}$' "screenshot size (bytes)"
+	# every window of the range is in the timeline, in order, with its title
+	grep -oE 'class="w (match|differ|open)" (href="#w[0-9]+" )?title="[0-9T:Z-]+' dom.html |
+		sed -E 's/.*title="//' >cells
+	assert_eq 24 "$(wc -l <cells)" "windows in the timeline"
+	assert_eq "$(tail -n +2 rep/windows.csv | cut -d, -f1)" "$(cat cells)" "timeline order"
+	# every damaged window is marked and links to its findings
+	grep -oE 'class="w differ" href="#w[0-9]+"' dom.html | sed -E 's/.*#//; s/"//' >links
+	assert_eq "w2 w11 w15 w19" "$(tr '\n' ' ' <links | sed 's/ $//')" "damaged windows linked"
+	local id
+	while read -r id; do
+		assert_contains dom.html "<section class=\"damage\" id=\"$id\""
+	done <links
+	assert_eq 0 "$(grep -c 'class="w differ" title=' dom.html || true)" "a damaged window without a link"
+	assert_contains dom.html 'data-verdict="differ"'
+	assert_contains dom.html '<code>(1047, 2)</code><code>(1048, 1)</code>'
+	assert_contains dom.html 'amount <span class="mono">2195.40</span> / <span class="mono">1647.05</span>'
+	assert_contains dom.html 'only the target has <span class="mono">batch_id</span>'
+	assert_contains dom.html '<a href="#w19">2026-03-02T19:00:00Z</a>'
+}
+
+test_text_output_sums_at_scale() {
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z --report rep
+	# numeric(12,2): two digits, as PostgreSQL shows the column ...
+	assert_contains "$OUT" "2026-03-02T00:00:00Z   match           10         10  amount=907.60/907.60"
+	# ... an expression's type decides it too, and windows.csv keeps the canonical form
+	assert_eq "907.6" "$(wfield rep/windows.csv 2026-03-02T00:00:00Z source_sum_amount)"
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --source-expr 'amount=amount::numeric(14,4)' \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
+	assert_contains "$OUT" "amount=907.6000/907.6000"
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --source-expr 'amount=amount::numeric' \
+		--target-expr 'amount=amount::numeric' \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
+	assert_contains "$OUT" "amount=907.6/907.6"
+}
+
+# --- metrics -------------------------------------------------------------------
+
+# Parses a metrics file with prometheus_client; prints "name{labels} value"
+# lines, sorted, labels in name order.
+prom_parse() {
+	/usr/bin/python3 - "$1" <<-'PY'
+		import sys
+		from prometheus_client.parser import text_string_to_metric_families
+		out = []
+		families = {}
+		for fam in text_string_to_metric_families(open(sys.argv[1], encoding="utf-8").read()):
+		    families[fam.name] = (fam.type, fam.documentation)
+		    for s in fam.samples:
+		        labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+		        v = int(s.value) if s.value == int(s.value) else s.value
+		        out.append(f"{s.name}{{{labels}}} {v}")
+		for name, (typ, doc) in sorted(families.items()):
+		    assert typ == "gauge" and doc, (name, typ, doc)
+		    print(f"family {name}")
+		print("\n".join(sorted(out)))
+	PY
+}
+
+test_metrics_parse() {
+	/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
+		fail "python3-prometheus-client is not installed (tests/harness/deps.sh installs it)"
+	sql $TGT 'delete from mart."we""ird\name" where order_id = 3 and line_no = 2' >/dev/null
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table 'mart."we""ird\name"' \
+		"${ORDERS_CHECK[@]}" --metrics m.prom
+	assert_eq "" "$(temporaries .)" "temporaries left"
+	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
+	local t='table=mart."we""ird\name"'
+	for f in reckon_check_windows reckon_check_findings reckon_check_rows reckon_check_null_time_rows \
+		reckon_check_duration_seconds reckon_check_exit_status reckon_check_last_run_timestamp_seconds; do
+		assert_contains parsed "family $f"
+	done
+	assert_contains parsed "reckon_check_windows{status=differ,$t} 1"
+	assert_contains parsed "reckon_check_windows{status=match,$t} 3"
+	assert_contains parsed "reckon_check_windows{status=open,$t} 0"
+	assert_contains parsed "reckon_check_findings{kind=missing,$t} 1"
+	assert_contains parsed "reckon_check_findings{kind=changed,$t} 0"
+	assert_contains parsed "reckon_check_rows{side=source,$t} 34"
+	assert_contains parsed "reckon_check_rows{side=target,$t} 33"
+	assert_contains parsed "reckon_check_exit_status{$t} 1"
+	local ts now
+	ts=$(sed -n 's/^reckon_check_last_run_timestamp_seconds{.*} //p' parsed)
+	now=$(date +%s)
+	assert_eq 1 "$(awk -v ts="$ts" -v now="$now" 'BEGIN { print (ts > now - 600 && ts <= now + 1) }')" \
+		"last run timestamp $ts near now $now"
+	# a run that fails still reports, with its status and nothing else
+	assert_exit 3 rk check --source "$(conn $SRC)" --target "host=127.0.0.1 port=$(closed_port) dbname=x" \
+		"${ORDERS_OPTS[@]}" --metrics m.prom
+	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
+	assert_contains parsed "reckon_check_exit_status{table=mart.orders} 3"
+	assert_not_contains parsed "reckon_check_windows{"
+	# an unwritable path fails before the work
+	assert_exit 3 check --metrics nodir/m.prom
+	assert_contains "$ERR" "cannot write metrics file 'nodir/m.prom'"
+}
+
+# --- progress ------------------------------------------------------------------
+
+# Runs reckon check on a pseudo-terminal (stdout to out.txt); the terminal's
+# bytes (stderr) go to tty.txt.
+on_tty() {
+	local cmd q
+	printf -v q '%q ' "$RECKON" check --source "$(conn $SRC)" --target "$(conn $TGT)" "${ORDERS_OPTS[@]}" "$@"
+	cmd="$q >out.txt"
+	SHELL=/bin/bash script -qfec "$cmd" tty.txt >/dev/null </dev/null
+}
+
+test_progress_on_a_terminal_only() {
+	command -v script >/dev/null || fail "script (bsdutils) is not installed"
+	# a terminal: the line is drawn and erased again; results on stdout
+	assert_exit 0 on_tty
+	assert_contains tty.txt "source "
+	assert_contains tty.txt " rows "
+	assert_contains tty.txt "target "
+	assert_contains tty.txt $'\r\033[K'
+	assert_contains out.txt "verdict: match"
+	assert_not_contains out.txt " rows "
+	# --progress never on a terminal: nothing
+	assert_exit 0 on_tty --progress never
+	assert_not_contains tty.txt " rows "
+	# no terminal (cron): nothing on stderr, whether it matches or differs
+	assert_exit 0 check
+	assert_eq "" "$(cat "$ERR")" "stderr of a run without a terminal"
+	# --progress always without a terminal: plain lines
+	assert_exit 0 check --progress always
+	assert_match "$(cat "$ERR")" '^source [0-9.kMG]+ rows [0-9.kMG]+/s +[0-9]+%  target [0-9.kMG]+ rows' "progress line"
+	assert_not_contains "$ERR" $'\r'
+	assert_exit 2 check --progress sometimes
+	assert_contains "$ERR" "must be auto, always or never"
+}
+
+test_progress_of_a_slow_check() {
+	# a few seconds: the line is redrawn while the source is read, with the
+	# share of the range done and the time left
+	assert_exit 0 on_tty --table mart.big --source-where "pg_sleep(0.0002)::text = ''"
+	assert_match "$(grep -o $'\r\033\\[K' tty.txt | wc -l)" '^([3-9]|[1-9][0-9]+)$' "redraws of the progress line"
+	assert_contains tty.txt "ETA 0:0"
+	assert_match "$(cat tty.txt)" 'source [0-9]+ rows [0-9.k]+/s +(25|50|75)%' "a share of the range part done"
+}
+
+# --- the report directory: one set, whole or not at all ------------------------
+
+test_report_set_whole_or_nothing() {
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	assert_exit 1 check --report rep
+	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	cp -a rep before
+	mk_orders $TGT
+	# a failure once every file is written: the old set stays, nothing beside
+	assert_exit 3 env RECKON_TEST_FAULT=adir-written:fail "$RECKON" check --source "$(conn $SRC)" \
+		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
+	assert_contains "$ERR" "cannot put report directory"
+	diff -r before rep >/dev/null || fail "the report directory changed although the run failed"
+	_rk_ok
+	assert_eq "" "$(temporaries .)" "temporaries left"
+	# killed before the swap: the old set stays, the next run clears the rest
+	assert_exit 137 env RECKON_TEST_FAULT=adir-written:kill "$RECKON" check --source "$(conn $SRC)" \
+		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
+	diff -r before rep >/dev/null || fail "the report directory changed although the run was killed"
+	_rk_ok
+	assert_match "$(temporaries .)" '^rep\.tmp\.reckon-[0-9]+-[A-Za-z0-9]{6} $' "the killed run's staging directory"
+	# killed right after the swap: the new set is in place, whole
+	assert_exit 137 env RECKON_TEST_FAULT=adir-swapped:kill "$RECKON" check --source "$(conn $SRC)" \
+		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
+	assert_eq match "$(jget rep/summary.json .verdict)"
+	assert_eq "match match match match" "$(statuses rep/windows.csv)"
+	assert_eq 1 "$(wc -l <rep/rerun.csv)"
+	# the next run removes what dead runs left, and nothing else
+	mkdir keep.tmp.reckon-1-abcdef
+	assert_exit 0 check --report rep
+	assert_eq "keep.tmp.reckon-1-abcdef " "$(temporaries .)" "temporaries after the next run"
+	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+}
+
+test_report_dir_foreign_files() {
+	mkdir rep
+	echo "my notes" >rep/notes.txt
+	assert_exit 2 check --report rep
+	assert_contains "$ERR" "report directory 'rep' holds 'notes.txt', which reckon did not write"
+	assert_contains "$ERR" "hint: reckon replaces a report directory as a whole"
+	assert_dir_only rep notes.txt
+	assert_eq "" "$(temporaries .)" "temporaries left"
+	# the rerun list may live in the report directory, under any name
+	rm rep/notes.txt
+	assert_exit 0 check --report rep --rerun-list rep/todo.csv
+	assert_exit 0 check --report rep --rerun-list rep/todo.csv
+	assert_dir_only rep findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	assert_eq "$RERUN_HEADER" "$(cat rep/todo.csv)"
+	# ... but only while it is named: another run's leftover is foreign
+	assert_exit 2 check --report rep --rerun-list rep/rerun.csv
+	assert_contains "$ERR" "holds 'todo.csv'"
+	rm rep/todo.csv
+	assert_exit 0 check --report rep --rerun-list rep/rerun.csv
+	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	# a job's layout (LABEL/ directories of report files) is reckon's too,
+	# and replaced with the rest
+	mkdir rep/orders
+	cp rep/windows.csv rep/summary.json rep/orders/
+	assert_exit 0 check --report rep
+	assert_no_file rep/orders
+	mkdir rep/orders
+	echo x >rep/orders/x.txt
+	assert_exit 2 check --report rep
+	assert_contains "$ERR" "holds 'x.txt'"
+}
+
+# Starts a slow check (the source reads 0.1 s per row) in the background writing fresh/ and list.csv, lets it
+# reach the digest pass, sends signal sig; leaves its exit status in $RC.
+signalled() {
+	local sig=$1 pid
+	"$RECKON" check --source "$(conn $SRC)" --target "$(conn $TGT)" "${ORDERS_OPTS[@]}" \
+		--source-where "pg_sleep(0.1)::text = ''" --report fresh --rerun-list list.csv >/dev/null 2>err.txt &
+	pid=$!
+	sleep 1.5
+	kill "-$sig" "$pid"
+	RC=0
+	wait "$pid" || RC=$?
+}
+
+test_signals_leave_no_litter() {
+	# SIGTERM and SIGINT: no report directory the run would have made, no temporaries
+	signalled TERM
+	assert_eq 143 "$RC" "exit status after SIGTERM"
+	assert_no_file fresh
+	assert_no_file list.csv
+	assert_eq "" "$(temporaries .)" "temporaries after SIGTERM"
+	signalled INT
+	assert_eq 130 "$RC" "exit status after SIGINT"
+	assert_no_file fresh
+	assert_eq "" "$(temporaries .)" "temporaries after SIGINT"
+	# SIGKILL leaves its temporaries ...
+	signalled KILL
+	assert_eq 137 "$RC" "exit status after SIGKILL"
+	assert_match "$(temporaries .)" '^fresh\.tmp\.reckon-[0-9]+-.{6} list\.csv\.tmp\.reckon-[0-9]+-.{6} $' \
+		"what SIGKILL left"
+	# ... which the next run writing the same paths removes
+	assert_exit 0 check --report fresh --rerun-list list.csv
+	assert_eq "" "$(temporaries .)" "temporaries after the next run"
+	assert_dir_only fresh findings.csv report.html rerun.csv summary.json windows.csv
+	assert_file list.csv
+}
+
+# --- a job: index.html and one metrics file for every table ---------------------
+
+test_job_index_and_metrics() {
+	mk_orders $TGT
+	sql $TGT "drop table mart.\"we\"\"ird\\name\"; create table mart.\"we\"\"ird\\name\" as table mart.orders;
+	          delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn $SRC)
+		target = $(conn $TGT)
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-02T04:00:00Z
+		now = 2026-03-03T00:00:00Z
+		key = order_id,line_no
+		time = created_at
+		sum = amount
+
+		[table orders]
+		table = mart.orders
+
+		[table we.ird]
+		table = mart."we""ird\name"
+
+		[table gone]
+		table = mart.no_such_table
+	EOF
+	assert_exit 2 rk check --job job.ini --report rep --metrics m.prom
+	assert_dir_only rep index.html orders summary.json we.ird
+	assert_dir_only rep/orders findings.csv report.html rerun.csv summary.json windows.csv
+	assert_contains rep/index.html 'data-verdict="error"'
+	assert_contains rep/index.html '<tr class="differ" data-label="orders">'
+	assert_contains rep/index.html '<a href="orders/report.html">orders</a>'
+	assert_contains rep/index.html '<a href="we.ird/report.html">we.ird</a>'
+	assert_contains rep/index.html '<tr class="error" data-label="gone">'
+	assert_not_contains rep/index.html 'gone/report.html'
+	assert_contains rep/orders/report.html '<title>reckon check orders: differ</title>'
+	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
+	assert_contains parsed "reckon_check_exit_status{table=orders} 1"
+	assert_contains parsed "reckon_check_exit_status{table=we.ird} 0"
+	assert_contains parsed "reckon_check_exit_status{table=gone} 2"
+	assert_contains parsed "reckon_check_findings{kind=missing,table=orders} 1"
+	assert_not_contains parsed "reckon_check_windows{status=match,table=gone}"
+	# the job's report directory is replaced as one set too
+	echo mine >rep/notes.txt
+	assert_exit 2 rk check --job job.ini --report rep
+	assert_contains "$ERR" "holds 'notes.txt'"
+	assert_eq "" "$(temporaries .)" "temporaries left"
+}

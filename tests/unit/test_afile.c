@@ -1,0 +1,253 @@
+/*
+ * test_afile.c - files and directories written atomically (io/afile.h):
+ * temporaries named for their writer, stale ones of dead runs removed and
+ * live ones kept, a directory set swapped in whole or not at all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "io/afile.h"
+
+static char base[64];
+
+static int setup(void **state)
+{
+	strcpy(base, "/tmp/rk-afile.XXXXXX");
+	return mkdtemp(base) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *path(const char *name)
+{
+	static char p[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof p[i], "%s/%s", base, name);
+	return p[i];
+}
+
+static void put(const char *p, const char *text)
+{
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *p)
+{
+	static char buf[256];
+	FILE *f = fopen(p, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Entries of base, sorted, space-separated. */
+static char *entries(const char *dir)
+{
+	static char out[1024];
+	char cmd[256];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof cmd, "ls -A '%s' | LC_ALL=C sort | tr '\\n' ' '", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	return out;
+}
+
+/* A pid that no process has: a child that has exited and been reaped. */
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (long)pid;
+}
+
+static void test_file_commit_and_names(void **state)
+{
+	rk_error err;
+	rk_afile *af = rk_afile_open(path("list.csv"), "rerun list", &err);
+	char want[64];
+
+	assert_non_null(af);
+	/* the temporary says whose it is */
+	snprintf(want, sizeof want, "list.csv.tmp.reckon-%ld-", (long)getpid());
+	assert_non_null(strstr(entries(base), want));
+	fputs("a,b\n", rk_afile_stream(af));
+	assert_int_equal(rk_afile_commit(af, &err), 0);
+	assert_string_equal(entries(base), "list.csv ");
+	assert_string_equal(slurp(path("list.csv")), "a,b\n");
+}
+
+static void test_stale_temporaries(void **state)
+{
+	rk_error err;
+	char dead[128], live[128], other[128], foreign[128];
+	rk_afile *af;
+
+	put(path("list.csv"), "old\n");
+	/* a dead run's temporary, a live one's (ours: the parent of the test
+	 * is alive), another file's, and a name of another pattern */
+	snprintf(dead, sizeof dead, "list.csv.tmp.reckon-%ld-abcdef", dead_pid());
+	snprintf(live, sizeof live, "list.csv.tmp.reckon-%ld-abcdef", (long)getppid());
+	snprintf(other, sizeof other, "other.csv.tmp.reckon-%ld-abcdef", dead_pid());
+	snprintf(foreign, sizeof foreign, "list.csv.tmp.XYZ123");
+	put(path(dead), "x");
+	put(path(live), "x");
+	put(path(other), "x");
+	put(path(foreign), "x");
+	af = rk_afile_open(path("list.csv"), "rerun list", &err);
+	assert_non_null(af);
+	rk_afile_abort(af);
+	assert_int_equal(access(path(dead), F_OK), -1);
+	assert_int_equal(access(path(live), F_OK), 0);
+	assert_int_equal(access(path(other), F_OK), 0);
+	assert_int_equal(access(path(foreign), F_OK), 0);
+	assert_string_equal(slurp(path("list.csv")), "old\n");
+}
+
+/* Writes one file "f" with text into a new set for dir and commits it. */
+static int set_of(const char *dir, const char *text, rk_error *err)
+{
+	rk_adir *d = rk_adir_open(dir, "report", err);
+	FILE *f;
+
+	if (!d)
+		return -1;
+	f = rk_adir_fopen(d, "f", err);
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(rk_adir_fclose(d, f, "f", err), 0);
+	return rk_adir_commit(d, err);
+}
+
+static void test_dir_swap(void **state)
+{
+	rk_error err;
+	char *dir = path("rep");
+	char *ent;
+
+	/* a new directory */
+	assert_int_equal(set_of(dir, "one", &err), 0);
+	assert_string_equal(slurp(path("rep/f")), "one");
+	/* an existing one, exchanged; the old set is gone */
+	put(path("rep/g"), "old file");
+	assert_int_equal(set_of(dir, "two", &err), 0);
+	assert_string_equal(slurp(path("rep/f")), "two");
+	assert_int_equal(access(path("rep/g"), F_OK), -1);
+	ent = entries(base);
+	assert_string_equal(ent, "rep ");
+	/* a symbolic link: the directory it names is replaced, the link kept */
+	assert_int_equal(symlink("rep", path("link")), 0);
+	assert_int_equal(set_of(path("link"), "three", &err), 0);
+	assert_string_equal(slurp(path("rep/f")), "three");
+	assert_string_equal(entries(base), "link rep ");
+	/* a file in the way */
+	put(path("plain"), "x");
+	assert_int_equal(set_of(path("plain"), "x", &err), -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	/* no parent */
+	assert_int_equal(set_of(path("none/rep"), "x", &err), -1);
+	assert_string_equal(entries(base), "link plain rep ");
+}
+
+static void test_dir_failure_leaves_all_as_was(void **state)
+{
+	rk_error err;
+
+	assert_int_equal(set_of(path("rep"), "before", &err), 0);
+	setenv(RK_AFILE_FAULT_ENV, "adir-written:fail", 1);
+	assert_int_equal(set_of(path("rep"), "after", &err), -1);
+	unsetenv(RK_AFILE_FAULT_ENV);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_string_equal(slurp(path("rep/f")), "before");
+	assert_string_equal(entries(base), "rep ");
+	assert_string_equal(entries(path("rep")), "f ");
+	/* an abandoned set leaves nothing either */
+	rk_adir_abort(rk_adir_open(path("rep"), "report", &err));
+	assert_string_equal(entries(base), "rep ");
+}
+
+/* A child that gets SIGKILLed at step: what it leaves, and the next run. */
+static void killed_at(const char *step, const char *want_after_kill)
+{
+	rk_error err;
+	pid_t pid;
+	int st;
+
+	assert_int_equal(set_of(path("rep"), "before", &err), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv(RK_AFILE_FAULT_ENV, step, 1);
+		set_of(path("rep"), "after", &err);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	assert_string_equal(slurp(path("rep/f")), want_after_kill);
+	/* the killed run's staging directory is still there ... */
+	assert_non_null(strstr(entries(base), "rep.tmp.reckon-"));
+	/* ... until the next run for the same directory */
+	assert_int_equal(set_of(path("rep"), "next", &err), 0);
+	assert_string_equal(entries(base), "rep ");
+	assert_string_equal(slurp(path("rep/f")), "next");
+}
+
+static void test_dir_killed_before_swap(void **state)
+{
+	killed_at("adir-written:kill", "before");
+}
+
+static void test_dir_killed_after_swap(void **state)
+{
+	killed_at("adir-swapped:kill", "after");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_file_commit_and_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_temporaries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_failure_leaves_all_as_was, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_killed_before_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_killed_after_swap, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,412 @@
+/*
+ * test_report.c - what a check shows people and monitors, from synthetic
+ * results (no server): the HTML template renderer and its escaping,
+ * report.html (hostile key values, 10,000 windows within 5 MB), a job's
+ * index.html, the Prometheus text of --metrics, and sums at their scale.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check/check.h"
+#include "core/buf.h"
+#include "core/digest.h"
+#include "core/types.h"
+#include "report/metrics.h"
+#include "report/report.h"
+#include "report/tpl.h"
+
+/* ------------------------------------------------------------------------
+ * a synthetic result
+ * ---------------------------------------------------------------------- */
+
+#define FROM INT64_C(1772409600000000) /* 2026-03-02T00:00:00Z */
+#define HOUR INT64_C(3600000000)
+
+static rk_check_spec spec;
+
+/* nwin hourly windows from FROM, the last nopen open; every window whose
+ * index is in differ[] (or every closed one when all_differ) differs with
+ * one missing key per entry of keys; one sum column "amount", scale 2. */
+static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, size_t ndiffer, bool all_differ,
+                               const char *const *keys, size_t nkeys)
+{
+	rk_check_result *r = rk_xcalloc(1, sizeof *r);
+	size_t nf = 0;
+
+	memset(&spec, 0, sizeof spec);
+	spec.from = FROM;
+	spec.to = FROM + (rk_usec)nwin * HOUR;
+	spec.width = HOUR;
+	spec.settle = 600 * INT64_C(1000000);
+	spec.now = spec.to + HOUR;
+	spec.time = "created_at";
+	spec.target.table = "mart.orders";
+	spec.findings = true;
+	r->nwindows = nwin;
+	r->nclosed = nwin - nopen;
+	r->from = FROM;
+	r->width = HOUR;
+	r->nsum = 1;
+	r->nkey = 1;
+	r->status = rk_xcalloc(nwin, sizeof *r->status);
+	r->win_kind = rk_xcalloc(nwin, sizeof *r->win_kind);
+	r->key_names = rk_xcalloc(1, sizeof *r->key_names);
+	r->key_names[0] = rk_xstrdup("order_id");
+	r->sum_names = rk_xcalloc(1, sizeof *r->sum_names);
+	r->sum_names[0] = rk_xstrdup("amount");
+	r->sum_scale = rk_xcalloc(1, sizeof *r->sum_scale);
+	r->sum_scale[0] = 2;
+	r->column_names = rk_xcalloc(1, sizeof *r->column_names);
+	r->column_names[0] = rk_xstrdup("order_id");
+	r->ncolumns = 1;
+	r->key_origin = "--key";
+	for (int s = 0; s < 2; s++) {
+		r->side[s].describe = rk_xstrdup(s ? "target table mart.orders" : "source table mart.orders");
+		r->side[s].rows = rk_xcalloc(nwin, sizeof(uint64_t));
+		r->side[s].hash = rk_xcalloc(nwin, sizeof(rk_u128));
+		r->side[s].sums = rk_xcalloc(nwin, sizeof(rk_sum));
+	}
+	r->findings = rk_xcalloc(nwin * (nkeys ? nkeys : 1), sizeof *r->findings);
+	for (size_t w = 0; w < nwin; w++) {
+		bool d = all_differ && w < r->nclosed;
+		const char *why;
+
+		for (size_t i = 0; i < ndiffer; i++)
+			d |= differ[i] == w;
+		r->status[w] = w >= r->nclosed ? RK_WIN_OPEN : d ? RK_WIN_DIFFER : RK_WIN_MATCH;
+		if (r->status[w] == RK_WIN_OPEN)
+			continue;
+		r->side[0].rows[w] = 10 + nkeys * d;
+		r->side[1].rows[w] = 10;
+		assert_int_equal(rk_sum_add(&r->side[0].sums[w], "2030874.8", 9, &why), 0);
+		assert_int_equal(rk_sum_add(&r->side[1].sums[w], "2030874.8", 9, &why), 0);
+		r->side[0].total += r->side[0].rows[w];
+		r->side[1].total += r->side[1].rows[w];
+		if (!d)
+			continue;
+		r->differ = true;
+		for (size_t k = 0; k < nkeys; k++) {
+			rk_finding *f = &r->findings[nf++];
+
+			f->window = w;
+			f->kind = RK_FIND_MISSING;
+			f->key = rk_xcalloc(1, sizeof *f->key);
+			f->key[0] = keys[k] ? rk_xstrdup(keys[k]) : NULL;
+			f->source_copies = 1;
+			r->win_kind[w][RK_FIND_MISSING]++;
+			r->kind_count[RK_FIND_MISSING]++;
+		}
+	}
+	r->nfindings = nf;
+	return r;
+}
+
+/* report.html of r, as a new string. */
+static char *html_of(const rk_check_result *r, const json_t *summary, size_t *len)
+{
+	rk_report_ctx c = {&spec, NULL, (const char *const *)r->key_names, (const char *const *)r->sum_names};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	rk_error err;
+
+	assert_non_null(f);
+	rk_error_clear(&err);
+	assert_int_equal(rk_report_html(f, &c, r, summary, &err), 0);
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The timeline's cells of a status (the legend's samples have no title). */
+static size_t cells(const char *h, const char *status)
+{
+	char a[64], b[64];
+
+	snprintf(a, sizeof a, "class=\"w %s\" href=", status);
+	snprintf(b, sizeof b, "class=\"w %s\" title=", status);
+	return count(h, a) + count(h, b);
+}
+
+/* ------------------------------------------------------------------------
+ * the template renderer
+ * ---------------------------------------------------------------------- */
+
+static char *render(const char *tpl, json_t *view, int *rc)
+{
+	rk_buf out = RK_BUF_INIT;
+	rk_error err;
+
+	rk_error_clear(&err);
+	*rc = rk_tpl_render(&out, tpl, view, &err);
+	json_decref(view);
+	rk_buf_cstr(&out);
+	return out.data;
+}
+
+static void test_tpl_values_and_sections(void **state)
+{
+	json_t *v = json_pack("{s:s, s:i, s:[s,s], s:[{s:s},{s:s}], s:b, s:{s:s}, s:[], s:s}", "name", "a<b>&\"c'", "n",
+	                      42, "list", "x", "y&", "objs", "k", "1", "k", "2", "flag", 0, "obj", "inner", "in",
+	                      "empty", "blank", "");
+	int rc;
+	char *s = render("{{! a comment }}[{{name}}] {{n}} {{#list}}<{{.}}>{{/list}} {{#objs}}({{k}}:{{n}}){{/objs}}"
+	                 "{{#flag}}F{{/flag}}{{^flag}}!F{{/flag}} {{#obj}}{{inner}}{{/obj}} {{obj.inner}}"
+	                 "{{#empty}}E{{/empty}}{{^empty}}no{{/empty}}{{#blank}}B{{/blank}}{{#missing}}M{{/missing}}",
+	                 v, &rc);
+
+	assert_int_equal(rc, 0);
+	assert_string_equal(s, "[a&lt;b&gt;&amp;&quot;c&#39;] 42 <x><y&amp;> (1:42)(2:42)!F in inno");
+	free(s);
+}
+
+static void test_tpl_mistakes(void **state)
+{
+	int rc;
+	char *s;
+
+	s = render("a {{nope}} b", json_object(), &rc);
+	assert_int_equal(rc, -1);
+	free(s);
+	s = render("{{#a}} never closed", json_pack("{s:b}", "a", 1), &rc);
+	assert_int_equal(rc, -1);
+	free(s);
+	s = render("{{/a}}", json_object(), &rc);
+	assert_int_equal(rc, -1);
+	free(s);
+	s = render("{{o}}", json_pack("{s:{}}", "o"), &rc);
+	assert_int_equal(rc, -1);
+	free(s);
+	/* nested sections of the same name close in order */
+	s = render("{{#a}}{{#b}}{{#a}}x{{/a}}{{/b}}{{/a}}", json_pack("{s:b,s:b}", "a", 1, "b", 1), &rc);
+	assert_int_equal(rc, 0);
+	assert_string_equal(s, "x");
+	free(s);
+}
+
+static void test_tpl_text_sanitises(void **state)
+{
+	json_t *j = rk_tpl_text("ok \xc3\xa9 \xff\xfe bell\x07 esc\x1b[31m nl\n");
+
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j), "ok \xc3\xa9 \\xff\\xfe bell\\x07 esc\\x1b[31m nl\\x0a");
+	json_decref(j);
+	/* overlong and surrogate forms are no UTF-8 either */
+	j = rk_tpl_text("\xc0\xaf \xed\xa0\x80");
+	assert_string_equal(json_string_value(j), "\\xc0\\xaf \\xed\\xa0\\x80");
+	json_decref(j);
+}
+
+/* ------------------------------------------------------------------------
+ * report.html
+ * ---------------------------------------------------------------------- */
+
+static void test_html_hostile_keys(void **state)
+{
+	static const char *const keys[] = {"<script>alert(1)</script>", "\"quoted\" & 'single'", "bad \xff\xfe utf8",
+	                                   "<img src=x onerror=alert(2)>", NULL};
+	size_t differ[] = {1};
+	rk_check_result *r = result(4, 1, differ, 1, false, keys, 5);
+	char *h;
+
+	free(r->column_names[0]);
+	r->column_names[0] = rk_xstrdup("col</td><script>");
+	h = html_of(r, NULL, NULL);
+	assert_null(strstr(h, "<script>"));
+	assert_null(strstr(h, "<img"));
+	assert_non_null(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(h, "&quot;quoted&quot; &amp; &#39;single&#39;"));
+	assert_non_null(strstr(h, "bad \\xff\\xfe utf8"));
+	assert_non_null(strstr(h, "col&lt;/td&gt;&lt;script&gt;"));
+	assert_non_null(strstr(h, "<code>NULL</code>"));
+	/* no script and nothing fetched from elsewhere */
+	assert_null(strstr(h, "<script"));
+	assert_null(strstr(h, "http:"));
+	assert_null(strstr(h, "https:"));
+	assert_null(strstr(h, " src=\""));
+	assert_null(strstr(h, "@import"));
+	/* every window, the damaged one linked to its findings */
+	assert_int_equal(cells(h, "match"), 2);
+	assert_int_equal(cells(h, "differ"), 1);
+	assert_int_equal(cells(h, "open"), 1);
+	assert_non_null(strstr(h, "href=\"#w1\""));
+	assert_non_null(strstr(h, "id=\"w1\""));
+	/* the sum at its column's scale, in the window's title and the damage */
+	assert_non_null(strstr(h, "amount 2030874.80 / 2030874.80"));
+	/* no diagnosis in the result: no such section */
+	assert_null(strstr(h, "id=\"causes\""));
+	assert_null(strstr(h, "id=\"warnings\""));
+	free(h);
+	rk_check_result_free(r);
+}
+
+static void test_html_diagnosis_from_summary(void **state)
+{
+	size_t differ[] = {2};
+	static const char *const keys[] = {"7"};
+	rk_check_result *r = result(4, 0, differ, 1, false, keys, 1);
+	json_t *summary = json_pack(
+		"{s:[{s:s, s:[s], s:i, s:s, s:{s:s}, s:s}], s:[s, {s:s}]}", "diagnosis", "pattern", "gap", "windows",
+		"2026-03-02T02:00:00Z", "keys", 1, "cause", "a run's rows <never> arrived", "evidence", "lag", "3h",
+		"next_step", "repair the window", "warnings", "source transaction open since 01:00 & still running",
+		"message", "key not unique");
+	char *h = html_of(r, summary, NULL);
+
+	assert_non_null(strstr(h, "id=\"causes\""));
+	assert_non_null(strstr(h, "data-pattern=\"gap\""));
+	assert_non_null(strstr(h, "a run&#39;s rows &lt;never&gt; arrived"));
+	assert_non_null(strstr(h, "{&quot;lag&quot;:&quot;3h&quot;}"));
+	assert_non_null(strstr(h, "href=\"#w2\""));
+	assert_non_null(strstr(h, "open since 01:00 &amp; still running"));
+	assert_non_null(strstr(h, "key not unique"));
+	json_decref(summary);
+	free(h);
+	rk_check_result_free(r);
+}
+
+static void test_html_ten_thousand_windows(void **state)
+{
+	static const char *const keys[] = {"(1000001, 1)", "(1000002, 2)", "(1000003, 1)", "(1000004, 2)",
+	                                   "(1000005, 1)", "(1000006, 2)", "(1000007, 1)"};
+	rk_check_result *r = result(10000, 0, NULL, 0, true, keys, 7);
+	size_t len;
+	char *h = html_of(r, NULL, &len);
+
+	/* every window is in the timeline; the detail is capped */
+	assert_int_equal(cells(h, "differ"), 10000);
+	print_message("report.html of 10,000 damaged windows: %zu bytes\n", len);
+	assert_true(len < 5u * 1024 * 1024);
+	assert_non_null(strstr(h, "more damaged windows are not shown here"));
+	free(h);
+	rk_check_result_free(r);
+}
+
+static void test_index_html(void **state)
+{
+	json_t *ok = json_pack("{s:s, s:{s:i, s:i}, s:{s:i}, s:i, s:i, s:f}", "verdict", "match", "windows", "checked",
+	                       24, "differ", 0, "findings", "missing", 0, "source_rows", 200, "target_rows", 200,
+	                       "seconds", 1.5);
+	json_t *bad = json_pack("{s:s, s:i, s:s}", "verdict", "error", "exit_status", 3, "error",
+	                        "connection to <server> refused");
+	rk_report_index_row rows[] = {{"orders", ok}, {"we<ird>", bad}};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	rk_error err;
+
+	assert_int_equal(rk_report_index_html(f, "nightly.ini", rows, 2, &err), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "href=\"orders/report.html\""));
+	assert_null(strstr(buf, "we&lt;ird&gt;/report.html"));
+	assert_non_null(strstr(buf, "connection to &lt;server&gt; refused"));
+	assert_non_null(strstr(buf, "data-verdict=\"error\""));
+	assert_non_null(strstr(buf, "1 of 2 tables differs or failed"));
+	assert_null(strstr(buf, "<script"));
+	free(buf);
+	json_decref(ok);
+	json_decref(bad);
+}
+
+/* ------------------------------------------------------------------------
+ * metrics
+ * ---------------------------------------------------------------------- */
+
+static void test_metrics_text(void **state)
+{
+	size_t differ[] = {0};
+	static const char *const keys[] = {"1", "2"};
+	rk_check_result *r = result(3, 1, differ, 1, false, keys, 2);
+	rk_metrics_table t[2] = {
+		{"mart.\"we\\ird\"\nname", r, 1, 1.25, FROM + 1500},
+		{"failed", NULL, 3, 0.5, FROM},
+	};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	assert_int_equal(rk_metrics_write(f, t, 2), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "# HELP reckon_check_windows "));
+	assert_non_null(strstr(buf, "# TYPE reckon_check_windows gauge\n"));
+	assert_non_null(strstr(buf, "reckon_check_windows{table=\"mart.\\\"we\\\\ird\\\"\\nname\",status=\"differ\"} 1\n"));
+	assert_non_null(strstr(buf, "reckon_check_windows{table=\"mart.\\\"we\\\\ird\\\"\\nname\",status=\"open\"} 1\n"));
+	assert_non_null(strstr(buf, ",kind=\"missing\"} 2\n"));
+	assert_non_null(strstr(buf, ",side=\"source\"} 22\n"));
+	assert_non_null(strstr(buf, "reckon_check_exit_status{table=\"failed\"} 3\n"));
+	assert_non_null(strstr(buf, "reckon_check_last_run_timestamp_seconds{table=\"failed\"} 1772409600.000\n"));
+	assert_non_null(strstr(buf, "reckon_check_duration_seconds{table=\"failed\"} 0.500\n"));
+	/* a failed table has no windows, findings or rows */
+	assert_null(strstr(buf, "reckon_check_windows{table=\"failed\""));
+	free(buf);
+	rk_check_result_free(r);
+}
+
+/* ------------------------------------------------------------------------
+ * sums at their scale
+ * ---------------------------------------------------------------------- */
+
+static void test_sum_scale(void **state)
+{
+	rk_sum s;
+	char out[RK_SUM_STRLEN];
+	const char *why;
+
+	memset(&s, 0, sizeof s);
+	assert_int_equal(rk_sum_add(&s, "2030874.8", 9, &why), 0);
+	assert_string_equal(rk_sum_format_scale(&s, 2, out), "2030874.80");
+	assert_string_equal(rk_sum_format_scale(&s, -1, out), "2030874.8");
+	assert_string_equal(rk_sum_format_scale(&s, 0, out), "2030874.8");   /* never hides a digit */
+	memset(&s, 0, sizeof s);
+	assert_int_equal(rk_sum_add(&s, "12", 2, &why), 0);
+	assert_string_equal(rk_sum_format_scale(&s, 3, out), "12.000");
+	memset(&s, 0, sizeof s);
+	assert_string_equal(rk_sum_format_scale(&s, 2, out), "0.00");
+	assert_int_equal(rk_sum_add(&s, "-0.5", 4, &why), 0);
+	assert_string_equal(rk_sum_format_scale(&s, 2, out), "-0.50");
+	assert_int_equal(rk_sum_add(&s, "NaN", 3, &why), 0);
+	assert_string_equal(rk_sum_format_scale(&s, 2, out), "NaN");
+
+	assert_int_equal(rk_type_scale("numeric(12,2)"), 2);
+	assert_int_equal(rk_type_scale("NUMERIC(12, 4)"), 4);
+	assert_int_equal(rk_type_scale("numeric(5)"), 0);
+	assert_int_equal(rk_type_scale("numeric(2,-3)"), 0);
+	assert_int_equal(rk_type_scale("numeric"), -1);
+	assert_int_equal(rk_type_scale("decimal(10,3)"), 3);
+	assert_int_equal(rk_type_scale("bigint"), 0);
+	assert_int_equal(rk_type_scale("text"), -1);
+	assert_int_equal(rk_type_scale("double precision"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tpl_values_and_sections),
+		cmocka_unit_test(test_tpl_mistakes),
+		cmocka_unit_test(test_tpl_text_sanitises),
+		cmocka_unit_test(test_html_hostile_keys),
+		cmocka_unit_test(test_html_diagnosis_from_summary),
+		cmocka_unit_test(test_html_ten_thousand_windows),
+		cmocka_unit_test(test_index_html),
+		cmocka_unit_test(test_metrics_text),
+		cmocka_unit_test(test_sum_scale),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
