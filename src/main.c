@@ -26,6 +26,7 @@ static const rk_command rk_commands[] = {
 	{RK_CMD_LAB, rk_cmd_lab},
 	{RK_CMD_RERUN, rk_cmd_rerun_list},
 	{RK_CMD_INIT, rk_cmd_init},
+	{RK_CMD_LATENESS, rk_cmd_lateness},
 };
 
 static void rk_usage(FILE *out)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/diagnose.h"
 #include "check/drill.h"
 #include "check/pair.h"
 #include "check/pushdown.h"
@@ -26,6 +27,19 @@ const char *rk_find_kind_name(rk_find_kind k)
 	static const char *const names[] = {"missing", "extra", "duplicated", "changed", "source_duplicate"};
 
 	return k < RK_FIND_NKINDS ? names[k] : "?";
+}
+
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
+{
+	if (r->nkey > 1)
+		rk_buf_putc(b, '(');
+	for (size_t i = 0; i < r->nkey; i++) {
+		if (i)
+			rk_buf_puts(b, ", ");
+		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
+	}
+	if (r->nkey > 1)
+		rk_buf_putc(b, ')');
 }
 
 /* Adds the value of a field a binary COPY reader encoded to sum: from its
@@ -338,6 +352,8 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->column_names[i]);
 	free(r->column_names);
 	rk_drift_free(&r->drift);
+	rk_diagnosis_free(r->diagnosis);
+	free(r->held);
 	free(r->status);
 	free(r->win_kind);
 	free(r);
@@ -517,6 +533,12 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	rk_check_names(res, spec, &pair);
 	rk_check_scales(res, spec, sides, &plan);
 	rk_drift_take(&res->drift, &pair);
+	if (spec->diagnose && spec->findings) {
+		/* asked now, while the sides' snapshots are new */
+		int own[2] = {rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader)};
+
+		rk_diagnose_warn(res, sides[0].reader, plan.key_idx, plan.nkey, own, 2);
+	}
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
@@ -566,6 +588,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	if (spec->meter && spec->findings && res->differ)
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
+		goto done;
+	if (spec->diagnose && spec->findings &&
+	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
 		goto done;
 	if (spec->meter)
 		atomic_store(&spec->meter->phase, RK_PHASE_DONE);

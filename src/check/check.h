@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/digest.h"
 #include "core/error.h"
 #include "core/timeutil.h"
@@ -68,6 +69,7 @@ typedef struct rk_check_spec {
 	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
 	rk_pushdown pushdown;           /* window digests computed by the server */
 	bool findings;                  /* run the key-level drilldown */
+	bool diagnose;                  /* name the likely causes and warn (diagnose.h); needs findings */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 	rk_check_meter *meter;          /* optional: progress counters to keep up to date */
 } rk_check_spec;
@@ -109,7 +111,16 @@ typedef struct rk_finding {
 	uint32_t source_copies;
 	uint32_t target_copies;
 	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
+	rk_usec target_time;    /* time of the (first) target copy, or RK_USEC_NINF */
+	/* The earliest and the latest time of its source copies in the window
+	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
+	rk_usec source_min, source_max;
 } rk_finding;
+
+/* A span of source time, both ends included (rk_check_result.held). */
+typedef struct rk_held {
+	rk_usec lo, hi;
+} rk_held;
 
 /* Per-side digest of all windows. */
 typedef struct rk_side_result {
@@ -154,10 +165,20 @@ typedef struct rk_check_result {
 	uint64_t drill_rows;    /* rows re-read by the drilldown (both sides) */
 	uint64_t drill_server_rows; /* rows it digested inside the databases (both sides) */
 	int drill_passes;
+	/* With the diagnosis (rk_check_spec.diagnose), where the source rows of
+	 * the damaged windows that belong to no finding lie, as the drilldown
+	 * saw them: every such row lies in one of these spans, and each span
+	 * holds at least one source row (the slices and pieces whose digests
+	 * matched, the runs of matching rows of its leaves between damaged ones,
+	 * the keys whose copies agreed all told).  In no order.  The diagnosis
+	 * tells a contiguous loss from scattered ones with them. */
+	rk_held *held;
+	size_t nheld;
 	bool has_watermark;
 	rk_usec watermark;
 	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */
 	bool differ;            /* the verdict */
+	struct rk_diagnosis *diagnosis; /* likely causes and warnings (diagnose.h), or NULL */
 } rk_check_result;
 
 /*
@@ -178,6 +199,10 @@ void rk_check_result_free(rk_check_result *r);
  * side has a primary key).
  */
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err);
+
+/* Appends finding f's key as the reports show it: "K", or "(K1, K2)" for a
+ * composite key, SQL NULL as NULL. */
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f);
 
 static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
 {

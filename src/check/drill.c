@@ -35,6 +35,13 @@
  * key when the source holds it more than once.  Keys whose copies agree are
  * never findings, whichever leaves they fell into: so the findings do not
  * depend on how the work was split, streamed or pushed down.
+ *
+ * For the diagnosis, the drilldown also notes where the damaged windows'
+ * source rows that belong to no finding lie (rk_check_result.held), from
+ * what it learns anyway: the slices and the pieces whose digests matched
+ * (their rows' time span comes with their digests), and in each leaf the
+ * runs of matching rows between damaged ones.  A gap or a repeat is then
+ * told from scattered damage without reading anything again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +247,9 @@ typedef struct rk_drow {
 	rk_u128 row;
 	rk_usec t;
 	size_t window;
-	uint32_t side;
+	uint16_t side;
+	bool damaged;           /* its key's copies differ (rk_drill_leaves) */
+	uint32_t entry;         /* the round's entry it was collected for */
 	size_t disp;            /* offset of the key's display encoding in the side's arena */
 } rk_drow;
 
@@ -412,7 +421,9 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		r->row = row;
 		r->t = t;
 		r->window = e->node.window;
-		r->side = (uint32_t)s->idx;
+		r->side = (uint16_t)s->idx;
+		r->damaged = false;
+		r->entry = (uint32_t)i;
 		r->disp = d->arena.len;
 		return rk_key_display(s, f, &d->arena, err);
 	}
@@ -549,8 +560,26 @@ typedef struct rk_tally {
 	uint32_t s, t;
 	rk_u128 hs, ht;         /* the sums of its copies' row hashes, per side */
 	rk_usec src_t;
+	rk_usec tgt_t;          /* time of the first target copy */
+	rk_usec src_lo, src_hi; /* the span of its source copies' times (rk_finding) */
 	char **disp;            /* nkey strings, NULL for SQL NULL */
 } rk_tally;
+
+/* The spans noted for the diagnosis (rk_check_result.held). */
+typedef struct rk_helds {
+	rk_held *v;
+	size_t n, cap;
+} rk_helds;
+
+static void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 256;
+		h->v = rk_xrealloc(h->v, h->cap * sizeof *h->v);
+	}
+	h->v[h->n].lo = lo;
+	h->v[h->n++].hi = hi;
+}
 
 typedef struct rk_tallies {
 	rk_tally *v;
@@ -614,13 +643,91 @@ static void rk_tally_free(rk_tally *t, size_t nkey)
 	free(t->disp);
 }
 
+/* A damaged source row of a leaf: its entry and time. */
+typedef struct rk_dmg {
+	uint32_t entry;
+	rk_usec t;
+} rk_dmg;
+
+static int rk_dmg_cmp(const void *a, const void *b)
+{
+	const rk_dmg *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * Notes the runs of matching source rows of the pass's leaves: in each
+ * leaf, the matching rows between two damaged ones (in time) make one
+ * span.  A leaf holds every row of its range (or, split by key hash, of its
+ * one instant), so no other source row lies inside such a span.  A
+ * matching row at a damaged row's very instant joins the run before it:
+ * the span then reaches that instant, as it should (a row the target holds
+ * lies there).  Costs a binary search among the damaged rows per matching
+ * row, and memory for the damaged ones and the leaves.
+ */
+static void rk_leaf_runs(const rk_dside *d0, size_t nentries, rk_helds *held)
+{
+	rk_dmg *dmg;
+	rk_usec *lo, *hi;
+	size_t nd = 0, nslots;
+
+	for (size_t i = 0; i < d0->nrows; i++)
+		nd += d0->rows[i].damaged;
+	dmg = rk_xcalloc(nd ? nd : 1, sizeof *dmg);
+	nd = 0;
+	for (size_t i = 0; i < d0->nrows; i++)
+		if (d0->rows[i].damaged)
+			dmg[nd++] = (rk_dmg){d0->rows[i].entry, d0->rows[i].t};
+	if (nd)
+		qsort(dmg, nd, sizeof *dmg, rk_dmg_cmp);
+	/* entry e's slots: e + the index of each of its damaged rows, and one
+	 * past its last - disjoint from the next entry's */
+	nslots = nd + nentries;
+	lo = rk_xcalloc(nslots ? nslots : 1, sizeof *lo);
+	hi = rk_xcalloc(nslots ? nslots : 1, sizeof *hi);
+	for (size_t k = 0; k < nslots; k++) {
+		lo[k] = RK_USEC_PINF;
+		hi[k] = RK_USEC_NINF;
+	}
+	for (size_t i = 0; i < d0->nrows; i++) {
+		const rk_drow *r = &d0->rows[i];
+		size_t a = 0, b = nd, slot;
+
+		if (r->damaged)
+			continue;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (dmg[mid].entry < r->entry || (dmg[mid].entry == r->entry && dmg[mid].t < r->t))
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		slot = a + r->entry;
+		if (r->t < lo[slot])
+			lo[slot] = r->t;
+		if (r->t > hi[slot])
+			hi[slot] = r->t;
+	}
+	for (size_t k = 0; k < nslots; k++)
+		if (lo[k] <= hi[k])
+			rk_held_add(held, lo[k], hi[k]);
+	free(dmg);
+	free(lo);
+	free(hi);
+}
+
 /*
  * Compares the collected rows key by key, per window: a key whose copies
  * differ (in number or in content) gets a tally.  Each side is sorted in
  * place and the two are walked together, so comparing needs no memory
- * beyond what the pass collected.
+ * beyond what the pass collected.  With held, the runs of matching source
+ * rows are noted there (rk_leaf_runs).
  */
-static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts)
+static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts, rk_helds *held)
 {
 	size_t i = 0, j = 0;
 
@@ -671,12 +778,53 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 			for (size_t k = 0; k < t; k++)
 				tl.ht += d1->rows[j + k].row;
 			tl.src_t = s ? src->t : RK_USEC_NINF;
+			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
+			tl.src_lo = RK_USEC_PINF;
+			tl.src_hi = RK_USEC_NINF;
+			for (size_t k = i; k < ie; k++) {
+				d0->rows[k].damaged = true;
+				if (d0->rows[k].t < tl.src_lo)
+					tl.src_lo = d0->rows[k].t;
+				if (d0->rows[k].t > tl.src_hi)
+					tl.src_hi = d0->rows[k].t;
+			}
 			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
 			rk_tally_push(ts, &tl);
 		}
 		i = ie;
 		j = je;
 	}
+	if (held)
+		rk_leaf_runs(d0, d0->nentries, held);
+}
+
+/* Notes the pieces of a round whose digests matched and that hold source
+ * rows: their span, as the digests brought it. */
+static void rk_held_pieces(const rk_drill_round *rd, rk_helds *held)
+{
+	for (size_t i = 0; i < rd->nentries; i++) {
+		const rk_entry *e = &rd->entries[i];
+
+		if (!e->leaf && e->sub_cnt[0] && e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1])
+			rk_held_add(held, e->min_t[0], e->max_t[0]);
+	}
+}
+
+/* Tally b's copies added to a's (one key of one window). */
+static void rk_tally_merge(rk_tally *a, const rk_tally *b)
+{
+	a->s += b->s;
+	a->t += b->t;
+	a->hs += b->hs;
+	a->ht += b->ht;
+	if (a->src_t == RK_USEC_NINF)
+		a->src_t = b->src_t;
+	if (a->tgt_t == RK_USEC_NINF)
+		a->tgt_t = b->tgt_t;
+	if (b->src_lo < a->src_lo)
+		a->src_lo = b->src_lo;
+	if (b->src_hi > a->src_hi)
+		a->src_hi = b->src_hi;
 }
 
 static int rk_tally_cmp(const void *a, const void *b)
@@ -728,6 +876,9 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f->source_copies = t->s;
 	f->target_copies = t->t;
 	f->source_time = t->src_t;
+	f->target_time = t->tgt_t;
+	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;
+	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
 	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
 	for (size_t i = 0; i < res->nkey; i++)
 		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
@@ -750,10 +901,7 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 		size_t j = i + 1;
 
 		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
-			m.s += ts->v[j].s;
-			m.t += ts->v[j].t;
-			if (m.src_t == RK_USEC_NINF)
-				m.src_t = ts->v[j].src_t;
+			rk_tally_merge(&m, &ts->v[j]);
 			rk_tally_free(&ts->v[j], res->nkey);
 		}
 		if (m.s > 1)
@@ -790,8 +938,10 @@ static void rk_dside_reset(rk_dside *d, rk_entry *entries, size_t n)
 	rk_buf_reset(&d->arena);
 }
 
-/* Runs the pass set up in ds on both sides, then judges what it collected. */
-static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2], rk_tallies *ts, rk_error *err)
+/* Runs the pass set up in ds on both sides, then judges what it collected
+ * (noting the runs of matching rows in held, when given). */
+static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2], rk_tallies *ts, rk_helds *held,
+                         rk_error *err)
 {
 	rk_side *both[2] = {&sides[0], &sides[1]};
 	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
@@ -803,7 +953,7 @@ static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2],
 		return -1;
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
 	res->drill_server_rows += ds[0].server_rows + ds[1].server_rows;
-	rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts);
+	rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts, held);
 	return 0;
 }
 
@@ -823,9 +973,10 @@ static int rk_vkey_cmp(const void *a, const void *b)
  * A key of a time-split window may have copies in leaves of several rounds,
  * each of which judged only its own: their tallies become one, and a key
  * whose copies, all told, agree is no finding (its time moved, say, in a
- * window whose time is not hashed).
+ * window whose time is not hashed): its source copies are then noted in
+ * held, when given, as rows the target holds.
  */
-static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts)
+static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts, rk_helds *held)
 {
 	size_t kept = 0;
 
@@ -836,18 +987,16 @@ static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tall
 		size_t j = i + 1;
 
 		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
-			m.s += ts->v[j].s;
-			m.t += ts->v[j].t;
-			m.hs += ts->v[j].hs;
-			m.ht += ts->v[j].ht;
-			if (m.src_t == RK_USEC_NINF)
-				m.src_t = ts->v[j].src_t;
+			rk_tally_merge(&m, &ts->v[j]);
 			rk_tally_free(&ts->v[j], res->nkey);
 		}
-		if (m.s != m.t || m.hs != m.ht)
+		if (m.s != m.t || m.hs != m.ht) {
 			ts->v[kept++] = m;
-		else
+		} else {
+			if (held && m.s)
+				rk_held_add(held, m.src_lo, m.src_hi);
 			rk_tally_free(&m, res->nkey);
+		}
 		i = j;
 	}
 	ts->n = kept;
@@ -864,7 +1013,7 @@ static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tall
  * sides, the copies its leaves did not hold.
  */
 static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
-                           rk_tallies *ts, rk_error *err)
+                           rk_tallies *ts, rk_helds *held, rk_error *err)
 {
 	rk_vkey *vk;
 	rk_u128 *keys;
@@ -882,7 +1031,7 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 		nv += split_time[ts->v[i].window];
 	if (!nv)
 		return 0;
-	rk_drill_merge(res, split_time, ts);
+	rk_drill_merge(res, split_time, ts, held);
 	vk = rk_xcalloc(nv, sizeof *vk);
 	has = rk_xcalloc(res->nwindows, sizeof *has);
 	nv = 0;
@@ -960,6 +1109,14 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			/* the first source copy, and its display, as a leaf holding
 			 * every copy would have taken them */
 			t->src_t = d->rows[lo].t;
+			t->src_lo = RK_USEC_PINF;
+			t->src_hi = RK_USEC_NINF;
+			for (size_t k = lo; k < lo + n; k++) {
+				if (d->rows[k].t < t->src_lo)
+					t->src_lo = d->rows[k].t;
+				if (d->rows[k].t > t->src_hi)
+					t->src_hi = d->rows[k].t;
+			}
 			rk_tally_free(t, res->nkey);
 			t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, res->nkey);
 		}
@@ -1001,6 +1158,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	rk_dside ds[2];
 	rk_drill_round rd;
 	rk_tallies ts = {NULL, 0, 0};
+	rk_helds hl = {NULL, 0, 0}, *held = spec->diagnose ? &hl : NULL;
 	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
 	bool server[2] = {false, false}, eager, sliced;
 	bool any = false;
@@ -1045,8 +1203,12 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 			                {res->side[0].slice_rows[i], res->side[1].slice_rows[i]}};
 
 			if (res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
-			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i])
+			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i]) {
+				/* where its rows lie inside it is not known: all of it */
+				if (held && res->side[0].slice_rows[i])
+					rk_held_add(held, node.lo, node.hi - 1);
 				continue;
+			}
 			rk_nodes_push(&queue, &node);
 			split_time[w] = true;
 		}
@@ -1078,8 +1240,10 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		}
 		rk_log_info("drilldown pass %d: %zu leaves, %zu ranges split into %zu pieces", res->drill_passes + 1,
 		            rd.nleaves, rd.nparts, rd.nentries - rd.nleaves);
-		if (rk_drill_pass(sides, res, ds, &ts, err) < 0)
+		if (rk_drill_pass(sides, res, ds, &ts, held, err) < 0)
 			goto done;
+		if (held)
+			rk_held_pieces(&rd, held);
 		rk_drill_next(&rd, &next);
 		tmp = queue;
 		queue = next;
@@ -1087,9 +1251,14 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	}
 	for (int s = 0; s < 2; s++)
 		rk_dside_reset(&ds[s], NULL, 0);
-	if (rk_drill_verify(sides, res, split_time, ds, &ts, err) < 0)
+	if (rk_drill_verify(sides, res, split_time, ds, &ts, held, err) < 0)
 		goto done;
 	rk_classify(res, &ts);
+	if (held) {
+		res->held = hl.v;
+		res->nheld = hl.n;
+		hl.v = NULL;
+	}
 	rc = 0;
 done:
 	if (rc < 0) {
@@ -1097,6 +1266,7 @@ done:
 			rk_tally_free(&ts.v[i], res->nkey);
 	}
 	free(ts.v);
+	free(hl.v);
 	for (int s = 0; s < 2; s++) {
 		free(ds[s].rows);
 		rk_buf_free(&ds[s].arena);

@@ -12,5 +12,6 @@ int rk_cmd_load(int argc, char **argv);
 int rk_cmd_lab(int argc, char **argv);
 int rk_cmd_rerun_list(int argc, char **argv);
 int rk_cmd_init(int argc, char **argv);
+int rk_cmd_lateness(int argc, char **argv);
 
 #endif

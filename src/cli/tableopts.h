@@ -29,6 +29,10 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err);
  * --leaf-rows and --watermark-query.  now is the current time, used when
  * --now is not given.
  */
+/* Set to "off" in the environment, check names no likely causes and asks
+ * the source nothing for its warnings (docs/runbook.md). */
+#define RK_TABLEOPTS_DIAGNOSE_ENV "RECKON_DIAGNOSE"
+
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err);
 
 /*

@@ -23,6 +23,7 @@
 #include "io/pg.h"
 #include "io/pgident.h"
 #include "io/reader_impl.h"
+#include "io/sqltpl.h"
 #include "rk_sql.h"
 
 /* More ranges than this become one [min, max) range filtered by the caller:
@@ -55,6 +56,7 @@ typedef struct rk_pgreader {
 	size_t ncols;        /* bound columns */
 	char **cols;         /* their catalog names (an expression's: the logical name) */
 	char **quoted;       /* ... as SQL: the quoted name, or "(<expression>\n)" */
+	char **typnames;     /* ... their declared types, to cast a bound value to (diagnosis) */
 	rk_type *types;
 	int *scales;         /* each column's declared scale (rk_type_scale), or -1 */
 	rk_wire *wires;      /* each column's binary COPY form */
@@ -390,14 +392,16 @@ static void rk_pgreader_unbind(rk_pgreader *r)
 	for (size_t i = 0; i < r->ncols; i++) {
 		free(r->cols[i]);
 		free(r->quoted[i]);
+		free(r->typnames[i]);
 	}
 	free(r->cols);
 	free(r->quoted);
+	free(r->typnames);
 	free(r->types);
 	free(r->scales);
 	free(r->wires);
 	free(r->fields);
-	r->cols = r->quoted = NULL;
+	r->cols = r->quoted = r->typnames = NULL;
 	r->types = NULL;
 	r->scales = NULL;
 	r->wires = NULL;
@@ -505,6 +509,7 @@ static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, con
 		return -1;
 	}
 	r->cols[i] = rk_xstrdup(name);
+	r->typnames[i] = rk_xstrdup(rk_pg_result_value(tres, 0, 0));
 	r->types[i] = rk_pgreader_map_type(rk_pg_result_value(tres, 0, 1));
 	r->scales[i] = rk_type_scale(rk_pg_result_value(tres, 0, 1));
 	r->wires[i] = rk_copybin_wire(strtoul(rk_pg_result_value(tres, 0, 2), NULL, 10), r->types[i]);
@@ -540,6 +545,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	n = rk_pg_result_rows(res);
 	r->cols = rk_xcalloc(ncolumns, sizeof *r->cols);
 	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
+	r->typnames = rk_xcalloc(ncolumns, sizeof *r->typnames);
 	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
 	r->scales = rk_xcalloc(ncolumns, sizeof *r->scales);
 	r->wires = rk_xcalloc(ncolumns, sizeof *r->wires);
@@ -581,6 +587,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 		}
 		free(name);
 		r->cols[i] = rk_xstrdup(rk_pg_result_value(res, found, 0));
+		r->typnames[i] = rk_xstrdup(rk_pg_result_value(res, found, 1));
 		r->types[i] = rk_pgreader_map_type(rk_pg_result_value(res, found, 2));
 		r->scales[i] = rk_type_scale(rk_pg_result_value(res, found, 2));
 		r->quoted[i] = rk_pg_quote_ident(r->pg, r->cols[i], err);
@@ -1504,6 +1511,314 @@ static int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void
 }
 
 /* ------------------------------------------------------------------------
+ * what the diagnosis asks of a source (reader.h)
+ * ---------------------------------------------------------------------- */
+
+/* Appends a text[] literal of values v[i * stride + off], i < n. */
+static void rk_pgreader_text_array(rk_buf *b, const char *const *v, size_t n, size_t stride, size_t off)
+{
+	rk_buf_putc(b, '{');
+	for (size_t i = 0; i < n; i++) {
+		const char *p = v[i * stride + off];
+
+		if (i)
+			rk_buf_putc(b, ',');
+		if (!p) {
+			rk_buf_puts(b, "NULL");
+			continue;
+		}
+		rk_buf_putc(b, '"');
+		for (; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				rk_buf_putc(b, '\\');
+			rk_buf_putc(b, *p);
+		}
+		rk_buf_putc(b, '"');
+	}
+	rk_buf_putc(b, '}');
+}
+
+/* 0 when the server keeps commit times, 1 (err says so) when it does not. */
+static int rk_pgreader_commit_on(rk_pgreader *r, rk_error *err)
+{
+	rk_pg_result *res = NULL;
+	const char *v;
+	bool on;
+
+	if (rk_pg_exec(r->pg, "track_commit_timestamp", rk_sql_diagnose_commit_ts_on, 0, NULL, RK_PG_ONE_ROW, &res,
+	               err) < 0) {
+		rk_pgreader_recover(r);
+		return -1;
+	}
+	v = rk_pg_result_value(res, 0, 0);
+	on = v && v[0] == 't';
+	rk_pg_result_free(res);
+	if (on)
+		return 0;
+	rk_pgreader_err(err);
+	rk_error_set(err, RK_EXIT_USAGE, "track_commit_timestamp is off on %s: the server keeps no commit times",
+	             rk_pg_location(r->pg));
+	rk_error_hint(err, "set track_commit_timestamp = on in postgresql.conf and restart the server; rows written "
+	                   "before that have no commit time");
+	return 1;
+}
+
+/* A statement on the relation's xmin failed: a relation without one (a view)
+ * is a fact (1), anything else an error. */
+static int rk_pgreader_xmin_failed(rk_pgreader *r, rk_error *err)
+{
+	rk_pgreader_recover(r);
+	if (strcmp(err->sqlstate, "42703") != 0)
+		return -1;
+	rk_pgreader_err(err);
+	rk_error_set(err, RK_EXIT_USAGE, "%s has no xmin (a view or a foreign table): its rows' commit times cannot be "
+	                                 "read", r->display);
+	rk_error_hint(err, "point the source at the table itself");
+	return 1;
+}
+
+static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	rk_buf keys = RK_BUF_INIT, match = RK_BUF_INIT;
+	rk_buf *arrays = rk_xcalloc(q->nkey + 2, sizeof *arrays);
+	const char **params = rk_xcalloc(q->nkey + 2, sizeof *params);
+	rk_type tt = r->types[q->time_index];
+	bool with_zone = tt == RK_T_TIMESTAMPTZ;
+	/* a time column of no time type is not compared (as in a scan) */
+	bool span = q->lo && q->hi && (tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE);
+	size_t nparams = q->nkey + (span ? 2 : 0);
+	rk_pg_result *res = NULL;
+	rk_sqlvar vars[3];
+	int rc;
+
+	for (size_t i = 0; i < q->nrows; i++) {
+		commit[i] = 0;
+		known[i] = false;
+	}
+	rc = q->nrows ? rk_pgreader_commit_on(r, err) : 0;
+	if (rc != 0 || !q->nrows)
+		goto done;
+	rk_buf_puts(&keys, "unnest(");
+	for (size_t c = 0; c < q->nkey; c++) {
+		size_t col = q->key_index[c];
+
+		rk_buf_printf(&keys, "%s$%zu::pg_catalog.text[]", c ? ", " : "", c + 1);
+		rk_buf_printf(&match, "%s%s = k.reckon_k%zu::%s", c ? " AND " : "", r->quoted[col], c + 1, r->typnames[col]);
+		rk_pgreader_text_array(&arrays[c], q->values, q->nrows, q->nkey, c);
+		params[c] = rk_buf_cstr(&arrays[c]);
+	}
+	if (span) {
+		/* the rows' time span, as the scans bound their ranges */
+		const char *type = with_zone ? "timestamptz" : "timestamp";
+		const char *tcol = r->quoted[q->time_index];
+
+		for (size_t e = 0; e < 2; e++) {
+			rk_buf *a = &arrays[q->nkey + e];
+			char text[RK_TIME_STRLEN];
+
+			rk_buf_putc(a, '{');
+			for (size_t i = 0; i < q->nrows; i++)
+				rk_buf_printf(a, "%s\"%s\"", i ? "," : "", rk_time_format_sql(e ? q->hi[i] : q->lo[i], with_zone, text));
+			rk_buf_putc(a, '}');
+			params[q->nkey + e] = rk_buf_cstr(a);
+			rk_buf_printf(&keys, ", $%zu::pg_catalog.%s[]", q->nkey + e + 1, type);
+		}
+		rk_buf_printf(&match, " AND %s >= k.reckon_lo AND %s <= k.reckon_hi", tcol, tcol);
+	}
+	rk_buf_puts(&keys, ") WITH ORDINALITY AS k(");
+	for (size_t c = 0; c < q->nkey; c++)
+		rk_buf_printf(&keys, "reckon_k%zu, ", c + 1);
+	rk_buf_puts(&keys, span ? "reckon_lo, reckon_hi, reckon_n)" : "reckon_n)");
+	vars[0] = (rk_sqlvar){"keys", rk_buf_cstr(&keys)};
+	vars[1] = (rk_sqlvar){"source_table", r->qualified};
+	vars[2] = (rk_sqlvar){"key_match", rk_buf_cstr(&match)};
+	rc = rk_sql_render(&r->sql, rk_sql_diagnose_commit_times, vars, 3, err);
+	if (rc == 0 && span && rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
+	if (rc == 0 && rk_pg_exec(r->pg, "commit times", r->sql.data, (int)nparams, params, RK_PG_ANY_ROWS, &res,
+	                          err) < 0)
+		rc = rk_pgreader_xmin_failed(r, err);
+	if (rc == 0 && span &&
+	    rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
+	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
+		const char *n = rk_pg_result_value(res, i, 0), *ts = rk_pg_result_value(res, i, 1), *why;
+		unsigned long long k = n ? strtoull(n, NULL, 10) : 0;
+		rk_usec t;
+
+		if (!ts || k < 1 || k > q->nrows)
+			continue;
+		if (rk_time_parse(ts, strlen(ts), &t, &why) < 0) {
+			rk_pgreader_err(err);
+			rc = rk_error_set(err, RK_EXIT_RUNTIME, "%s: commit time '%s' is not a timestamp: %s", r->desc, ts, why);
+			break;
+		}
+		commit[k - 1] = t;
+		known[k - 1] = true;
+	}
+done:
+	rk_pg_result_free(res);
+	for (size_t c = 0; c < q->nkey + 2; c++)
+		rk_buf_free(&arrays[c]);
+	free(arrays);
+	free(params);
+	rk_buf_free(&keys);
+	rk_buf_free(&match);
+	return rc;
+}
+
+static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	const char **names = rk_xcalloc(nkey ? nkey : 1, sizeof *names);
+	const char *params[2];
+	rk_buf arr = RK_BUF_INIT;
+	rk_pg_result *res = NULL;
+	int rc = 0;
+
+	*unique = false;
+	for (size_t c = 0; c < nkey; c++) {
+		/* a computed key column is backed by no index reckon can see */
+		if (rk_pgreader_expr_of(r, r->cols[key_index[c]]) >= 0)
+			goto done;
+		names[c] = r->cols[key_index[c]];
+	}
+	rk_pgreader_text_array(&arr, names, nkey, 1, 0);
+	params[0] = r->oid;
+	params[1] = rk_buf_cstr(&arr);
+	rc = rk_pg_exec(r->pg, "unique key", rk_sql_diagnose_key_unique, 2, params, RK_PG_ONE_ROW, &res, err);
+	if (rc < 0)
+		rk_pgreader_recover(r);
+	if (rc == 0) {
+		const char *v = rk_pg_result_value(res, 0, 0);
+		*unique = v && v[0] == 't';
+	}
+done:
+	rk_pg_result_free(res);
+	rk_buf_free(&arr);
+	free(names);
+	return rc;
+}
+
+static int rk_pgreader_open_xacts(void *impl, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
+                                  rk_error *err)
+{
+	rk_pgreader *r = impl;
+	char ts[RK_TIME_STRLEN];
+	const char *params[2], *v, *why;
+	rk_buf pids = RK_BUF_INIT;
+	rk_pg_result *res = NULL;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	out->oldest = RK_USEC_PINF;
+	rk_buf_putc(&pids, '{');
+	for (size_t i = 0; i < nskip; i++)
+		rk_buf_printf(&pids, "%s%d", i ? "," : "", skip_pids[i]);
+	rk_buf_putc(&pids, '}');
+	params[0] = rk_time_format(before, ts);
+	params[1] = rk_buf_cstr(&pids);
+	rc = rk_pg_exec(r->pg, "open transactions", rk_sql_diagnose_open_transactions, 2, params, RK_PG_ONE_ROW, &res,
+	                err);
+	if (rc < 0)
+		rk_pgreader_recover(r);
+	if (rc == 0) {
+		out->count = strtoull(rk_pg_result_value(res, 0, 0), NULL, 10);
+		v = rk_pg_result_value(res, 0, 1);
+		if (v && rk_time_parse(v, strlen(v), &out->oldest, &why) < 0)
+			out->oldest = RK_USEC_PINF;
+		v = rk_pg_result_value(res, 0, 2);
+		out->oldest_pid = v ? atoi(v) : 0;
+		v = rk_pg_result_value(res, 0, 3);
+		snprintf(out->oldest_app, sizeof out->oldest_app, "%s", v ? v : "");
+		v = rk_pg_result_value(res, 0, 4);
+		out->sees_all = v && v[0] == 't';
+	}
+	rk_pg_result_free(res);
+	rk_buf_free(&pids);
+	return rc;
+}
+
+static int rk_pgreader_backend_pid(const void *impl)
+{
+	const rk_pgreader *r = impl;
+
+	return rk_pg_backend_pid(r->pg);
+}
+
+/* "12.5" -> 12.5; NULL -> 0 */
+static double rk_pgreader_num(const char *v)
+{
+	return v ? strtod(v, NULL) : 0;
+}
+
+static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win,
+                                rk_error *err)
+{
+	rk_pgreader *r = impl;
+	char from[RK_TIME_STRLEN], to[RK_TIME_STRLEN], width[32];
+	const char *params[4];
+	rk_buf margins = RK_BUF_INIT;
+	rk_pg_result *res = NULL;
+	rk_sqlvar vars[3];
+	size_t nwin = q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	int rc;
+
+	if (q->nmargins > RK_LAG_MAX_MARGINS || q->time_index >= r->ncols) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: lateness query out of range", r->desc);
+	}
+	if ((rc = rk_pgreader_commit_on(r, err)) != 0)
+		return rc;
+	rk_buf_putc(&margins, '{');
+	for (size_t k = 0; k < q->nmargins; k++)
+		rk_buf_printf(&margins, "%s%lld.%06lld", k ? "," : "", (long long)(q->margins[k] / RK_USEC_PER_SEC),
+		              (long long)(q->margins[k] % RK_USEC_PER_SEC));
+	rk_buf_putc(&margins, '}');
+	snprintf(width, sizeof width, "%lld", (long long)q->width);
+	params[0] = rk_time_format(q->from, from);
+	params[1] = rk_time_format(q->to, to);
+	params[2] = width;
+	params[3] = rk_buf_cstr(&margins);
+	vars[0] = (rk_sqlvar){"source_table", r->qualified};
+	vars[1] = (rk_sqlvar){"time_column", r->quoted[q->time_index]};
+	vars[2] = (rk_sqlvar){"filter", r->filter ? r->filter : "true"};
+	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 3, err);
+	if (rc == 0 && rk_pg_exec(r->pg, "lateness", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		rc = rk_pgreader_xmin_failed(r, err);
+	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
+		const char *w = rk_pg_result_value(res, i, 0);
+		rk_lag_stats *st;
+
+		if (w) {
+			long long k = strtoll(w, NULL, 10);
+			if (k < 0 || (size_t)k >= nwin)
+				continue;
+			st = &win[k];
+		} else {
+			st = all;
+		}
+		st->rows = strtoull(rk_pg_result_value(res, i, 1), NULL, 10);
+		st->known = strtoull(rk_pg_result_value(res, i, 2), NULL, 10);
+		st->p50 = rk_pgreader_num(rk_pg_result_value(res, i, 3));
+		st->p90 = rk_pgreader_num(rk_pg_result_value(res, i, 4));
+		st->p99 = rk_pgreader_num(rk_pg_result_value(res, i, 5));
+		st->p999 = rk_pgreader_num(rk_pg_result_value(res, i, 6));
+		st->max = rk_pgreader_num(rk_pg_result_value(res, i, 7));
+		for (size_t k = 0; k < q->nmargins; k++)
+			st->missed[k] = strtoull(rk_pg_result_value(res, i, 8 + (int)k), NULL, 10);
+	}
+	rk_pg_result_free(res);
+	rk_buf_free(&margins);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
  * the drilldown's sub-digests (rk_reader_drill_digest)
  * ---------------------------------------------------------------------- */
 
@@ -1689,6 +2004,11 @@ const rk_reader_ops rk_pgreader_ops = {
 	.primary_key = rk_pgreader_primary_key,
 	.snapshot = rk_pgreader_snapshot,
 	.digest = rk_pgreader_digest,
+	.commit_times = rk_pgreader_commit_times,
+	.key_unique = rk_pgreader_key_unique,
+	.open_xacts = rk_pgreader_open_xacts,
+	.backend_pid = rk_pgreader_backend_pid,
+	.lateness = rk_pgreader_lateness,
 	.drill_digest = rk_pgreader_drill_digest,
 	.scale = rk_pgreader_scale,
 };

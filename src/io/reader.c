@@ -136,6 +136,47 @@ int rk_reader_digest(rk_reader *r, rk_digest_query *q, rk_row_fn fn, void *ctx, 
 	return r->ops->digest(r->impl, q, fn, ctx, err);
 }
 
+/* An operation a reader does not have: 1, with why (reader.h). */
+static int rk_reader_cannot(const rk_reader *r, const char *what, rk_error *err)
+{
+	rk_error_set(err, RK_EXIT_USAGE, "%s: %s", r->ops->describe(r->impl), what);
+	return 1;
+}
+
+int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err)
+{
+	if (!r->ops->commit_times)
+		return rk_reader_cannot(r, "CSV data keeps no commit times", err);
+	return r->ops->commit_times(r->impl, q, commit, known, err);
+}
+
+int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)
+{
+	if (!r->ops->key_unique)
+		return rk_reader_cannot(r, "CSV data has no unique index", err);
+	return r->ops->key_unique(r->impl, key_index, nkey, unique, err);
+}
+
+int rk_reader_open_xacts(rk_reader *r, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
+                         rk_error *err)
+{
+	if (!r->ops->open_xacts)
+		return rk_reader_cannot(r, "CSV data has no sessions", err);
+	return r->ops->open_xacts(r->impl, before, skip_pids, nskip, out, err);
+}
+
+int rk_reader_backend_pid(const rk_reader *r)
+{
+	return r->ops->backend_pid ? r->ops->backend_pid(r->impl) : 0;
+}
+
+int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err)
+{
+	if (!r->ops->lateness)
+		return rk_reader_cannot(r, "CSV data keeps no commit times", err);
+	return r->ops->lateness(r->impl, q, all, win, err);
+}
+
 int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	if (!r->ops->drill_digest) {

@@ -211,6 +211,85 @@ int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, 
  * while r lives; NULL for CSV readers or when not exported. */
 const char *rk_reader_snapshot(const rk_reader *r);
 
+/*
+ * What the diagnosis asks of a source (check/diagnose.h).  Each returns 0,
+ * -1 with err on a failure, or 1 when this reader cannot tell (CSV data, a
+ * setting that is off, a relation without the system column): err then says
+ * why, as an RK_EXIT_USAGE error the caller reports as a fact, not a failure.
+ * A failed statement leaves the reader's transaction usable.
+ */
+
+/* Rows asked for by key: nrows keys of nkey values each, as the drilldown
+ * shows them (rk_finding.key: NULL = SQL NULL, never found), each only
+ * where its time lies in [lo[i], hi[i]] when lo and hi are given: so that
+ * the time column's index finds them when no index serves the key, and a
+ * key the source holds elsewhere too is not confused with these rows. */
+typedef struct rk_key_query {
+	const size_t *key_index;     /* the key columns (bound column indexes) */
+	size_t nkey;
+	const char *const *values;   /* [nrows * nkey], row-major */
+	size_t nrows;
+	size_t time_index;           /* the time column (bound column index) */
+	const rk_usec *lo, *hi;      /* [nrows], or NULL: any time */
+} rk_key_query;
+
+/*
+ * The commit time (pg_xact_commit_timestamp of the row's xmin, with
+ * track_commit_timestamp = on) of the row holding each key of q (in its
+ * time span), compared with the key columns' own types; the latest when
+ * several rows hold it.
+ * commit[i] and known[i] are filled for every row of q (known false: no row,
+ * or a transaction whose commit time was not kept).  Returns 1 when the
+ * server keeps no commit times.
+ */
+int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err);
+
+/* Whether a primary key or a unique index of the relation (valid, not
+ * partial, on plain columns) makes the key columns unique.  Returns 1 for
+ * CSV data. */
+int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, bool *unique, rk_error *err);
+
+/* Transactions open on the reader's database (pg_stat_activity), other
+ * than the sessions skip_pids lists. */
+typedef struct rk_open_xacts {
+	uint64_t count;              /* sessions in a transaction that began before `before` */
+	rk_usec oldest;              /* the oldest such transaction's start */
+	int oldest_pid;              /* ... and its session */
+	char oldest_app[64];         /* ... its application_name (may be empty) */
+	bool sees_all;               /* the role may see every role's sessions (pg_read_all_stats) */
+} rk_open_xacts;
+int rk_reader_open_xacts(rk_reader *r, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
+                         rk_error *err);
+
+/* The server process id of the reader's session; 0 for CSV data. */
+int rk_reader_backend_pid(const rk_reader *r);
+
+/*
+ * reckon lateness: the commit lag (commit time - time column, in seconds)
+ * of the rows of [from, to), in one statement: per window of the grid and
+ * overall, its percentiles over the rows whose commit time is known, and
+ * how many of those lag more than each margin.
+ */
+#define RK_LAG_MAX_MARGINS 8
+typedef struct rk_lag_query {
+	size_t time_index;           /* the time column (bound column index) */
+	rk_usec from, to, width;
+	const rk_usec *margins;      /* at most RK_LAG_MAX_MARGINS */
+	size_t nmargins;
+} rk_lag_query;
+
+typedef struct rk_lag_stats {
+	uint64_t rows;               /* rows in the range (window) */
+	uint64_t known;              /* ... whose commit time is known */
+	double p50, p90, p99, p999, max;   /* seconds, over the known ones (0 when none) */
+	uint64_t missed[RK_LAG_MAX_MARGINS];   /* known ones lagging more than margins[k] */
+} rk_lag_stats;
+
+/* Fills *all and win[w] for every window w of the grid (the caller sizes
+ * win: (to - from) / width entries, zeroed).  Returns 1 when the server keeps
+ * no commit times. */
+int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
+
 /* Ends the transaction, closes the connection / files.  NULL is harmless. */
 void rk_reader_free(rk_reader *r);
 

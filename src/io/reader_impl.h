@@ -23,6 +23,13 @@ typedef struct rk_reader_ops {
 	int (*digest)(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 	/* optional: the drilldown's sub-digests computed by the server (rk_reader_drill_digest) */
 	int (*drill_digest)(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+	/* optional: what the diagnosis asks of a source (reader.h) */
+	int (*commit_times)(void *impl, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err);
+	int (*key_unique)(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err);
+	int (*open_xacts)(void *impl, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
+	                  rk_error *err);
+	int (*backend_pid)(const void *impl);
+	int (*lateness)(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 	/* optional: the display scale of bound column col (rk_reader_scale) */
 	int (*scale)(const void *impl, size_t col);
 } rk_reader_ops;

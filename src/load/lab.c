@@ -62,6 +62,8 @@ typedef struct rk_lab_scenario {
 	bool lookback;
 	bool late;             /* T-09 commits only after the first run-2 step */
 	rk_lab_step steps[6];  /* ends at name NULL */
+	const char *diagnose_after; /* a check (not a step) right after this step, when a later
+	                             * step hides the damage: its likely causes are the story */
 } rk_lab_scenario;
 
 static const rk_lab_scenario rk_lab_scenarios[] = {
@@ -69,39 +71,40 @@ static const rk_lab_scenario rk_lab_scenarios[] = {
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2-killed", 2, RK_CRASH_AFTER_WATERMARK_COMMIT },
 	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } } },
+	    { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "write-first-append", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_APPEND, false, false,
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT },
 	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } } },
+	    { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "write-first-keyed", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_KEYED, false, false,
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT },
 	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } } },
+	    { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "one-transaction", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, false,
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2-killed", 2, RK_CRASH_INSIDE_TRANSACTION },
 	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } } },
+	    { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "late-commit", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, true,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } } },
+	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "lookback", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, true, true,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } } },
+	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "interval", RK_LAB_POSTGRES, RK_LOAD_INTERVAL, false, true,
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2", 2, RK_CRASH_NONE },
 	    { "run3", 3, RK_CRASH_NONE },
 	    { "rerun-run2", 2, RK_CRASH_NONE },
-	    { "rerun-run2-again", 2, RK_CRASH_NONE } } },
+	    { "rerun-run2-again", 2, RK_CRASH_NONE } },
+	  "run3" },
 	{ "interval-closed", RK_LAB_POSTGRES, RK_LOAD_INTERVAL_CLOSED, false, false,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } } },
+	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "target-watermark", RK_LAB_SPLIT, RK_LOAD_TARGET_WATERMARK, true, true,
 	  { { "run1", 1, RK_CRASH_NONE },
 	    { "run2", 2, RK_CRASH_NONE },
 	    { "run3-killed", 3, RK_CRASH_BEFORE_WRITE },
-	    { "run3-retry", 3, RK_CRASH_NONE } } },
+	    { "run3-retry", 3, RK_CRASH_NONE } }, NULL },
 };
 #define RK_LAB_NSCENARIOS (sizeof rk_lab_scenarios / sizeof rk_lab_scenarios[0])
 
@@ -577,10 +580,12 @@ static int rk_lab_load_step(rk_lab *lab, const rk_lab_step *st, char **rows_read
 	return 0;
 }
 
-/* check over [09:00, 12:00) in 1h windows; with_rerun writes rerun.csv.
+/* check over [09:00, 12:00) in 1h windows; with_rerun writes rerun.csv;
+ * report, when not NULL, names the directory under the scenario's that gets
+ * windows.csv, findings.csv and summary.json (the likely causes).
  * Returns the child's exit status (0 match, 1 differ), or -1 when it could
  * not run at all. */
-static int rk_lab_check(rk_lab *lab, const char *label, bool with_rerun, rk_error *err)
+static int rk_lab_check(rk_lab *lab, const char *label, bool with_rerun, const char *report, rk_error *err)
 {
 	rk_lab_argv a = { NULL, 0, 0 };
 	char path[PATH_MAX];
@@ -601,6 +606,14 @@ static int rk_lab_check(rk_lab *lab, const char *label, bool with_rerun, rk_erro
 			return -1;
 		}
 		rk_lab_arg(&a, "--rerun-list");
+		rk_lab_arg(&a, path);
+	}
+	if (report) {
+		if (rk_lab_path(path, sizeof path, lab->dir, report, err) < 0) {
+			rk_lab_argv_free(&a);
+			return -1;
+		}
+		rk_lab_arg(&a, "--report");
 		rk_lab_arg(&a, path);
 	}
 	rc = rk_lab_spawn(lab, label, &a, err);
@@ -691,11 +704,22 @@ static int rk_lab_run_scenario(rk_lab *lab, rk_error *err)
 		free(rows_read);
 		if (rc < 0)
 			goto out;
+		if (sc->diagnose_after && strcmp(sc->diagnose_after, st->name) == 0) {
+			char label[64];
+
+			snprintf(label, sizeof label, "check-after-%s", st->name);
+			rk_error_clear(&step_err);
+			if (rk_lab_check(lab, label, false, label, &step_err) < 0) {
+				if (step_err.code)
+					rk_log_error(&step_err);
+				rk_lab_worse(lab, RK_EXIT_RUNTIME);
+			}
+		}
 	}
 
 	/* the checker sees what the steps left; repair fixes it; check again */
 	rk_error_clear(&step_err);
-	chk = rk_lab_check(lab, "check", true, &step_err);
+	chk = rk_lab_check(lab, "check", true, "check", &step_err);
 	if (chk < 0) {
 		if (step_err.code)
 			rk_log_error(&step_err);
@@ -710,7 +734,7 @@ static int rk_lab_run_scenario(rk_lab *lab, rk_error *err)
 	if ((rc = rk_lab_record(lab, "repair", NULL, NULL, err)) < 0)
 		goto out;
 	rk_error_clear(&step_err);
-	chk = rk_lab_check(lab, "recheck", false, &step_err);
+	chk = rk_lab_check(lab, "recheck", false, NULL, &step_err);
 	if (chk < 0) {
 		if (step_err.code)
 			rk_log_error(&step_err);

@@ -200,7 +200,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 				if ((int)r->findings[i].kind != k)
 					continue;
 				rk_buf_reset(&key);
-				rk_report_key_text(&key, r, &r->findings[i]);
+				rk_finding_key_text(&key, r, &r->findings[i]);
 				json_array_append_new(shown_keys, rk_tpl_text(rk_buf_cstr(&key)));
 				got++;
 			}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check/diagnose.h"
 #include "core/buf.h"
 #include "io/afile.h"
 #include "report/report_impl.h"
@@ -65,19 +66,6 @@ size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
 	return n;
 }
 
-void rk_report_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
-{
-	if (r->nkey > 1)
-		rk_buf_putc(b, '(');
-	for (size_t i = 0; i < r->nkey; i++) {
-		if (i)
-			rk_buf_puts(b, ", ");
-		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
-	}
-	if (r->nkey > 1)
-		rk_buf_putc(b, ')');
-}
-
 /* Joins names with ", ". */
 static void rk_report_join(rk_buf *b, char *const *names, size_t n)
 {
@@ -109,6 +97,33 @@ static void rk_report_text_pair(FILE *out, const rk_check_result *r)
 		        d->kinds[i].name, d->kinds[i].source_type, d->kinds[i].target_type);
 	fputc('\n', out);
 	rk_buf_free(&b);
+}
+
+/* "likely causes:" (each pattern: keys, windows, cause, evidence, next
+ * step) and "warnings:". */
+static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
+{
+	const rk_diagnosis *d = r->diagnosis;
+	char a[RK_TIME_STRLEN];
+
+	if (!d)
+		return;
+	if (d->ncauses)
+		fprintf(out, "\nlikely causes:\n");
+	for (size_t i = 0; i < d->ncauses; i++) {
+		const rk_cause *c = &d->causes[i];
+
+		fprintf(out, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
+		        c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows") : (c->keys == 1 ? "key" : "keys"));
+		for (size_t w = 0; w < c->nwindows; w++)
+			fprintf(out, "%s%s", w ? ", " : "  in windows starting ", rk_time_format(rk_check_window_start(r, c->windows[w]), a));
+		fprintf(out, "\n    cause:     %s\n    evidence:  %s\n    next step: %s\n", c->cause, c->evidence,
+		        c->next_step);
+	}
+	if (d->nwarnings)
+		fprintf(out, "\nwarnings (the verdict does not depend on them):\n");
+	for (size_t i = 0; i < d->nwarnings; i++)
+		fprintf(out, "  %s: %s\n", d->warnings[i].kind, d->warnings[i].message);
 }
 
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
@@ -143,7 +158,7 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 					}
 					if (shown++)
 						rk_buf_puts(&line, ", ");
-					rk_report_key_text(&line, r, &r->findings[i]);
+					rk_finding_key_text(&line, r, &r->findings[i]);
 				}
 				fprintf(out, "    %-16s %5u  %s\n", rk_find_kind_name((rk_find_kind)k), n, rk_buf_cstr(&line));
 			}
@@ -151,6 +166,7 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
 		}
 	}
+	rk_report_text_diagnosis(out, r);
 	if (r->side[0].null_time || r->side[1].null_time)
 		fprintf(out, "\nrows with a NULL %s (no window can hold them): source %llu, target %llu\n", c->spec->time,
 		        (unsigned long long)r->side[0].null_time, (unsigned long long)r->side[1].null_time);
@@ -247,7 +263,7 @@ static json_t *rk_json_schema(const rk_drift *d)
 int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *root = rk_report_summary(c, r);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
@@ -305,6 +321,36 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
+	if (r->diagnosis) {
+		json_t *dg = json_array(), *wa = json_array();
+
+		for (size_t i = 0; i < r->diagnosis->ncauses; i++) {
+			const rk_cause *cs = &r->diagnosis->causes[i];
+			json_t *it = json_object(), *ws = json_array();
+
+			json_object_set_new(it, "pattern", json_string(rk_pattern_name(cs->pattern)));
+			for (size_t w = 0; w < cs->nwindows; w++)
+				json_array_append_new(ws, rk_json_time(rk_check_window_start(r, cs->windows[w])));
+			json_object_set_new(it, "windows", ws);
+			json_object_set_new(it, "keys", json_integer((json_int_t)cs->keys));
+			json_object_set_new(it, "findings", json_integer((json_int_t)cs->findings));
+			json_object_set_new(it, "cause", json_string(cs->cause));
+			json_object_set_new(it, "evidence", json_string(cs->evidence));
+			json_object_set_new(it, "next_step", json_string(cs->next_step));
+			if (cs->pattern == RK_PAT_LATE_COMMIT)
+				json_object_set_new(it, "max_lag_seconds", json_real(cs->max_lag));
+			json_array_append_new(dg, it);
+		}
+		json_object_set_new(root, "diagnosis", dg);
+		for (size_t i = 0; i < r->diagnosis->nwarnings; i++) {
+			json_t *it = json_object();
+
+			json_object_set_new(it, "kind", json_string(r->diagnosis->warnings[i].kind));
+			json_object_set_new(it, "message", json_string(r->diagnosis->warnings[i].message));
+			json_array_append_new(wa, it);
+		}
+		json_object_set_new(root, "warnings", wa);
+	}
 	if (r->has_watermark) {
 		json_t *wm = json_object();
 		json_object_set_new(wm, "value", rk_json_time(r->watermark));

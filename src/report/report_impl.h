@@ -14,8 +14,4 @@ const char *rk_report_status_name(rk_win_status s);
 /* How many windows have status s. */
 size_t rk_report_count_status(const rk_check_result *r, rk_win_status s);
 
-/* A finding's key as people read it: "42", or "(42, 1)" for a composite
- * key; SQL NULL as NULL.  Appended to b. */
-void rk_report_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f);
-
 #endif

@@ -26,6 +26,12 @@
 #                /dev/null, text and binary
 #   drilldown    reckon check's client against a target with every 50th
 #                row changed, less a clean check, per row its drilldown got
+#                (without the diagnosis, RECKON_DIAGNOSE=off)
+#   diagnosis    the client's instructions of a damaged check with the
+#                diagnosis (likely causes, warnings) over the same without:
+#                4 rows damaged in 4 windows (bench-drill's target), a gap
+#                of 2 % of the rows, every 50th row changed.  The cluster
+#                keeps commit times, so the missing keys' are read.
 #
 # Each count less that of the same statement over no rows, per row.  Writes
 # reports/bench/instr-<N>.md.  Needs valgrind (apt-get install valgrind).
@@ -33,6 +39,7 @@ set -euo pipefail
 
 command -v valgrind >/dev/null || { echo "bench-instr: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 N=${N:-100000}
+export RK_PG_COMMIT_TS=${RK_PG_COMMIT_TS:-on}
 # shellcheck source=tests/harness/bench-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 echo "bench-instr: loading $N rows per side" >&2
@@ -85,15 +92,39 @@ stream_text=$(per_row "$(RECKON_COPY_FORMAT=text client "${DAY_ARGS[@]}")" \
 # instructions less a clean check's, per row its passes got
 psql_b -d postgres -c "create database bench_dmg template bench_tgt"
 psql_b -d bench_dmg -c "update bench.t set note = note || '!' where id % 50 = 0" -c "vacuum (freeze, analyze) bench.t"
+# drill_client DB - instructions of reckon check against target DB
 drill_client() {
-	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]/dbname=bench_tgt/dbname=bench_dmg}" \
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$RECKON" "${ARGS[@]/dbname=bench_tgt/dbname=$1}" \
 		"${DAY_ARGS[@]}" --report "$base/drep" >/dev/null 2>"$base/cg.err" || [[ $? -le 1 ]] ||
 		{ cat "$base/cg.err" >&2; return 1; }
 	collected "$base/cg.err"
 }
-drill_total=$(drill_client)
+drill_total=$(RECKON_DIAGNOSE=off drill_client bench_dmg)
 drill_rows=$(jq .drilldown.rows_reread "$base/drep/summary.json")
 drill=$(per_row "$drill_total" "$(client "${DAY_ARGS[@]}")" "$drill_rows")
+
+# the diagnosis (client): a damaged check with it over the same without
+psql_b -d postgres -c "create database bench_dmg4 template bench_tgt" -c "create database bench_gap template bench_tgt"
+psql_b -d bench_dmg4 <<-SQL
+	delete from bench.t where id in ($((N / 24 * 3 + N / 48)), $((N / 24 * 9 + N / 48)), $((N / 24 * 14 + N / 48)));
+	update bench.t set amount = amount + 1 where id = $((N / 24 * 19 + N / 48));
+	vacuum (freeze, analyze) bench.t;
+SQL
+psql_b -d bench_gap -c "delete from bench.t where id > $((N / 2)) and id <= $((N / 2 + N / 50))" \
+	-c "vacuum (freeze, analyze) bench.t"
+# diag_ratio DB - "with without ratio" of the damaged check against DB
+diag_ratio() {
+	local on off
+	on=$(drill_client "$1")
+	[[ $(jq '.diagnosis | length' "$base/drep/summary.json") -gt 0 ]] ||
+		{ echo "bench-instr: the check against $1 named no likely cause" >&2; exit 1; }
+	off=$(RECKON_DIAGNOSE=off drill_client "$1")
+	[[ -n $on && -n $off ]] || { echo "bench-instr: a counted run failed (see above)" >&2; exit 1; }
+	echo "$on $off $(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.4f", a / b }')"
+}
+read -r diag4_on diag4_off diag4 <<<"$(diag_ratio bench_dmg4)"
+read -r diaggap_on diaggap_off diaggap <<<"$(diag_ratio bench_gap)"
+read -r diag50_on diag50_off diag50 <<<"$(diag_ratio bench_dmg)"
 
 # psqlc WHERE [COPY_OPTIONS] - instructions of psql copying one side out
 psqlc() {
@@ -160,6 +191,14 @@ mkdir -p "${out%/*}"
 	echo "| stream (client): reckon check reading COPY text (RECKON_COPY_FORMAT=text) | $stream_text | |"
 	echo "| stream (client): reckon check reading binary COPY (its default here) | $stream | |"
 	echo "| drilldown (client): per row its passes got, every 50th row of the day changed ($drill_rows rows) | $drill | |"
+	echo
+	echo "The diagnosis (client): a damaged check's instructions with the diagnosis over the same check with RECKON_DIAGNOSE=off (the commit times of the missing keys are read; the servers are not counted):"
+	echo
+	echo "| damage | with | without | ratio |"
+	echo "| --- | ---: | ---: | ---: |"
+	echo "| 4 rows in 4 windows (3 lost, 1 changed) | $diag4_on | $diag4_off | $diag4 |"
+	echo "| a gap: $((N / 50)) consecutive rows lost | $diaggap_on | $diaggap_off | $diaggap |"
+	echo "| every 50th row of the day changed | $diag50_on | $diag50_off | $diag50 |"
 	echo
 	echo "Server and client together, per row and side: COPY text + psql $((copyt + psqlt)) (the copy floor), binary COPY + psql $((copyb + psqlb)) (the binary floor), COPY text + reckon $((copyt + stream_text)), binary COPY + reckon $((copyb + stream))."
 } >"$out.tmp"

@@ -21,6 +21,10 @@
 # the first start, so tests can probe wrong passwords and password redaction)
 # and trust for the others.  The superuser is 'reckon'.
 #
+# RK_PG_COMMIT_TS=on starts the server with track_commit_timestamp = on: the
+# commit time of every transaction is kept (reckon's late-commit diagnosis
+# and reckon lateness read it).  Off by default, as on a stock server.
+#
 # As root, the server runs as the 'postgres' user (runuser) and DIR is chowned
 # to it: DIR must be reachable by that user, so put it under /tmp, not /root.
 # The server binaries are always the Debian ones (pg_config --bindir or the
@@ -150,7 +154,7 @@ start_server() {
 		port_in_use "$port" && continue
 		before=$(stat -c %s "$DIR/log/postgres.log" 2>/dev/null || echo 0)
 		if as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log/postgres.log" -w -t 300 \
-			-o "-p $port" start >/dev/null 2>&1; then
+			-o "-p $port -c track_commit_timestamp=${RK_PG_COMMIT_TS:-off}" start >/dev/null 2>&1; then
 			PORT=$port
 			return 0
 		fi

@@ -230,6 +230,25 @@ import_csv() {
 		fail "$3 is not CSV that PostgreSQL can read into $2"
 }
 
+# cts_start - a second private cluster that keeps commit times
+# (track_commit_timestamp = on, which the suite's own cluster has off, as a
+# stock server does), in $RK_SCRATCH/cts: created the first time, started for
+# the calling case or setup_file and stopped when it ends.  Sets CTS_HOST and
+# CTS_PORT; csql, cconn and ccreatedb work on it as sql, conn and createdb do.
+cts_start() {
+	local dir=$RK_SCRATCH/cts
+	RK_PG_COMMIT_TS=on bash "$RK_REPO/tests/harness/pgcluster.sh" start "$dir" >/dev/null ||
+		fail "cannot start the cluster with track_commit_timestamp = on"
+	# shellcheck disable=SC2064
+	trap "bash '$RK_REPO/tests/harness/pgcluster.sh' stop '$dir'" EXIT
+	CTS_HOST=$(cd "$dir" && pwd -P)
+	CTS_PORT=$(sed -n "s/^export PGPORT='\\(.*\\)'\$/\\1/p" "$dir/env")
+	[[ -n $CTS_PORT ]] || fail "no port in $dir/env"
+}
+csql() { PGHOST=$CTS_HOST PGPORT=$CTS_PORT sql "$@"; }
+cconn() { echo "host=$CTS_HOST port=$CTS_PORT user=$PGUSER dbname=$1"; }
+ccreatedb() { PGHOST=$CTS_HOST PGPORT=$CTS_PORT createdb "$1"; }
+
 # A TCP port on 127.0.0.1 where nothing listens.
 closed_port() {
 	local p

@@ -121,9 +121,10 @@ test_summary_lists_every_step_in_execution_order() {
 
 test_snapshots_are_numbered_per_step() {
 	assert_dir_only "$LAB/postgres/interval" 01-run1.csv 02-run2.csv 03-run3.csv 04-rerun-run2.csv \
-		05-rerun-run2-again.csv 06-repair.csv 07-recheck.csv rerun.csv steps.log
+		05-rerun-run2-again.csv 06-repair.csv 07-recheck.csv rerun.csv steps.log check check-after-run3
 	assert_dir_only "$LAB/split/target-watermark" 01-run1.csv 02-run2.csv 03-run3-killed.csv \
-		04-run3-retry.csv 05-repair.csv 06-recheck.csv rerun.csv steps.log
+		04-run3-retry.csv 05-repair.csv 06-recheck.csv rerun.csv steps.log check
+	assert_dir_only "$LAB/postgres/watermark-first/check" findings.csv report.html rerun.csv summary.json windows.csv
 	assert_dir_only "$LAB" postgres split summary.csv
 	assert_eq "txn_id,updated_at,amount,interval_start,loaded_at" \
 		"$(head -n 1 "$LAB/postgres/watermark-first/01-run1.csv")" "snapshot header"
@@ -258,6 +259,64 @@ test_every_scenario_matches_after_repair_and_recheck() {
 	# recheck's own verdict agrees
 	assert_contains "$LAB/postgres/watermark-first/steps.log" "== recheck:"
 	assert_eq 12 "$(grep -h -A1 '^== recheck:' "$LAB"/*/*/steps.log | grep -c '^-> exit status 0$')"
+}
+
+# --- the diagnosis each failure deserves (product.md 2.7) --------------------
+
+# [[pattern, [windows], keys], ...] of one scenario's check (or DIR under it)
+lab_causes() { # lab_causes OUT ENGINE SCENARIO [DIR]
+	jq -c '[.diagnosis[] | [.pattern, .windows, .keys]]' "$1/$2/$3/${4:-check}/summary.json" ||
+		fail "no summary.json for $2 $3 ${4:-check}"
+}
+
+test_every_scenario_ends_with_the_diagnosis_it_deserves() {
+	local e s
+	for e in postgres split; do
+		# the crash between the watermark and the write: T-05 .. T-09, from
+		# 10:12 to T-08 at 11:00, none in the target and nothing between
+		assert_eq '[["gap",["2026-03-02T10:00:00Z","2026-03-02T11:00:00Z"],5]]' \
+			"$(lab_causes "$LAB" $e watermark-first)" "$e watermark-first"
+		assert_eq '[["repeat",["2026-03-02T10:00:00Z","2026-03-02T11:00:00Z"],5]]' \
+			"$(lab_causes "$LAB" $e write-first-append)" "$e write-first-append"
+		assert_eq '[]' "$(lab_causes "$LAB" $e write-first-keyed)"
+	done
+	assert_eq '[["boundary",["2026-03-02T11:00:00Z"],1]]' "$(lab_causes "$LAB" postgres interval-closed)"
+	assert_contains "$LAB/postgres/watermark-first/steps.log" "likely causes:"
+	assert_contains "$LAB/postgres/watermark-first/steps.log" "its watermark was saved before its write"
+	# on this cluster the server keeps no commit times: T-09 is not claimed
+	# late, and the evidence says why
+	assert_eq '[["unclassified",["2026-03-02T10:00:00Z"],1]]' "$(lab_causes "$LAB" postgres late-commit)"
+	assert_contains "$(jget "$LAB/postgres/late-commit/check/summary.json" '.diagnosis[0].evidence')" \
+		"late commits could not be examined: track_commit_timestamp is off"
+	# interval's damage is healed by its rerun: the check after run 3 shows it
+	assert_eq '[["unclassified",["2026-03-02T10:00:00Z"],1]]' \
+		"$(lab_causes "$LAB" postgres interval check-after-run3)"
+	for s in one-transaction lookback interval; do
+		assert_eq '[]' "$(lab_causes "$LAB" postgres $s)" "$s"
+	done
+	assert_eq '[]' "$(lab_causes "$LAB" split target-watermark)"
+}
+
+test_late_commits_are_named_where_commit_times_are_kept() {
+	# the late-committing session's scenarios on a server with
+	# track_commit_timestamp = on: T-09 is late_commit, with its true lag
+	cts_start
+	ccreatedb $LAB_SRC
+	local s dir truth
+	for s in late-commit interval; do
+		rk lab --source "$(cconn $LAB_SRC)" --engine postgres --scenario $s --out cts-out >stdout 2>stderr ||
+			fail "lab $s on the commit-timestamp cluster: $(head -c 2000 stderr)"
+		dir=check
+		[[ $s == interval ]] && dir=check-after-run3
+		assert_eq '[["late_commit",["2026-03-02T10:00:00Z"],1]]' "$(lab_causes cts-out postgres $s $dir)" "$s"
+		truth=$(csql $LAB_SRC "select extract(epoch from pg_xact_commit_timestamp(xmin) - updated_at)
+		                       from reckon_lab.src_transactions where txn_id = 'T-09'")
+		assert_eq ok "$(jq -r --argjson truth "$truth" \
+			'.diagnosis[0].max_lag_seconds - $truth | if fabs < 1 then "ok" else tostring end' \
+			"cts-out/postgres/$s/$dir/summary.json")" "$s: T-09's lag"
+		assert_contains "$(jget "cts-out/postgres/$s/$dir/summary.json" '.diagnosis[0].evidence')" "e.g. T-09 (time 2026-03-02T10:58:00Z"
+		assert_contains "cts-out/postgres/$s/steps.log" "late_commit      1 key"
+	done
 }
 
 test_step_log_redacts_passwords() {

@@ -1,0 +1,7 @@
+-- Before the commit-times statement (diagnose_commit_times.sql): the
+-- planner cannot know how narrow each key's time span is (the spans come
+-- with the keys), so it would rather scan the table than look each key up
+-- by the time index when no index serves the key.  A scan is still taken
+-- when no index serves either.  Undone by diagnose_plan_reset.sql (or by
+-- the rollback to the scan savepoint when the statement fails).
+SET LOCAL enable_seqscan = off;

@@ -1,0 +1,751 @@
+/*
+ * diagnose.c - the findings of a check grouped into patterns, each with its
+ * likely cause (product.md 2.7), and the warnings a verdict cannot carry.
+ *
+ * A finding goes to the first pattern that fits, in rk_pattern's order.
+ * gap and repeat need to know that no source row lies between two damaged
+ * ones unless it is damaged the same way: the findings say where the other
+ * damaged rows are (each with the span of its source copies), the windows
+ * between them how many source rows they hold, and the drilldown noted
+ * where the damaged windows' other source rows lie (rk_check_result.held):
+ * spans that may be wider than their rows, never narrower.  Where a span
+ * meets two damaged rows' interval, they are taken as apart: the diagnosis
+ * then names less, never something false.
+ */
+#include "check/diagnose.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/log.h"
+#include "core/timeutil.h"
+
+/* Keys named as examples in one evidence. */
+#define RK_DIAG_EXAMPLES 3
+/* Spans listed in one gap or repeat evidence. */
+#define RK_DIAG_SPANS 3
+/* Missing keys whose commit times one statement asks for. */
+#define RK_DIAG_COMMIT_BATCH 10000
+#define RK_DIAG_HOUR (3600 * RK_USEC_PER_SEC)
+/* Not yet fitted to a pattern. */
+#define RK_PAT_NONE RK_PAT_COUNT
+
+static const struct {
+	const char *name;
+	const char *cause;
+	const char *next_step;
+} rk_pat_text[RK_PAT_COUNT] = {
+	[RK_PAT_LATE_COMMIT] = {"late_commit",
+	                        "the rows' transactions committed after the load had read past their time",
+	                        "replace these windows (reckon repair with the rerun list); then re-read behind the "
+	                        "watermark by more than the lag (a lookback), or rerun recent intervals: reckon lateness "
+	                        "measures the margin"},
+	[RK_PAT_BOUNDARY] = {"boundary", "an interval load with an inclusive end (BETWEEN, <=) read the boundary rows twice",
+	                     "replace these windows (reckon repair with the rerun list); then read half-open intervals: "
+	                     "time >= start AND time < end"},
+	[RK_PAT_MOVED] = {"moved",
+	                  "a stale copy: the row was updated into a later window and the load does not delete by key",
+	                  "replace these windows (reckon repair deletes stale copies by key); then make the load delete "
+	                  "the keys it writes before inserting them (a keyed write)"},
+	[RK_PAT_UNBUMPED_UPDATE] = {"unbumped_update",
+	                            "the rows were updated without moving their time column: no incremental load can see "
+	                            "that",
+	                            "replace these windows (reckon repair with the rerun list); then make every update set "
+	                            "the time column (a trigger), or reload these tables in full"},
+	[RK_PAT_GAP] = {"gap",
+	                "a run's rows never arrived: its watermark was saved before its write (crash), or a run was "
+	                "skipped",
+	                "reload these windows (reckon repair with the rerun list); then commit the watermark after the "
+	                "write, or with it in one transaction"},
+	[RK_PAT_REPEAT] = {"repeat", "a run was applied twice: an append retried after its write",
+	                   "replace these windows (reckon repair with the rerun list); then make the write idempotent: a "
+	                   "keyed write or an interval replace instead of an append"},
+	[RK_PAT_SOURCE_DUPLICATE] = {"source_duplicate", "the key is not unique at the source",
+	                             "make the key unique at the source, or check with a key that is (--key)"},
+	[RK_PAT_NULL_TIME] = {"null_time", "rows with a NULL time: no time-based load reads them",
+	                      "give these rows a time at the source, or load them by another path"},
+	[RK_PAT_UNCLASSIFIED] = {"unclassified", "no known pattern explains these findings",
+	                         "look at these keys in findings.csv, then replace the windows (reckon repair with the "
+	                         "rerun list)"},
+};
+
+const char *rk_pattern_name(rk_pattern p)
+{
+	return p < RK_PAT_COUNT ? rk_pat_text[p].name : "?";
+}
+
+static rk_diagnosis *rk_diag_get(rk_check_result *res)
+{
+	if (!res->diagnosis)
+		res->diagnosis = rk_xcalloc(1, sizeof *res->diagnosis);
+	return res->diagnosis;
+}
+
+static void rk_diag_warning(rk_diagnosis *d, const char *kind, rk_buf *msg)
+{
+	d->warnings = rk_xrealloc(d->warnings, (d->nwarnings + 1) * sizeof *d->warnings);
+	d->warnings[d->nwarnings].kind = kind;
+	d->warnings[d->nwarnings].message = rk_xstrdup(rk_buf_cstr(msg));
+	d->nwarnings++;
+	rk_buf_reset(msg);
+}
+
+int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
+                     const int *own_pids, size_t nown)
+{
+	rk_diagnosis *d = rk_diag_get(res);
+	rk_usec closed_end = res->from + (rk_usec)res->nclosed * res->width;
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+	rk_buf msg = RK_BUF_INIT;
+	rk_open_xacts ox;
+	rk_error err;
+	bool unique;
+	int rc;
+
+	rk_error_clear(&err);
+	rc = rk_reader_key_unique(source, key_index, nkey, &unique, &err);
+	if (rc == 0 && !unique) {
+		rk_buf_printf(&msg, "no primary key or unique index of the source makes the key (");
+		for (size_t i = 0; i < res->nkey; i++)
+			rk_buf_printf(&msg, "%s%s", i ? ", " : "", res->key_names[i]);
+		rk_buf_puts(&msg, ") unique: a key the source holds twice is found only inside windows that differ");
+		rk_diag_warning(d, "key_not_unique", &msg);
+	} else if (rc < 0) {
+		rk_buf_printf(&msg, "whether the source's key is unique was not checked: %s", err.msg);
+		rk_diag_warning(d, "not_checked", &msg);
+	}
+	if (res->nclosed == 0) {
+		rk_buf_free(&msg);
+		return 0;
+	}
+	rk_error_clear(&err);
+	rc = rk_reader_open_xacts(source, closed_end, own_pids, nown, &ox, &err);
+	if (rc == 0 && ox.count) {
+		rk_buf_printf(&msg, "%llu source transaction%s open since before %s, the end of the newest closed window "
+		              "(oldest: session %d%s%s%s, since %s): rows %s writes may still land in windows just judged",
+		              (unsigned long long)ox.count, ox.count == 1 ? "" : "s", rk_time_format(closed_end, a),
+		              ox.oldest_pid, ox.oldest_app[0] ? " '" : "", ox.oldest_app, ox.oldest_app[0] ? "'" : "",
+		              rk_time_format(ox.oldest, b), ox.count == 1 ? "it" : "they");
+		rk_diag_warning(d, "open_transaction", &msg);
+	}
+	if (rc == 0 && !ox.sees_all) {
+		rk_buf_puts(&msg, "the source role cannot see other roles' sessions (it needs pg_read_all_stats): "
+		                  "their open transactions were not checked");
+		rk_diag_warning(d, "sessions_hidden", &msg);
+	} else if (rc < 0) {
+		rk_buf_printf(&msg, "open transactions on the source were not checked: %s", err.msg);
+		rk_diag_warning(d, "not_checked", &msg);
+	}
+	rk_buf_free(&msg);
+	return 0;
+}
+
+int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
+                    size_t time_index, rk_error *err)
+{
+	size_t *idx = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *idx);
+	rk_usec *commit = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *commit);
+	bool *known = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *known);
+	const char **values = NULL;
+	size_t n = 0;
+	char why[sizeof res->diagnosis->late_why] = "";
+	int rc = 0;
+
+	for (size_t i = 0; i < res->nfindings; i++)
+		if (res->findings[i].kind == RK_FIND_MISSING)
+			idx[n++] = i;
+	values = rk_xcalloc(n && nkey ? (n < RK_DIAG_COMMIT_BATCH ? n : RK_DIAG_COMMIT_BATCH) * nkey : 1,
+	                    sizeof *values);
+	for (size_t at = 0; at < n && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
+		size_t m = n - at < RK_DIAG_COMMIT_BATCH ? n - at : RK_DIAG_COMMIT_BATCH;
+		rk_usec *c = rk_xcalloc(m, sizeof *c), *lo = rk_xcalloc(m, sizeof *lo), *hi = rk_xcalloc(m, sizeof *hi);
+		rk_key_query q = {key_index, nkey, values, m, time_index, lo, hi};
+		bool *k = rk_xcalloc(m, sizeof *k);
+		rk_error lerr;
+
+		for (size_t j = 0; j < m; j++) {
+			const rk_finding *f = &res->findings[idx[at + j]];
+
+			for (size_t c2 = 0; c2 < nkey; c2++)
+				values[j * nkey + c2] = f->key[c2];
+			/* its source copies in its window: an index on the time
+			 * column finds them when none serves the key, and a key
+			 * held elsewhere too does not lend this row its commit */
+			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
+			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_start(res, f->window) + res->width - 1;
+		}
+		rk_error_clear(&lerr);
+		rc = rk_reader_commit_times(source, &q, c, k, &lerr);
+		if (rc == 0) {
+			for (size_t j = 0; j < m; j++) {
+				commit[idx[at + j]] = c[j];
+				known[idx[at + j]] = k[j];
+			}
+		} else if (rc > 0) {
+			snprintf(why, sizeof why, "%s", lerr.msg);
+		} else {
+			*err = lerr;
+		}
+		free(c);
+		free(lo);
+		free(hi);
+		free(k);
+	}
+	if (rc >= 0)
+		rk_diagnose_classify(res, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL, why);
+	free(values);
+	free(idx);
+	free(commit);
+	free(known);
+	return rc < 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * classification
+ * ---------------------------------------------------------------------- */
+
+/* qsort takes no context; a job checks tables on several threads */
+static _Thread_local int rk_key_cmp_n;
+
+static int rk_key_cmp(char *const *x, char *const *y)
+{
+	for (int i = 0; i < rk_key_cmp_n; i++) {
+		int c;
+		if (!x[i] || !y[i]) {
+			if (x[i] != y[i])
+				return x[i] ? 1 : -1;
+			continue;
+		}
+		if ((c = strcmp(x[i], y[i])) != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* Orders finding pointers by key. */
+static int rk_fkey_cmp(const void *a, const void *b)
+{
+	return rk_key_cmp((*(const rk_finding *const *)a)->key, (*(const rk_finding *const *)b)->key);
+}
+
+typedef struct rk_diag {
+	rk_check_result *res;
+	rk_pattern *of;
+	const rk_finding **byk;      /* scratch: findings by key */
+} rk_diag;
+
+static _Thread_local const rk_finding **rk_sort_base;
+
+/* Orders finding indexes by (key, window). */
+static int rk_idx_key_cmp(const void *a, const void *b)
+{
+	const rk_finding *x = rk_sort_base[*(const size_t *)a], *y = rk_sort_base[*(const size_t *)b];
+	int c = rk_key_cmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->window < y->window ? -1 : x->window > y->window;
+}
+
+/* Orders finding indexes by (source time, index). */
+static int rk_idx_time_cmp(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const rk_finding *x = rk_sort_base[i], *y = rk_sort_base[j];
+
+	if (x->source_time != y->source_time)
+		return x->source_time < y->source_time ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * Spans of source time that break a run of damaged rows (rows the target
+ * holds otherwise than the run's do), sorted by start, with the latest end
+ * among each prefix: whether one meets an interval is a binary search.
+ */
+typedef struct rk_breaks {
+	rk_held *v;
+	rk_usec *reach;              /* reach[k]: the latest end among v[0..k] */
+	size_t n;
+} rk_breaks;
+
+static int rk_held_cmp(const void *a, const void *b)
+{
+	const rk_held *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The drilldown's spans and those of the findings that pass says break:
+ * each finding's source copies, [source_min, source_max]. */
+static void rk_breaks_make(rk_breaks *b, const rk_check_result *r, bool (*breaks)(const rk_finding *))
+{
+	b->v = rk_xcalloc(r->nheld + r->nfindings + 1, sizeof *b->v);
+	b->n = 0;
+	for (size_t i = 0; i < r->nheld; i++)
+		b->v[b->n++] = r->held[i];
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const rk_finding *f = &r->findings[i];
+
+		if (f->source_copies && f->source_min != RK_USEC_NINF && breaks(f))
+			b->v[b->n++] = (rk_held){f->source_min, f->source_max};
+	}
+	if (b->n)
+		qsort(b->v, b->n, sizeof *b->v, rk_held_cmp);
+	b->reach = rk_xcalloc(b->n + 1, sizeof *b->reach);
+	for (size_t k = 0; k < b->n; k++)
+		b->reach[k] = k && b->reach[k - 1] > b->v[k].hi ? b->reach[k - 1] : b->v[k].hi;
+}
+
+static void rk_breaks_free(rk_breaks *b)
+{
+	free(b->v);
+	free(b->reach);
+}
+
+/* True when a span of b meets [lo, hi]. */
+static bool rk_breaks_meet(const rk_breaks *b, rk_usec lo, rk_usec hi)
+{
+	size_t a = 0, z = b->n;
+
+	/* the spans that start at or before hi: v[0..a) */
+	while (a < z) {
+		size_t mid = a + (z - a) / 2;
+		if (b->v[mid].lo <= hi)
+			a = mid + 1;
+		else
+			z = mid;
+	}
+	return a > 0 && b->reach[a - 1] >= lo;
+}
+
+/*
+ * Whether the source rows x and y (x first) lie next to each other: no
+ * source row between them, ties included, breaks the run (brk), and the
+ * windows between them hold no source row.
+ */
+static bool rk_adjacent(const rk_diag *g, const rk_finding *x, const rk_finding *y, const rk_breaks *brk)
+{
+	const rk_check_result *r = g->res;
+
+	if (rk_breaks_meet(brk, x->source_time, y->source_time))
+		return false;
+	for (size_t w = x->window + 1; w < y->window; w++)
+		if (r->side[0].rows[w])
+			return false;
+	return true;
+}
+
+/* A span of damaged rows that gap or repeat names. */
+typedef struct rk_span {
+	rk_usec first, last;
+	size_t rows;
+} rk_span;
+
+typedef struct rk_spans {
+	rk_span *v;
+	size_t n;
+} rk_spans;
+
+static void rk_span_add(rk_spans *s, rk_usec first, rk_usec last, size_t rows)
+{
+	s->v = rk_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+	s->v[s->n++] = (rk_span){first, last, rows};
+}
+
+static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
+{
+	return (t - r->from) % r->width == 0 || t % RK_DIAG_HOUR == 0;
+}
+
+/*
+ * Runs of rows in time order (cand, n of them), each row next to the one
+ * before: gap's lost rows or repeat's doubled ones.  A run's rows that no
+ * pattern holds yet become `pat` when there are at least two (repeat: when
+ * they are not all on a boundary; those become boundary, however few).
+ */
+static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_spans *spans,
+                    rk_spans *bspans)
+{
+	const rk_check_result *r = g->res;
+	size_t start = 0;
+
+	rk_sort_base = (const rk_finding **)g->byk;
+	qsort(cand, n, sizeof *cand, rk_idx_time_cmp);
+	for (size_t k = 1; k <= n; k++) {
+		size_t free_rows = 0;
+		bool all_boundary = true;
+		rk_usec first = RK_USEC_PINF, last = RK_USEC_NINF;
+		rk_pattern to;
+
+		if (k < n && rk_adjacent(g, &r->findings[cand[k - 1]], &r->findings[cand[k]], brk))
+			continue;
+		for (size_t j = start; j < k; j++) {
+			const rk_finding *f = &r->findings[cand[j]];
+			if (g->of[cand[j]] != RK_PAT_NONE)
+				continue;
+			free_rows++;
+			all_boundary &= rk_on_boundary(r, f->source_time);
+			if (f->source_time < first)
+				first = f->source_time;
+			if (f->source_time > last)
+				last = f->source_time;
+		}
+		to = pat == RK_PAT_REPEAT && free_rows && all_boundary ? RK_PAT_BOUNDARY : pat;
+		if (free_rows >= 2 || (to == RK_PAT_BOUNDARY && free_rows)) {
+			for (size_t j = start; j < k; j++)
+				if (g->of[cand[j]] == RK_PAT_NONE)
+					g->of[cand[j]] = to;
+			rk_span_add(to == RK_PAT_BOUNDARY ? bspans : spans, first, last, free_rows);
+		}
+		start = k;
+	}
+}
+
+static void rk_fit_moved(rk_diag *g)
+{
+	rk_check_result *r = g->res;
+	size_t *ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix), n = 0;
+
+	for (size_t i = 0; i < r->nfindings; i++) {
+		rk_find_kind k = r->findings[i].kind;
+		if (g->of[i] == RK_PAT_NONE && (k == RK_FIND_EXTRA || k == RK_FIND_MISSING))
+			ix[n++] = i;
+	}
+	rk_sort_base = (const rk_finding **)g->byk;
+	qsort(ix, n, sizeof *ix, rk_idx_key_cmp);
+	/* per key, in window order: an extra copy, then a missing row later */
+	for (size_t a = 0; a < n; a++) {
+		const rk_finding *x = &r->findings[ix[a]];
+
+		if (x->kind != RK_FIND_EXTRA || g->of[ix[a]] != RK_PAT_NONE)
+			continue;
+		for (size_t b = a + 1; b < n && !rk_key_cmp(x->key, r->findings[ix[b]].key); b++) {
+			const rk_finding *y = &r->findings[ix[b]];
+			if (y->kind == RK_FIND_MISSING && y->window > x->window && g->of[ix[b]] == RK_PAT_NONE) {
+				g->of[ix[a]] = RK_PAT_MOVED;
+				g->of[ix[b]] = RK_PAT_MOVED;
+				break;
+			}
+		}
+	}
+	free(ix);
+}
+
+/* "4.2s", "12m 05s", "3h 20m", "273d 1h" */
+static void rk_lag_text(rk_buf *b, double s)
+{
+	long long v = (long long)s;
+
+	if (s < 0)
+		rk_buf_printf(b, "%.3fs", s);
+	else if (s < 60)
+		rk_buf_printf(b, "%.3fs", s);
+	else if (v < 3600)
+		rk_buf_printf(b, "%lldm %02llds", v / 60, v % 60);
+	else if (v < 86400)
+		rk_buf_printf(b, "%lldh %02lldm", v / 3600, v % 3600 / 60);
+	else
+		rk_buf_printf(b, "%lldd %lldh", v / 86400, v % 86400 / 3600);
+}
+
+static void rk_spans_text(rk_buf *b, const rk_spans *s)
+{
+	char t1[RK_TIME_STRLEN], t2[RK_TIME_STRLEN];
+
+	for (size_t i = 0; i < s->n && i < RK_DIAG_SPANS; i++)
+		rk_buf_printf(b, "%s%s to %s (%zu row%s)", i ? "; " : "", rk_time_format(s->v[i].first, t1),
+		              rk_time_format(s->v[i].last, t2), s->v[i].rows, s->v[i].rows == 1 ? "" : "s");
+	if (s->n > RK_DIAG_SPANS)
+		rk_buf_printf(b, "; and %zu more span%s", s->n - RK_DIAG_SPANS, s->n - RK_DIAG_SPANS == 1 ? "" : "s");
+}
+
+/* The first keys of pattern p, with what each shows. */
+static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec *commit)
+{
+	const rk_check_result *r = g->res;
+	char t1[RK_TIME_STRLEN], t2[RK_TIME_STRLEN];
+	size_t shown = 0, total = 0;
+
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const rk_finding *f = &r->findings[i];
+
+		if (g->of[i] != p)
+			continue;
+		total++;
+		if (shown == RK_DIAG_EXAMPLES || (p == RK_PAT_MOVED && f->kind != RK_FIND_EXTRA))
+			continue;
+		rk_buf_puts(b, shown++ ? "; " : "e.g. ");
+		rk_finding_key_text(b, r, f);
+		switch (p) {
+		case RK_PAT_LATE_COMMIT:
+			rk_buf_printf(b, " (time %s, committed %s: ", rk_time_format(f->source_time, t1),
+			              rk_time_format(commit[i], t2));
+			rk_lag_text(b, (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC);
+			rk_buf_puts(b, " later)");
+			break;
+		case RK_PAT_BOUNDARY:
+			rk_buf_printf(b, " at %s, %u copies in the target", rk_time_format(f->source_time, t1),
+			              f->target_copies);
+			break;
+		case RK_PAT_MOVED: {
+			/* the missing half of this key, for its source time */
+			rk_usec now_at = RK_USEC_NINF;
+			for (size_t j = 0; j < r->nfindings; j++)
+				if (g->of[j] == RK_PAT_MOVED && r->findings[j].kind == RK_FIND_MISSING &&
+				    !rk_key_cmp(r->findings[j].key, f->key))
+					now_at = r->findings[j].source_time;
+			rk_buf_printf(b, ": the target's copy at %s, the source's row now at %s",
+			              rk_time_format(f->target_time, t1), rk_time_format(now_at, t2));
+			break;
+		}
+		case RK_PAT_UNBUMPED_UPDATE:
+			rk_buf_printf(b, " at %s on both sides", rk_time_format(f->source_time, t1));
+			break;
+		case RK_PAT_SOURCE_DUPLICATE:
+			rk_buf_printf(b, " (%u source rows)", f->source_copies);
+			break;
+		case RK_PAT_UNCLASSIFIED:
+			rk_buf_printf(b, " (%s)", rk_find_kind_name(f->kind));
+			break;
+		default:
+			break;
+		}
+	}
+	if (total > shown && p != RK_PAT_MOVED)
+		rk_buf_printf(b, "; and %zu more", total - shown);
+}
+
+/* Appends the cause of pattern p, when some finding has it. */
+static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_spans *spans,
+                         const char *late_why)
+{
+	rk_check_result *r = g->res;
+	rk_diagnosis *d = r->diagnosis;
+	rk_cause c;
+	rk_buf ev = RK_BUF_INIT;
+	const rk_finding **keys;
+	size_t nk = 0, nmissing = 0;
+	char sd[RK_TIME_STRLEN];
+
+	memset(&c, 0, sizeof c);
+	c.pattern = p;
+	keys = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *keys);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const rk_finding *f = &r->findings[i];
+
+		if (g->of[i] != p)
+			continue;
+		c.findings++;
+		nmissing += f->kind == RK_FIND_MISSING;
+		keys[nk++] = f;
+		if (!c.nwindows || c.windows[c.nwindows - 1] != f->window) {
+			c.windows = rk_xrealloc(c.windows, (c.nwindows + 1) * sizeof *c.windows);
+			c.windows[c.nwindows++] = f->window;
+		}
+		if (p == RK_PAT_LATE_COMMIT) {
+			double lag = (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC;
+			if (lag > c.max_lag)
+				c.max_lag = lag;
+		}
+	}
+	if (p == RK_PAT_NULL_TIME) {
+		c.keys = (size_t)(r->side[0].null_time + r->side[1].null_time);
+		if (!c.keys) {
+			free(keys);
+			return;
+		}
+		rk_buf_printf(&ev, "the source has %llu and the target %llu rows whose time is NULL",
+		              (unsigned long long)r->side[0].null_time, (unsigned long long)r->side[1].null_time);
+	} else {
+		if (!c.findings) {
+			free(keys);
+			return;
+		}
+		/* distinct keys: sorted, then counted */
+		qsort(keys, nk, sizeof *keys, rk_fkey_cmp);
+		for (size_t i = 0; i < nk; i++)
+			c.keys += i == 0 || rk_key_cmp(keys[i - 1]->key, keys[i]->key) != 0;
+	}
+	switch (p) {
+	case RK_PAT_LATE_COMMIT:
+		rk_buf_printf(&ev, "%zu missing row%s committed more than the settle margin (%s) after %s time, up to ",
+		              c.findings, c.findings == 1 ? "" : "s", rk_duration_format(settle, sd),
+		              c.findings == 1 ? "its" : "their");
+		rk_lag_text(&ev, c.max_lag);
+		rk_buf_puts(&ev, " later: ");
+		break;
+	case RK_PAT_GAP:
+		rk_buf_printf(&ev, "%zu source rows, none of them in the target, and the target holds no source row "
+		                   "between them: ", c.findings);
+		rk_spans_text(&ev, spans);
+		break;
+	case RK_PAT_REPEAT:
+		rk_buf_printf(&ev, "%zu source rows the target holds more than once, and every source row between them "
+		                   "too: ", c.findings);
+		rk_spans_text(&ev, spans);
+		break;
+	case RK_PAT_BOUNDARY:
+		rk_buf_printf(&ev, "%zu duplicated row%s, each alone and exactly on a window boundary or a whole hour: ",
+		              c.findings, c.findings == 1 ? "" : "s");
+		break;
+	case RK_PAT_MOVED:
+		rk_buf_printf(&ev, "%zu key%s with a target copy in one window that the source no longer has there, and "
+		                   "a missing row in a later window: ", c.keys, c.keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_UNBUMPED_UPDATE:
+		rk_buf_printf(&ev, "%zu changed row%s whose time is the same on both sides: ", c.findings,
+		              c.findings == 1 ? "" : "s");
+		break;
+	case RK_PAT_SOURCE_DUPLICATE:
+		rk_buf_printf(&ev, "%zu key%s held more than once by the source: ", c.keys, c.keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_UNCLASSIFIED:
+		rk_buf_printf(&ev, "%zu finding%s no pattern explains: ", c.findings, c.findings == 1 ? "" : "s");
+		break;
+	default:
+		break;
+	}
+	if (p != RK_PAT_NULL_TIME && p != RK_PAT_GAP && p != RK_PAT_REPEAT)
+		rk_examples(&ev, g, p, commit);
+	if (nmissing && late_why && p != RK_PAT_LATE_COMMIT)
+		rk_buf_printf(&ev, " (late commits could not be examined: %s)", late_why);
+	c.cause = rk_xstrdup(rk_pat_text[p].cause);
+	c.next_step = rk_xstrdup(rk_pat_text[p].next_step);
+	c.evidence = rk_xstrdup(rk_buf_cstr(&ev));
+	rk_buf_free(&ev);
+	free(keys);
+	d->causes = rk_xrealloc(d->causes, (d->ncauses + 1) * sizeof *d->causes);
+	d->causes[d->ncauses++] = c;
+}
+
+static void rk_causes_free(rk_diagnosis *d)
+{
+	for (size_t i = 0; i < d->ncauses; i++) {
+		free(d->causes[i].windows);
+		free(d->causes[i].cause);
+		free(d->causes[i].evidence);
+		free(d->causes[i].next_step);
+	}
+	free(d->causes);
+	d->causes = NULL;
+	d->ncauses = 0;
+}
+
+/* What breaks a repeat: a source row the target holds at most once. */
+static bool rk_breaks_repeat(const rk_finding *f)
+{
+	return f->kind == RK_FIND_MISSING || f->kind == RK_FIND_CHANGED ||
+	       (f->kind == RK_FIND_SOURCE_DUPLICATE && f->target_copies <= f->source_copies);
+}
+
+/* What breaks a gap: a key the target holds, in some form. */
+static bool rk_breaks_gap(const rk_finding *f)
+{
+	return f->target_copies > 0;
+}
+
+void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
+                          const char *late_why)
+{
+	rk_diagnosis *d = rk_diag_get(res);
+	size_t n = res->nfindings, ncand = 0;
+	size_t *cand = rk_xcalloc(n ? n : 1, sizeof *cand);
+	rk_breaks brk;
+	const rk_finding **base = rk_xcalloc(n ? n : 1, sizeof *base);
+	rk_spans gaps = {NULL, 0}, repeats = {NULL, 0}, bounds = {NULL, 0};
+	rk_diag g;
+
+	rk_causes_free(d);
+	free(d->of);
+	d->of = rk_xcalloc(n ? n : 1, sizeof *d->of);
+	d->late_examined = commit != NULL;
+	snprintf(d->late_why, sizeof d->late_why, "%s", commit || !late_why ? "" : late_why);
+	late_why = commit ? NULL : d->late_why;
+	rk_key_cmp_n = (int)res->nkey;
+	for (size_t i = 0; i < n; i++) {
+		d->of[i] = RK_PAT_NONE;
+		base[i] = &res->findings[i];
+	}
+	g.res = res;
+	g.of = d->of;
+	g.byk = base;
+
+	/* late_commit: committed after its time plus the settle margin */
+	for (size_t i = 0; commit && i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+		if (f->kind == RK_FIND_MISSING && known[i] && f->source_time != RK_USEC_NINF &&
+		    commit[i] - f->source_time > settle)
+			d->of[i] = RK_PAT_LATE_COMMIT;
+	}
+	/* boundary and repeat: runs of doubled rows; rows the target holds at
+	 * most once break them */
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+		if (f->kind == RK_FIND_DUPLICATED && f->source_copies)
+			cand[ncand++] = i;
+	}
+	rk_breaks_make(&brk, res, rk_breaks_repeat);
+	rk_runs(&g, cand, ncand, &brk, RK_PAT_REPEAT, &repeats, &bounds);
+	rk_breaks_free(&brk);
+	/* a repeat run is judged before moved and unbumped_update take theirs:
+	 * they never hold a duplicated row, so the order of the table holds */
+	rk_fit_moved(&g);
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+		if (d->of[i] == RK_PAT_NONE && f->kind == RK_FIND_CHANGED && f->source_time != RK_USEC_NINF &&
+		    f->source_time == f->target_time)
+			d->of[i] = RK_PAT_UNBUMPED_UPDATE;
+	}
+	/* gap: runs of lost rows (no target copy); rows the target holds break them */
+	ncand = 0;
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+		if (f->kind == RK_FIND_MISSING && f->target_copies == 0)
+			cand[ncand++] = i;
+	}
+	rk_breaks_make(&brk, res, rk_breaks_gap);
+	rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &gaps);
+	rk_breaks_free(&brk);
+	/* source_duplicate: the key the source holds twice, and what that did
+	 * to the same key's copies in the target of that window */
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+
+		if (f->kind != RK_FIND_SOURCE_DUPLICATE)
+			continue;
+		if (d->of[i] == RK_PAT_NONE)
+			d->of[i] = RK_PAT_SOURCE_DUPLICATE;
+		/* the findings are in window order: look in this one only */
+		for (size_t j = i; j > 0 && res->findings[j - 1].window == f->window; j--)
+			if (d->of[j - 1] == RK_PAT_NONE && !rk_key_cmp(res->findings[j - 1].key, f->key))
+				d->of[j - 1] = RK_PAT_SOURCE_DUPLICATE;
+		for (size_t j = i + 1; j < n && res->findings[j].window == f->window; j++)
+			if (d->of[j] == RK_PAT_NONE && !rk_key_cmp(res->findings[j].key, f->key))
+				d->of[j] = RK_PAT_SOURCE_DUPLICATE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (d->of[i] == RK_PAT_NONE)
+			d->of[i] = RK_PAT_UNCLASSIFIED;
+	for (int p = 0; p < RK_PAT_COUNT; p++)
+		rk_add_cause(&g, (rk_pattern)p, settle, commit, p == RK_PAT_GAP ? &gaps : &repeats, late_why);
+	free(gaps.v);
+	free(repeats.v);
+	free(bounds.v);
+	free(cand);
+	free(base);
+}
+
+void rk_diagnosis_free(rk_diagnosis *d)
+{
+	if (!d)
+		return;
+	rk_causes_free(d);
+	for (size_t i = 0; i < d->nwarnings; i++)
+		free(d->warnings[i].message);
+	free(d->warnings);
+	free(d->of);
+	free(d);
+}

@@ -1,0 +1,101 @@
+/*
+ * diagnose.h - why the rows went missing: the findings of a check grouped
+ * into patterns, each with its likely cause, evidence and next step, and the
+ * warnings a verdict cannot carry (product.md 2.7).
+ *
+ * Works on the check result (rk_check_result: the findings with the span
+ * of their source copies, and where the drilldown saw the damaged windows'
+ * other source rows, rk_check_result.held) plus cheap targeted queries on
+ * the source: the commit times of the missing keys only, the source's
+ * unique indexes and its open transactions.  Nothing here reads a window
+ * again.  A diagnosis never
+ * changes the verdict and never hides a finding: each finding belongs to
+ * exactly one pattern, the first that fits in the order of rk_pattern.
+ */
+#ifndef RK_CHECK_DIAGNOSE_H
+#define RK_CHECK_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "check/check.h"
+#include "core/error.h"
+#include "io/reader.h"
+
+/* The patterns, in the order a finding is fitted to them. */
+typedef enum rk_pattern {
+	RK_PAT_LATE_COMMIT,
+	RK_PAT_BOUNDARY,
+	RK_PAT_MOVED,
+	RK_PAT_UNBUMPED_UPDATE,
+	RK_PAT_GAP,
+	RK_PAT_REPEAT,
+	RK_PAT_SOURCE_DUPLICATE,
+	RK_PAT_NULL_TIME,
+	RK_PAT_UNCLASSIFIED,
+	RK_PAT_COUNT
+} rk_pattern;
+
+/* "gap", "late_commit", ... */
+const char *rk_pattern_name(rk_pattern p);
+
+/* One pattern found: its findings' windows and keys, and what to say. */
+typedef struct rk_cause {
+	rk_pattern pattern;
+	size_t *windows;         /* window indexes, ascending (none for null_time) */
+	size_t nwindows;
+	size_t keys;             /* distinct keys (null_time: rows with a NULL time) */
+	size_t findings;         /* findings it holds (null_time: 0) */
+	double max_lag;          /* late_commit: the largest commit lag, seconds */
+	char *cause, *evidence, *next_step;
+} rk_cause;
+
+/* A fact the verdict cannot see; it never changes the verdict. */
+typedef struct rk_warning {
+	const char *kind;        /* "open_transaction", "sessions_hidden", "key_not_unique", "not_checked" */
+	char *message;
+} rk_warning;
+
+typedef struct rk_diagnosis {
+	rk_cause *causes;        /* in rk_pattern order */
+	size_t ncauses;
+	rk_warning *warnings;
+	size_t nwarnings;
+	rk_pattern *of;          /* [nfindings]: each finding's pattern */
+	bool late_examined;      /* commit times were read */
+	char late_why[sizeof ((rk_error *)0)->msg]; /* ... or why not */
+} rk_diagnosis;
+
+/*
+ * The warnings about the source, asked before the digest pass, while the
+ * snapshot the check reads is new: other sessions of the source database in
+ * a transaction that began before the end of the newest closed window
+ * (reckon's own sessions, own_pids, left out), whether the role can see
+ * other roles' sessions, and whether a primary key or unique index backs
+ * key_index.  Creates res->diagnosis.  A query that fails becomes a warning;
+ * returns 0.
+ */
+int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
+                     const int *own_pids, size_t nown);
+
+/*
+ * After the drilldown: reads the commit times of the missing keys from the
+ * source (when it keeps them), each key's rows within its source copies'
+ * time span (time_index: the time column), and classifies every finding
+ * (rk_diagnose_classify).  Returns 0, or -1 with err when the source failed.
+ */
+int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
+                    size_t time_index, rk_error *err);
+
+/*
+ * The classification itself, on the result alone: commit[i] / known[i]
+ * are finding i's source commit time (missing findings only; NULL when
+ * late commits could not be examined, late_why saying why).  Fills
+ * res->diagnosis (created when NULL), replacing earlier causes.
+ */
+void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
+                          const char *late_why);
+
+void rk_diagnosis_free(rk_diagnosis *d);
+
+#endif

@@ -1,0 +1,488 @@
+# shellcheck shell=bash
+# The diagnosis (product.md 2.7): every pattern placed by construction, alone
+# and several in one table, with its exact windows and key counts; a real late
+# commit (a second session holding its transaction open); the warnings exactly
+# when they should appear; reckon lateness against SQL over the same rows.
+#
+# Late commits need track_commit_timestamp = on, which the suite's cluster
+# does not have (a stock server's default): the cases that need it start a
+# second, private cluster with it (cts_start, tests/integration/lib.sh).
+
+DB=diag_db
+
+# 48 rows, one every 10 minutes from 2026-03-02 00:00: six per 1h window.
+# The target starts as an exact copy (no key: it may hold duplicates).
+mk_pair() { # mk_pair DB [SOURCE_DDL_SUFFIX]
+	createdb "$1"
+	sql "$1" >/dev/null <<-SQL
+		create table s (id int ${2-primary key}, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + (g - 1) * interval '10 minutes', g
+		from generate_series(1, 48) g;
+		create table t (id int, ts timestamptz, v int);
+		insert into t select * from s;
+	SQL
+}
+
+W0=2026-03-02T00:00:00Z
+W1=2026-03-02T01:00:00Z
+W2=2026-03-02T02:00:00Z
+W4=2026-03-02T04:00:00Z
+W5=2026-03-02T05:00:00Z
+W7=2026-03-02T07:00:00Z
+
+check_pair() { # check_pair DB [OPTIONS...] - check into ./rep; exit status in $OUT etc.
+	local db=$1
+	shift
+	rm -rf rep
+	rk check --source "$(conn "$db")" --target "$(conn "$db")" --source-table s --target-table t --key id --time ts \
+		--from $W0 --to 2026-03-02T08:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep "$@"
+}
+
+# [[pattern, [windows], keys], ...] of rep/summary.json
+causes() {
+	jq -c '[.diagnosis[] | [.pattern, .windows, .keys]]' rep/summary.json
+}
+
+# every finding belongs to exactly one pattern
+assert_all_findings_placed() {
+	assert_eq "$(jq '[.findings[]] | add' rep/summary.json)" \
+		"$(jq '[.diagnosis[] | select(.pattern != "null_time") | .findings] | add // 0' rep/summary.json)" \
+		"findings placed in patterns"
+}
+
+# --- each pattern alone -----------------------------------------------------
+
+test_gap_of_one_whole_window() {
+	mk_pair $DB
+	sql $DB "delete from t where id between 7 and 12"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"gap\",[\"$W1\"],6]]" "$(causes)"
+	assert_all_findings_placed
+	assert_contains "$OUT" "likely causes:"
+	assert_contains "$OUT" "a run's rows never arrived"
+	# without commit times, late commits are not claimed, and that is said
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" "late commits could not be examined"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" "track_commit_timestamp"
+}
+
+test_gap_across_a_window_boundary() {
+	# 01:40 .. 02:10: the end of one window and the start of the next; the
+	# rows around them (01:30, 02:20) are in the target
+	mk_pair $DB
+	sql $DB "delete from t where id between 11 and 14"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"gap\",[\"$W1\",\"$W2\"],4]]" "$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"2026-03-02T01:40:00Z to 2026-03-02T02:10:00Z (4 rows)"
+}
+
+test_long_gap_over_seven_windows() {
+	# 00:00 .. 06:30 lost: windows the target holds nothing of, and the
+	# rows around one it holds
+	mk_pair $DB
+	sql $DB "delete from t where id <= 40"
+	assert_exit 1 check_pair $DB
+	assert_eq '[["gap",["2026-03-02T00:00:00Z","2026-03-02T01:00:00Z","2026-03-02T02:00:00Z","2026-03-02T03:00:00Z","2026-03-02T04:00:00Z","2026-03-02T05:00:00Z","2026-03-02T06:00:00Z"],40]]' \
+		"$(causes)"
+	# one row the target kept in the middle cuts it in two
+	sql $DB "insert into t select * from s where id = 20"
+	assert_exit 1 check_pair $DB
+	assert_eq '[["gap",["2026-03-02T00:00:00Z","2026-03-02T01:00:00Z","2026-03-02T02:00:00Z","2026-03-02T03:00:00Z","2026-03-02T04:00:00Z","2026-03-02T05:00:00Z","2026-03-02T06:00:00Z"],39]]' \
+		"$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"2026-03-02T00:00:00Z to 2026-03-02T03:00:00Z (19 rows); 2026-03-02T03:20:00Z to 2026-03-02T06:30:00Z (20 rows)"
+}
+
+test_missing_rows_apart_are_no_gap() {
+	# two lost rows with a row the target holds between them: no gap
+	mk_pair $DB
+	sql $DB "delete from t where id in (8, 10)"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unclassified\",[\"$W1\"],2]]" "$(causes)"
+	# one lost row alone is no gap either
+	mk_pair $DB
+	sql $DB "delete from t where id = 16"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unclassified\",[\"$W2\"],1]]" "$(causes)"
+	assert_contains "$OUT" "no known pattern explains these findings"
+}
+
+test_repeat() {
+	mk_pair $DB
+	sql $DB "insert into t select * from s where id between 13 and 18"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"repeat\",[\"$W2\"],6]]" "$(causes)"
+	assert_contains "$OUT" "an append retried after its write"
+}
+
+test_boundary() {
+	mk_pair $DB
+	sql $DB "insert into t select * from s where id = 25"   # 04:00, a boundary
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"boundary\",[\"$W4\"],1]]" "$(causes)"
+	# a duplicated row off the boundaries is no boundary (and alone, no repeat)
+	mk_pair $DB
+	sql $DB "insert into t select * from s where id = 26"   # 04:10
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unclassified\",[\"$W4\"],1]]" "$(causes)"
+}
+
+test_moved() {
+	mk_pair $DB
+	# the source row moved from 05:30 to 07:35; the target kept its old copy
+	sql $DB "update s set ts = '2026-03-02 07:35+00' where id = 34"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"moved\",[\"$W5\",\"$W7\"],1]]" "$(causes)"
+	assert_eq 2 "$(jget rep/summary.json '.diagnosis[0].findings')"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"34: the target's copy at 2026-03-02T05:30:00Z, the source's row now at 2026-03-02T07:35:00Z"
+}
+
+test_unbumped_update() {
+	mk_pair $DB
+	sql $DB "update s set v = 999 where id = 30"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unbumped_update\",[\"$W4\"],1]]" "$(causes)"
+	# a change that moved the time within the window is not unbumped
+	mk_pair $DB
+	sql $DB "update s set v = 999, ts = ts + interval '1 minute' where id = 30"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unclassified\",[\"$W4\"],1]]" "$(causes)"
+}
+
+test_source_duplicate() {
+	mk_pair $DB ""
+	sql $DB "insert into s values (40, '2026-03-02 06:30+00', 40)"   # id 40 twice, once in the target
+	assert_exit 1 check_pair $DB
+	assert_eq '[["source_duplicate",["2026-03-02T06:00:00Z"],1]]' "$(causes)"
+	assert_all_findings_placed
+}
+
+test_null_time() {
+	mk_pair $DB
+	sql $DB "insert into s values (100, null, 100)"
+	assert_exit 1 check_pair $DB
+	assert_eq '[["null_time",[],1]]' "$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"the source has 1 and the target 0 rows whose time is NULL"
+}
+
+# A gap and a repeat that cover part of a window, among rows one second
+# apart: the drilldown narrows the damaged slices of 56 rows into pieces and
+# leaves, streamed and in the database, and what it saw on the way (pieces
+# and rows the target holds) tells the runs from scattered losses.
+test_gap_and_repeat_in_part_of_a_window() {
+	local dense=diag_dense
+	createdb $dense
+	ext_create $dense
+	sql $dense >/dev/null <<-SQL
+		create table s (id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create table t (id int, ts timestamptz, v int);
+		insert into t select * from s;
+		delete from t where id between 4200 and 4699;                        -- gap: 01:10:00 .. 01:18:19
+		insert into t select * from s where id between 12000 and 12199;      -- repeat: 03:20:00 .. 03:23:19
+		delete from t where id in (19000, 19002);                            -- apart: 05:16:40, 05:16:42
+	SQL
+	local want="[[\"gap\",[\"$W1\"],500],[\"repeat\",[\"2026-03-02T03:00:00Z\"],200],[\"unclassified\",[\"$W5\"],2]]"
+	assert_exit 1 check_pair $dense --leaf-rows 10
+	assert_eq "$want" "$(causes)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" \
+		"2026-03-02T01:10:00Z to 2026-03-02T01:18:19Z (500 rows)"
+	assert_exit 1 check_pair $dense --leaf-rows 10 --pushdown -v
+	assert_contains "$ERR" "source: the drilldown narrows the damage in the database"
+	assert_eq "$want" "$(causes)"
+	assert_exit 1 check_pair $dense --pushdown
+	assert_eq "$want" "$(causes)"
+	assert_all_findings_placed
+}
+
+# --- several at once --------------------------------------------------------
+
+test_several_patterns_in_one_table() {
+	mk_pair $DB
+	sql $DB >/dev/null <<-SQL
+		delete from t where id between 7 and 12;                         -- gap, 01:00
+		insert into t select * from s where id between 13 and 18;        -- repeat, 02:00
+		insert into t select * from s where id = 25;                     -- boundary, 04:00
+		update s set v = 999 where id = 30;                              -- unbumped, 04:50
+		update s set ts = '2026-03-02 07:35+00' where id = 34;           -- moved, 05:30 -> 07:35
+		delete from t where id = 45;                                     -- alone, 07:20
+	SQL
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"boundary\",[\"$W4\"],1],[\"moved\",[\"$W5\",\"$W7\"],1],[\"unbumped_update\",[\"$W4\"],1],[\"gap\",[\"$W1\"],6],[\"repeat\",[\"$W2\"],6],[\"unclassified\",[\"$W7\"],1]]" \
+		"$(causes)"
+	assert_all_findings_placed
+	# the text output says the same, under the damage
+	assert_match "$(sed -n '/^likely causes:/,$p' "$OUT" | grep -E '^  [a-z_]+ ' | awk '{print $1 ":" $2}' | tr '\n' ' ')" \
+		'^boundary:1 moved:1 unbumped_update:1 gap:6 repeat:6 unclassified:1 $'
+	# the diagnosis never changes the verdict or the rerun list
+	assert_eq differ "$(jget rep/summary.json .verdict)"
+	assert_eq 5 "$(jget rep/summary.json '.rerun | length')"
+}
+
+test_no_diagnosis_when_everything_matches() {
+	mk_pair $DB
+	assert_exit 0 check_pair $DB
+	assert_eq '[]' "$(causes)"
+	assert_eq '[]' "$(jq -c .warnings rep/summary.json)"
+	assert_not_contains "$OUT" "likely causes:"
+	assert_not_contains "$OUT" "warnings"
+}
+
+test_diagnose_off_switch() {
+	mk_pair $DB
+	sql $DB "delete from t where id between 7 and 12"
+	RECKON_DIAGNOSE=off assert_exit 1 check_pair $DB
+	assert_eq null "$(jq -c .diagnosis rep/summary.json)"
+	assert_not_contains "$OUT" "likely causes:"
+}
+
+# --- warnings ---------------------------------------------------------------
+
+test_warning_key_not_unique() {
+	mk_pair $DB ""
+	assert_exit 0 check_pair $DB
+	assert_eq '["key_not_unique"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	assert_contains "$OUT" "no primary key or unique index of the source makes the key (id) unique"
+	# a unique index on the key is as good as a primary key ...
+	sql $DB "create unique index on s (id)"
+	assert_exit 0 check_pair $DB
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	# ... a partial one is not
+	sql $DB "drop index s_id_idx; create unique index on s (id) where v > 0"
+	assert_exit 0 check_pair $DB
+	assert_eq '["key_not_unique"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	# a unique index on part of a composite key makes the whole key unique
+	assert_exit 0 check_pair $DB --key id,v
+	assert_eq '["key_not_unique"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	sql $DB "drop index s_id_idx; create unique index on s (id)"
+	assert_exit 0 check_pair $DB --key id,v
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+}
+
+# open_session DB - a psql session that begins a transaction, takes an xid
+# and stays open until close_session; its pid in $SESSION_PID
+open_session() {
+	mkfifo session.in
+	"$RK_PGBIN/psql" -X -q -d "$1" <session.in >session.out 2>&1 &
+	SESSION_PSQL=$!
+	exec 7>session.in
+	echo "begin; select txid_current(); select pg_backend_pid() as reckon_test_session;" >&7
+	local _
+	for _ in $(seq 1 100); do
+		SESSION_PID=$(sql postgres "select pid from pg_stat_activity where state = 'idle in transaction'
+		                            and datname = '$1' and backend_xid is not null" | head -n 1)
+		[[ -n $SESSION_PID ]] && return 0
+		sleep 0.1
+	done
+	fail "the open session did not start"
+}
+
+close_session() {
+	echo "commit;" >&7
+	exec 7>&-
+	wait "$SESSION_PSQL"
+}
+
+test_warning_open_transaction() {
+	mk_pair $DB
+	open_session $DB
+	# the session's transaction began before the end of the newest closed
+	# window (the clock says it is a day later): rows it writes may land there
+	assert_exit 0 rk check --source "$(conn $DB)" --target "$(conn $DB)" --source-table s --target-table t \
+		--key id --time ts --last 2h --window 1h --now "$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)" --report rep
+	assert_eq '["open_transaction"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	assert_contains "$(jget rep/summary.json '.warnings[0].message')" "session $SESSION_PID"
+	assert_contains "$OUT" "rows it writes may still land in windows just judged"
+	assert_eq match "$(jget rep/summary.json .verdict)"
+	# a window that closed before the transaction began: nothing to warn of
+	assert_exit 0 check_pair $DB
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	close_session
+	assert_exit 0 rk check --source "$(conn $DB)" --target "$(conn $DB)" --source-table s --target-table t \
+		--key id --time ts --last 2h --window 1h --now "$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)" --report rep
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+}
+
+test_warning_sessions_hidden_without_pg_read_all_stats() {
+	mk_pair $DB
+	sql $DB "drop role if exists diag_plain; create role diag_plain login; grant select on s, t to diag_plain"
+	assert_exit 0 rk check --source "$(conn $DB) user=diag_plain" --target "$(conn $DB)" --source-table s \
+		--target-table t --key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h \
+		--now 2026-03-03T00:00:00Z --report rep
+	assert_eq '["sessions_hidden"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	assert_contains "$OUT" "pg_read_all_stats"
+	sql $DB "grant pg_read_all_stats to diag_plain"
+	assert_exit 0 rk check --source "$(conn $DB) user=diag_plain" --target "$(conn $DB)" --source-table s \
+		--target-table t --key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h \
+		--now 2026-03-03T00:00:00Z --report rep
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	sql $DB "drop owned by diag_plain; drop role diag_plain"
+}
+
+# --- late commits and lateness: a cluster that keeps commit times ------------
+
+test_late_commit_of_a_real_session() {
+	cts_start
+	ccreatedb $DB
+	csql $DB "create table s (id int primary key, ts timestamptz, v int); create table t (like s)"
+	# rows stamped with the time they are written, committed at once
+	csql $DB "insert into s select g, clock_timestamp(), g from generate_series(1, 20) g"
+	csql $DB "insert into t select * from s"
+	# a row written now by a session that holds its transaction open for 3 s,
+	# and one that commits at once; neither reaches the target
+	PGHOST=$CTS_HOST PGPORT=$CTS_PORT "$RK_PGBIN/psql" -X -q -d $DB \
+		-c "begin" -c "insert into s values (100, clock_timestamp(), 100)" -c "select pg_sleep(3)" -c "commit" &
+	local late=$!
+	sleep 1
+	csql $DB "insert into s values (101, clock_timestamp(), 101)"
+	wait $late
+	local from to now truth
+	from=$(date -u -d '-2 hour' +%Y-%m-%dT%H:00:00Z)
+	to=$(date -u -d '+2 hour' +%Y-%m-%dT%H:00:00Z)
+	now=$(date -u -d '+3 hour' +%Y-%m-%dT%H:00:00Z)
+	assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s --target-table t \
+		--key id --time ts --from "$from" --to "$to" --window 1h --now "$now" --settle 1s --report rep
+	assert_eq '["late_commit","unclassified"]' "$(jq -c '[.diagnosis[].pattern]' rep/summary.json)"
+	assert_eq 1 "$(jget rep/summary.json '.diagnosis[0].keys')"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" "e.g. 100 (time "
+	assert_eq 1 "$(jget rep/summary.json '.diagnosis[1].keys')"
+	assert_contains "$(jget rep/summary.json '.diagnosis[1].evidence')" "101 (missing)"
+	assert_not_contains "$(jget rep/summary.json '.diagnosis[1].evidence')" "could not be examined"
+	# the lag within a second of the truth, and the truth about 3 s
+	truth=$(csql $DB "select extract(epoch from pg_xact_commit_timestamp(xmin) - ts) from s where id = 100")
+	assert_match "$truth" '^[3-9]\.' "the late row's true lag"
+	assert_eq ok "$(jq -r --argjson truth "$truth" \
+		'.diagnosis[0].max_lag_seconds - $truth | if fabs < 1 then "ok" else tostring end' rep/summary.json)"
+	assert_contains "$OUT" "late_commit      1 key"
+}
+
+# A missing row that committed at once is no late commit, even when the
+# source holds its key a second time, in another window, written later: its
+# own row's commit time is read (within the span of its source copies), not
+# the key's latest anywhere.
+test_late_commit_reads_the_missing_row_not_its_key_elsewhere() {
+	cts_start
+	ccreatedb $DB
+	csql $DB "create table s (id int, ts timestamptz, v int); create table t (like s)"
+	csql $DB "insert into s select g, clock_timestamp(), g from generate_series(1, 20) g"
+	csql $DB "insert into t select * from s"
+	# 200 committed at once and never loaded; 2 s later 200 once more, an hour
+	# earlier in time, and loaded
+	csql $DB "insert into s values (200, clock_timestamp(), 200)"
+	sleep 2
+	csql $DB "insert into s values (200, clock_timestamp() - interval '1 hour', 201)"
+	csql $DB "insert into t select * from s where v = 201"
+	local from to now
+	from=$(date -u -d '-3 hour' +%Y-%m-%dT%H:00:00Z)
+	to=$(date -u -d '+2 hour' +%Y-%m-%dT%H:00:00Z)
+	now=$(date -u -d '+3 hour' +%Y-%m-%dT%H:00:00Z)
+	assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s --target-table t \
+		--key id --time ts --from "$from" --to "$to" --window 1h --now "$now" --settle 1s --report rep
+	assert_eq '[["unclassified",1]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep/summary.json)"
+	assert_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" "200 (missing)"
+	assert_not_contains "$(jget rep/summary.json '.diagnosis[0].evidence')" "could not be examined"
+	assert_eq '["key_not_unique"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+}
+
+# cseq_scans DB - sequential scans of table s in DB on the commit-times
+# cluster so far, once reckon's sessions have ended (a session's counts
+# reach the statistics as it ends)
+cseq_scans() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ $(csql "$1" "select count(*) from pg_stat_activity where application_name = 'reckon'") == 0 ]] && break
+		sleep 0.05
+	done
+	csql "$1" "select seq_scan from pg_stat_user_tables where relname = 's'"
+}
+
+# The missing keys' commit times are read without a scan of the source
+# table, also when no index serves the key: each key is looked up within
+# its rows' time span, by the time column's index.
+test_commit_times_need_no_scan_without_a_key_index() {
+	cts_start
+	ccreatedb $DB
+	csql $DB >/dev/null <<-SQL
+		create table s (id int, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table t as select * from s;
+		delete from t where id in (5000, 15000, 25000);
+		analyze s;
+		analyze t;
+	SQL
+	local a b c
+	a=$(cseq_scans $DB)
+	RECKON_DIAGNOSE=off assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s \
+		--target-table t --key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h --now 2026-03-03T00:00:00Z
+	b=$(cseq_scans $DB)
+	assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s --target-table t \
+		--key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
+	c=$(cseq_scans $DB)
+	# (written today, stamped in March: late by months)
+	assert_eq '[["late_commit",3]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep/summary.json)"
+	assert_eq "$((b - a))" "$((c - b))" "sequential scans of the source without and with the diagnosis"
+}
+
+test_lateness_matches_sql_over_the_same_rows() {
+	cts_start
+	ccreatedb $DB
+	csql $DB "create table s (id int primary key, ts timestamptz, v int, keep bool default true)"
+	# lags of 0 .. 30 minutes, spread over three hours ending now
+	csql $DB "insert into s select g, clock_timestamp() - (g % 31) * interval '1 minute' - (g % 3) * interval '1 hour',
+	          g from generate_series(1, 300) g"
+	csql $DB "insert into s select g, clock_timestamp() - interval '5 seconds', g from generate_series(301, 310) g"
+	csql $DB "update s set keep = false where id % 7 = 0"
+	local from to
+	from=$(date -u -d '-4 hour' +%Y-%m-%dT%H:00:00Z)
+	to=$(date -u -d '+1 hour' +%Y-%m-%dT%H:00:00Z)
+	assert_exit 0 rk lateness --source "$(cconn $DB)" --table s --time ts --source-where keep --from "$from" \
+		--to "$to" --window 1h --settle 15m --format json
+	cp "$OUT" late.json
+	local rows="ts >= '$from' and ts < '$to' and keep"
+	local lag="extract(epoch from pg_xact_commit_timestamp(xmin) - ts)"
+	assert_eq "$(csql $DB "select count(*) from s where $rows")" "$(jget late.json .rows)" "rows"
+	assert_eq 0 "$(jget late.json .unknown_commit_time)"
+	local q p want got
+	for q in 0.5:p50 0.9:p90 0.99:p99 0.999:p999; do
+		p=${q%%:*}
+		want=$(csql $DB "select percentile_disc($p) within group (order by $lag) from s where $rows")
+		got=$(jget late.json ".lag_seconds.${q##*:}")
+		assert_eq ok "$(awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; print (d < 1e-6 && d > -1e-6) ? "ok" : a " vs " b }')" \
+			"${q##*:}"
+	done
+	want=$(csql $DB "select max($lag) from s where $rows")
+	assert_eq ok "$(awk -v a="$want" -v b="$(jget late.json .lag_seconds.max)" 'BEGIN { d = a - b; print (d < 1e-6 && d > -1e-6) ? "ok" : a " vs " b }')"
+	assert_eq ok "$(awk -v a="$want" -v b="$(jget late.json .covering_margin_seconds)" 'BEGIN { d = a - b; print (d < 1e-6 && d > -1e-6) ? "ok" : a " vs " b }')"
+	assert_eq "$(csql $DB "select count(*) filter (where $lag > 0)::text || ' ' || count(*) filter (where $lag > 60)
+	                       || ' ' || count(*) filter (where $lag > 600) || ' ' || count(*) filter (where $lag > 900)
+	                       from s where $rows")" \
+		"$(jq -r '[.missed["0s"], .missed["1m"], .missed["10m"], .missed["15m"]] | map(tostring) | join(" ")' late.json)" \
+		"missed at 0s, 1m, 10m, 15m"
+	# per window: rows and the largest lag
+	assert_eq "$(csql $DB "select string_agg(n::text, ' ' order by w) from (select w, count(s.id) n
+	                        from generate_series('$from'::timestamptz, '$to'::timestamptz - interval '1 hour',
+	                        interval '1 hour') w left join s on s.ts >= w and s.ts < w + interval '1 hour' and keep
+	                        group by w) x")" \
+		"$(jq -r '[.windows[].rows | tostring] | join(" ")' late.json)" "rows per window"
+	assert_eq 5 "$(jget late.json '.windows | length')"
+	# the text form says the same margin
+	assert_exit 0 rk lateness --source "$(cconn $DB)" --table s --time ts --source-where keep --from "$from" \
+		--to "$to" --window 1h
+	assert_contains "$OUT" "the smallest margin that covers every row seen"
+}
+
+test_lateness_needs_track_commit_timestamp() {
+	mk_pair $DB
+	assert_exit 2 rk lateness --source "$(conn $DB)" --table s --time ts --from $W0 --to 2026-03-02T08:00:00Z
+	assert_contains "$ERR" "track_commit_timestamp is off"
+	assert_contains "$ERR" "track_commit_timestamp = on"
+	assert_exit 2 rk lateness --source "$(conn $DB)" --table s --time ts --from $W0 --to 2026-03-02T07:30:00Z
+	assert_contains "$ERR" "whole number"
+	assert_exit 2 rk lateness --source "$(conn $DB)" --time ts --last 1d
+	assert_contains "$ERR" "--table"
+}
