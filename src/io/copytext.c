@@ -167,3 +167,28 @@ int rk_copytext_split(const char *row, size_t len, rk_field *fields, size_t nfie
 	}
 	return 0;
 }
+
+void rk_copytext_put(rk_buf *b, const char *p, size_t len)
+{
+	const char *run, *end;
+
+	if (!p) {
+		rk_buf_append(b, "\\N", 2);
+		return;
+	}
+	for (run = p, end = p + len; p < end; p++) {
+		const char *esc;
+
+		switch (*p) {
+		case '\\': esc = "\\\\"; break;
+		case '\t': esc = "\\t"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		default: continue;
+		}
+		rk_buf_append(b, run, (size_t)(p - run));
+		rk_buf_append(b, esc, 2);
+		run = p + 1;
+	}
+	rk_buf_append(b, run, (size_t)(end - run));
+}

@@ -26,4 +26,12 @@
 int rk_copytext_split(const char *row, size_t len, rk_field *fields, size_t nfields, rk_buf *scratch,
                       const char **why);
 
+/*
+ * Appends one field in the same format, the way COPY ... FROM STDIN reads
+ * it: backslash, tab, newline and carriage return escaped; p NULL is SQL
+ * NULL ("\\N").  The other bytes go as they are (the encoding is the
+ * connection's).
+ */
+void rk_copytext_put(rk_buf *b, const char *p, size_t len);
+
 #endif

@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/log.h"
+#include "io/copytext.h"
 #include "io/pg.h"
 #include "io/pgident.h"
 #include "io/reader.h"
@@ -157,7 +158,7 @@ static void rk_repair_put_key(const rk_repair *r, rk_buf *b)
  * ---------------------------------------------------------------------- */
 
 /* An interval whose end is after now - settle may still receive rows: its
- * repair would be out of date at once (product.md: closed windows). */
+ * repair would be out of date at once (docs/reference.md closed windows). */
 static int rk_repair_refuse_open(const rk_repair_spec *spec, const rk_repair_interval *iv, size_t n, rk_error *err)
 {
 	rk_usec closed = spec->check.now - spec->check.settle;
@@ -520,31 +521,10 @@ static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int
  * staging
  * ---------------------------------------------------------------------- */
 
-/* Appends one field in COPY text format: backslash, tab, newline and
- * carriage return escaped. */
-static void rk_repair_put_field(rk_buf *b, const rk_field *f)
+/* Appends one field in COPY text format. */
+static void rk_repair_put(rk_buf *b, const rk_field *f)
 {
-	const char *p = f->p, *run = f->p, *end = f->p + f->len;
-
-	if (f->null) {
-		rk_buf_append(b, "\\N", 2);
-		return;
-	}
-	for (; p < end; p++) {
-		const char *esc;
-
-		switch (*p) {
-		case '\\': esc = "\\\\"; break;
-		case '\t': esc = "\\t"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		default: continue;
-		}
-		rk_buf_append(b, run, (size_t)(p - run));
-		rk_buf_append(b, esc, 2);
-		run = p + 1;
-	}
-	rk_buf_append(b, run, (size_t)(end - run));
+	rk_copytext_put(b, f->null ? NULL : f->p, f->len);
 }
 
 /* Sends what is buffered; a failure is kept apart from the reader's errors
@@ -615,7 +595,7 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		rk_buf_puts(&r->out, rk_time_format_sql(v->start, true, s));
 		for (size_t i = 0; i < r->map.n; i++) {
 			rk_buf_putc(&r->out, '\t');
-			rk_repair_put_field(&r->out, &fields[i]);
+			rk_repair_put(&r->out, &fields[i]);
 		}
 		v->source_rows++;
 	} else {
@@ -624,7 +604,7 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		for (size_t k = 0; k < r->map.nkey; k++) {
 			if (k)
 				rk_buf_putc(&r->out, '\t');
-			rk_repair_put_field(&r->out, &fields[r->map.key[k]]);
+			rk_repair_put(&r->out, &fields[r->map.key[k]]);
 		}
 	}
 	rk_buf_putc(&r->out, '\n');

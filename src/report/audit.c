@@ -29,6 +29,7 @@
 
 #include "core/buf.h"
 #include "core/log.h"
+#include "io/copytext.h"
 #include "io/pg.h"
 #include "io/reader.h"
 #include "core/text.h"
@@ -143,24 +144,6 @@ static char *rk_audit_json_dump(json_t *j)
 		abort();
 	}
 	return s;
-}
-
-/* Appends s as one field of COPY's text format (NULL = \N). */
-static void rk_audit_copy_field(rk_buf *b, const char *s)
-{
-	if (!s) {
-		rk_buf_puts(b, "\\N");
-		return;
-	}
-	for (; *s; s++) {
-		switch (*s) {
-		case '\\': rk_buf_puts(b, "\\\\"); break;
-		case '\n': rk_buf_puts(b, "\\n"); break;
-		case '\r': rk_buf_puts(b, "\\r"); break;
-		case '\t': rk_buf_puts(b, "\\t"); break;
-		default: rk_buf_putc(b, *s); break;
-		}
-	}
 }
 
 /* A conninfo for the record: passwords masked; "csv:PATH" as it is. */
@@ -549,7 +532,7 @@ static int rk_audit_copy_windows(rk_pg *pg, const rk_report_ctx *c, const rk_che
 			}
 			text = rk_audit_json_dump(sums);
 			rk_buf_putc(&b, '\t');
-			rk_audit_copy_field(&b, text);
+			rk_copytext_put(&b, text, strlen(text));
 			free(text);
 			for (int k = 0; k < RK_FIND_NKINDS; k++)
 				rk_buf_printf(&b, "\t%" PRIu32, r->win_kind[w][k]);
@@ -615,6 +598,7 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 		rk_usec start = rk_check_window_start(r, f->window);
 		json_t *key = json_array();
 		char *text, *own;
+		const char *key_text;
 
 		rk_buf_printf(&b, "%s\t", run_id);
 		rk_buf_printf(&b, "%s\t", rk_time_format(start, t));
@@ -623,11 +607,12 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 		for (size_t k = 0; k < r->nkey; k++)
 			json_array_append_new(key, rk_audit_json_string(f->key[k]));
 		text = rk_audit_json_dump(key);
-		rk_audit_copy_field(&b, text);
+		rk_copytext_put(&b, text, strlen(text));
 		free(text);
 		rk_buf_putc(&b, '\t');
 		rk_audit_key_text(&kt, c, f, r->nkey);
-		rk_audit_copy_field(&b, rk_audit_utf8(kt.data, &own));
+		key_text = rk_audit_utf8(kt.data, &own);
+		rk_copytext_put(&b, key_text, strlen(key_text));
 		free(own);
 		rk_buf_printf(&b, "\t%" PRIu32 "\t%" PRIu32 "\t", f->source_copies, f->target_copies);
 		if (f->source_time == RK_USEC_NINF)
@@ -727,7 +712,7 @@ static int rk_audit_insert_repair_run(rk_pg *pg, const rk_audit_options *o, cons
 	char *sums = rk_audit_column_names(r->sum, r->nsum);
 	char *src = rk_audit_conn(rk_audit_relation(r->source));
 	char *tgt = rk_audit_conn(rk_audit_relation(r->target));
-	/* reckon's messages never hold a password (style.md) */
+	/* reckon's messages never hold a password */
 	char *error = r->error ? rk_audit_text(r->error) : NULL;
 	const char *v;
 	int rc = -1;
