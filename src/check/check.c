@@ -50,7 +50,7 @@ static inline int rk_sum_add_field(rk_sum *sum, const rk_field *f, const char **
 		return rk_sum_add_decimal(sum, f->m, 0, why);
 	if (f->form == RK_FORM_CANON && f->exact)
 		return rk_sum_add_decimal(sum, f->m, f->scale, why);
-	return rk_sum_add(sum, f->enc + 5, f->enc_len - 5, why);
+	return rk_sum_add(sum, f->enc + RK_CANON_HDR, f->enc_len - RK_CANON_HDR, why);
 }
 
 /* The hot path: one row of the digest pass. */

@@ -152,8 +152,8 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 			;
 		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
 			return rk_side_bad_value(s, c, &f[c], why, err);
-		s->canon_off[i] = at + 5;
-		s->canon_len[i] = (uint32_t)(s->enc.len - at - 5);
+		s->canon_off[i] = at + RK_CANON_HDR;
+		s->canon_len[i] = (uint32_t)(s->enc.len - at - RK_CANON_HDR);
 	}
 	return 0;
 }

@@ -238,7 +238,7 @@ bool rk_canon_enc_numeric_plain(rk_buf *out, const char *p, size_t len, rk_canon
 		return false;
 	n = rk_cn_plain_text(&pl, NULL);
 	rk_cn_plain_text(&pl, rk_canon_enc_begin(out, (uint32_t)n));
-	out->len += 5 + n;
+	out->len += RK_CANON_HDR + n;
 	ni = (size_t)(pl.ie - pl.ip);
 	nf = pl.frac ? (size_t)(pl.fe - pl.fp) : 0;
 	if (ni + nf <= 18) {
@@ -399,7 +399,7 @@ static void rk_cn_put_double(rk_buf *out, double d)
 void rk_canon_enc_double(rk_buf *out, double d)
 {
 	rk_canon_enc_begin(out, 16);
-	out->len += 5;
+	out->len += RK_CANON_HDR;
 	rk_cn_put_double(out, d);
 }
 
@@ -798,14 +798,14 @@ int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const 
 	size_t n;
 
 	/* one growth for the usual case: tag, length, text about the input's size */
-	rk_cn_reserve(out, 5 + len + 24);
+	rk_cn_reserve(out, RK_CANON_HDR + len + 24);
 	out->data[out->len] = '\x01';
-	out->len += 5;
+	out->len += RK_CANON_HDR;
 	if (rk_canon_text(t, p, len, out, why) < 0) {
 		out->len = mark;
 		return -1;
 	}
-	n = out->len - mark - 5;
+	n = out->len - mark - RK_CANON_HDR;
 	if (n > UINT32_MAX) {
 		out->len = mark;
 		*why = "value longer than 4 GiB";
@@ -932,6 +932,6 @@ bool rk_canon_enc_numeric_long(rk_buf *out, rk_buf *scratch, const unsigned char
 		memcpy(w, dig + i0 + k, nsig - (size_t)k);
 		w += nsig - (size_t)k;
 	}
-	out->len += 5 + (size_t)(w - w0);
+	out->len += RK_CANON_HDR + (size_t)(w - w0);
 	return true;
 }

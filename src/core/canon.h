@@ -24,6 +24,11 @@
  * them out of line, paying a call and six saved registers per value. */
 #define RK_CANON_INLINE static inline __attribute__((always_inline))
 
+/* The header of a non-NULL value in the row encoding (docs/digest.md): the
+ * tag byte 0x01, then the length of its canonical text, 4 bytes little-
+ * endian.  A NULL is the tag 0x00 alone. */
+#define RK_CANON_HDR 5
+
 /*
  * Appends the canonical text of one non-NULL value of type t to out.
  * Returns 0, or -1 with *why set to a static phrase such as
@@ -111,17 +116,17 @@ RK_CANON_INLINE void rk_canon_put_len(char *lp, uint32_t n)
 
 /* Makes room in out for a value of n bytes of canonical text, writes its
  * tag and length and returns where the n bytes go; the caller writes them
- * and adds 5 + n to out->len. */
+ * and adds RK_CANON_HDR + n to out->len. */
 RK_CANON_INLINE char *rk_canon_enc_begin(rk_buf *out, uint32_t n)
 {
 	char *w;
 
-	if (out->cap - out->len < 5 + (size_t)n)
-		rk_buf_grow(out, 5 + (size_t)n);
+	if (out->cap - out->len < RK_CANON_HDR + (size_t)n)
+		rk_buf_grow(out, RK_CANON_HDR + (size_t)n);
 	w = out->data + out->len;
 	w[0] = '\x01';
 	rk_canon_put_len(w + 1, n);
-	return w + 5;
+	return w + RK_CANON_HDR;
 }
 
 /* Appends the encoding of a value whose canonical text is p[0..len) as it
@@ -129,7 +134,7 @@ RK_CANON_INLINE char *rk_canon_enc_begin(rk_buf *out, uint32_t n)
 RK_CANON_INLINE void rk_canon_enc_raw(rk_buf *out, const char *p, size_t len)
 {
 	memcpy(rk_canon_enc_begin(out, (uint32_t)len), p, len);
-	out->len += 5 + len;
+	out->len += RK_CANON_HDR + len;
 }
 
 /* Appends the encoding of a value whose canonical text is v in decimal: an
@@ -145,7 +150,7 @@ RK_CANON_INLINE void rk_canon_enc_int64(rk_buf *out, int64_t v)
 	rk_canon_digits(w + n, u);
 	if (v < 0)
 		w[0] = '-';
-	out->len += 5 + n;
+	out->len += RK_CANON_HDR + n;
 }
 
 #define RK_CANON_USEC INT64_C(1000000)
@@ -158,15 +163,15 @@ RK_CANON_INLINE void rk_canon_enc_sec_us(rk_buf *out, const rk_sec_digits *sc, u
 {
 	char *w;
 
-	if (out->cap - out->len < 5 + 16 + 6)
-		rk_buf_grow(out, 5 + 16 + 6);
+	if (out->cap - out->len < RK_CANON_HDR + 16 + 6)
+		rk_buf_grow(out, RK_CANON_HDR + 16 + 6);
 	w = rk_canon_enc_begin(out, (uint32_t)(sc->n + 6));
 	memcpy(w, sc->digits, 16);
 	w += sc->n;
 	memcpy(w, rk_canon_pairs + 2 * (us / 10000), 2);
 	memcpy(w + 2, rk_canon_pairs + 2 * (us / 100 % 100), 2);
 	memcpy(w + 4, rk_canon_pairs + 2 * (us % 100), 2);
-	out->len += 5 + sc->n + 6;
+	out->len += RK_CANON_HDR + sc->n + 6;
 }
 
 /* rk_canon_enc_instant for an instant before 1970-01-01 00:00:01 or in
@@ -310,7 +315,7 @@ RK_CANON_INLINE bool rk_canon_enc_numeric_nbase(rk_buf *out, rk_buf *scratch, co
 		if (q > fr)
 			memset(fr, '0', (size_t)(q - fr));
 	}
-	out->len += 5 + len;
+	out->len += RK_CANON_HDR + len;
 	return true;
 }
 

@@ -428,16 +428,16 @@ static inline rkx_cache *rkx_cache_get(FunctionCallInfo fcinfo, int first, int r
  */
 static inline char *rkx_val_begin(rk_buf *b, size_t max)
 {
-	if (b->cap - b->len < 5 + max)
-		rk_buf_grow(b, 5 + max);
+	if (b->cap - b->len < RK_CANON_HDR + max)
+		rk_buf_grow(b, RK_CANON_HDR + max);
 	b->data[b->len] = '\x01';
-	return b->data + b->len + 5;
+	return b->data + b->len + RK_CANON_HDR;
 }
 
 static inline void rkx_val_end(rk_buf *b, size_t n)
 {
 	rk_canon_put_len(b->data + b->len + 1, (uint32) n);
-	b->len += 5 + n;
+	b->len += RK_CANON_HDR + n;
 }
 
 static void rkx_val_word(rk_buf *b, const char *w)
@@ -973,7 +973,7 @@ static pg_noinline void rkx_window_summed(FunctionCallInfo fcinfo, rkx_cache *c,
 	dec.ok = false;
 	rkx_enc_value(fcinfo, c, i, b, &dec);
 	if (!PG_ARGISNULL(c->first + i))
-		rkx_window_add(st, j, &dec, b->data + at + 5, b->len - at - 5);
+		rkx_window_add(st, j, &dec, b->data + at + RK_CANON_HDR, b->len - at - RK_CANON_HDR);
 }
 
 /* One row into a window's state: the hashed values encoded as one row,

@@ -148,7 +148,7 @@ static int rk_copybin_uuid(rk_copybin *d, size_t i, const unsigned char *p)
 		*w++ = hex[p[k] >> 4];
 		*w++ = hex[p[k] & 0xf];
 	}
-	d->enc.len += 5 + 36;
+	d->enc.len += RK_CANON_HDR + 36;
 	return rk_copybin_canon(d, i);
 }
 
@@ -371,8 +371,8 @@ static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, cons
 		f->enc = d->enc.data + at;
 		f->enc_len = d->enc.len - at;
 		if (f->form == RK_FORM_CANON) {
-			f->p = f->enc + 5;
-			f->len = f->enc_len - 5;
+			f->p = f->enc + RK_CANON_HDR;
+			f->len = f->enc_len - RK_CANON_HDR;
 		}
 	}
 	if (d->enc.data != base) {
@@ -382,7 +382,7 @@ static long rk_copybin_row(rk_copybin *d, const unsigned char *p, size_t n, cons
 
 			f->enc = d->enc.data + d->enc_off[i];
 			if (f->form == RK_FORM_CANON && !f->null)
-				f->p = f->enc + 5;
+				f->p = f->enc + RK_CANON_HDR;
 		}
 	}
 	return (long)off;
