@@ -31,18 +31,6 @@ psql_rc() {
 	PGOPTIONS="$PINNED" "$RK_PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"
 }
 
-# ext_create DB - the reckon extension in DB
-ext_create() {
-	local dir=${RK_EXT_DIR:-$RK_REPO/build/ext}
-	if PGOPTIONS="-c client_min_messages=warning" "$RK_PGBIN/psql" -X -q -d "$1" \
-		-c "create extension if not exists reckon" >/dev/null 2>&1; then
-		return 0
-	fi
-	[[ -r $dir/reckon.so && -r $dir/reckon-load.sql ]] ||
-		fail "the reckon extension is neither installed (make ext-install) nor built in $dir (make ext)"
-	sql "$1" <"$dir/reckon-load.sql" >/dev/null
-}
-
 # mk_table DB - (re)creates the empty table t: every type of digest.md,
 # a domain, an extension type and "other" types
 mk_table() {
