@@ -20,7 +20,7 @@
 
 enum { RK_LAB_POSTGRES = 1, RK_LAB_SPLIT = 2 };
 
-/* lab.md's data: "phase" is the run before which the row is committed. */
+/* docs/loader.md's data: "phase" is the run before which the row is committed. */
 typedef struct rk_lab_row {
 	const char *txn_id, *updated_at, *amount;
 	int phase;
@@ -398,8 +398,8 @@ static void rk_lab_argv_free(rk_lab_argv *a)
 /*
  * Writes the engine's two conninfos into a private (0600) INI file that the
  * steps read with --config, so a password never shows in a process list.
- * A conninfo the INI syntax cannot carry as is (a ';' or '#' that inih
- * would take for a comment, a line break) keeps the command line instead.
+ * A conninfo the INI syntax cannot carry (a line break: a value is one
+ * line) keeps the command line instead.
  */
 static void rk_lab_write_conf(rk_lab *lab)
 {

@@ -8,7 +8,7 @@
 set -eu
 
 # build: gcc make libc6-dev (gcc's libasan/libubsan come with gcc)
-# libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev
+# libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libjansson-dev
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
@@ -22,7 +22,7 @@ set -eu
 #        so --no-install-recommends would leave it out)
 # coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libinih-dev libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
+libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
 chromium python3-prometheus-client"
 
