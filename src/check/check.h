@@ -193,7 +193,7 @@ void rk_check_result_free(rk_check_result *r);
 
 /*
  * The key a check of spec would use: spec's own, else the target's primary
- * key, else the source's (product.md 2.6), as written column names.  Opens
+ * key, else the source's (docs/reference.md), as written column names.  Opens
  * and closes both sides.  *key is a new array of new strings (free each,
  * then the array).  Returns 0, or -1 with err (RK_EXIT_USAGE when neither
  * side has a primary key).

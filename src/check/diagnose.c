@@ -1,6 +1,6 @@
 /*
  * diagnose.c - the findings of a check grouped into patterns, each with its
- * likely cause (product.md 2.7), and the warnings a verdict cannot carry.
+ * likely cause (docs/reference.md), and the warnings a verdict cannot carry.
  *
  * A finding goes to the first pattern that fits, in rk_pattern's order.
  * gap and repeat need to know that no source row lies between two damaged

@@ -1,7 +1,7 @@
 /*
  * diagnose.h - why the rows went missing: the findings of a check grouped
  * into patterns, each with its likely cause, evidence and next step, and the
- * warnings a verdict cannot carry (product.md 2.7).
+ * warnings a verdict cannot carry (docs/reference.md).
  *
  * Works on the check result (rk_check_result: the findings with the span
  * of their source copies, and where the drilldown saw the damaged windows'

@@ -1,6 +1,6 @@
 /*
  * pair.h - the logical columns of a table pair, resolved against both
- * sides' relations (product.md 2.1, 2.6): the key (given, or discovered
+ * sides' relations (docs/reference.md): the key (given, or discovered
  * from a primary key), the hashed columns (given, or the whole row), and
  * the schema drift a check reports beside its verdict.
  *

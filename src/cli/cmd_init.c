@@ -1,6 +1,6 @@
 /*
  * cmd_init.c - reckon init: a job file for the tables two databases share
- * (product.md 2.6), written to stdout.
+ * (docs/reference.md), written to stdout.
  *
  * Each table found by name in the source's and the target's schema gets a
  * [table LABEL] section with its primary key (the target's, else the

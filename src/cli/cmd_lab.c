@@ -1,6 +1,6 @@
 /*
  * cmd_lab.c - `reckon lab`: the load failure scenarios on a real PostgreSQL
- * (lab.md).
+ * (docs/loader.md).
  */
 #include <limits.h>
 #include <stdio.h>

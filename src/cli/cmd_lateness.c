@@ -1,6 +1,6 @@
 /*
  * cmd_lateness.c - reckon lateness: how long after their time column the
- * source's rows committed (product.md 2.7), per window and overall, what a
+ * source's rows committed (docs/reference.md), per window and overall, what a
  * load with a given margin would have missed, and the margin that would
  * have covered every row seen.  One statement, one scan of the range.
  */

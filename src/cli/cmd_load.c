@@ -1,5 +1,5 @@
 /*
- * cmd_load.c - `reckon load`: one incremental load run (lab.md).
+ * cmd_load.c - `reckon load`: one incremental load run (docs/loader.md).
  */
 #include <signal.h>
 #include <stdio.h>

@@ -129,7 +129,7 @@ typedef struct rk_opts {
 	unsigned cmd;            /* the RK_CMD_* being parsed */
 	const char *cmd_name;    /* "check", ... */
 
-	/* table options (product.md 2.1, 2.6) */
+	/* table options (docs/reference.md) */
 	char *source, *target, *table, *source_table, *target_table;
 	rk_list key, sum, columns, exclude_columns, types;
 	char *time;

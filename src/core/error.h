@@ -17,7 +17,7 @@
 #define RK_PRINTF(a, b)
 #endif
 
-/* Exit statuses, the same for every command (product.md 2.2). */
+/* Exit statuses, the same for every command (docs/reference.md). */
 enum rk_exit {
 	RK_EXIT_OK = 0,      /* everything matches / succeeded */
 	RK_EXIT_DIFFER = 1,  /* differences found */

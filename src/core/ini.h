@@ -2,7 +2,7 @@
  * ini.h - the INI files reckon reads (--config, --job).
  *
  * Why reckon has its own reader: the rules below are part of the contract
- * (product.md 2.6), and the packaged libinih cannot keep them: it is built
+ * (docs/reference.md), and the packaged libinih cannot keep them: it is built
  * with a 200-byte line limit (an SQL filter is longer), treats ';' inside
  * a value as a comment (a conninfo or SQL may hold one), joins indented
  * lines to the previous value, does not tell its handler the line number,

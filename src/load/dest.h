@@ -1,6 +1,6 @@
 /*
  * dest.h - the PostgreSQL table a command writes into (repair, load), and
- * which of its columns the rows of a table pair cover (product.md 2.6,
+ * which of its columns the rows of a table pair cover (docs/reference.md,
  * docs/repair.md "Which columns are written").
  *
  * A pair names logical columns; on each side a logical column is that

@@ -1,5 +1,5 @@
 /*
- * lab.h - the scenario lab (`reckon lab`, lab.md): reproduces how each load
+ * lab.h - the scenario lab (`reckon lab`, docs/loader.md): reproduces how each load
  * strategy loses or duplicates rows, on a real PostgreSQL, with real
  * process deaths and a real concurrent session, then checks and repairs
  * every scenario with reckon itself.

@@ -1,6 +1,6 @@
 /*
  * repair.h - `reckon repair`: replaces the intervals of a rerun list in the
- * target, one transaction per interval, then re-checks each (product.md 2.4,
+ * target, one transaction per interval, then re-checks each (docs/reference.md,
  * docs/repair.md).
  *
  * A run, in order, changing nothing before its last step:

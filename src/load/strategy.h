@@ -1,6 +1,6 @@
 /*
  * strategy.h - the loader module: one incremental load run with a named
- * strategy (lab.md).  Several strategies are deliberately unsafe; they exist
+ * strategy (docs/loader.md).  Several strategies are deliberately unsafe; they exist
  * so the lab can show what goes wrong, and `reckon load` refuses them
  * without --unsafe.
  */

@@ -281,7 +281,7 @@ static bool rk_view_window_of(const rk_check_result *r, const char *start, size_
 
 /*
  * Likely causes and warnings, from the summary's "diagnosis" and
- * "warnings" (product.md 2.7) when present.  The page takes each field it
+ * "warnings" (docs/reference.md) when present.  The page takes each field it
  * knows and shows any other value as text, so a richer diagnosis still
  * shows.
  */

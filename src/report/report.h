@@ -1,6 +1,6 @@
 /*
  * report.h - what a check says: the readable text summary, the JSON
- * summary, windows.csv, findings.csv and the rerun list (product.md 2.3).
+ * summary, windows.csv, findings.csv and the rerun list (docs/reference.md).
  * All timestamps UTC, "YYYY-MM-DDTHH:MM:SSZ" with ".ffffff" only when the
  * fraction is not zero.  Files are written atomically.
  */
@@ -102,7 +102,7 @@ int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result
  * columns, schema drift, a timeline of every window, the damaged windows
  * with their first keys per kind, and the rerun list (report/html.c, from
  * the template src/report/report.html.in).  summary is rk_report_summary's
- * object: its "diagnosis" and "warnings" (product.md 2.7), when the check
+ * object: its "diagnosis" and "warnings" (docs/reference.md), when the check
  * produced them, are shown as likely causes and warnings; absent, the page
  * has no such section.  Returns 0, or -1 with err.
  */

@@ -1,5 +1,5 @@
 /*
- * rerun.h - the rerun list (product.md 2.3): reading and validating it,
+ * rerun.h - the rerun list (docs/reference.md): reading and validating it,
  * merging touching intervals into ranges, and what `reckon rerun-list`
  * prints (the list normalised, the merged ranges, Airflow commands).
  * `reckon repair` reads its input with rk_rerun_read.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2054
 # reckon check, PostgreSQL against PostgreSQL: what matches, what differs, and
-# exactly which windows and keys are reported (product.md §1, §2.2, §2.3).
+# exactly which windows and keys are reported (docs/reference.md).
 #
 # Both databases hold mk_orders' 34 rows; each case damages its own copy of
 # the target.  Windows: W0 00:00-01:00 (9 rows), W1 (9), W2 (8), W3 (8).

@@ -200,7 +200,7 @@ test_config_errors() {
 	assert_contains "$ERR" window
 }
 
-# The INI rules (product.md 2.6): lines of any length, comments only at the
+# The INI rules (docs/reference.md): lines of any length, comments only at the
 # start of a line, a key given twice is an error naming both lines, the
 # command's own section wins over [reckon].
 test_config_ini_rules() {

@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2054
 # reckon pins its own session settings (TimeZone=UTC, DateStyle=ISO,
 # extra_float_digits, client_encoding=UTF8) and never trusts the server's or
-# the database's defaults (product.md §3, digest.md "Property").  The target
+# the database's defaults (docs/reference.md, docs/digest.md "Property").  The target
 # database here defaults to Los Angeles time, SQL/DMY dates, rounded floats
 # and LATIN1 as the client encoding.
 

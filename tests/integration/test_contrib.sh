@@ -126,7 +126,7 @@ test_service_runs_a_job_over_the_last_day_with_metrics() {
 # The service's command, as written, with the example job file: its paths
 # moved into the scratch directory, the connections to the test cluster
 # (the command line wins over the job's [defaults]) and the clock fixed at
-# 02:30 UTC, when the timer fires.  --metrics (product.md 2.8) is kept once
+# 02:30 UTC, when the timer fires.  --metrics (docs/reference.md) is kept once
 # reckon check --help lists it, and its file is then expected.
 test_the_service_runs_the_example_job() {
 	local -a words args=()

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The diagnosis (product.md 2.7): every pattern placed by construction, alone
+# The diagnosis (docs/reference.md): every pattern placed by construction, alone
 # and several in one table, with its exact windows and key counts; a real late
 # commit (a second session holding its transaction open); the warnings exactly
 # when they should appear; reckon lateness against SQL over the same rows.

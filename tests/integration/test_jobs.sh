@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2054
-# Jobs (product.md 2.6): many tables per run from one job file, with
+# Jobs (docs/jobs.md): many tables per run from one job file, with
 # renamed, transformed and filtered pairs, a failing table reported while
 # the others are still checked, --only, --parallel, --last, the job's
 # summary.json and exit status, the audit of every table, and reckon init

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# reckon lab and reckon load (lab.md): every claim at the end of lab.md,
-# asserted on OUT/summary.csv, the rerun lists and the snapshots of one full
+# reckon lab and reckon load (docs/loader.md): every claim of its "What the
+# scenarios show", asserted on OUT/summary.csv, the rerun lists and the snapshots of one full
 # lab run (both engines, every scenario), plus the loader's own guarantees:
 # unsafe strategies refused, one-transaction refused across databases,
 # crash points that really kill, a watermark that never moves backwards.
@@ -140,7 +140,7 @@ test_snapshots_are_numbered_per_step() {
 		',[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$' "loaded_at in the snapshot"
 }
 
-# --- the claims of lab.md ---------------------------------------------------
+# --- the claims of docs/loader.md -----------------------------------------
 
 test_watermark_first_loses_t05_to_t09_on_both_engines() {
 	local e
@@ -261,7 +261,7 @@ test_every_scenario_matches_after_repair_and_recheck() {
 	assert_eq 12 "$(grep -h -A1 '^== recheck:' "$LAB"/*/*/steps.log | grep -c '^-> exit status 0$')"
 }
 
-# --- the diagnosis each failure deserves (product.md 2.7) --------------------
+# --- the diagnosis each failure deserves (docs/runbook.md) ----------------
 
 # [[pattern, [windows], keys], ...] of one scenario's check (or DIR under it)
 lab_causes() { # lab_causes OUT ENGINE SCENARIO [DIR]

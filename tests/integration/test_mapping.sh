@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2054
-# Mapping and filters (product.md 2.6): a target with renamed, transformed
+# Mapping and filters (docs/jobs.md): a target with renamed, transformed
 # columns and a filtered load, checked through --source-expr and
 # --source-where, gives the verdict, windows, findings and rerun list that
 # an equal unmapped pair gives - on every read path: binary COPY, COPY

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# reckon repair (product.md §2.4, docs/repair.md): the dry run changes
+# reckon repair (docs/reference.md, docs/repair.md): the dry run changes
 # nothing and counts what --execute does, --execute replaces exactly the
 # listed intervals and the next check matches, a second run changes nothing
 # at all, CSV sources work, CSV targets, open intervals, a subscribed target

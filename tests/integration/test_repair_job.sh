@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# reckon repair --job FILE --report DIR (product.md 2.6, docs/repair.md):
+# reckon repair --job FILE --report DIR (docs/reference.md, docs/repair.md):
 # every table of the job (or --only those) replays DIR/LABEL/rerun.csv with
 # that table's mapping and filters; a dry run by default; one block of
 # output per table; a table that fails is reported and the others still

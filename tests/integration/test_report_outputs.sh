@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2054
-# What a check leaves for people and monitors (product.md §2.8) and how its
+# What a check leaves for people and monitors (docs/reference.md) and how its
 # report directory is replaced (issue 13, items 4 and 6):
 # - report.html of the demo's damaged sample, rendered by a real browser
 #   (headless Chromium: a PNG and the DOM, in one launch);
