@@ -354,6 +354,29 @@ static void test_copy_escapes(void **state)
 	rk_buf_free(&scratch);
 }
 
+/* The writer: what it escapes, and a round trip through the splitter. */
+static void test_copy_put(void **state)
+{
+	static const char v[] = "a\tb\\c\nd\re\bf";
+	rk_buf b = RK_BUF_INIT, scratch = RK_BUF_INIT;
+	rk_field f[3];
+	const char *why;
+
+	(void)state;
+	rk_copytext_put(&b, v, sizeof v - 1);
+	rk_buf_putc(&b, '\t');
+	rk_copytext_put(&b, NULL, 0);
+	rk_buf_putc(&b, '\t');
+	rk_copytext_put(&b, "", 0);
+	assert_string_equal(rk_buf_cstr(&b), "a\\tb\\\\c\\nd\\re\bf\t\\N\t");
+	assert_int_equal(rk_copytext_split(b.data, b.len, f, 3, &scratch, &why), 0);
+	assert_field(&f[0], v, sizeof v - 1);
+	assert_field(&f[1], NULL, 0);
+	assert_field(&f[2], "", 0);
+	rk_buf_free(&b);
+	rk_buf_free(&scratch);
+}
+
 static void test_copy_errors(void **state)
 {
 	rk_field f[3];
@@ -467,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_ident_display),
 		cmocka_unit_test(test_copy_plain),
 		cmocka_unit_test(test_copy_escapes),
+		cmocka_unit_test(test_copy_put),
 		cmocka_unit_test(test_copy_errors),
 		cmocka_unit_test(test_copy_roundtrip),
 	};
