@@ -153,10 +153,11 @@ integration: all ext-ready
 check-one: all unit integration
 
 # The README's test command: install what is missing, then the suite with
-# warnings as errors, then again under AddressSanitizer + UBSan.
+# warnings as errors and the suite under AddressSanitizer + UBSan, side by
+# side (tests/harness/check-both.sh), then a short fuzz run and the packages.
 check: deps
-	$(MAKE) --no-print-directory WERROR=1 check-one
-	$(MAKE) --no-print-directory WERROR=1 SANITIZE=1 BUILD=build/asan check-one
+	$(MAKE) --no-print-directory WERROR=1 ext-ready
+	@bash tests/harness/check-both.sh "$(MAKE)"
 	$(MAKE) --no-print-directory WERROR=1 FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) fuzz
 	$(MAKE) --no-print-directory check-deb
 
