@@ -274,7 +274,7 @@ int rk_cmd_init(int argc, char **argv)
 	rk_opts o;
 	rk_error err;
 	rk_init_side side[2];
-	rk_buf src = RK_BUF_INIT, tgt = RK_BUF_INIT;
+	rk_buf src = RK_BUF_INIT, tgt = RK_BUF_INIT, name = RK_BUF_INIT;
 	rk_init_labels labels = {NULL, 0};
 	const char *ss, *ts;
 	char when[RK_TIME_STRLEN], w[RK_TIME_STRLEN], l[RK_TIME_STRLEN];
@@ -329,9 +329,23 @@ int rk_cmd_init(int argc, char **argv)
 			skipped++;
 	if (!paired)
 		printf("\n; no table of the source has a namesake on the target: add [table LABEL] sections by hand\n");
-	if (skipped)
-		printf("\n; %zu source table%s without a namesake on the target %s not listed\n", skipped,
-		       skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
+	if (skipped) {
+		/* named, so that a renamed pair is one edit away */
+		printf("\n; %zu source table%s without a namesake on the target %s not listed; to check one,\n"
+		       "; add a [table LABEL] section with source-table = NAME and target-table = its target:\n",
+		       skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
+		for (size_t i = 0; i < side[0].n; i++) {
+			if (rk_init_table_find(&side[1], side[0].tables[i].name))
+				continue;
+			rk_buf_reset(&name);
+			rk_init_name(&name, side[0].tables[i].name);
+			/* a comment is one line, whatever the name holds */
+			for (size_t k = 0; k < name.len; k++)
+				if ((unsigned char)name.data[k] < 0x20 || name.data[k] == 0x7f)
+					name.data[k] = '?';
+			printf(";   %s\n", rk_buf_cstr(&name));
+		}
+	}
 	if (fflush(stdout) != 0) {
 		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
 		goto fail;
@@ -353,6 +367,7 @@ done:
 	rk_init_side_free(&side[1]);
 	rk_buf_free(&src);
 	rk_buf_free(&tgt);
+	rk_buf_free(&name);
 	for (size_t i = 0; i < labels.n; i++)
 		free(labels.v[i]);
 	free(labels.v);

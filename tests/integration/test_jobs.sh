@@ -256,10 +256,14 @@ test_job_audit_records_every_table() {
 }
 
 # reckon init against the two databases: its output runs unedited, no
-# password is written, a table without a key is left out with the reason.
+# password is written, a table without a key is left out with the reason,
+# source tables without a namesake are named (with a line break defused).
 test_init_writes_a_job_that_runs() {
 	local srcc tgtc
 	fresh_orders
+	sql $SRC 'drop table if exists public.src_only, public."two
+lines"; create table public.src_only (id int primary key); create table public."two
+lines" (id int)' >/dev/null
 	srcc="$(conn $SRC) password=s3cret-src"
 	tgtc="postgresql://$PGUSER:s3cret-tgt@/$TGT?host=$PGHOST&port=$PGPORT"
 	assert_exit 0 rk init --source "$srcc" --target "$tgtc"
@@ -270,6 +274,9 @@ test_init_writes_a_job_that_runs() {
 	assert_contains init.ini "[table customers]"
 	assert_contains init.ini "[table events]"
 	assert_contains init.ini "; [table nokey] is left out: no primary key on either side"
+	assert_contains init.ini "; 2 source tables without a namesake on the target are not listed"
+	assert_contains init.ini ";   src_only"
+	assert_contains init.ini ';   "two?lines"'
 	assert_contains init.ini "key = customer_id"
 	assert_contains init.ini "time = updated_at"
 	assert_contains init.ini "columns = customer_id,full_name,balance_cents,updated_at"
