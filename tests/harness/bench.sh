@@ -91,7 +91,7 @@ out=$out_dir/check-$N.md
 	echo "- reckon: \`check --key id --time ts --sum amount --window 1h\` over the 24 closed windows of the day, hashing the whole row (the default: 4 columns, id, ts, amount, note)"
 	echo "- floor: both sides' \`\\copy (select id,ts,amount,note from bench.t where ts in the day) to /dev/null\`, concurrently, by psql (COPY text, psql's default: the issue's floor)"
 	echo "- binary floor: the same \`with (format binary)\`: the server skips its output functions, as reckon's binary COPY does for these columns; the stricter reference, shown beside"
-	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 duplicated, 1 note changed)"
+	echo "- match: identical tables (match-jobsN: with --jobs N, N readers per side in one shared snapshot); differ: 10 target rows damaged in 6 windows (4 missing, 4 changed, 1 extra, 1 note changed)"
 	echo "- both tables have an index on ts, as the time column of an incremental load usually has"
 	echo "- best of $REPEAT runs for each; ratio = best reckon seconds / best floor seconds; paired = the median, over the $REPEAT rounds, of reckon's seconds / the floor's measured just before (the two see the same load); peak RSS of reckon (GNU time %M)"
 	echo
