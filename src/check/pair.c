@@ -60,23 +60,20 @@ static char *rk_pair_written(const char *phys)
 	return b.data;
 }
 
-/* The physical column a written name names on side s, or -1: PostgreSQL
- * folds as a query would; a CSV header matches exactly, else
- * case-insensitively when that is unique (as the CSV reader binds). */
-static long rk_pside_find(const rk_pside *s, const char *written)
+long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv)
 {
-	char *name = s->csv ? rk_ident_unquote(written) : rk_pair_fold(written);
+	char *name = csv ? rk_ident_unquote(written) : rk_pair_fold(written);
 	long hit = -1;
 	size_t nci = 0;
 
 	if (!name)
 		return -1;
-	for (size_t i = 0; i < s->nphys && hit < 0; i++)
-		if (!strcmp(s->phys[i], name))
+	for (size_t i = 0; i < n && hit < 0; i++)
+		if (!strcmp(cols[i], name))
 			hit = (long)i;
-	if (hit < 0 && s->csv) {
-		for (size_t i = 0; i < s->nphys; i++)
-			if (!strcasecmp(s->phys[i], name)) {
+	if (hit < 0 && csv) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcasecmp(cols[i], name)) {
 				hit = (long)i;
 				nci++;
 			}
@@ -85,6 +82,12 @@ static long rk_pside_find(const rk_pside *s, const char *written)
 	}
 	free(name);
 	return hit;
+}
+
+/* The physical column a written name names on side s, or -1. */
+static long rk_pside_find(const rk_pside *s, const char *written)
+{
+	return rk_pair_find(s->phys, s->nphys, written, s->csv);
 }
 
 /* The mapping of a logical column on side s, or -1. */

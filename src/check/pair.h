@@ -52,4 +52,11 @@ void rk_drift_free(rk_drift *d);
 /* True when two written column names name the same column. */
 bool rk_pair_same_name(const char *a, const char *b);
 
+/*
+ * The column of cols[0..n) a written name names, or -1: PostgreSQL's
+ * (csv false) folded as a query would fold it; a CSV header's exactly, else
+ * case-insensitively when that is unique (as the CSV reader binds).
+ */
+long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv);
+
 #endif

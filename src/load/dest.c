@@ -243,39 +243,10 @@ static long rk_wmap_sexpr(const rk_wmap_in *in, const char *logical)
 	return -1;
 }
 
-/* The source's column of a logical column's name, or -1: PostgreSQL folds
- * as a query would; a CSV header matches exactly, else case-insensitively
- * when that is unique (as the CSV reader binds). */
+/* The source's column of a logical column's name, or -1 (rk_pair_find). */
 static long rk_wmap_scol(const rk_wmap_in *in, const char *logical)
 {
-	char *name = rk_ident_unquote(logical);
-	long hit = -1;
-	size_t nci = 0;
-
-	if (!in->src_csv) {
-		char *folded = NULL;
-		size_t np;
-		const char *why;
-
-		free(name);
-		if (rk_pgident_parse(logical, &folded, 1, &np, &why) < 0)
-			return -1;
-		name = folded;
-	}
-	for (size_t i = 0; i < in->nsrc && hit < 0; i++)
-		if (!strcmp(in->src_cols[i], name))
-			hit = (long)i;
-	if (hit < 0 && in->src_csv) {
-		for (size_t i = 0; i < in->nsrc; i++)
-			if (!strcasecmp(in->src_cols[i], name)) {
-				hit = (long)i;
-				nci++;
-			}
-		if (nci > 1)
-			hit = -1;
-	}
-	free(name);
-	return hit;
+	return rk_pair_find(in->src_cols, in->nsrc, logical, in->src_csv);
 }
 
 /* The target mapping of a logical column, or -1. */
