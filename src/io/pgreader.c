@@ -308,9 +308,7 @@ static int rk_pgreader_filter(rk_pgreader *r, const char *where, rk_error *err)
 	rk_buf_free(&b);
 	if (rc < 0)
 		return rk_pgreader_sql_error(r, "filter", where, err);
-	rk_buf_printf(&b, "(%s\n)", where);
-	r->filter = rk_xstrdup(rk_buf_cstr(&b));
-	rk_buf_free(&b);
+	r->filter = rk_sql_filter(where);
 	rk_log_debug("%s: rows filtered by %s", r->desc ? r->desc : r->side, where);
 	return 0;
 }

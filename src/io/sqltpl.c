@@ -114,6 +114,18 @@ static char *rk_sql_quote_parts(rk_pg *pg, const char *name, size_t maxparts, rk
 	return b.data;
 }
 
+char *rk_sql_filter(const char *where)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (where && *where)
+		rk_buf_printf(&b, "(%s\n)", where);
+	else
+		rk_buf_puts(&b, "true");
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
 char *rk_sql_quote_name(rk_pg *pg, const char *name, rk_error *err)
 {
 	return rk_sql_quote_parts(pg, name, 3, err);

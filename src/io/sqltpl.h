@@ -31,6 +31,14 @@ typedef struct rk_sqlvar {
 int rk_sql_render(rk_buf *out, const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err);
 
 /*
+ * A user's row condition (--source-where, --target-where) as a term of a
+ * WHERE clause: in parentheses, the closing one on a line of its own so that
+ * a trailing "--" comment ends before it; "true" when where is NULL or
+ * empty.  A new string the caller frees.
+ */
+char *rk_sql_filter(const char *where);
+
+/*
  * Quotes a possibly schema-qualified name as PostgreSQL reads it (io/pgident.h:
  * unquoted parts fold to lower case; "mart.orders" -> "mart"."orders").
  * Returns a new string the caller frees, or NULL with err.

@@ -213,19 +213,6 @@ static int rk_repair_subscribed(rk_repair *r, rk_error *err)
 	                          "while repairing, or add --force to repair anyway");
 }
 
-/* The target filter as SQL: the user's condition in parentheses, or true. */
-static char *rk_repair_filter(const char *where)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	if (where && *where)
-		rk_buf_printf(&b, "(%s\n)", where);
-	else
-		rk_buf_puts(&b, "true");
-	rk_buf_cstr(&b);
-	return b.data;
-}
-
 /* Checks --target-where on no rows, so a mistake is an input error before
  * anything is staged, with the server's own words. */
 static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *err)
@@ -324,7 +311,7 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 static int rk_repair_statements(rk_repair *r, rk_error *err)
 {
 	char *columns = NULL, *keys = NULL, *skeys = NULL, *okeys = NULL, *tkeys = NULL, *tcol = NULL, *ttime = NULL;
-	char *icol = NULL, *filter = rk_repair_filter(r->spec->check.target.where);
+	char *icol = NULL, *filter = rk_sql_filter(r->spec->check.target.where);
 	rk_buf b = RK_BUF_INIT;
 	int rc = -1;
 

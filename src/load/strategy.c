@@ -221,19 +221,6 @@ static void rk_load_var(rk_load_run_ctx *c, const char *name, const char *sql)
 		c->vars[c->nvars++] = (rk_sqlvar){ name, sql };
 }
 
-/* A condition as SQL: in parentheses, or true. */
-static char *rk_load_filter(const char *where)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	if (where && *where)
-		rk_buf_printf(&b, "(%s\n)", where);
-	else
-		rk_buf_puts(&b, "true");
-	rk_buf_cstr(&b);
-	return b.data;
-}
-
 /* The written columns idx[0..n) (all when idx is NULL) joined by ", ": the
  * target's quoted names, or the source's quoted names and expressions. */
 static char *rk_load_list(rk_load_run_ctx *c, const size_t *idx, size_t n, bool source, rk_error *err)
@@ -309,8 +296,8 @@ static int rk_load_columns(rk_load_run_ctx *c, rk_error *err)
 		return -1;
 	if (icol >= 0 && !(c->q_interval_column = rk_dest_quote(&c->target, (size_t)icol, err)))
 		return -1;
-	c->q_source_filter = rk_load_filter(p->source.where);
-	c->q_target_filter = rk_load_filter(p->target.where);
+	c->q_source_filter = rk_sql_filter(p->source.where);
+	c->q_target_filter = rk_sql_filter(p->target.where);
 	return 0;
 }
 
