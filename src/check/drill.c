@@ -430,23 +430,6 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 	return 0;
 }
 
-/* Decimal text of a field to int64; 0 or -1. */
-static int rk_drill_int64(const rk_field *f, int64_t *out)
-{
-	char tmp[24], *end;
-	long long v;
-
-	if (f->null || f->len == 0 || f->len >= sizeof tmp)
-		return -1;
-	memcpy(tmp, f->p, f->len);
-	tmp[f->len] = '\0';
-	v = strtoll(tmp, &end, 10);
-	if (*end)
-		return -1;
-	*out = (int64_t)v;
-	return 0;
-}
-
 /* One piece's digest as the server computed it. */
 static int rk_drill_piece_row(void *ctx, const rk_field *f, rk_error *err)
 {
@@ -458,10 +441,10 @@ static int rk_drill_piece_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_u128 h;
 	rk_entry *e;
 
-	if (rk_drill_int64(&f[0], &part) < 0 || part < 0 || (uint64_t)part >= rd->nparts ||
-	    rk_drill_int64(&f[1], &piece) < 0 || piece < 0 ||
-	    (uint64_t)piece >= rd->part_first[part + 1] - rd->part_first[part] || rk_drill_int64(&f[2], &n) < 0 ||
-	    n < 0 || f[3].null || f[3].len != 32 || rk_drill_int64(&f[4], &mn) < 0 || rk_drill_int64(&f[5], &mx) < 0) {
+	if (rk_field_int64(&f[0], &part) < 0 || part < 0 || (uint64_t)part >= rd->nparts ||
+	    rk_field_int64(&f[1], &piece) < 0 || piece < 0 ||
+	    (uint64_t)piece >= rd->part_first[part + 1] - rd->part_first[part] || rk_field_int64(&f[2], &n) < 0 ||
+	    n < 0 || f[3].null || f[3].len != 32 || rk_field_int64(&f[4], &mn) < 0 || rk_field_int64(&f[5], &mx) < 0) {
 		rk_error_set(err, RK_EXIT_RUNTIME, "%s: the server's drilldown digests hold an unexpected row",
 		             rk_reader_describe(s->reader));
 		return rk_error_hint(err, "the reckon extension and this reckon do not agree: install the extension "

@@ -21,24 +21,6 @@
 #include "core/canon.h"
 #include "core/log.h"
 
-/* Decimal text of a field to int64; 0 or -1. */
-static int rk_pd_int64(const rk_field *f, int64_t *out)
-{
-	char tmp[24], *end;
-	long long v;
-
-	if (f->null || f->len == 0 || f->len >= sizeof tmp)
-		return -1;
-	memcpy(tmp, f->p, f->len);
-	tmp[f->len] = '\0';
-	errno = 0;
-	v = strtoll(tmp, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = (int64_t)v;
-	return 0;
-}
-
 static int rk_pd_bad_row(const rk_side *s, const char *what, const rk_field *f, rk_error *err)
 {
 	int shown = f->null ? 4 : (f->len > 60 ? 60 : (int)f->len);
@@ -69,7 +51,7 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_u128 h;
 	const char *why;
 
-	if (rk_pd_int64(&f[1], &n) < 0 || n < 0)
+	if (rk_field_int64(&f[1], &n) < 0 || n < 0)
 		return rk_pd_bad_row(s, "the row count", &f[1], err);
 	if (n == 0)
 		return 0;  /* a window of a foreign partition that has no rows */
@@ -80,7 +62,7 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 	}
 	/* the server groups exactly the rows of [lo, hi): any other window
 	 * means the two sides of the contract have drifted apart */
-	if (rk_pd_int64(&f[0], &w) < 0 || w < (s->lo - res->from) / unit || w >= (s->hi - res->from) / unit)
+	if (rk_field_int64(&f[0], &w) < 0 || w < (s->lo - res->from) / unit || w >= (s->hi - res->from) / unit)
 		return rk_pd_bad_row(s, "the window index", &f[0], err);
 	/* a group per window lands in the window's first slice: the side's
 	 * slices then say nothing (rk_pushdown_side) */

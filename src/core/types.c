@@ -1,5 +1,6 @@
 #include "core/types.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,4 +242,21 @@ int rk_type_scale(const char *name)
 		return 0;
 	sc = strtol(comma + 1, NULL, 10);
 	return sc < 0 ? 0 : sc > 1000 ? 1000 : (int)sc;
+}
+
+int rk_field_int64(const rk_field *f, int64_t *out)
+{
+	char tmp[24], *end;
+	long long v;
+
+	if (f->null || f->len == 0 || f->len >= sizeof tmp)
+		return -1;
+	memcpy(tmp, f->p, f->len);
+	tmp[f->len] = '\0';
+	errno = 0;
+	v = strtoll(tmp, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
 }

@@ -65,6 +65,10 @@ typedef struct rk_field {
 	size_t enc_len;
 } rk_field;
 
+/* A field's decimal integer text (as PostgreSQL prints an int8) to *out:
+ * 0, or -1 when it is NULL, empty, not an integer or out of range. */
+int rk_field_int64(const rk_field *f, int64_t *out);
+
 /*
  * Maps a type name to rk_type.  Accepts what PostgreSQL's format_type()
  * prints ("numeric(12,2)", "character varying(10)", "timestamp with time

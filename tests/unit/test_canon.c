@@ -870,6 +870,33 @@ static void test_enc_instant_cached(void **state)
 	rk_buf_free(&b);
 }
 
+/* rk_field_int64: what the drilldown reads back from the server. */
+static int field_int64(const char *text, int64_t *out)
+{
+	rk_field f = {.p = text, .len = text ? strlen(text) : 0, .null = text == NULL};
+
+	return rk_field_int64(&f, out);
+}
+
+static void test_field_int64(void **state)
+{
+	int64_t v = 7;
+
+	(void)state;
+	assert_int_equal(field_int64("42", &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(field_int64("-9223372036854775808", &v), 0);
+	assert_true(v == INT64_MIN);
+	assert_int_equal(field_int64("9223372036854775807", &v), 0);
+	assert_true(v == INT64_MAX);
+	/* out of range is an error, not INT64_MAX */
+	assert_int_equal(field_int64("9223372036854775808", &v), -1);
+	assert_int_equal(field_int64("", &v), -1);
+	assert_int_equal(field_int64(NULL, &v), -1);
+	assert_int_equal(field_int64("12x", &v), -1);
+	assert_int_equal(field_int64("123456789012345678901234567890", &v), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -895,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_enc_instant_cached),
 		cmocka_unit_test(test_enc_numeric_plain),
 		cmocka_unit_test(test_type_names),
+		cmocka_unit_test(test_field_int64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
