@@ -539,24 +539,10 @@ int rk_cmd_check(int argc, char **argv)
 	int status;
 
 	rk_error_clear(&err);
-	if (rk_opts_parse(&o, RK_CMD_CHECK, argc, argv, &err) < 0) {
-		rk_log_error(&err);
-		rk_opts_free(&o);
-		return err.code ? err.code : RK_EXIT_USAGE;
-	}
-	if (o.help) {
-		rk_opts_usage(RK_CMD_CHECK);
-		rk_opts_free(&o);
-		return RK_EXIT_OK;
-	}
-	rk_log_level = o.verbose;
-	if (o.args.n) {
-		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
-		rk_error_hint(&err, "every input of reckon check is an option; see 'reckon check --help'");
-		rk_log_error(&err);
-		rk_opts_free(&o);
-		return RK_EXIT_USAGE;
-	}
+	status = rk_opts_start(&o, RK_CMD_CHECK, argc, argv,
+	                       "every input of reckon check is an option; see 'reckon check --help'", &err);
+	if (status <= 0)
+		return rk_opts_stop(&o, status, &err);
 	status = o.job ? rk_check_job(&o, argc, argv) : rk_check_single(&o);
 	rk_opts_free(&o);
 	return status;

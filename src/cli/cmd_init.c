@@ -283,17 +283,11 @@ int rk_cmd_init(int argc, char **argv)
 
 	memset(side, 0, sizeof side);
 	rk_error_clear(&err);
-	if (rk_opts_parse(&o, RK_CMD_INIT, argc, argv, &err) < 0)
-		goto fail;
-	if (o.help) {
-		rk_opts_usage(RK_CMD_INIT);
-		goto done;
-	}
-	rk_log_level = o.verbose;
-	if (o.args.n) {
-		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
-		rk_error_hint(&err, "reckon init writes the job file to stdout: reckon init ... > nightly.ini");
-		goto fail;
+	switch (rk_opts_start(&o, RK_CMD_INIT, argc, argv,
+	                      "reckon init writes the job file to stdout: reckon init ... > nightly.ini", &err)) {
+	case -1: goto fail;
+	case 0: goto done;
+	default: break;
 	}
 	if (o.schema && (o.source_schema || o.target_schema)) {
 		rk_error_set(&err, RK_EXIT_USAGE, "option --schema excludes --source-schema and --target-schema");

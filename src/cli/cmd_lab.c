@@ -23,17 +23,10 @@ int rk_cmd_lab(int argc, char **argv)
 
 	memset(&opts, 0, sizeof opts);
 	rk_error_clear(&err);
-	if (rk_opts_parse(&opts, RK_CMD_LAB, argc, argv, &err) < 0) {
-		rk_log_error(&err);
-		rk_opts_free(&opts);
-		return err.code;
-	}
-	rk_log_level = opts.verbose;
-	if (opts.help) {
-		rk_opts_usage(RK_CMD_LAB);
-		rk_opts_free(&opts);
-		return RK_EXIT_OK;
-	}
+	rc = rk_opts_start(&opts, RK_CMD_LAB, argc, argv, "every input of reckon lab is an option; see 'reckon lab --help'",
+	                   &err);
+	if (rc <= 0)
+		return rk_opts_stop(&opts, rc, &err);
 	/* every step is a fresh process of this very binary */
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n <= 0) {

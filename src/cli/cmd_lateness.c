@@ -166,19 +166,10 @@ int rk_cmd_lateness(int argc, char **argv)
 
 	rk_error_clear(&err);
 	memset(&l, 0, sizeof l);
-	if (rk_opts_parse(&o, RK_CMD_LATENESS, argc, argv, &err) < 0)
-		goto fail;
-	if (o.help) {
-		rk_opts_usage(RK_CMD_LATENESS);
-		rk_opts_free(&o);
-		return RK_EXIT_OK;
-	}
-	rk_log_level = o.verbose;
-	if (o.args.n) {
-		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
-		rk_error_hint(&err, "every input of reckon lateness is an option; see 'reckon lateness --help'");
-		goto fail;
-	}
+	rc = rk_opts_start(&o, RK_CMD_LATENESS, argc, argv,
+	                   "every input of reckon lateness is an option; see 'reckon lateness --help'", &err);
+	if (rc <= 0)
+		return rk_opts_stop(&o, rc, &err);
 	if (rk_opts_require(&o, RK_O_TABLE, &err) < 0 || rk_lateness_setup(&o, &l, &err) < 0)
 		goto fail;
 	if (rk_reader_conn_is_csv(o.source)) {

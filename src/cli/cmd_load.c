@@ -106,17 +106,11 @@ int rk_cmd_load(int argc, char **argv)
 	memset(&spec, 0, sizeof spec);
 	memset(&res, 0, sizeof res);
 	rk_error_clear(&err);
-	if (rk_opts_parse(&opts, RK_CMD_LOAD, argc, argv, &err) < 0) {
-		rk_log_error(&err);
-		rk_opts_free(&opts);
-		return err.code;
-	}
-	rk_log_level = opts.verbose;
-	if (opts.help) {
-		rk_opts_usage(RK_CMD_LOAD);
-		rk_opts_free(&opts);
-		return RK_EXIT_OK;
-	}
+	rc = rk_opts_start(&opts, RK_CMD_LOAD, argc, argv,
+	                   "every input of reckon load is an option; see 'reckon load --help'", &err);
+	if (rc <= 0)
+		return rk_opts_stop(&opts, rc, &err);
+	rc = RK_EXIT_OK;
 	if (rk_load_spec_from_opts(&opts, &spec, &pair, &err) < 0 || rk_guard_begin(opts.lock_timeout, &err) < 0) {
 		rk_log_error(&err);
 		rk_opts_free(&opts);

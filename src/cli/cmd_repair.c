@@ -659,24 +659,10 @@ int rk_cmd_repair(int argc, char **argv)
 	int status;
 
 	rk_error_clear(&err);
-	if (rk_opts_parse(&o, RK_CMD_REPAIR, argc, argv, &err) < 0) {
-		rk_log_error(&err);
-		rk_opts_free(&o);
-		return err.code ? err.code : RK_EXIT_USAGE;
-	}
-	if (o.help) {
-		rk_opts_usage(RK_CMD_REPAIR);
-		rk_opts_free(&o);
-		return RK_EXIT_OK;
-	}
-	rk_log_level = o.verbose;
-	if (o.args.n) {
-		rk_error_set(&err, RK_EXIT_USAGE, "unexpected argument '%s'", o.args.items[0]);
-		rk_error_hint(&err, "the rerun list is given with --rerun-list FILE; see 'reckon repair --help'");
-		rk_log_error(&err);
-		rk_opts_free(&o);
-		return RK_EXIT_USAGE;
-	}
+	status = rk_opts_start(&o, RK_CMD_REPAIR, argc, argv,
+	                       "the rerun list is given with --rerun-list FILE; see 'reckon repair --help'", &err);
+	if (status <= 0)
+		return rk_opts_stop(&o, status, &err);
 	if (rk_guard_begin(o.lock_timeout, &err) < 0) {
 		rk_log_error(&err);
 		rk_opts_free(&o);

@@ -43,13 +43,9 @@ int rk_cmd_rerun_list(int argc, char **argv)
 	bool airflow = false;
 
 	rk_error_clear(&err);
-	if (rk_opts_parse(&o, RK_CMD_RERUN, argc, argv, &err) < 0)
-		goto fail;
-	if (o.help) {
-		rk_opts_usage(RK_CMD_RERUN);
-		goto done;
-	}
-	rk_log_level = o.verbose;
+	rc = rk_opts_start(&o, RK_CMD_RERUN, argc, argv, NULL, &err);
+	if (rc <= 0)
+		return rk_opts_stop(&o, rc, &err);
 	if (o.as) {
 		if (strcmp(o.as, "airflow") != 0) {
 			rk_error_set(&err, RK_EXIT_USAGE, "option --as must be airflow, not '%s'", o.as);

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/text.h"
 #include "io/slurp.h"
 
@@ -843,6 +844,31 @@ int rk_opts_parse(rk_opts *opts, unsigned cmd, int argc, char **argv, rk_error *
 done:
 	rk_opts_end(&st);
 	return rc;
+}
+
+int rk_opts_start(rk_opts *opts, unsigned cmd, int argc, char **argv, const char *args_hint, rk_error *err)
+{
+	if (rk_opts_parse(opts, cmd, argc, argv, err) < 0)
+		return -1;
+	if (opts->help) {
+		rk_opts_usage(cmd);
+		return 0;
+	}
+	rk_log_level = opts->verbose;
+	if (args_hint && opts->args.n) {
+		rk_error_set(err, RK_EXIT_USAGE, "unexpected argument '%s'", opts->args.items[0]);
+		return rk_error_hint(err, "%s", args_hint);
+	}
+	return 1;
+}
+
+int rk_opts_stop(rk_opts *opts, int rc, const rk_error *err)
+{
+	rk_opts_free(opts);
+	if (rc == 0)
+		return RK_EXIT_OK;
+	rk_log_error(err);
+	return err->code ? err->code : RK_EXIT_USAGE;
 }
 
 int rk_opts_parse_table(rk_opts *opts, unsigned cmd, int argc, char **argv, const rk_ini *job, const char *label,

@@ -204,6 +204,20 @@ typedef struct rk_opts {
 int rk_opts_parse(rk_opts *opts, unsigned cmd, int argc, char **argv, rk_error *err);
 
 /*
+ * How every command starts: rk_opts_parse, then --help printed, the log
+ * level set, and words that are not options refused (args_hint: the hint
+ * for them; NULL when the command takes such arguments).  Returns 1 when
+ * the command goes on, 0 when it is done (--help), -1 with err.  Either
+ * way the caller frees opts; rk_opts_stop does that for a command that
+ * ends there.
+ */
+int rk_opts_start(rk_opts *opts, unsigned cmd, int argc, char **argv, const char *args_hint, rk_error *err);
+
+/* Ends a command that rk_opts_start stopped (rc 0 or -1): prints err,
+ * frees opts, and returns the exit status. */
+int rk_opts_stop(rk_opts *opts, int rc, const rk_error *err);
+
+/*
  * The same for one table of a job: argv first, then job's [table label]
  * section, then its [defaults], then --config, then defaults.  job is an
  * INI file read by rk_opts_job_read.

@@ -339,6 +339,11 @@ test_lab_usage_errors() {
 	assert_contains "$ERR" "does not run on engine postgres"
 	assert_exit 2 rk lab --source "$(conn $LAB_SRC)" --target "$(conn $LAB_SRC)" --engine split --out labout
 	assert_contains "$ERR" "another database"
+	# a word that is not an option is refused, not ignored
+	assert_exit 2 rk lab --source "$(conn $LAB_SRC)" --out labout stray
+	assert_contains "$ERR" "unexpected argument 'stray'"
+	assert_exit 2 rk load --source "$(conn $LAB_SRC)" --table t --key id --time ts --strategy watermark-first stray
+	assert_contains "$ERR" "unexpected argument 'stray'"
 }
 
 # --- reckon load ------------------------------------------------------------
