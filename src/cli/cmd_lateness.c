@@ -98,8 +98,9 @@ static void rk_lateness_text(FILE *out, const char *describe, const rk_lateness 
 	if (l->all.known) {
 		double cover = l->all.max > 0 ? l->all.max : 0;
 
-		fprintf(out, "the smallest margin that covers every row seen: %.6fs (e.g. --settle %llds)\n", cover,
-		        (long long)ceil(cover));
+		/* the suggestion in whole seconds, as --settle reads it: "10m42s" */
+		fprintf(out, "the smallest margin that covers every row seen: %.6fs (e.g. --settle %s)\n", cover,
+		        rk_duration_format((rk_usec)ceil(cover) * RK_USEC_PER_SEC, d));
 	} else {
 		fprintf(out, "no row of the range has a known commit time\n");
 	}

@@ -474,6 +474,13 @@ test_lateness_matches_sql_over_the_same_rows() {
 	assert_exit 0 rk lateness --source "$(cconn $DB)" --table s --time ts --source-where keep --from "$from" \
 		--to "$to" --window 1h
 	assert_contains "$OUT" "the smallest margin that covers every row seen"
+	# ... and suggests it as a duration --settle takes, which misses no row
+	local sugg
+	sugg=$(sed -n 's/.*(e\.g\. --settle \([0-9dhms]*\))$/\1/p' "$OUT")
+	assert_match "$sugg" '^([0-9]+[dhms])+$'
+	assert_exit 0 rk lateness --source "$(cconn $DB)" --table s --time ts --source-where keep --from "$from" \
+		--to "$to" --window 1h --settle "$sugg"
+	assert_match "$(grep '^rows a load would have read' "$OUT")" ", $sugg 0\$"
 }
 
 test_lateness_needs_track_commit_timestamp() {
