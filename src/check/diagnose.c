@@ -641,6 +641,36 @@ static bool rk_breaks_repeat(const rk_finding *f)
 	       (f->kind == RK_FIND_SOURCE_DUPLICATE && f->target_copies <= f->source_copies);
 }
 
+/*
+ * source_duplicate: every finding of a key the source holds twice in a
+ * window, with that key's other findings of the window not placed yet.
+ * The findings sorted by (key, window), so a window with many of them
+ * costs a sort, not a scan per duplicate.
+ */
+static void rk_fit_source_dup(rk_diag *g)
+{
+	rk_check_result *r = g->res;
+	size_t *ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix);
+
+	for (size_t i = 0; i < r->nfindings; i++)
+		ix[i] = i;
+	rk_sort_base = (const rk_finding **)g->byk;
+	qsort(ix, r->nfindings, sizeof *ix, rk_idx_key_cmp);
+	for (size_t a = 0, b; a < r->nfindings; a = b) {
+		const rk_finding *x = &r->findings[ix[a]];
+		bool dup = false;
+
+		for (b = a; b < r->nfindings && r->findings[ix[b]].window == x->window &&
+		            !rk_key_cmp(r->findings[ix[b]].key, x->key);
+		     b++)
+			dup |= r->findings[ix[b]].kind == RK_FIND_SOURCE_DUPLICATE;
+		for (size_t c = a; dup && c < b; c++)
+			if (g->of[ix[c]] == RK_PAT_NONE)
+				g->of[ix[c]] = RK_PAT_SOURCE_DUPLICATE;
+	}
+	free(ix);
+}
+
 /* What breaks a gap: a key the target holds, in some form. */
 static bool rk_breaks_gap(const rk_finding *f)
 {
@@ -711,21 +741,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	rk_breaks_free(&brk);
 	/* source_duplicate: the key the source holds twice, and what that did
 	 * to the same key's copies in the target of that window */
-	for (size_t i = 0; i < n; i++) {
-		const rk_finding *f = &res->findings[i];
-
-		if (f->kind != RK_FIND_SOURCE_DUPLICATE)
-			continue;
-		if (d->of[i] == RK_PAT_NONE)
-			d->of[i] = RK_PAT_SOURCE_DUPLICATE;
-		/* the findings are in window order: look in this one only */
-		for (size_t j = i; j > 0 && res->findings[j - 1].window == f->window; j--)
-			if (d->of[j - 1] == RK_PAT_NONE && !rk_key_cmp(res->findings[j - 1].key, f->key))
-				d->of[j - 1] = RK_PAT_SOURCE_DUPLICATE;
-		for (size_t j = i + 1; j < n && res->findings[j].window == f->window; j++)
-			if (d->of[j] == RK_PAT_NONE && !rk_key_cmp(res->findings[j].key, f->key))
-				d->of[j] = RK_PAT_SOURCE_DUPLICATE;
-	}
+	rk_fit_source_dup(&g);
 	for (size_t i = 0; i < n; i++)
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_UNCLASSIFIED;
