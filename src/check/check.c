@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check/diagnose.h"
+#include "check/keys.h"
 #include "check/drill.h"
 #include "check/pair.h"
 #include "check/pushdown.h"
@@ -341,6 +342,11 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->findings[i].key);
 	}
 	free(r->findings);
+	for (size_t i = 0; i < r->nchanges; i++) {
+		free(r->changes[i].value[0]);
+		free(r->changes[i].value[1]);
+	}
+	free(r->changes);
 	for (size_t i = 0; r->key_names && i < r->nkey; i++)
 		free(r->key_names[i]);
 	free(r->key_names);
@@ -589,6 +595,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
+	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
+		goto done;
 	if (spec->diagnose && spec->findings &&
 	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
 		goto done;
@@ -618,6 +626,35 @@ done:
 	}
 	*out = res;
 	return 0;
+}
+
+size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n)
+{
+	size_t lo = 0, hi = r->nchanges, m = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->changes[mid].finding < fi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + m < r->nchanges && r->changes[lo + m].finding == fi)
+		m++;
+	*n = m;
+	return lo;
+}
+
+void rk_change_value_text(rk_buf *b, const rk_change *ch, int s)
+{
+	if (!ch->value[s]) {
+		rk_buf_puts(b, "NULL");
+		return;
+	}
+	rk_buf_puts(b, ch->value[s]);
+	if (ch->cut[s])
+		rk_buf_puts(b, "...");
 }
 
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err)

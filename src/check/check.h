@@ -69,7 +69,9 @@ typedef struct rk_check_spec {
 	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
 	rk_pushdown pushdown;           /* window digests computed by the server */
 	bool findings;                  /* run the key-level drilldown */
-	bool diagnose;                  /* name the likely causes and warn (diagnose.h); needs findings */
+	bool diagnose;                  /* name the likely causes and warn (diagnose.h), find which
+	                                 * columns of the changed keys differ (keys.h); needs findings */
+	bool no_values;                 /* --no-values: the changed columns' names, not their values */
 	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
 	rk_check_meter *meter;          /* optional: progress counters to keep up to date */
 } rk_check_spec;
@@ -108,6 +110,7 @@ typedef struct rk_finding {
 	size_t window;          /* index into the windows */
 	rk_find_kind kind;
 	char **key;             /* nkey display texts; NULL entry = SQL NULL; owned */
+	rk_u128 key_hash;       /* the hash of its canonical key encoding */
 	uint32_t source_copies;
 	uint32_t target_copies;
 	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
@@ -115,7 +118,25 @@ typedef struct rk_finding {
 	/* The earliest and the latest time of its source copies in the window
 	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
 	rk_usec source_min, source_max;
+	bool same_copies;       /* duplicated, one source copy: every target copy is that row */
+	/* An extra key looked up by key on both sides over all time (keys.c),
+	 * when each side has an index that serves it: */
+	bool looked_up;
+	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
+	bool target_has_it;     /* the target holds that copy, as the source has it */
 } rk_finding;
+
+/* Longest value text a change keeps, in bytes (cut on a character). */
+#define RK_CHANGE_VALUE_MAX 200
+
+/* One differing column of a changed finding (changes.csv). */
+typedef struct rk_change {
+	size_t finding;         /* index into the findings */
+	size_t column;          /* index into column_names */
+	char *value[2];         /* each side's text (as read), cut to RK_CHANGE_VALUE_MAX bytes;
+	                         * NULL for SQL NULL, or for every value with --no-values */
+	bool cut[2];            /* the text was cut */
+} rk_change;
 
 /* A span of source time, both ends included (rk_check_result.held). */
 typedef struct rk_held {
@@ -174,6 +195,12 @@ typedef struct rk_check_result {
 	 * tells a contiguous loss from scattered ones with them. */
 	rk_held *held;
 	size_t nheld;
+	/* The changed findings' differing columns, by finding (keys.c); with
+	 * --no-values (values_omitted) without their values. */
+	rk_change *changes;
+	size_t nchanges;
+	bool values_omitted;
+	size_t changed_unread;  /* changed findings whose columns were not read (past the bound) */
 	bool has_watermark;
 	rk_usec watermark;
 	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */
@@ -199,6 +226,13 @@ void rk_check_result_free(rk_check_result *r);
  * side has a primary key).
  */
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err);
+
+/* The changes of finding fi: *n of them from the returned index. */
+size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n);
+
+/* Appends change ch's value on side s as the text and HTML reports show
+ * it: NULL for SQL NULL, "..." after a cut text. */
+void rk_change_value_text(rk_buf *b, const rk_change *ch, int s);
 
 /* Appends finding f's key as the reports show it: "K", or "(K1, K2)" for a
  * composite key, SQL NULL as NULL. */

@@ -856,8 +856,15 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f = &res->findings[res->nfindings++];
 	f->window = t->window;
 	f->kind = kind;
+	f->key_hash = t->key;
 	f->source_copies = t->s;
 	f->target_copies = t->t;
+	/* a duplicated row whose target copies all equal its one source copy:
+	 * an insert written again as it was (the diagnosis's retried insert) */
+	f->same_copies = kind == RK_FIND_DUPLICATED && t->s == 1 && t->ht == (rk_u128)t->t * t->hs;
+	f->looked_up = false;
+	f->source_elsewhere = RK_USEC_NINF;
+	f->target_has_it = false;
 	f->source_time = t->src_t;
 	f->target_time = t->tgt_t;
 	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;

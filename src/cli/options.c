@@ -122,7 +122,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_RERUN_LIST] = {"rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
 	                     "check: write the rerun list (CSV); repair: the rerun list to replay"},
 	[RK_O_REPORT] = {"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
-	                 "check: write windows.csv, findings.csv, rerun.csv, summary.json and report.html into DIR, "
+	                 "check: write windows.csv, findings.csv, changes.csv, rerun.csv, summary.json and report.html into DIR, "
 	                 "replaced as one set (a job: DIR/LABEL/ each); "
 	                 "repair --job: the job's report directory"},
 	[RK_O_FORMAT] = {"format", RK_OPT_ENUM, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, 0,
@@ -146,6 +146,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_WATERMARK_QUERY] = {"watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, 0, RK_OPTF_TABLE,
 	                          "SQL", "source query returning one timestamp, run as written in a read-only "
 	                                 "transaction: audit the watermark's claim"},
+	[RK_O_NO_VALUES] = {"no-values", RK_OPT_FLAG, OFF(no_values), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
+	                    "name the columns a changed row differs in, without their values (tables holding "
+	                    "personal data)"},
 	[RK_O_JOB] = {"job", RK_OPT_STR, OFF(job), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_NOFILE, "FILE",
 	              "a job file: [defaults] and one [table LABEL] section per table pair (docs/jobs.md)"},
 	[RK_O_ONLY] = {"only", RK_OPT_LIST, OFF(only), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_JOBONLY, "LABELS",

@@ -75,6 +75,7 @@ typedef enum rk_optid {
 	RK_O_PROGRESS,
 	RK_O_LEAF_ROWS,
 	RK_O_WATERMARK_QUERY,
+	RK_O_NO_VALUES,
 	RK_O_JOB,
 	RK_O_ONLY,
 	RK_O_PARALLEL,
@@ -151,6 +152,7 @@ typedef struct rk_opts {
 	unsigned long jobs;      /* >= 1 */
 	int pushdown;            /* RK_OPT_PUSHDOWN_* */
 	unsigned long leaf_rows;
+	bool no_values;          /* changed columns named, their values not written */
 
 	/* jobs */
 	char *job;

@@ -114,6 +114,7 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 	                                                       : RK_PUSHDOWN_OFF;
 	spec->leaf_rows = o->leaf_rows;
 	spec->watermark_query = o->watermark_query;
+	spec->no_values = o->no_values;
 	spec->findings = true;
 	/* RECKON_DIAGNOSE=off leaves the likely causes and warnings out: a
 	 * diagnostic switch the drilldown benchmark measures the diagnosis with */

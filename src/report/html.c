@@ -154,6 +154,53 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 	return rows;
 }
 
+/* The differing columns of window w's first changed keys (its findings
+ * from fi on): one row per column, the key on each. */
+static json_t *rk_view_changes(const rk_check_result *r, size_t fi, size_t w)
+{
+	json_t *rows = json_array();
+	rk_buf b = RK_BUF_INIT;
+	size_t shown = 0;
+
+	for (size_t i = fi; i < r->nfindings && r->findings[i].window == w && shown < RK_HTML_KEYS; i++) {
+		size_t n, at;
+
+		if (r->findings[i].kind != RK_FIND_CHANGED)
+			continue;
+		at = rk_finding_changes(r, i, &n);
+		shown += n > 0;
+		for (size_t k = at; k < at + n; k++) {
+			const rk_change *ch = &r->changes[k];
+			json_t *row = json_object();
+
+			rk_buf_reset(&b);
+			rk_finding_key_text(&b, r, &r->findings[i]);
+			rk_set(row, "key", rk_tpl_text(rk_buf_cstr(&b)));
+			rk_set(row, "column", rk_tpl_text(r->column_names[ch->column]));
+			for (int s = 0; s < 2; s++) {
+				rk_buf_reset(&b);
+				if (r->values_omitted)
+					rk_buf_puts(&b, "(not shown: --no-values)");
+				else
+					rk_change_value_text(&b, ch, s);
+				rk_set(row, s ? "target" : "source", rk_tpl_text(rk_buf_cstr(&b)));
+			}
+			json_array_append_new(rows, row);
+		}
+	}
+	rk_buf_free(&b);
+	if (!json_array_size(rows)) {
+		json_decref(rows);
+		return json_false();
+	}
+	{
+		json_t *o = json_object();
+
+		rk_set(o, "rows", rows);
+		return o;
+	}
+}
+
 /* The damaged windows with their first keys per kind. */
 static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, size_t *shown)
 {
@@ -211,6 +258,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 			json_array_append_new(kinds, kind);
 		}
 		rk_set(it, "sums", sums);
+		rk_set(it, "changes", rk_view_changes(r, fi, w));
 		rk_set(it, "has_kinds", json_boolean(json_array_size(kinds) > 0));
 		rk_set(it, "kinds", kinds);
 		rk_set(it, "unexplained", json_boolean(!keys && c->spec->findings));

@@ -16,6 +16,8 @@
 #define RK_TEXT_MAX_WINDOWS 100
 /* Keys of each kind shown per damaged window in the text summary. */
 #define RK_TEXT_KEYS 5
+/* Changed keys whose values summary.json lists (changes.csv has them all). */
+#define RK_JSON_CHANGES 100
 
 /* Appends s to out as one CSV field (quoted when needed; NULL = empty,
  * the empty string = "", as PostgreSQL writes them). */
@@ -126,6 +128,41 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 		fprintf(out, "  %s: %s\n", d->warnings[i].kind, d->warnings[i].message);
 }
 
+/* The differing columns of the window's first changed keys: "(K): col
+ * 'source' -> 'target'", or the column names alone with --no-values. */
+static void rk_report_text_changes(FILE *out, const rk_check_result *r, size_t fi, size_t w)
+{
+	rk_buf line = RK_BUF_INIT;
+	unsigned shown = 0;
+
+	for (size_t i = fi; i < r->nfindings && r->findings[i].window == w && shown < RK_TEXT_KEYS; i++) {
+		size_t n, at;
+
+		if (r->findings[i].kind != RK_FIND_CHANGED)
+			continue;
+		at = rk_finding_changes(r, i, &n);
+		if (!n)
+			continue;
+		shown++;
+		rk_buf_reset(&line);
+		rk_finding_key_text(&line, r, &r->findings[i]);
+		rk_buf_puts(&line, ":");
+		for (size_t k = at; k < at + n; k++) {
+			const rk_change *ch = &r->changes[k];
+
+			rk_buf_printf(&line, "%s %s", k > at ? ";" : "", r->column_names[ch->column]);
+			if (r->values_omitted)
+				continue;
+			rk_buf_puts(&line, " ");
+			rk_change_value_text(&line, ch, 0);
+			rk_buf_puts(&line, " -> ");
+			rk_change_value_text(&line, ch, 1);
+		}
+		fprintf(out, "      %s\n", rk_buf_cstr(&line));
+	}
+	rk_buf_free(&line);
+}
+
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
@@ -161,6 +198,8 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 					rk_finding_key_text(&line, r, &r->findings[i]);
 				}
 				fprintf(out, "    %-16s %5u  %s\n", rk_find_kind_name((rk_find_kind)k), n, rk_buf_cstr(&line));
+				if (k == RK_FIND_CHANGED)
+					rk_report_text_changes(out, r, fi, w);
 			}
 			if (!rk_win_keys(r, w) && c->spec->findings)
 				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
@@ -271,6 +310,55 @@ int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	return rc;
 }
 
+/* "changes": the first RK_JSON_CHANGES changed findings' differing columns,
+ * {"values": bool, "unread": N, "first": [{"window_start", "key": [...],
+ * "columns": [{"column", "source", "target"}]}]} (no values with
+ * --no-values; a cut value has "source_cut" / "target_cut"). */
+static json_t *rk_json_changes(const rk_check_result *r)
+{
+	json_t *o = json_object(), *first = json_array();
+	size_t shown = 0;
+
+	for (size_t i = 0; i < r->nfindings && shown < RK_JSON_CHANGES; i++) {
+		const rk_finding *f = &r->findings[i];
+		json_t *it, *key, *cols;
+		size_t n, at;
+
+		if (f->kind != RK_FIND_CHANGED)
+			continue;
+		at = rk_finding_changes(r, i, &n);
+		if (!n)
+			continue;
+		shown++;
+		it = json_object();
+		key = json_array();
+		cols = json_array();
+		json_object_set_new(it, "window_start", rk_json_time(rk_check_window_start(r, f->window)));
+		for (size_t k = 0; k < r->nkey; k++)
+			json_array_append_new(key, f->key[k] ? json_string(f->key[k]) : json_null());
+		json_object_set_new(it, "key", key);
+		for (size_t k = at; k < at + n; k++) {
+			const rk_change *ch = &r->changes[k];
+			json_t *c = json_object();
+
+			json_object_set_new(c, "column", json_string(r->column_names[ch->column]));
+			for (int s = 0; s < 2 && !r->values_omitted; s++) {
+				json_object_set_new(c, s ? "target" : "source",
+				                    ch->value[s] ? json_string(ch->value[s]) : json_null());
+				if (ch->cut[s])
+					json_object_set_new(c, s ? "target_cut" : "source_cut", json_true());
+			}
+			json_array_append_new(cols, c);
+		}
+		json_object_set_new(it, "columns", cols);
+		json_array_append_new(first, it);
+	}
+	json_object_set_new(o, "values", json_boolean(!r->values_omitted));
+	json_object_set_new(o, "unread", json_integer((json_int_t)r->changed_unread));
+	json_object_set_new(o, "first", first);
+	return o;
+}
+
 json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
@@ -321,6 +409,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
+	json_object_set_new(root, "changes", rk_json_changes(r));
 	if (r->diagnosis) {
 		json_t *dg = json_array(), *wa = json_array();
 
@@ -424,6 +513,37 @@ static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_ch
 	return ferror(out) ? -1 : 0;
 }
 
+static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fputs("window_start,window_end", out);
+	for (size_t i = 0; i < r->nkey; i++) {
+		fputc(',', out);
+		rk_report_csv_field(out, c->key_names[i]);
+	}
+	fputs(",column,source_value,target_value\n", out);
+	for (size_t i = 0; i < r->nchanges; i++) {
+		const rk_change *ch = &r->changes[i];
+		const rk_finding *f = &r->findings[ch->finding];
+		rk_usec s = rk_check_window_start(r, f->window);
+
+		fprintf(out, "%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b));
+		for (size_t k = 0; k < r->nkey; k++) {
+			fputc(',', out);
+			rk_report_csv_field(out, f->key[k]);
+		}
+		fputc(',', out);
+		rk_report_csv_field(out, r->column_names[ch->column]);
+		fputc(',', out);
+		rk_report_csv_field(out, ch->value[0]);
+		fputc(',', out);
+		rk_report_csv_field(out, ch->value[1]);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
 static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
@@ -445,7 +565,7 @@ static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
  * the report directory
  * ---------------------------------------------------------------------- */
 
-const char *const rk_report_names[] = {"windows.csv", "findings.csv", "rerun.csv", "summary.json", "report.html",
+const char *const rk_report_names[] = {"windows.csv", "findings.csv", "changes.csv", "rerun.csv", "summary.json", "report.html",
                                        "index.html", NULL};
 
 struct rk_report_dir {
@@ -621,6 +741,11 @@ static int rk_report_findings_file(FILE *out, const rk_report_ctx *c, const rk_c
 	return rk_report_findings_csv(out, c, r);
 }
 
+static int rk_report_changes_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	return rk_report_changes_csv(out, c, r);
+}
+
 static int rk_report_rerun_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
 	return rk_report_rerun_csv(out, r);
@@ -646,6 +771,7 @@ int rk_report_set_write(rk_adir *d, const char *sub, const char *extra, const rk
 	errno = 0;
 	if (rk_report_set_file(d, sub, "windows.csv", rk_report_windows_file, c, r, err) < 0 ||
 	    rk_report_set_file(d, sub, "findings.csv", rk_report_findings_file, c, r, err) < 0 ||
+	    rk_report_set_file(d, sub, "changes.csv", rk_report_changes_file, c, r, err) < 0 ||
 	    rk_report_set_file(d, sub, "rerun.csv", rk_report_rerun_file, c, r, err) < 0 ||
 	    (extra && rk_report_set_file(d, sub, extra, rk_report_rerun_file, c, r, err) < 0) ||
 	    rk_report_set_file(d, sub, "report.html", rk_report_html_file, c, r, err) < 0 ||

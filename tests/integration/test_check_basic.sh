@@ -59,7 +59,7 @@ test_identical_tables_match() {
 	assert_file_eq rerun.csv - <<-EOF
 		$RERUN_HEADER
 	EOF
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 }
 
 test_same_input_same_files() {

@@ -159,7 +159,7 @@ test_failed_run_keeps_previous_files() {
 	assert_exit 1 check_pair "$(conn $SRC)" "$(conn $TGT)" --report rep --rerun-list rerun.csv
 	assert_eq "$RERUN_HEADER" "$(head -n 1 rerun.csv)"
 	assert_eq "$WINDOWS_HEADER_AMOUNT" "$(head -n 1 rep/windows.csv)"
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 }
 
 # A report directory that a failed run created is removed again; one that

@@ -68,6 +68,55 @@ test_mixed_window_and_swaps() {
 	EOF
 }
 
+# A changed row names the columns that differ, with each side's value, in
+# changes.csv, summary.json, the text output and report.html: found by the
+# columns' hashes of those keys' rows only.  A NULL is an empty field, the
+# empty string "", a long value is cut on a character; --no-values names
+# the columns without their values.
+test_changed_values_in_every_output() {
+	reset_target
+	sql $TGT "
+		update mart.orders set amount = amount + 5, note = NULL where order_id = 6 and line_no = 1;
+		update mart.orders set qty = 9 where order_id = 6 and line_no = 2;
+		update mart.orders set note = '' where order_id = 12 and line_no = 1;
+		update mart.orders set note = repeat('é', 150) where order_id = 13 and line_no = 1" >/dev/null
+	local cut
+	cut=$(printf 'é%.0s' $(seq 100))
+	mkdir rep
+	assert_exit 1 check --report rep
+	assert_file_eq rep/changes.csv - <<-EOF
+		window_start,window_end,order_id,line_no,column,source_value,target_value
+		$W1,6,1,amount,33.00,38.00
+		$W1,6,1,note,note 10,
+		$W1,6,2,qty,2,9
+		$W2,12,1,note,note 22,""
+		$W2,13,1,note,note 24,$cut
+	EOF
+	assert_eq '{"column":"note","source":"note 10","target":null}' \
+		"$(jq -c '.changes.first[0].columns[1]' rep/summary.json)"
+	assert_eq 'true 0 4' "$(jq -r '"\(.changes.first[3].columns[0].target_cut) \(.changes.unread) \(.changes.first | length)"' rep/summary.json)"
+	assert_contains "$OUT" "(6, 1): amount 33.00 -> 38.00; note note 10 -> NULL"
+	assert_contains "$OUT" "(6, 2): qty 2 -> 9"
+	assert_contains "$OUT" "(13, 1): note note 24 -> $cut..."
+	assert_contains rep/report.html '<td><code>(6, 1)</code></td><td class="mono">amount</td><td class="mono">33.00</td><td class="mono">38.00</td>'
+	# --no-values: the columns, never a value, anywhere
+	mkdir rep2
+	assert_exit 1 check --report rep2 --no-values
+	assert_file_eq rep2/changes.csv - <<-EOF
+		window_start,window_end,order_id,line_no,column,source_value,target_value
+		$W1,6,1,amount,,
+		$W1,6,1,note,,
+		$W1,6,2,qty,,
+		$W2,12,1,note,,
+		$W2,13,1,note,,
+	EOF
+	assert_eq 'false {"column":"amount"}' "$(jq -c -r '"\(.changes.values) \(.changes.first[0].columns[0] | tojson)"' rep2/summary.json)"
+	assert_contains "$OUT" "(6, 1): amount; note"
+	assert_not_contains "$OUT" "note 10"
+	assert_not_contains rep2/report.html "note 10"
+	assert_not_contains rep2/summary.json "note 10"
+}
+
 # The drilldown gives the same findings whatever --leaf-rows forces it to do:
 # one pass, time bisection, or key-hash splits of rows sharing one instant.
 test_leaf_rows_bisection_same_findings() {

@@ -100,7 +100,7 @@ test_job_of_tables() {
 	mkdir -p rep
 	assert_exit 0 job --job nightly.ini --report rep
 	assert_dir_only rep dim_customer events index.html orders summary.json
-	assert_dir_only rep/orders findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep/orders changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_eq match "$(jget rep/summary.json .verdict)"
 	assert_eq "dim_customer events orders" "$(jq -r '.tables | keys | join(" ")' rep/summary.json)"
 	assert_eq '["id"]' "$(jq -c .tables.dim_customer.key rep/summary.json)"

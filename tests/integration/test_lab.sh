@@ -124,7 +124,7 @@ test_snapshots_are_numbered_per_step() {
 		05-rerun-run2-again.csv 06-repair.csv 07-recheck.csv rerun.csv steps.log check check-after-run3
 	assert_dir_only "$LAB/split/target-watermark" 01-run1.csv 02-run2.csv 03-run3-killed.csv \
 		04-run3-retry.csv 05-repair.csv 06-recheck.csv rerun.csv steps.log check
-	assert_dir_only "$LAB/postgres/watermark-first/check" findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only "$LAB/postgres/watermark-first/check" changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_dir_only "$LAB" postgres split summary.csv
 	assert_eq "txn_id,updated_at,amount,interval_start,loaded_at" \
 		"$(head -n 1 "$LAB/postgres/watermark-first/01-run1.csv")" "snapshot header"

@@ -213,7 +213,7 @@ test_progress_of_a_slow_check() {
 test_report_set_whole_or_nothing() {
 	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
 	assert_exit 1 check --report rep
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	cp -a rep before
 	mk_orders $TGT
 	# a failure once every file is written: the old set stays, nothing beside
@@ -239,7 +239,7 @@ test_report_set_whole_or_nothing() {
 	mkdir keep.tmp.reckon-1-abcdef
 	assert_exit 0 check --report rep
 	assert_eq "keep.tmp.reckon-1-abcdef " "$(temporaries .)" "temporaries after the next run"
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 }
 
 test_report_dir_foreign_files() {
@@ -254,14 +254,14 @@ test_report_dir_foreign_files() {
 	rm rep/notes.txt
 	assert_exit 0 check --report rep --rerun-list rep/todo.csv
 	assert_exit 0 check --report rep --rerun-list rep/todo.csv
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json todo.csv windows.csv
 	assert_eq "$RERUN_HEADER" "$(cat rep/todo.csv)"
 	# ... but only while it is named: another run's leftover is foreign
 	assert_exit 2 check --report rep --rerun-list rep/rerun.csv
 	assert_contains "$ERR" "holds 'todo.csv'"
 	rm rep/todo.csv
 	assert_exit 0 check --report rep --rerun-list rep/rerun.csv
-	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	# a job's layout (LABEL/ directories of report files) is reckon's too,
 	# and replaced with the rest
 	mkdir rep/orders
@@ -306,7 +306,7 @@ test_signals_leave_no_litter() {
 	# ... which the next run writing the same paths removes
 	assert_exit 0 check --report fresh --rerun-list list.csv
 	assert_eq "" "$(temporaries .)" "temporaries after the next run"
-	assert_dir_only fresh findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only fresh changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_file list.csv
 }
 
@@ -339,7 +339,7 @@ test_job_index_and_metrics() {
 	EOF
 	assert_exit 2 rk check --job job.ini --report rep --metrics m.prom
 	assert_dir_only rep index.html orders summary.json we.ird
-	assert_dir_only rep/orders findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only rep/orders changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_contains rep/index.html 'data-verdict="error"'
 	assert_contains rep/index.html '<tr class="differ" data-label="orders">'
 	assert_contains rep/index.html '<a href="orders/report.html">orders</a>'

@@ -1,0 +1,514 @@
+/*
+ * keys.c - the damaged keys' own rows, asked for by key after the
+ * drilldown (keys.h).
+ *
+ * The drilldown compares whole-row hashes: it knows that a changed key's
+ * copies differ, not where.  Here each side is read once more, for the rows
+ * of the changed keys only and in their windows only (a PostgreSQL side by
+ * key value, RK_KEYS_BATCH keys a statement, so that an index on the key
+ * or the time makes it a lookup), and each row is taken apart: per hashed
+ * column the hash of its canonical encoding, its NULL flag and its text as
+ * the side gave it.  Columns whose hashes differ are the changed ones.
+ * Nothing of the windows is read again, only those keys' rows.
+ *
+ * The extra keys are looked up the same way over all time, on both sides,
+ * when both are PostgreSQL tables whose key a unique index backs (without
+ * an index the lookup would be a scan of the whole table): whether the
+ * source still holds the key anywhere, and whether the target holds the
+ * source's copy where it belongs.
+ */
+#include "check/keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+/* One row collected by key. */
+typedef struct rk_krow {
+	rk_u128 key, row;
+	rk_usec t;
+	size_t window;          /* SIZE_MAX: outside the closed range */
+	size_t col;             /* its first column in the side's cols, or SIZE_MAX */
+} rk_krow;
+
+/* One column of a collected row. */
+typedef struct rk_kcol {
+	rk_u128 h;
+	bool null;
+	size_t off;             /* its text in the side's arena */
+	uint32_t len;
+	bool cut;               /* ... cut to RK_CHANGE_VALUE_MAX bytes */
+} rk_kcol;
+
+typedef struct rk_kside {
+	const rk_scan *scan;
+	const rk_u128 *set;     /* the keys wanted, sorted */
+	size_t nset;
+	bool values;            /* take each row apart */
+	rk_krow *rows;
+	size_t nrows, caprows;
+	rk_kcol *cols;
+	size_t ncols, capcols;
+	rk_buf arena;
+} rk_kside;
+
+static bool rk_kset_has(const rk_u128 *set, size_t n, rk_u128 key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set[mid] == key)
+			return true;
+		if (set[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The length of text p[0..n) cut to at most RK_CHANGE_VALUE_MAX bytes,
+ * never inside a UTF-8 character. */
+static size_t rk_value_cut(const char *p, size_t n)
+{
+	if (n <= RK_CHANGE_VALUE_MAX)
+		return n;
+	n = RK_CHANGE_VALUE_MAX;
+	while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	rk_side *s = ctx;
+	rk_kside *k = s->drill;
+	const rk_plan *p = s->plan;
+	const rk_check_result *res = s->res;
+	rk_usec closed_end = res->from + (rk_usec)res->nclosed * res->width;
+	rk_krow *r;
+	rk_u128 key;
+	rk_usec t;
+
+	s->rows_read++;
+	if (f[p->time_idx].null)
+		return 0;
+	if (rk_side_time(s, &f[p->time_idx], &t, err) < 0 || rk_side_encode_key(s, f, err) < 0)
+		return -1;
+	key = rk_row_hash(s->enc.data, s->enc.len);
+	if (!rk_kset_has(k->set, k->nset, key))
+		return 0;
+	if (rk_side_encode_row(s, f, t, err) < 0)
+		return -1;
+	if (k->nrows == k->caprows) {
+		k->caprows = k->caprows ? k->caprows * 2 : 64;
+		k->rows = rk_xrealloc(k->rows, k->caprows * sizeof *k->rows);
+	}
+	r = &k->rows[k->nrows++];
+	r->key = key;
+	r->row = rk_row_hash(s->enc.data, s->enc.len);
+	r->t = t;
+	r->window = t >= res->from && t < closed_end ? (size_t)((t - res->from) / res->width) : SIZE_MAX;
+	r->col = SIZE_MAX;
+	if (!k->values)
+		return 0;
+	if (k->ncols + p->nhash > k->capcols) {
+		k->capcols = (k->capcols ? k->capcols * 2 : 64) + p->nhash;
+		k->cols = rk_xrealloc(k->cols, k->capcols * sizeof *k->cols);
+	}
+	r->col = k->ncols;
+	for (size_t i = 0; i < p->nhash; i++) {
+		const rk_field *v = &f[p->hash_idx[i]];
+		rk_kcol *c = &k->cols[k->ncols++];
+
+		memset(c, 0, sizeof *c);
+		c->null = v->null;
+		if (v->null)
+			continue;
+		/* the column's canonical encoding decides; its text is shown */
+		c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
+		c->off = k->arena.len;
+		c->len = (uint32_t)rk_value_cut(v->p, v->len);
+		c->cut = c->len < v->len;
+		rk_buf_append(&k->arena, v->p, c->len);
+	}
+	return 0;
+}
+
+static int rk_keys_side(rk_side *s)
+{
+	rk_kside *k = s->drill;
+
+	return rk_reader_scan(s->reader, k->scan, rk_keys_row, s, &s->err);
+}
+
+static int rk_krow_cmp(const void *a, const void *b)
+{
+	const rk_krow *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int rk_u128_cmp(const void *a, const void *b)
+{
+	rk_u128 x = *(const rk_u128 *)a, y = *(const rk_u128 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rows of key in window w (SIZE_MAX: of every window) among k's sorted
+ * rows: *n of them from the returned index. */
+static size_t rk_krows_of(const rk_kside *k, rk_u128 key, size_t w, size_t *n)
+{
+	size_t lo = 0, hi = k->nrows, m = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const rk_krow *r = &k->rows[mid];
+
+		if (r->key < key || (r->key == key && w != SIZE_MAX && r->window < w))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + m < k->nrows && k->rows[lo + m].key == key && (w == SIZE_MAX || k->rows[lo + m].window == w))
+		m++;
+	*n = m;
+	return lo;
+}
+
+/* Runs one scan per side, over ranges, for the keys of set. */
+static int rk_keys_scan(rk_side sides[2], rk_kside ks[2], const rk_range *ranges, size_t nranges, const rk_u128 *set,
+                        size_t nset, const char **text, bool values, rk_error *err)
+{
+	rk_side *both[2] = {&sides[0], &sides[1]};
+	rk_scan scan[2];
+	int rc;
+
+	for (int s = 0; s < 2; s++) {
+		const rk_plan *p = sides[s].plan;
+
+		memset(&scan[s], 0, sizeof scan[s]);
+		scan[s].time_index = p->time_idx;
+		scan[s].ranges = ranges;
+		scan[s].nranges = nranges;
+		scan[s].key_index = p->key_idx;
+		scan[s].nkey = p->nkey;
+		scan[s].key_text = p->nkey ? text : NULL;
+		scan[s].nkeys = nset;
+		/* each value's text as the side prints it: COPY text */
+		scan[s].binary = !values;
+		ks[s].scan = &scan[s];
+		ks[s].set = set;
+		ks[s].nset = nset;
+		ks[s].values = values;
+		ks[s].nrows = 0;
+		ks[s].ncols = 0;
+		rk_buf_reset(&ks[s].arena);
+		sides[s].drill = &ks[s];
+	}
+	rc = rk_sides_parallel(both, 2, rk_keys_side, err);
+	sides[0].drill = sides[1].drill = NULL;
+	for (int s = 0; rc == 0 && s < 2; s++)
+		if (ks[s].nrows)
+			qsort(ks[s].rows, ks[s].nrows, sizeof *ks[s].rows, rk_krow_cmp);
+	return rc;
+}
+
+/* The batch's distinct key hashes (sorted) and their texts. */
+static size_t rk_keys_set(const rk_check_result *res, const size_t *fi, size_t n, rk_u128 *set, const char **text)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		set[i] = res->findings[fi[i]].key_hash;
+	if (n)
+		qsort(set, n, sizeof *set, rk_u128_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!m || set[m - 1] != set[i])
+			set[m++] = set[i];
+	/* the texts in the same order: the first finding of each key */
+	for (size_t j = 0; j < m; j++) {
+		for (size_t i = 0; i < n; i++) {
+			const rk_finding *f = &res->findings[fi[i]];
+
+			if (f->key_hash != set[j])
+				continue;
+			for (size_t c = 0; c < res->nkey; c++)
+				text[j * res->nkey + c] = f->key[c];
+			break;
+		}
+	}
+	return m;
+}
+
+static int rk_kcopy_cmp(const void *a, const void *b)
+{
+	const rk_kcopy *x = a, *y = b;
+
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+void rk_keys_compare(rk_check_result *res, size_t fi, size_t ncol, const rk_kcopy *src, size_t ns,
+                     const rk_kcopy *tgt, size_t nt, bool values)
+{
+	rk_kcopy *a = rk_xcalloc(ns ? ns : 1, sizeof *a), *b = rk_xcalloc(nt ? nt : 1, sizeof *b);
+	size_t na = 0, nb = 0, i = 0, j = 0;
+	bool *seen = rk_xcalloc(ncol ? ncol : 1, sizeof *seen);
+
+	memcpy(a, src, ns * sizeof *a);
+	memcpy(b, tgt, nt * sizeof *b);
+	if (ns)
+		qsort(a, ns, sizeof *a, rk_kcopy_cmp);
+	if (nt)
+		qsort(b, nt, sizeof *b, rk_kcopy_cmp);
+	/* copies alike on both sides pair off: what is left differs */
+	while (i < ns || j < nt) {
+		if (i < ns && j < nt && a[i].row == b[j].row) {
+			i++;
+			j++;
+		} else if (j == nt || (i < ns && a[i].row < b[j].row)) {
+			a[na++] = a[i++];
+		} else {
+			b[nb++] = b[j++];
+		}
+	}
+	for (size_t k = 0; k < na && k < nb; k++) {
+		for (size_t c = 0; c < ncol; c++) {
+			rk_change *ch;
+
+			if (seen[c] || (a[k].null[c] == b[k].null[c] && (a[k].null[c] || a[k].col[c] == b[k].col[c])))
+				continue;
+			seen[c] = true;
+			res->changes = rk_xrealloc(res->changes, (res->nchanges + 1) * sizeof *res->changes);
+			ch = &res->changes[res->nchanges++];
+			memset(ch, 0, sizeof *ch);
+			ch->finding = fi;
+			ch->column = c;
+			for (int s = 0; s < 2 && values; s++) {
+				const char *v = (s ? b[k] : a[k]).text[c];
+
+				if (v) {
+					size_t n = strlen(v), cut = rk_value_cut(v, n);
+
+					ch->value[s] = rk_xstrndup(v, cut);
+					ch->cut[s] = cut < n || ((s ? b[k] : a[k]).cut && (s ? b[k] : a[k]).cut[c]);
+				}
+			}
+		}
+	}
+	free(seen);
+	free(a);
+	free(b);
+}
+
+/* The copies of (w, key) on side k as rk_kcopy records; their column
+ * arrays are laid out in store (ncol each). */
+typedef struct rk_kstore {
+	rk_kcopy *copies;
+	rk_u128 *col;
+	bool *null;
+	bool *cut;
+	const char **text;
+	char **owned;
+	size_t nowned;
+} rk_kstore;
+
+static size_t rk_kstore_fill(rk_kstore *st, const rk_kside *k, size_t at, size_t n, size_t ncol)
+{
+	size_t cells = n > 0 && ncol > 0 ? n * ncol : 1;
+
+	st->copies = rk_xcalloc(n ? n : 1, sizeof *st->copies);
+	st->col = rk_xcalloc(cells, sizeof *st->col);
+	st->null = rk_xcalloc(cells, sizeof *st->null);
+	st->cut = rk_xcalloc(cells, sizeof *st->cut);
+	st->text = rk_xcalloc(cells, sizeof *st->text);
+	st->owned = rk_xcalloc(cells, sizeof *st->owned);
+	st->nowned = 0;
+	for (size_t i = 0; i < n; i++) {
+		const rk_krow *r = &k->rows[at + i];
+
+		st->copies[i].row = r->row;
+		st->copies[i].col = &st->col[i * ncol];
+		st->copies[i].null = &st->null[i * ncol];
+		st->copies[i].text = &st->text[i * ncol];
+		st->copies[i].cut = &st->cut[i * ncol];
+		for (size_t c = 0; c < ncol && r->col != SIZE_MAX; c++) {
+			const rk_kcol *kc = &k->cols[r->col + c];
+
+			st->col[i * ncol + c] = kc->h;
+			st->null[i * ncol + c] = kc->null;
+			st->cut[i * ncol + c] = kc->cut;
+			if (!kc->null) {
+				char *s = rk_xstrndup(k->arena.data + kc->off, kc->len);
+
+				st->owned[st->nowned++] = s;
+				st->text[i * ncol + c] = s;
+			}
+		}
+	}
+	return n;
+}
+
+static void rk_kstore_free(rk_kstore *st)
+{
+	for (size_t i = 0; i < st->nowned; i++)
+		free(st->owned[i]);
+	free(st->owned);
+	free(st->copies);
+	free(st->col);
+	free(st->null);
+	free(st->cut);
+	free(st->text);
+}
+
+/* The changed findings' differing columns. */
+static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_kside ks[2],
+                           size_t batch, rk_error *err)
+{
+	size_t n = 0, ncol = sides[0].plan->nhash;
+	size_t *fi = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *fi);
+	int rc = 0;
+
+	for (size_t i = 0; i < res->nfindings; i++) {
+		if (res->findings[i].kind != RK_FIND_CHANGED)
+			continue;
+		if (n == RK_KEYS_CHANGED_MAX)
+			res->changed_unread++;
+		else
+			fi[n++] = i;
+	}
+	for (size_t at = 0; at < n && rc == 0; at += batch) {
+		size_t m = n - at < batch ? n - at : batch, nset, nr = 0;
+		rk_u128 *set = rk_xcalloc(m, sizeof *set);
+		const char **text = rk_xcalloc(m * (res->nkey ? res->nkey : 1), sizeof *text);
+		rk_range *ranges = rk_xcalloc(m, sizeof *ranges);
+
+		nset = rk_keys_set(res, fi + at, m, set, text);
+		/* the batch's windows, in order (the findings are sorted by window) */
+		for (size_t i = 0; i < m; i++) {
+			rk_usec lo = rk_check_window_start(res, res->findings[fi[at + i]].window);
+
+			if (nr && ranges[nr - 1].to >= lo) {
+				if (lo + res->width > ranges[nr - 1].to)
+					ranges[nr - 1].to = lo + res->width;
+				continue;
+			}
+			ranges[nr].from = lo;
+			ranges[nr++].to = lo + res->width;
+		}
+		rk_log_info("changed values: the rows of %zu changed key(s), by key", nset);
+		rc = rk_keys_scan(sides, ks, ranges, nr, set, nset, text, true, err);
+		for (size_t i = 0; rc == 0 && i < m; i++) {
+			const rk_finding *f = &res->findings[fi[at + i]];
+			size_t n0, n1, a0 = rk_krows_of(&ks[0], f->key_hash, f->window, &n0);
+			size_t a1 = rk_krows_of(&ks[1], f->key_hash, f->window, &n1);
+			rk_kstore s0, s1;
+
+			rk_kstore_fill(&s0, &ks[0], a0, n0, ncol);
+			rk_kstore_fill(&s1, &ks[1], a1, n1, ncol);
+			rk_keys_compare(res, fi[at + i], ncol, s0.copies, n0, s1.copies, n1, !spec->no_values);
+			rk_kstore_free(&s0);
+			rk_kstore_free(&s1);
+		}
+		free(set);
+		free(text);
+		free(ranges);
+	}
+	res->values_omitted = spec->no_values;
+	free(fi);
+	return rc;
+}
+
+/* Whether side s answers a lookup by key with an index: a PostgreSQL
+ * table whose key a primary key or unique index backs. */
+static bool rk_keys_indexed(rk_side *s)
+{
+	rk_error e;
+	bool unique = false;
+
+	rk_error_clear(&e);
+	if (rk_reader_kind_of(s->reader) != RK_READER_PG)
+		return false;
+	return rk_reader_key_unique(s->reader, s->plan->key_idx, s->plan->nkey, &unique, &e) == 0 && unique;
+}
+
+/* The extra keys, looked up over all time on both sides. */
+static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2], rk_error *err)
+{
+	size_t n = 0;
+	size_t *fi;
+	rk_range all = {RK_USEC_NINF, RK_USEC_PINF};
+	int rc = 0;
+
+	for (size_t i = 0; i < res->nfindings; i++)
+		n += res->findings[i].kind == RK_FIND_EXTRA;
+	if (!n || !rk_keys_indexed(&sides[0]) || !rk_keys_indexed(&sides[1]))
+		return 0;
+	fi = rk_xcalloc(n, sizeof *fi);
+	n = 0;
+	for (size_t i = 0; i < res->nfindings && n < RK_KEYS_EXTRA_MAX; i++)
+		if (res->findings[i].kind == RK_FIND_EXTRA)
+			fi[n++] = i;
+	for (size_t at = 0; at < n && rc == 0; at += RK_KEYS_BATCH) {
+		size_t m = n - at < RK_KEYS_BATCH ? n - at : RK_KEYS_BATCH, nset;
+		rk_u128 *set = rk_xcalloc(m, sizeof *set);
+		const char **text = rk_xcalloc(m * (res->nkey ? res->nkey : 1), sizeof *text);
+
+		nset = rk_keys_set(res, fi + at, m, set, text);
+		rk_log_info("diagnosis: %zu extra key(s) looked up by key on both sides", nset);
+		rc = rk_keys_scan(sides, ks, &all, 1, set, nset, text, false, err);
+		for (size_t i = 0; rc == 0 && i < m; i++) {
+			rk_finding *f = &res->findings[fi[at + i]];
+			size_t n0, n1, a0 = rk_krows_of(&ks[0], f->key_hash, SIZE_MAX, &n0);
+			size_t a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
+			const rk_krow *latest = NULL;
+
+			f->looked_up = true;
+			f->source_elsewhere = RK_USEC_NINF;
+			f->target_has_it = false;
+			for (size_t k = a0; k < a0 + n0; k++)
+				if (!latest || ks[0].rows[k].t >= latest->t)
+					latest = &ks[0].rows[k];
+			if (!latest)
+				continue;
+			f->source_elsewhere = latest->t;
+			for (size_t k = a1; k < a1 + n1; k++)
+				f->target_has_it |= ks[1].rows[k].t == latest->t && ks[1].rows[k].row == latest->row;
+		}
+		free(set);
+		free(text);
+	}
+	free(fi);
+	return rc;
+}
+
+int rk_keys_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
+{
+	rk_kside ks[2];
+	size_t batch = RK_KEYS_BATCH;
+	int rc;
+
+	if (!res->nfindings)
+		return 0;
+	memset(ks, 0, sizeof ks);
+	/* a CSV side is read whole by any scan: all the keys in one */
+	if (rk_reader_kind_of(sides[0].reader) != RK_READER_PG || rk_reader_kind_of(sides[1].reader) != RK_READER_PG)
+		batch = RK_KEYS_CHANGED_MAX;
+	rc = rk_keys_changes(sides, spec, res, ks, batch, err);
+	if (rc == 0)
+		rc = rk_keys_extra(sides, res, ks, err);
+	for (int s = 0; s < 2; s++) {
+		free(ks[s].rows);
+		free(ks[s].cols);
+		rk_buf_free(&ks[s].arena);
+	}
+	return rc;
+}
