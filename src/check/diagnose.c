@@ -49,6 +49,16 @@ static const struct {
 	                  "a stale copy: the row was updated into a later window and the load does not delete by key",
 	                  "replace these windows (reckon repair deletes stale copies by key); then make the load delete "
 	                  "the keys it writes before inserting them (a keyed write)"},
+	[RK_PAT_APPENDED_UPDATE] = {"appended_update",
+	                            "an update loaded by append: the target holds the row's new version where it belongs "
+	                            "and its old version too, and the load does not delete by key",
+	                            "replace these windows (reckon repair deletes the old copies by key); then make the "
+	                            "load delete the keys it writes before inserting them (a keyed write or a merge)"},
+	[RK_PAT_DELETED_AT_SOURCE] = {"deleted_at_source",
+	                              "a hard delete at the source: the source holds the key nowhere, and an incremental "
+	                              "load never sees a delete",
+	                              "replace these windows (reckon repair removes the rows); then carry deletes to the "
+	                              "target: soft deletes (a deleted_at column the load reads), or change data capture"},
 	[RK_PAT_UNBUMPED_UPDATE] = {"unbumped_update",
 	                            "the rows were updated without moving their time column: no incremental load can see "
 	                            "that",
@@ -376,7 +386,7 @@ static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk
 	qsort(cand, n, sizeof *cand, rk_idx_time_cmp);
 	for (size_t k = 1; k <= n; k++) {
 		size_t free_rows = 0;
-		bool all_boundary = true;
+		bool all_boundary = true, single;
 		rk_usec first = RK_USEC_PINF, last = RK_USEC_NINF;
 		rk_pattern to;
 
@@ -394,7 +404,14 @@ static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk
 				last = f->source_time;
 		}
 		to = pat == RK_PAT_REPEAT && free_rows && all_boundary ? RK_PAT_BOUNDARY : pat;
-		if (free_rows >= 2 || (to == RK_PAT_BOUNDARY && free_rows)) {
+		/* one lost row alone on a boundary: an exclusive start skipped it */
+		if (pat == RK_PAT_GAP && free_rows == 1 && all_boundary)
+			to = RK_PAT_BOUNDARY;
+		/* one doubled row, its copies alike: a retried insert */
+		single = false;
+		for (size_t j = start; free_rows == 1 && to == RK_PAT_REPEAT && j < k; j++)
+			single |= g->of[cand[j]] == RK_PAT_NONE && r->findings[cand[j]].same_copies;
+		if (free_rows >= 2 || (to == RK_PAT_BOUNDARY && free_rows) || single) {
 			for (size_t j = start; j < k; j++)
 				if (g->of[cand[j]] == RK_PAT_NONE)
 					g->of[cand[j]] = to;
@@ -487,12 +504,19 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 			rk_buf_puts(b, " later)");
 			break;
 		case RK_PAT_BOUNDARY:
-			rk_buf_printf(b, " at %s, %u copies in the target", rk_time_format(f->source_time, t1),
+			if (f->kind == RK_FIND_MISSING)
+				rk_buf_printf(b, " at %s, not in the target", rk_time_format(f->source_time, t1));
+			else
+				rk_buf_printf(b, " at %s, %u copies in the target", rk_time_format(f->source_time, t1),
+				              f->target_copies);
+			break;
+		case RK_PAT_REPEAT:
+			rk_buf_printf(b, " at %s, %u alike copies in the target", rk_time_format(f->source_time, t1),
 			              f->target_copies);
 			break;
 		case RK_PAT_MOVED: {
 			/* the missing half of this key, for its source time */
-			rk_usec now_at = RK_USEC_NINF;
+			rk_usec now_at = f->looked_up ? f->source_elsewhere : RK_USEC_NINF;
 			for (size_t j = 0; j < r->nfindings; j++)
 				if (g->of[j] == RK_PAT_MOVED && r->findings[j].kind == RK_FIND_MISSING &&
 				    !rk_key_cmp(r->findings[j].key, f->key))
@@ -501,9 +525,29 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 			              rk_time_format(f->target_time, t1), rk_time_format(now_at, t2));
 			break;
 		}
-		case RK_PAT_UNBUMPED_UPDATE:
-			rk_buf_printf(b, " at %s on both sides", rk_time_format(f->source_time, t1));
+		case RK_PAT_APPENDED_UPDATE:
+			rk_buf_printf(b, ": the target's old copy at %s, the source's row and the target's new copy at %s",
+			              rk_time_format(f->target_time, t1), rk_time_format(f->source_elsewhere, t2));
 			break;
+		case RK_PAT_DELETED_AT_SOURCE:
+			rk_buf_printf(b, " at %s in the target, nowhere in the source", rk_time_format(f->target_time, t1));
+			break;
+		case RK_PAT_UNBUMPED_UPDATE: {
+			size_t nch, at = rk_finding_changes(r, i, &nch);
+
+			rk_buf_printf(b, " at %s on both sides", rk_time_format(f->source_time, t1));
+			/* what changed, as changes.csv has it */
+			for (size_t k = at; k < at + nch; k++) {
+				rk_buf_printf(b, "%s %s", k > at ? ";" : ",", r->column_names[r->changes[k].column]);
+				if (r->values_omitted)
+					continue;
+				rk_buf_puts(b, " ");
+				rk_change_value_text(b, &r->changes[k], 0);
+				rk_buf_puts(b, " -> ");
+				rk_change_value_text(b, &r->changes[k], 1);
+			}
+			break;
+		}
 		case RK_PAT_SOURCE_DUPLICATE:
 			rk_buf_printf(b, " (%u source rows)", f->source_copies);
 			break;
@@ -583,17 +627,36 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		rk_spans_text(&ev, spans);
 		break;
 	case RK_PAT_REPEAT:
+		if (c.findings == 1) {
+			rk_buf_puts(&ev, "1 source row, alone, that the target holds more than once, every copy alike: ");
+			rk_examples(&ev, g, p, commit);
+			break;
+		}
 		rk_buf_printf(&ev, "%zu source rows the target holds more than once, and every source row between them "
 		                   "too: ", c.findings);
 		rk_spans_text(&ev, spans);
 		break;
 	case RK_PAT_BOUNDARY:
-		rk_buf_printf(&ev, "%zu duplicated row%s, each alone and exactly on a window boundary or a whole hour: ",
-		              c.findings, c.findings == 1 ? "" : "s");
+		if (nmissing < c.findings)
+			rk_buf_printf(&ev, "%zu duplicated row%s", c.findings - nmissing, c.findings - nmissing == 1 ? "" : "s");
+		if (nmissing)
+			rk_buf_printf(&ev, "%s%zu missing row%s", nmissing < c.findings ? " and " : "", nmissing,
+			              nmissing == 1 ? "" : "s");
+		rk_buf_puts(&ev, ", each alone and exactly on a window boundary or a whole hour: ");
+		break;
+	case RK_PAT_APPENDED_UPDATE:
+		rk_buf_printf(&ev, "%zu key%s the target holds twice: an old copy in a window the source no longer has it "
+		                   "in, and the source's row where it belongs (looked up by key, in the checked range or "
+		                   "not): ", c.keys, c.keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_DELETED_AT_SOURCE:
+		rk_buf_printf(&ev, "%zu extra key%s that the source holds nowhere (looked up by key outside the range "
+		                   "too): ", c.keys, c.keys == 1 ? "" : "s");
 		break;
 	case RK_PAT_MOVED:
 		rk_buf_printf(&ev, "%zu key%s with a target copy in one window that the source no longer has there, and "
-		                   "a missing row in a later window: ", c.keys, c.keys == 1 ? "" : "s");
+		                   "a missing row in a later window (or a source row past the checked range, looked up by "
+		                   "key, that the target does not hold): ", c.keys, c.keys == 1 ? "" : "s");
 		break;
 	case RK_PAT_UNBUMPED_UPDATE:
 		rk_buf_printf(&ev, "%zu changed row%s whose time is the same on both sides: ", c.findings,
@@ -612,7 +675,20 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		rk_examples(&ev, g, p, commit);
 	if (nmissing && late_why && p != RK_PAT_LATE_COMMIT)
 		rk_buf_printf(&ev, " (late commits could not be examined: %s)", late_why);
-	c.cause = rk_xstrdup(rk_pat_text[p].cause);
+	if (p == RK_PAT_BOUNDARY && nmissing) {
+		/* a missing row on the boundary: the other end of the mistake */
+		rk_buf cs = RK_BUF_INIT;
+
+		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
+		                   "on the boundary", nmissing < c.findings ? rk_pat_text[p].cause : "",
+		              nmissing < c.findings ? "; " : "");
+		c.cause = rk_xstrdup(rk_buf_cstr(&cs));
+		rk_buf_free(&cs);
+	} else if (p == RK_PAT_REPEAT && c.findings == 1) {
+		c.cause = rk_xstrdup("an insert was retried after its write had committed (a lost acknowledgement)");
+	} else {
+		c.cause = rk_xstrdup(rk_pat_text[p].cause);
+	}
 	c.next_step = rk_xstrdup(rk_pat_text[p].next_step);
 	c.evidence = rk_xstrdup(rk_buf_cstr(&ev));
 	rk_buf_free(&ev);
@@ -723,6 +799,22 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	/* a repeat run is judged before moved and unbumped_update take theirs:
 	 * they never hold a duplicated row, so the order of the table holds */
 	rk_fit_moved(&g);
+	/* an extra key looked up on both sides: its new version where it
+	 * belongs (appended_update), or nowhere at the source */
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+
+		if (d->of[i] != RK_PAT_NONE || f->kind != RK_FIND_EXTRA || !f->looked_up)
+			continue;
+		if (f->source_elsewhere == RK_USEC_NINF)
+			d->of[i] = RK_PAT_DELETED_AT_SOURCE;
+		else if (f->target_has_it)
+			d->of[i] = RK_PAT_APPENDED_UPDATE;
+		else if (f->source_elsewhere >= rk_check_window_start(res, f->window) + res->width)
+			/* its new version lies later, past the checked range, and
+			 * the target does not hold it: a stale copy as moved's */
+			d->of[i] = RK_PAT_MOVED;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
 		if (d->of[i] == RK_PAT_NONE && f->kind == RK_FIND_CHANGED && f->source_time != RK_USEC_NINF &&
@@ -737,7 +829,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 			cand[ncand++] = i;
 	}
 	rk_breaks_make(&brk, res, rk_breaks_gap);
-	rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &gaps);
+	rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &bounds);
 	rk_breaks_free(&brk);
 	/* source_duplicate: the key the source holds twice, and what that did
 	 * to the same key's copies in the target of that window */

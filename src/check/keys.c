@@ -184,17 +184,24 @@ static size_t rk_krows_of(const rk_kside *k, rk_u128 key, size_t w, size_t *n)
 	return lo;
 }
 
-/* Runs one scan per side, over ranges, for the keys of set. */
-static int rk_keys_scan(rk_side sides[2], rk_kside ks[2], const rk_range *ranges, size_t nranges, const rk_u128 *set,
-                        size_t nset, const char **text, bool values, rk_error *err)
+/* Runs one scan on each side of `which` (bit 0 source, bit 1 target), over
+ * ranges, for the keys of set. */
+static int rk_keys_scan(rk_side sides[2], rk_kside ks[2], unsigned which, const rk_range *ranges, size_t nranges,
+                        const rk_u128 *set, size_t nset, const char **text, bool values, rk_error *err)
 {
-	rk_side *both[2] = {&sides[0], &sides[1]};
+	rk_side *list[2];
 	rk_scan scan[2];
+	size_t n = 0;
 	int rc;
 
 	for (int s = 0; s < 2; s++) {
 		const rk_plan *p = sides[s].plan;
 
+		ks[s].nrows = 0;
+		ks[s].ncols = 0;
+		rk_buf_reset(&ks[s].arena);
+		if (!(which & (1u << s)))
+			continue;
 		memset(&scan[s], 0, sizeof scan[s]);
 		scan[s].time_index = p->time_idx;
 		scan[s].ranges = ranges;
@@ -209,12 +216,10 @@ static int rk_keys_scan(rk_side sides[2], rk_kside ks[2], const rk_range *ranges
 		ks[s].set = set;
 		ks[s].nset = nset;
 		ks[s].values = values;
-		ks[s].nrows = 0;
-		ks[s].ncols = 0;
-		rk_buf_reset(&ks[s].arena);
 		sides[s].drill = &ks[s];
+		list[n++] = &sides[s];
 	}
-	rc = rk_sides_parallel(both, 2, rk_keys_side, err);
+	rc = rk_sides_parallel(list, n, rk_keys_side, err);
 	sides[0].drill = sides[1].drill = NULL;
 	for (int s = 0; rc == 0 && s < 2; s++)
 		if (ks[s].nrows)
@@ -405,7 +410,7 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 			ranges[nr++].to = lo + res->width;
 		}
 		rk_log_info("changed values: the rows of %zu changed key(s), by key", nset);
-		rc = rk_keys_scan(sides, ks, ranges, nr, set, nset, text, true, err);
+		rc = rk_keys_scan(sides, ks, 3, ranges, nr, set, nset, text, true, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
 			const rk_finding *f = &res->findings[fi[at + i]];
 			size_t n0, n1, a0 = rk_krows_of(&ks[0], f->key_hash, f->window, &n0);
@@ -440,35 +445,52 @@ static bool rk_keys_indexed(rk_side *s)
 	return rk_reader_key_unique(s->reader, s->plan->key_idx, s->plan->nkey, &unique, &e) == 0 && unique;
 }
 
-/* The extra keys, looked up over all time on both sides. */
+/* Whether finding fi's key has a finding in window w too. */
+static bool rk_keys_found_in(const rk_check_result *res, rk_u128 key, size_t w)
+{
+	for (size_t i = 0; i < res->nfindings; i++)
+		if (res->findings[i].window == w && res->findings[i].key_hash == key)
+			return true;
+	return false;
+}
+
+/*
+ * The extra keys, looked up by key over all time on the source (when a
+ * unique index backs its key: a lookup, not a scan).  A key the source
+ * holds in a checked window without a finding there is in the target
+ * there too, as the source has it; one outside the checked range is looked
+ * up on the target (a PostgreSQL target, by key value).
+ */
 static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2], rk_error *err)
 {
 	size_t n = 0;
-	size_t *fi;
+	size_t *fi, *out;
 	rk_range all = {RK_USEC_NINF, RK_USEC_PINF};
+	rk_u128 *row;
 	int rc = 0;
 
 	for (size_t i = 0; i < res->nfindings; i++)
 		n += res->findings[i].kind == RK_FIND_EXTRA;
-	if (!n || !rk_keys_indexed(&sides[0]) || !rk_keys_indexed(&sides[1]))
+	if (!n || !rk_keys_indexed(&sides[0]))
 		return 0;
 	fi = rk_xcalloc(n, sizeof *fi);
+	out = rk_xcalloc(n, sizeof *out);
+	row = rk_xcalloc(n, sizeof *row);
 	n = 0;
 	for (size_t i = 0; i < res->nfindings && n < RK_KEYS_EXTRA_MAX; i++)
 		if (res->findings[i].kind == RK_FIND_EXTRA)
 			fi[n++] = i;
 	for (size_t at = 0; at < n && rc == 0; at += RK_KEYS_BATCH) {
-		size_t m = n - at < RK_KEYS_BATCH ? n - at : RK_KEYS_BATCH, nset;
+		size_t m = n - at < RK_KEYS_BATCH ? n - at : RK_KEYS_BATCH, nset, nout = 0;
 		rk_u128 *set = rk_xcalloc(m, sizeof *set);
 		const char **text = rk_xcalloc(m * (res->nkey ? res->nkey : 1), sizeof *text);
 
 		nset = rk_keys_set(res, fi + at, m, set, text);
-		rk_log_info("diagnosis: %zu extra key(s) looked up by key on both sides", nset);
-		rc = rk_keys_scan(sides, ks, &all, 1, set, nset, text, false, err);
+		rk_log_info("diagnosis: %zu extra key(s) looked up by key on the source", nset);
+		rc = rk_keys_scan(sides, ks, 1, &all, 1, set, nset, text, false, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
 			rk_finding *f = &res->findings[fi[at + i]];
-			size_t n0, n1, a0 = rk_krows_of(&ks[0], f->key_hash, SIZE_MAX, &n0);
-			size_t a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
+			size_t n0, a0 = rk_krows_of(&ks[0], f->key_hash, SIZE_MAX, &n0);
 			const rk_krow *latest = NULL;
 
 			f->looked_up = true;
@@ -480,13 +502,34 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 			if (!latest)
 				continue;
 			f->source_elsewhere = latest->t;
-			for (size_t k = a1; k < a1 + n1; k++)
-				f->target_has_it |= ks[1].rows[k].t == latest->t && ks[1].rows[k].row == latest->row;
+			if (latest->window != SIZE_MAX) {
+				f->target_has_it = !rk_keys_found_in(res, f->key_hash, latest->window);
+			} else {
+				row[at + i] = latest->row;
+				out[nout++] = fi[at + i];
+			}
+		}
+		if (rc == 0 && nout && rk_reader_kind_of(sides[1].reader) == RK_READER_PG) {
+			nset = rk_keys_set(res, out, nout, set, text);
+			rk_log_info("diagnosis: %zu extra key(s) held outside the range looked up on the target", nset);
+			rc = rk_keys_scan(sides, ks, 2, &all, 1, set, nset, text, false, err);
+			for (size_t i = 0; rc == 0 && i < m; i++) {
+				rk_finding *f = &res->findings[fi[at + i]];
+				size_t n1, a1;
+
+				if (f->source_elsewhere == RK_USEC_NINF || f->target_has_it)
+					continue;
+				a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
+				for (size_t k = a1; k < a1 + n1; k++)
+					f->target_has_it |= ks[1].rows[k].t == f->source_elsewhere && ks[1].rows[k].row == row[at + i];
+			}
 		}
 		free(set);
 		free(text);
 	}
 	free(fi);
+	free(out);
+	free(row);
 	return rc;
 }
 

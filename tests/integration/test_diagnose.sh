@@ -120,11 +120,63 @@ test_boundary() {
 	sql $DB "insert into t select * from s where id = 25"   # 04:00, a boundary
 	assert_exit 1 check_pair $DB
 	assert_eq "[[\"boundary\",[\"$W4\"],1]]" "$(causes)"
-	# a duplicated row off the boundaries is no boundary (and alone, no repeat)
+	# a lost row alone on a boundary: an exclusive start skipped it
+	mk_pair $DB
+	sql $DB "delete from t where id = 31"                    # 05:00
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"boundary\",[\"$W5\"],1]]" "$(causes)"
+	assert_contains "$OUT" "an interval load with an exclusive start (time > start) skipped the rows exactly on the boundary"
+	assert_contains "$OUT" "e.g. 31 at 2026-03-02T05:00:00Z, not in the target"
+}
+
+# A duplicated row off the boundaries, alone, its copies alike: a retried
+# insert (a repeat of one row); copies that differ fit nothing.
+test_single_retried_insert() {
 	mk_pair $DB
 	sql $DB "insert into t select * from s where id = 26"   # 04:10
 	assert_exit 1 check_pair $DB
+	assert_eq "[[\"repeat\",[\"$W4\"],1]]" "$(causes)"
+	assert_contains "$OUT" "an insert was retried after its write had committed"
+	assert_contains "$OUT" "e.g. 26 at 2026-03-02T04:10:00Z, 2 alike copies in the target"
+	mk_pair $DB
+	sql $DB "insert into t select id, ts, v + 1 from s where id = 26"
+	assert_exit 1 check_pair $DB
 	assert_eq "[[\"unclassified\",[\"$W4\"],1]]" "$(causes)"
+}
+
+# A row deleted at the source stays in the target: the source holds the key
+# nowhere, in the range or outside it (looked up by key).
+test_deleted_at_source() {
+	mk_pair $DB
+	sql $DB "delete from s where id = 20"                    # 03:10
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"deleted_at_source\",[\"2026-03-02T03:00:00Z\"],1]]" "$(causes)"
+	assert_contains "$OUT" "e.g. 20 at 2026-03-02T03:10:00Z in the target, nowhere in the source"
+	assert_all_findings_placed
+	# a key the source holds past the range is no delete: a stale copy
+	mk_pair $DB
+	sql $DB "update s set ts = '2026-03-02 09:30+00' where id = 20"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"moved\",[\"2026-03-02T03:00:00Z\"],1]]" "$(causes)"
+	assert_contains "$OUT" "the source's row now at 2026-03-02T09:30:00Z"
+}
+
+# An update loaded by append: the target holds the new version where it
+# belongs and the old one too - the new one in the checked range, or past it
+# (looked up by key on the target).
+test_appended_update() {
+	mk_pair $DB
+	sql $DB "update s set ts = ts + interval '3 hours', v = v + 100 where id = 8;  -- 01:10 -> 04:10
+	         insert into t select * from s where id = 8" >/dev/null
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"appended_update\",[\"$W1\"],1]]" "$(causes)"
+	assert_contains "$OUT" "e.g. 8: the target's old copy at 2026-03-02T01:10:00Z, the source's row and the target's new copy at 2026-03-02T04:10:00Z"
+	mk_pair $DB
+	sql $DB "update s set ts = '2026-03-02 09:30+00', v = 0 where id = 45;  -- 07:20 -> past the range
+	         insert into t select * from s where id = 45" >/dev/null
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"appended_update\",[\"$W7\"],1]]" "$(causes)"
+	assert_all_findings_placed
 }
 
 test_moved() {

@@ -153,7 +153,8 @@ static void test_gap_needs_no_held_row_between(void **state)
 	assert_string_equal(causes(r, NULL, NULL), "gap:2:0,1");
 	/* a changed row (held by the target) between them breaks it */
 	add(r, RK_FIND_CHANGED, 3, T0 + 55 * MIN, T0 + 55 * MIN, 1, 1);
-	assert_string_equal(causes(r, NULL, NULL), "unbumped_update:1:0 unclassified:2:0,1");
+	/* (the one on the boundary, alone now, an exclusive start's loss) */
+	assert_string_equal(causes(r, NULL, NULL), "boundary:1:1 unbumped_update:1:0 unclassified:1:0");
 	rk_check_result_free(r);
 
 	/* across a window between them that holds source rows: apart; one
@@ -161,9 +162,9 @@ static void test_gap_needs_no_held_row_between(void **state)
 	rows[1] = 3;
 	r = result(3, rows);
 	add(r, RK_FIND_MISSING, 1, T0 + 59 * MIN, 0, 1, 0);
-	add(r, RK_FIND_MISSING, 2, T0 + 2 * HOUR, 0, 1, 0);
+	add(r, RK_FIND_MISSING, 2, T0 + 2 * HOUR + MIN, 0, 1, 0);
 	held(r, T0, T0 + 58 * MIN);
-	held(r, T0 + 2 * HOUR + 1, T0 + 3 * HOUR - 1);
+	held(r, T0 + 2 * HOUR + MIN + 1, T0 + 3 * HOUR - 1);
 	assert_string_equal(causes(r, NULL, NULL), "unclassified:2:0,2");
 	r->side[0].rows[1] = 0;
 	assert_string_equal(causes(r, NULL, NULL), "gap:2:0,2");
@@ -206,6 +207,38 @@ static void test_late_commit_comes_first(void **state)
 	assert_string_equal(causes(r, commit, known), "late_commit:1:0 gap:2:0");
 	assert_true(r->diagnosis->late_examined);
 	assert_true(r->diagnosis->causes[0].max_lag > 659.999 && r->diagnosis->causes[0].max_lag < 660.001);
+	rk_check_result_free(r);
+}
+
+/* A single row classified when its evidence allows: lost on a boundary,
+ * doubled with alike copies; an extra key looked up: deleted at the
+ * source, or its new version where it belongs (appended), or later past
+ * the range and not in the target (a stale copy); not looked up: nothing. */
+static void test_single_rows_and_lookups(void **state)
+{
+	uint64_t rows[4] = {6, 6, 6, 6};
+	rk_check_result *r = result(4, rows);
+	rk_finding *f;
+
+	(void)state;
+	add(r, RK_FIND_MISSING, 1, T0 + HOUR, 0, 1, 0);
+	f = add(r, RK_FIND_DUPLICATED, 2, T0 + HOUR + 25 * MIN, T0 + HOUR + 25 * MIN, 1, 2);
+	f->same_copies = true;
+	add(r, RK_FIND_DUPLICATED, 3, T0 + 2 * HOUR + 25 * MIN, T0 + 2 * HOUR + 25 * MIN, 1, 2);
+	held(r, T0 + HOUR + 30 * MIN, T0 + 2 * HOUR + 20 * MIN);
+	f = add(r, RK_FIND_EXTRA, 4, 0, T0 + 3 * HOUR + 5 * MIN, 0, 1);
+	f->looked_up = true;
+	f->source_elsewhere = RK_USEC_NINF;
+	f = add(r, RK_FIND_EXTRA, 5, 0, T0 + 5 * MIN, 0, 1);
+	f->looked_up = true;
+	f->source_elsewhere = T0 + 9 * HOUR;
+	f->target_has_it = true;
+	f = add(r, RK_FIND_EXTRA, 6, 0, T0 + 3 * HOUR + 10 * MIN, 0, 1);
+	f->looked_up = true;
+	f->source_elsewhere = T0 + 9 * HOUR;
+	add(r, RK_FIND_EXTRA, 7, 0, T0 + 3 * HOUR + 20 * MIN, 0, 1);
+	assert_string_equal(causes(r, NULL, NULL),
+	                    "boundary:1:1 moved:1:3 appended_update:1:0 deleted_at_source:1:3 repeat:1:1 unclassified:2:2,3");
 	rk_check_result_free(r);
 }
 
@@ -297,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_gap_broken_by_a_copy_held),
 		cmocka_unit_test(test_late_commit_comes_first),
 		cmocka_unit_test(test_boundary_repeat_moved),
+		cmocka_unit_test(test_single_rows_and_lookups),
 		cmocka_unit_test(test_source_duplicate_takes_its_key),
 		cmocka_unit_test(test_every_finding_in_one_pattern),
 	};
