@@ -84,6 +84,16 @@ long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv)
 	return hit;
 }
 
+/* True when name differs only in case from no other of cols[0..n). */
+static bool rk_pair_folds_once(char *const *cols, size_t n, const char *name)
+{
+	size_t hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hits += strcasecmp(cols[i], name) == 0;
+	return hits <= 1;
+}
+
 /* The physical column a written name names on side s, or -1. */
 static long rk_pside_find(const rk_pside *s, const char *written)
 {
@@ -264,13 +274,27 @@ static int rk_pair_whole_row(const rk_check_spec *spec, const rk_pside *src, con
 				if (rk_pside_bare(tgt, tgt->map_sql[m]) == (long)t)
 					written = rk_xstrdup(tgt->map_names[m]);
 			if (!written) {
-				/* a CSV target's header written the way the source spells it */
-				long sf = src->csv ? -1 : rk_pside_find(src, tgt->phys[t]);
+				/* a CSV target's header written the way the source spells it:
+				 * the same name exactly, else the one source column that
+				 * differs only in case - when no other header does too
+				 * ("Value" and value are two columns, never one) */
+				long sf = -1;
 
-				if (tgt->csv && sf < 0) {
-					for (size_t i = 0; i < src->nphys && sf < 0; i++)
-						if (!strcasecmp(src->phys[i], tgt->phys[t]))
+				if (!src->csv && !tgt->csv)
+					sf = rk_pside_find(src, tgt->phys[t]);
+				for (size_t i = 0; !src->csv && tgt->csv && i < src->nphys && sf < 0; i++)
+					if (!strcmp(src->phys[i], tgt->phys[t]))
+						sf = (long)i;
+				if (!src->csv && tgt->csv && sf < 0 && rk_pair_folds_once(tgt->phys, tgt->nphys, tgt->phys[t])) {
+					size_t hits = 0;
+
+					for (size_t i = 0; i < src->nphys; i++)
+						if (!strcasecmp(src->phys[i], tgt->phys[t])) {
 							sf = (long)i;
+							hits++;
+						}
+					if (hits != 1)
+						sf = -1;
 				}
 				written = rk_pair_written(tgt->csv && sf >= 0 ? src->phys[sf] : tgt->phys[t]);
 			}
@@ -379,7 +403,11 @@ int rk_pair_resolve(const rk_check_spec *spec, rk_reader *src, rk_reader *tgt, r
 			if (me->used[i])
 				continue;
 			w = rk_pair_written(me->phys[i]);
-			if (!rk_pside_has(other, w) && !rk_pside_has(other, me->phys[i]))
+			/* a CSV header is matched in another case only when no other
+			 * header differs from it in case alone */
+			if (!rk_pside_has(other, w) &&
+			    (!rk_pside_has(other, me->phys[i]) ||
+			     (me->csv && !rk_pair_folds_once(me->phys, me->nphys, me->phys[i]))))
 				rk_pair_push(&out->drift.only[s], &out->drift.nonly[s], rk_xstrdup(me->phys[i]));
 			free(w);
 		}
@@ -393,12 +421,27 @@ done:
 	return rc;
 }
 
+/* A kind whose canonical form is text as PostgreSQL prints it: text as it
+ * is, a uuid's lowercase 8-4-4-4-12, another type's output text. */
+static bool rk_pair_textual(rk_type t)
+{
+	return t == RK_T_TEXT || t == RK_T_BPCHAR || t == RK_T_UUID || t == RK_T_OTHER;
+}
+
+/* Whether equal values of these two types hash alike: the same kind, or
+ * two textual ones (a uuid kept as text, as PostgreSQL prints it, is the
+ * same text). */
+static bool rk_pair_kinds_alike(rk_type a, rk_type b)
+{
+	return !strcmp(rk_type_kind(a), rk_type_kind(b)) || (rk_pair_textual(a) && rk_pair_textual(b));
+}
+
 void rk_pair_kinds(rk_pair *pair, const char *const *names, size_t n, const rk_type *const types[2])
 {
 	for (size_t i = 0; i < n; i++) {
 		rk_drift_kind *k;
 
-		if (!strcmp(rk_type_kind(types[0][i]), rk_type_kind(types[1][i])))
+		if (rk_pair_kinds_alike(types[0][i], types[1][i]))
 			continue;
 		pair->drift.kinds = rk_xrealloc(pair->drift.kinds, (pair->drift.nkinds + 1) * sizeof *pair->drift.kinds);
 		k = &pair->drift.kinds[pair->drift.nkinds++];

@@ -1674,6 +1674,7 @@ static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nk
 {
 	rk_pgreader *r = impl;
 	const char **names = rk_xcalloc(nkey ? nkey : 1, sizeof *names);
+	char **owned = rk_xcalloc(nkey ? nkey : 1, sizeof *owned);
 	const char *params[2];
 	rk_buf arr = RK_BUF_INIT;
 	rk_pg_result *res = NULL;
@@ -1681,10 +1682,22 @@ static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nk
 
 	*unique = false;
 	for (size_t c = 0; c < nkey; c++) {
-		/* a computed key column is backed by no index reckon can see */
-		if (rk_pgreader_expr_of(r, r->cols[key_index[c]]) >= 0)
-			goto done;
+		long k = rk_pgreader_expr_of(r, r->cols[key_index[c]]);
+		char *bare[1] = {NULL};
+		size_t np = 0;
+		const char *why;
+
 		names[c] = r->cols[key_index[c]];
+		if (k < 0)
+			continue;
+		/* a key mapped to a column as it is (id = customer_id) is that
+		 * column; a computed one is backed by no index reckon can see */
+		if (rk_pgident_parse(r->expr_sql[k], bare, 1, &np, &why) < 0 || np != 1) {
+			free(bare[0]);
+			goto done;
+		}
+		owned[c] = bare[0];
+		names[c] = bare[0];
 	}
 	rk_pgreader_text_array(&arr, names, nkey, 1, 0);
 	params[0] = r->oid;
@@ -1699,6 +1712,9 @@ static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nk
 done:
 	rk_pg_result_free(res);
 	rk_buf_free(&arr);
+	for (size_t c = 0; c < nkey; c++)
+		free(owned[c]);
+	free(owned);
 	free(names);
 	return rc;
 }

@@ -28,8 +28,12 @@
 #   stream damaged <= (1 + 1.2 x the damaged windows' share of rows) x stream clean
 #   rows fetched by the pushdown drilldown (both sides) <= 0.1 % of the table (one side's rows)
 #   peak RSS flat: the damaged checks' within 10 % of the clean ones', and of the smaller size's
-#   the diagnosis (likely causes, warnings) <= 1.05 x the damaged check without it (paired)
-# Writes reports/bench/drill-<size>.md per size.  Nothing is asserted:
+#   the diagnosis (likely causes, warnings) and the changed values (the
+#   changed keys' rows read by key, changes.csv) <= 1.05 x the damaged check
+#   without them (paired): RECKON_DIAGNOSE=off leaves out both
+# Writes reports/bench/drill-<size>.md per size.  DIAG_ONLY=1 runs only the
+# cases that target needs (stream and pushdown: clean, damaged, -nodiag)
+# and writes reports/bench/drill-diag-<size>.md with that target alone.  Nothing is asserted:
 # these machines are shared; the table says which targets held.
 set -euo pipefail
 
@@ -50,6 +54,11 @@ diagnose=(on on on on on on on off off)
 # twin first in odd rounds
 order_even=(0 1 7 2 3 4 8 5 6)
 order_odd=(0 7 1 2 3 8 4 5 6)
+DIAG_ONLY=${DIAG_ONLY:-0}
+if [[ $DIAG_ONLY == 1 ]]; then
+	order_even=(0 1 7 3 4 8)
+	order_odd=(0 7 1 3 8 4)
+fi
 declare -A rss_by_size=()
 
 # ok CONDITION - "holds" or "does not hold" for an awk condition
@@ -64,7 +73,7 @@ median3() {
 for n in $SIZES; do
 	echo "bench-drill: loading $n rows per side" >&2
 	bench_drill_dbs drill "$n"
-	bench_noindex_dbs drill
+	[[ $DIAG_ONLY == 1 ]] || bench_noindex_dbs drill
 	declare -A secs=() rss=() pairs=() info=()
 	round=()
 	diag_stream=
@@ -90,8 +99,38 @@ for n in $SIZES; do
 		# the damaged checks over their -nodiag twins of the same round
 		diag_stream="$diag_stream $(ratio3 "${round[1]}" "${round[7]}")"
 		diag_push="$diag_push $(ratio3 "${round[4]}" "${round[8]}")"
-		echo "bench-drill: $n rows, round $((i + 1)):$(for k in "${!labels[@]}"; do printf ' %s %s' "${labels[$k]}" "${round[$k]}"; done)" >&2
+		echo "bench-drill: $n rows, round $((i + 1)):$(for k in "${order[@]}"; do printf ' %s %s' "${labels[$k]}" "${round[$k]}"; done)" >&2
 	done
+	if [[ $DIAG_ONLY == 1 ]]; then
+		out=$repo/reports/bench/drill-diag-$n.md
+		mkdir -p "$(dirname "$out")"
+		# shellcheck disable=SC2086
+		{
+			echo "# reckon check, the diagnosis and the changed values, $n rows per side ($(date -u +%Y-%m-%d))"
+			echo
+			echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
+			echo "- machine: $(nproc) CPUs, shared; bench.t as in drill-<size>.md, 4 target rows damaged in 4 of 24 windows (3 lost, 1 amount changed)"
+			echo "- DIAG_ONLY=1: each of the $REPEAT rounds runs the damaged check and its RECKON_DIAGNOSE=off twin (no likely causes, warnings or changed values) one right after the other, the twin first in odd rounds"
+			echo
+			echo "| case | seconds (best) | rounds |"
+			echo "| --- | ---: | --- |"
+			for k in 0 1 7 3 4 8; do
+				echo "| ${labels[$k]} | $(min ${secs[$k]}) |${secs[$k]} |"
+			done
+			ds=$(median3 $diag_stream)
+			dp=$(median3 $diag_push)
+			echo
+			echo "| target | measured (best / paired) | limit | verdict |"
+			echo "| --- | --- | --- | --- |"
+			echo "| the diagnosis and changed values: damaged / damaged with RECKON_DIAGNOSE=off (stream; pushdown) | $(ratio3 "$(min ${secs[1]})" "$(min ${secs[7]})") / $ds; $(ratio3 "$(min ${secs[4]})" "$(min ${secs[8]})") / $dp | 1.05 | $(ok "$ds <= 1.05 && $dp <= 1.05") |"
+			echo
+			echo "The paired ratios per round (stream:$diag_stream; pushdown:$diag_push)."
+		} >"$out.tmp"
+		mv "$out.tmp" "$out"
+		cat "$out"
+		unset secs rss pairs info
+		continue
+	fi
 	out=$repo/reports/bench/drill-$n.md
 	mkdir -p "$(dirname "$out")"
 	{

@@ -6,7 +6,8 @@
 # tests/harness/pgcluster.sh), (re)creates the databases demo_source and
 # demo_target: a day of orders, mart.orders, 100 orders x 2 lines over
 # 2026-03-02 (UTC), and a copy that an unlucky incremental load left behind
-# (three rows lost, one loaded twice, one amount changed).
+# (two rows lost to a crash, one skipped on an hour boundary, one loaded twice,
+# one amount changed).
 #
 # The check that goes with it (hourly windows of that day, all closed; the
 # key is the source's primary key, the whole row the five columns both have):

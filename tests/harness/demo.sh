@@ -3,7 +3,8 @@
 #
 # Starts (or reuses) a private PostgreSQL cluster in build/demo-cluster, loads
 # a day of sample orders into demo_source, a damaged copy into demo_target
-# (three rows lost, one loaded twice, one amount changed), and runs
+# (two rows lost to a crash, one skipped on an hour boundary, one loaded twice,
+# one amount changed), and runs
 # `reckon check` over the closed hourly windows of that day, with the report
 # in build/demo-report (report.html among its files) and the metrics in
 # build/demo-metrics.prom; it ends by printing where both are.  The sample

@@ -200,3 +200,39 @@ test_csv_bad_types_option() {
 	assert_exit 2 sales_check "csv:$T/src.csv" "csv:$T/src.csv" --types "id-bigint"
 	assert_contains "$ERR" "--types"
 }
+
+# A CSV header with two names that differ only in case ("Value", value):
+# each is matched exactly, never folded into the other, so a changed value
+# in either is found; a header the source has only in the other case is
+# named as the target's own, not dropped.
+test_csv_header_names_differing_in_case() {
+	sql $SRC >/dev/null <<-'SQL'
+		drop table if exists mart.cased;
+		create table mart.cased (id bigint primary key, ts timestamptz, "Value" int, value int);
+		insert into mart.cased select g, timestamptz '2026-03-02 00:00:00+00' + g * interval '10 minutes', g, 100 + g
+		from generate_series(1, 5) g;
+	SQL
+	{
+		echo 'id,ts,Value,value'
+		echo '1,2026-03-02T00:10:00Z,1,101'
+		echo '2,2026-03-02T00:20:00Z,2,102'
+		echo '3,2026-03-02T00:30:00Z,3,999'
+		echo '4,2026-03-02T00:40:00Z,4,104'
+		echo '5,2026-03-02T00:50:00Z,5,105'
+	} >cased.csv
+	mkdir rep
+	assert_exit 1 rk check --source "$(conn $SRC)" --target csv:cased.csv --table mart.cased --time ts \
+		--from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
+	assert_eq '["id","ts","Value","value"]' "$(jq -c .columns rep/summary.json)"
+	assert_file_eq rep/changes.csv - <<-EOF2
+		window_start,window_end,id,column,source_value,target_value
+		2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,3,value,103,999
+	EOF2
+	# the source has only value: the target's Value is its own column
+	sql $SRC 'alter table mart.cased drop column "Value"' >/dev/null
+	sed -i 's/^3,2026-03-02T00:30:00Z,3,999$/3,2026-03-02T00:30:00Z,3,103/' cased.csv
+	assert_exit 0 rk check --source "$(conn $SRC)" --target csv:cased.csv --table mart.cased --time ts \
+		--from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
+	assert_eq '["id","ts","value"]' "$(jq -c .columns rep/summary.json)"
+	assert_eq '["Value"]' "$(jq -c .schema.target_only rep/summary.json)"
+}

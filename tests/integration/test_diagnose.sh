@@ -314,6 +314,30 @@ test_warning_key_not_unique() {
 	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
 }
 
+# The key followed through a mapping (README's dim_customer: the target's
+# id is the source's customer_id): the source's primary key backs it; a
+# computed key is backed by nothing reckon can see.
+test_warning_key_not_unique_through_a_mapping() {
+	createdb diag_map
+	sql diag_map >/dev/null <<-SQL
+		create table s (customer_id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '10 minutes', g
+		from generate_series(1, 40) g;
+		create table t (id int primary key, ts timestamptz, v int);
+		insert into t select * from s;
+	SQL
+	rm -rf rep
+	assert_exit 0 rk check --source "$(conn diag_map)" --target "$(conn diag_map)" --source-table s --target-table t \
+		--time ts --source-expr id=customer_id --from $W0 --to 2026-03-02T08:00:00Z --window 1h \
+		--now 2026-03-03T00:00:00Z --report rep
+	assert_eq '[]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+	rm -rf rep
+	assert_exit 0 rk check --source "$(conn diag_map)" --target "$(conn diag_map)" --source-table s --target-table t \
+		--time ts --source-expr 'id=customer_id + 0' --from $W0 --to 2026-03-02T08:00:00Z --window 1h \
+		--now 2026-03-03T00:00:00Z --report rep
+	assert_eq '["key_not_unique"]' "$(jq -c '[.warnings[].kind]' rep/summary.json)"
+}
+
 # open_session DB - a psql session that begins a transaction, takes an xid
 # and stays open until close_session; its pid in $SESSION_PID
 open_session() {

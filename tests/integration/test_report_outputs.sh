@@ -359,3 +359,21 @@ test_job_index_and_metrics() {
 	assert_contains "$ERR" "holds 'notes.txt'"
 	assert_eq "" "$(temporaries .)" "temporaries left"
 }
+
+# The demo's damaged sample: every finding has a named cause (none
+# unclassified), and the changed row's values are in every output.
+test_demo_every_finding_named() {
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --columns order_id,line_no,created_at,amount,customer \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z \
+		--report rep
+	assert_eq "boundary unbumped_update gap repeat" "$(jq -r '[.diagnosis[].pattern] | join(" ")' rep/summary.json)"
+	assert_eq 5 "$(jq '[.diagnosis[].findings] | add' rep/summary.json)" "findings placed"
+	assert_not_contains "$OUT" unclassified
+	assert_file_eq rep/changes.csv - <<-EOF2
+		window_start,window_end,order_id,line_no,column,source_value,target_value
+		2026-03-02T19:00:00Z,2026-03-02T20:00:00Z,1080,2,amount,482.40,492.40
+	EOF2
+	assert_contains "$OUT" "(1080, 2): amount 482.40 -> 492.40"
+	assert_contains rep/report.html '<td class="mono">amount</td><td class="mono">482.40</td><td class="mono">492.40</td>'
+}
