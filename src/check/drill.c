@@ -312,7 +312,9 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 			else if (rk_canon_instant(t, f[c].p, f[c].len, &v, &why) < 0)
 				return rk_side_bad_value(s, c, &f[c], why, err);
 			rk_buf_puts(out, rk_time_format(v, ts));
-		} else if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8 || t == RK_T_OTHER || t == RK_T_UNKNOWN) {
+		} else if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8 || t == RK_T_OTHER || t == RK_T_UNKNOWN ||
+		           t == RK_T_BPCHAR) {
+			/* a char(n) with its padding, as PostgreSQL prints it */
 			rk_buf_append(out, f[c].p, f[c].len);
 		} else if (rk_canon_text(t, f[c].p, f[c].len, out, &why) < 0) {
 			return rk_side_bad_value(s, c, &f[c], why, err);

@@ -84,7 +84,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_TIME] = {"time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, PAIR | RK_CMD_LATENESS, RK_OPTF_TABLE,
 	               "COL", "the time column: timestamptz, timestamp (taken as UTC) or date"},
 	[RK_O_SUM] = {"sum", RK_OPT_LIST, OFF(sum), PAIR, 0, RK_OPTF_TABLE, "COLS",
-	              "measure columns summed exactly per window"},
+	              "integer or numeric columns summed exactly per window (not floats: docs/reference.md)"},
 	[RK_O_COLUMNS] = {"columns", RK_OPT_LIST, OFF(columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
 	                  "columns hashed per row, in this order (default: the whole row: every column both sides "
 	                  "have, in the target's order)"},

@@ -192,6 +192,7 @@ for n in $SIZES; do
 	echo
 	unset secs rss pairs info
 done
+[[ $DIAG_ONLY == 1 ]] && exit 0
 echo "bench-drill: peak RSS KiB per size (stream clean, stream damaged, pushdown clean, pushdown damaged):" >&2
 for n in $SIZES; do
 	echo "  $n: ${rss_by_size[$n]}" >&2

@@ -141,3 +141,32 @@ test_null_key_value() {
 	assert_eq "extra|t|f
 missing|f|t" "$(sql $SRC "select kind, region is not distinct from '', region is null from findings order by kind")"
 }
+
+# A char(n) key is written as PostgreSQL's text output shows it: with its
+# padding, in findings.csv and the text output, streamed binary or text.
+test_char_key_keeps_its_padding() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db >/dev/null <<-'SQL'
+			create schema if not exists mart;
+			drop table if exists mart.codes;
+			create table mart.codes (code char(5) primary key, ts timestamptz, v int);
+			insert into mart.codes values ('ab', '2026-03-02 00:05:00+00', 1), ('abcde', '2026-03-02 00:10:00+00', 2),
+			                              ('x y', '2026-03-02 00:15:00+00', 3);
+		SQL
+	done
+	sql $TGT "delete from mart.codes where code in ('ab', 'x y')" >/dev/null
+	for fmt in binary text; do
+		rm -rf rep
+		mkdir rep
+		RECKON_COPY_FORMAT=$fmt assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" \
+			--table mart.codes --time ts --from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h \
+			--now 2026-04-01T00:00:00Z --report rep
+		assert_file_eq rep/findings.csv - <<-EOF2
+			window_start,window_end,kind,code,source_copies,target_copies
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,missing,"ab   ",1,0
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,missing,"x y  ",1,0
+		EOF2
+		assert_contains "$OUT" "missing              2  ab   , x y  "
+	done
+}
