@@ -440,7 +440,7 @@ static bool rk_keys_indexed(rk_side *s)
 	bool unique = false;
 
 	rk_error_clear(&e);
-	if (rk_reader_kind_of(s->reader) != RK_READER_PG)
+	if (!rk_reader_has(s->reader, RK_CAP_RANGE_SCAN))
 		return false;
 	return rk_reader_key_unique(s->reader, s->plan->key_idx, s->plan->nkey, &unique, &e) == 0 && unique;
 }
@@ -509,7 +509,7 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 				out[nout++] = fi[at + i];
 			}
 		}
-		if (rc == 0 && nout && rk_reader_kind_of(sides[1].reader) == RK_READER_PG) {
+		if (rc == 0 && nout && rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN)) {
 			nset = rk_keys_set(res, out, nout, set, text);
 			rk_log_info("diagnosis: %zu extra key(s) held outside the range looked up on the target", nset);
 			rc = rk_keys_scan(sides, ks, 2, &all, 1, set, nset, text, false, err);
@@ -543,7 +543,7 @@ int rk_keys_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *re
 		return 0;
 	memset(ks, 0, sizeof ks);
 	/* a CSV side is read whole by any scan: all the keys in one */
-	if (rk_reader_kind_of(sides[0].reader) != RK_READER_PG || rk_reader_kind_of(sides[1].reader) != RK_READER_PG)
+	if (!rk_reader_has(sides[0].reader, RK_CAP_RANGE_SCAN) || !rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN))
 		batch = RK_KEYS_CHANGED_MAX;
 	rc = rk_keys_changes(sides, spec, res, ks, batch, err);
 	if (rc == 0)
