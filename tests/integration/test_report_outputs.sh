@@ -72,7 +72,7 @@ test_demo_report_renders_in_chromium() {
 	assert_eq "$(tail -n +2 rep/windows.csv | cut -d, -f1)" "$(cat cells)" "timeline order"
 	# every damaged window is marked and links to its findings
 	grep -oE 'class="w differ" href="#w[0-9]+"' dom.html | sed -E 's/.*#//; s/"//' >links
-	assert_eq "w2 w11 w15 w19" "$(tr '\n' ' ' <links | sed 's/ $//')" "damaged windows linked"
+	assert_eq "w6 w11 w15 w19" "$(tr '\n' ' ' <links | sed 's/ $//')" "damaged windows linked"
 	local id
 	while read -r id; do
 		assert_contains dom.html "<section class=\"damage\" id=\"$id\""
@@ -252,7 +252,7 @@ test_release_binary_has_no_fault_hook() {
 		rm -rf rep
 		assert_exit 0 env RECKON_TEST_FAULT=$step "$RECKON" check --source "$(conn $SRC)" \
 			--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
-		assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+		assert_dir_only rep changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 		assert_eq match "$(jget rep/summary.json .verdict)"
 		assert_eq "" "$(temporaries .)" "temporaries left with RECKON_TEST_FAULT=$step"
 	done
