@@ -297,3 +297,56 @@ lines" (id int)' >/dev/null
 	assert_contains "$ERR" "no table of schema nosuch and nosuch can be checked as it is"
 	assert_exit 2 rk init --source "$srcc" --target "$tgtc" --schema public --source-schema mart
 }
+
+# Names the job-file syntax cannot carry do not reach it raw: a table named
+# "\n[table s]\ntable=orders\n..." wrote a [table s] section of its own into
+# init's output (and a later repair --job --execute of it deleted rows
+# outside what init found).  Now every name a value can carry (brackets,
+# ';', '#', '=', quotes, blanks at either end, unicode) is written as SQL
+# writes it and reads back to the same table; a table, key or time column
+# whose name holds a line break is written commented out with the reason,
+# another column holding one is left out of columns; the output parses to
+# exactly the tables init found.
+test_init_hostile_names() {
+	local db labels
+	for db in $SRC $TGT; do
+		sql $db >/dev/null <<-'SQL'
+			drop schema if exists hostile cascade;
+			create schema hostile;
+			do $$
+			declare n text;
+			begin
+				foreach n in array array[E'\n[table s]\ntable=orders\nsource-where=false\n;', '[x]', 'a;b', 'k=v',
+				                         'q"uo''te', ' sp ', 'ünï', '#hash', 'Upper', '=', ';'] loop
+					execute format('create table hostile.%I (%I int primary key, %I timestamptz not null,
+					                %I int, %I text)', n, 'id;=', 't s', E'c\nd', 'v"');
+					execute format('insert into hostile.%I select g, timestamptz ''2026-03-02 00:00+00''
+					                + g * interval ''7 minutes'', g, ''v'' || g from generate_series(1, 20) g', n);
+				end loop;
+				create table hostile."badkey" (k int, ts timestamptz not null);
+				execute format('alter table hostile.badkey rename column k to %I', E'k\ney');
+				execute format('alter table hostile.badkey add primary key (%I)', E'k\ney');
+				execute format('create table hostile.%I (id int, ts timestamptz)', E'\nnokey\n[table z]\ntable=orders');
+			end $$;
+		SQL
+	done
+	assert_exit 0 rk init --source "$(conn $SRC)" --target "$(conn $TGT)" --schema hostile
+	cp "$OUT" hostile.ini
+	assert_contains hostile.ini "; [table __table_s__table_orders_source-where_false__] is left out: its name (or its schema's) holds a line break, which a job file cannot carry: rename it to check it"
+	assert_contains hostile.ini '; table = hostile."?[table s]?table=orders?source-where=false?;"'
+	assert_contains hostile.ini "; [table badkey] is left out: a key column's name holds a line break"
+	assert_contains hostile.ini '; not in columns: "c?d" (a name holding a line break, which a job file cannot carry)'
+	assert_contains hostile.ini 'table = hostile."q""uo'"'"'te"'
+	assert_contains hostile.ini 'key = "id;="'
+	assert_contains hostile.ini 'time = "t s"'
+	assert_contains hostile.ini 'columns = "id;=","t s","v"""'
+	assert_eq 0 "$(grep -c -e '^\[table [sz]\]' -e '^source-where' hostile.ini || true)" "injected lines"
+	# what the file parses to: exactly the ten tables init could write
+	mkdir hrep
+	assert_exit 0 job --job hostile.ini --report hrep --from 2026-03-02T00:00:00Z --to 2026-03-02T03:00:00Z \
+		--now 2026-03-03T00:00:00Z
+	labels=$(jq -r '.tables | keys | join(" ")' hrep/summary.json)
+	assert_eq "Upper _ __2 __n__ _hash _sp_ _x_ a_b k_v q_uo_te" "$labels"
+	assert_eq '["id;="] match 20' "$(jq -c '[.tables["_x_"].key, .tables["_x_"].verdict, .tables["_x_"].source_rows] | "\(.[0]|tojson) \(.[1]) \(.[2])"' -r hrep/summary.json)"
+	assert_eq 10 "$(jq '[.tables[] | select(.verdict == "match")] | length' hrep/summary.json)"
+}
