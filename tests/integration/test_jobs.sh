@@ -350,3 +350,38 @@ test_init_hostile_names() {
 	assert_eq '["id;="] match 20' "$(jq -c '[.tables["_x_"].key, .tables["_x_"].verdict, .tables["_x_"].source_rows] | "\(.[0]|tojson) \(.[1]) \(.[2])"' -r hrep/summary.json)"
 	assert_eq 10 "$(jq '[.tables[] | select(.verdict == "match")] | length' hrep/summary.json)"
 }
+
+# check --job --only L --report DIR replaces L's directory and keeps the
+# other tables' (and their entries in summary.json and index.html), so a
+# following repair --job --report DIR still finds every table's rerun
+# list.  (Failed before: the set was replaced by L's alone, and the
+# repair stopped on the missing orders/rerun.csv.)
+test_only_keeps_other_tables() {
+	write_job nightly.ini
+	damage_orders
+	assert_exit 1 job --job nightly.ini --report rep/
+	cp -a rep before
+	# events is checked again, under another clock: its files change
+	assert_exit 0 job --job nightly.ini --report rep --only events --now 2026-03-04T00:00:00Z
+	assert_dir_only rep dim_customer events index.html orders summary.json
+	diff -r before/orders rep/orders >/dev/null || fail "orders/ changed although --only left it out"
+	diff -r before/dim_customer rep/dim_customer >/dev/null || fail "dim_customer/ changed"
+	_rk_ok
+	assert_ne "$(cat before/events/summary.json)" "$(cat rep/events/summary.json)" "events/ rewritten"
+	assert_eq "orders dim_customer events" "$(jq -r '.tables | keys_unsorted | join(" ")' rep/summary.json)"
+	assert_eq '["orders","dim_customer"]' "$(jq -c .kept rep/summary.json)"
+	assert_eq "$(jq -c .tables.orders before/summary.json)" "$(jq -c .tables.orders rep/summary.json)"
+	assert_eq differ "$(jget rep/summary.json .tables.orders.verdict)"
+	# the run's own verdict: the tables it checked
+	assert_eq match "$(jget rep/summary.json .verdict)"
+	assert_contains rep/index.html 'orders/report.html'
+	assert_contains rep/index.html 'dim_customer/report.html'
+	# the repair of the whole job reads every table's list
+	assert_exit 0 rk repair --job nightly.ini --report rep
+	assert_contains "$OUT" "orders"
+	# a label no longer in the job file is not kept
+	sed -i 's/^\[table dim_customer\]/[table customers2]/' nightly.ini
+	assert_exit 0 job --job nightly.ini --report rep --only events
+	assert_dir_only rep events index.html orders summary.json
+	assert_eq '["orders"]' "$(jq -c .kept rep/summary.json)"
+}
