@@ -52,11 +52,12 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 	}
 	if (reason)
 		rk_log_warn("running the unsafe strategy %s: %s", o->strategy, reason);
-	if (rk_reader_conn_is_csv(pair->target.conn))
+	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
 		                    pair->target.conn);
-	if (rk_reader_conn_is_csv(pair->source.conn))
-		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source csv:");
+	if (!rk_conn_has(pair->source.conn, RK_CAP_LIBPQ))
+		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source %s",
+		                    pair->source.conn);
 	s->pair = pair;
 	s->columns = (const char *const *)o->columns.items;
 	s->ncolumns = o->columns.n;
