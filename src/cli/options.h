@@ -73,6 +73,7 @@ typedef enum rk_optid {
 	RK_O_AUDIT,
 	RK_O_METRICS,
 	RK_O_PROGRESS,
+	RK_O_QUIET,
 	RK_O_LEAF_ROWS,
 	RK_O_WATERMARK_QUERY,
 	RK_O_JOB,
@@ -147,6 +148,7 @@ typedef struct rk_opts {
 	char *rerun_list, *report, *audit, *watermark_query;
 	char *metrics;           /* --metrics FILE */
 	int progress;            /* RK_OPT_PROGRESS_* */
+	bool quiet;              /* no summary line on stderr when a check differs */
 	int format;              /* RK_OPT_FORMAT_* */
 	unsigned long jobs;      /* >= 1 */
 	int pushdown;            /* RK_OPT_PUSHDOWN_* */
@@ -281,6 +283,8 @@ typedef struct rk_optinfo {
 	const char *help;
 	const char *def;         /* default as the user would write it, or NULL */
 	const char *const *choices; /* allowed values (NULL-terminated), or NULL */
+	const char *const *suggest; /* values the completion offers for a free-text value
+	                             * (the load strategies), NULL-terminated, or NULL */
 	bool optional_value;     /* --NAME alone is allowed (--pushdown) */
 	bool repeatable;
 } rk_optinfo;
