@@ -197,6 +197,17 @@ static int rk_check_single(rk_opts *o)
 		goto fail;
 	}
 	status = t.status;
+	if (status == RK_EXIT_DIFFER && !o->quiet) {
+		rk_buf line = RK_BUF_INIT;
+
+		rk_report_brief(&line, t.res, false);
+		if (o->report)
+			rk_buf_printf(&line, "; see %s/report.html", o->report);
+		else if (o->rerun_list)
+			rk_buf_printf(&line, "; rerun list %s", o->rerun_list);
+		rk_log_differ("%s: %s", rk_table_metrics_name(&t), rk_buf_cstr(&line));
+		rk_buf_free(&line);
+	}
 	goto done;
 fail:
 	rk_log_error(&err);
@@ -313,6 +324,42 @@ static json_t *rk_job_summary(const rk_job *job, int status)
 	return root;
 }
 
+/* The job's outcome counted ("1 differs, 2 failed, 3 match"), into b. */
+static void rk_job_counts(rk_buf *b, const rk_job *job)
+{
+	size_t match = 0, differ = 0, failed = 0;
+
+	for (size_t i = 0; i < job->n; i++) {
+		int st = job->tables[i].status;
+
+		match += st == RK_EXIT_OK;
+		differ += st == RK_EXIT_DIFFER;
+		failed += st > RK_EXIT_DIFFER;
+	}
+	rk_report_job_counts(b, match, differ, failed);
+}
+
+/* The line on stderr of a job in which tables differ: the counts and the
+ * labels that differ. */
+static void rk_job_differ_line(const rk_job *job, const rk_opts *o)
+{
+	rk_buf line = RK_BUF_INIT;
+	bool first = true;
+
+	rk_job_counts(&line, job);
+	for (size_t i = 0; i < job->n; i++) {
+		if (job->tables[i].status != RK_EXIT_DIFFER)
+			continue;
+		rk_buf_printf(&line, "%s%s", first ? " (differ: " : ", ", job->tables[i].label);
+		first = false;
+	}
+	rk_buf_puts(&line, ")");
+	if (o->report)
+		rk_buf_printf(&line, "; see %s/index.html", o->report);
+	rk_log_differ("job %s: %s", o->job, rk_buf_cstr(&line));
+	rk_buf_free(&line);
+}
+
 /* One line per table, then the damage of each table that differs and the
  * error of each that failed. */
 static void rk_job_text(FILE *out, const rk_job *job, int status)
@@ -354,7 +401,13 @@ static void rk_job_text(FILE *out, const rk_job *job, int status)
 		fprintf(out, "\n== %s: %s against %s\n", t->label, t->res->side[0].describe, t->res->side[1].describe);
 		rk_report_text_damage(out, &t->ctx, t->res);
 	}
-	fprintf(out, "\njob: %zu table%s, exit status %d\n", job->n, job->n == 1 ? "" : "s", status);
+	{
+		rk_buf counts = RK_BUF_INIT;
+
+		rk_job_counts(&counts, job);
+		fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), status);
+		rk_buf_free(&counts);
+	}
 }
 
 /* Writes file name of the staging set d with fn; 0 or -1 with err. */
@@ -514,6 +567,11 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
 	}
+	for (size_t i = 0; !o->quiet && i < job.n; i++)
+		if (job.tables[i].status == RK_EXIT_DIFFER) {
+			rk_job_differ_line(&job, o);
+			break;
+		}
 	goto done;
 fail:
 	rk_log_error(&err);

@@ -359,3 +359,61 @@ test_job_index_and_metrics() {
 	assert_contains "$ERR" "holds 'notes.txt'"
 	assert_eq "" "$(temporaries .)" "temporaries left"
 }
+
+# --- quiet cron, loud damage -----------------------------------------------------
+
+# The cron line of docs/cron.md sends stdout to /dev/null: a check that
+# differs says so in one line on stderr (which cron mails), one that
+# matches says nothing, and --quiet silences the line.
+test_differences_reach_stderr_in_one_line() {
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	assert_exit 1 check --report rep
+	assert_eq 1 "$(wc -l <"$ERR")" "lines on stderr: $(cat "$ERR")"
+	assert_eq "reckon: differ: mart.orders: 1 of 4 closed windows differs: 1 missing; see rep/report.html" \
+		"$(cat "$ERR")"
+	assert_exit 1 check --rerun-list todo.csv
+	assert_eq "reckon: differ: mart.orders: 1 of 4 closed windows differs: 1 missing; rerun list todo.csv" \
+		"$(cat "$ERR")"
+	assert_exit 1 check --quiet --format json
+	assert_eq "" "$(cat "$ERR")" "stderr with --quiet"
+	# the documented cron command: its mail is the stderr line
+	local line
+	line=$(sed -n 's/^30 2 \* \* \*  reckon  //p' "$RK_REPO/docs/cron.md")
+	assert_match "$line" '^reckon check .*>/dev/null$'
+	mk_orders $TGT
+	assert_exit 0 check
+	assert_eq "" "$(cat "$ERR")" "stderr of a match"
+}
+
+test_a_job_that_differs_says_so_on_stderr() {
+	mk_orders $TGT
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn $SRC)
+		target = $(conn $TGT)
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-02T04:00:00Z
+		now = 2026-03-03T00:00:00Z
+		key = order_id,line_no
+		time = created_at
+
+		[table orders]
+		table = mart.orders
+
+		[table again]
+		table = mart.big
+		key = order_id,line_no
+
+		[table gone]
+		table = mart.no_such_table
+	EOF
+	assert_exit 2 rk check --job job.ini --report rep
+	assert_contains "$OUT" "job: 1 differs, 1 failed, 1 matches, exit status 2"
+	assert_eq 1 "$(grep -c '^reckon: differ: ' "$ERR")" "differ lines: $(cat "$ERR")"
+	assert_contains "$ERR" "reckon: differ: job job.ini: 1 differs, 1 failed, 1 matches (differ: orders); see rep/index.html"
+	assert_contains "$ERR" "reckon: error: table gone:"
+	assert_exit 2 rk check --job job.ini --quiet
+	assert_not_contains "$ERR" 'reckon: differ: '
+}
