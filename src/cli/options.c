@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/text.h"
+#include "io/pg.h"
 #include "io/slurp.h"
 #include "load/strategy.h"
 
@@ -1069,6 +1070,90 @@ void rk_opts_audit(const rk_opts *opts, rk_opts_record *out)
 	}
 	out->options.v = v;
 	out->options.n = n;
+}
+
+void rk_opts_shell_word(rk_buf *out, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-") == strlen(s)) {
+		rk_buf_puts(out, s);
+		return;
+	}
+	rk_buf_putc(out, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			rk_buf_puts(out, "'\\''");
+		else
+			rk_buf_putc(out, *p);
+	}
+	rk_buf_putc(out, '\'');
+}
+
+/* A connection option's value as the repair command carries it: a
+ * PostgreSQL conninfo without its secrets, a csv:/delta: path as given. */
+static void rk_opts_conn_word(rk_buf *out, const char *conn)
+{
+	rk_buf pub = RK_BUF_INIT;
+	rk_error err;
+
+	rk_error_clear(&err);
+	if (strncmp(conn, "csv:", 4) != 0 && strncmp(conn, "delta:", 6) != 0 &&
+	    rk_pg_conninfo_public(conn, &pub, &err) == 0) {
+		rk_opts_shell_word(out, rk_buf_cstr(&pub));
+	} else {
+		char red[4096];
+
+		rk_pg_redact(conn, red, sizeof red);
+		rk_opts_shell_word(out, red);
+	}
+	rk_buf_free(&pub);
+}
+
+void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out)
+{
+	rk_buf_puts(out, "reckon repair");
+	for (size_t i = 0; i < RK_O_COUNT; i++) {
+		const rk_optdef *d = &rk_optdefs[i];
+		const void *field = (const char *)opts + d->offset;
+
+		/* the table's options; --now is the check's clock, not the repair's */
+		if (!(d->cmds & RK_CMD_REPAIR) || !(d->flags & RK_OPTF_TABLE) || i == RK_O_NOW || !opts->set[i])
+			continue;
+		if (d->kind == RK_OPT_MAP) {
+			const rk_map *m = field;
+
+			for (size_t j = 0; j < m->n; j++) {
+				rk_buf w = RK_BUF_INIT;
+
+				rk_buf_printf(&w, "%s=%s", m->names[j], m->sql[j]);
+				rk_buf_printf(out, " --%s ", d->name);
+				rk_opts_shell_word(out, rk_buf_cstr(&w));
+				rk_buf_free(&w);
+			}
+			continue;
+		}
+		if (d->kind == RK_OPT_FLAG) {
+			if (*(const bool *)field)
+				rk_buf_printf(out, " --%s", d->name);
+			continue;
+		}
+		rk_buf_printf(out, " --%s ", d->name);
+		if (d->kind == RK_OPT_LIST) {
+			const rk_list *l = field;
+			rk_buf w = RK_BUF_INIT;
+
+			for (size_t j = 0; j < l->n; j++)
+				rk_buf_printf(&w, "%s%s", j ? "," : "", l->items[j]);
+			rk_opts_shell_word(out, rk_buf_cstr(&w));
+			rk_buf_free(&w);
+		} else if (d->flags & RK_OPTF_CONN) {
+			rk_opts_conn_word(out, opts->text[i] ? opts->text[i] : "");
+		} else {
+			rk_opts_shell_word(out, opts->text[i] ? opts->text[i] : "");
+		}
+	}
+	if (extra && *extra)
+		rk_buf_printf(out, " %s", extra);
+	rk_buf_puts(out, " --execute");
 }
 
 void rk_opts_record_free(rk_opts_record *r)

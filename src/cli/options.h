@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/ini.h"
 #include "core/timeutil.h"
@@ -264,6 +265,19 @@ typedef struct rk_opts_record {
 } rk_opts_record;
 void rk_opts_audit(const rk_opts *opts, rk_opts_record *out);
 void rk_opts_record_free(rk_opts_record *r);
+
+/*
+ * The repair command that replays what this check found, as a user pastes
+ * it into a shell: "reckon repair" with every table option a layer set
+ * that repair takes too (connection strings without their passwords: the
+ * repair finds them where the check did, in ~/.pgpass or a service file),
+ * then extra (already shell words: "--rerun-list /abs/rerun.csv"), then
+ * --execute.  Appends to out.
+ */
+void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out);
+
+/* Appends s to out as one shell word (single-quoted unless plain). */
+void rk_opts_shell_word(rk_buf *out, const char *s);
 
 /*
  * Leading options given before the command (`reckon -v check ...`): counts

@@ -22,6 +22,8 @@ typedef struct rk_report_ctx {
 	                                 * is then the target relation */
 	const char *const *key_names;   /* header names of the key columns (unquoted) */
 	const char *const *sum_names;   /* header names of the sum columns (unquoted) */
+	const char *repair;             /* the repair command to paste (report.html), or NULL */
+	rk_usec ran_at;                 /* when the run happened (wall clock), or 0 */
 } rk_report_ctx;
 
 /* The readable summary: one line per window (matching windows elided past
@@ -145,7 +147,16 @@ typedef struct rk_report_index_row {
 	const json_t *summary;
 } rk_report_index_row;
 
-int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row *rows, size_t n, rk_error *err);
+/* The job's page: title (the job file), the repair command of the whole
+ * job (or NULL) and when the run happened. */
+typedef struct rk_report_index {
+	const char *title;
+	const char *repair;
+	rk_usec ran_at;
+} rk_report_index;
+
+int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_index_row *rows, size_t n,
+                         rk_error *err);
 
 
 #endif
