@@ -68,7 +68,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        ext ext-install ext-ready ext-check bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage
 
 all: $(BUILD)/reckon man completion
@@ -174,6 +174,7 @@ check-one: all unit integration
 # side (tests/harness/check-both.sh), then a short fuzz run and the packages.
 check: deps
 	$(MAKE) --no-print-directory WERROR=1 ext-ready
+	$(MAKE) --no-print-directory WERROR=1 ext-check
 	@bash tests/harness/check-both.sh "$(MAKE)"
 	$(MAKE) --no-print-directory WERROR=1 FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) fuzz
 	$(MAKE) --no-print-directory check-deb
@@ -249,6 +250,11 @@ ext-install: ext
 
 ext-ready: ext
 	@sh tests/harness/ext-install.sh $(EXT_DIR)
+
+# The extension's REGRESS tests (src/ext/sql/, src/ext/expected/): PGXS's
+# installcheck against a private cluster (tests/harness/ext-check.sh).
+ext-check: ext
+	@bash tests/harness/ext-check.sh $(EXT_DIR)
 
 # Fuzzing (docs/testing.md).  A harness is tests/fuzz/fuzz_NAME.c, which
 # defines LLVMFuzzerTestOneInput, plus its seed corpus in
