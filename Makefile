@@ -157,7 +157,7 @@ HOOK_OBJS := $(patsubst tests/hooks/%.c,$(BUILD)/obj/hooks/%.o,$(sort $(wildcard
 TEST_OBJS := $(filter-out $(BUILD)/obj/io/fault.o,$(LIB_OBJS)) $(HOOK_OBJS)
 FAULTS_BIN := $(BUILD)/tests/reckon-faults
 
-$(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS)
+$(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS) | $(DUCKDB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
