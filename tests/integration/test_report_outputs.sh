@@ -509,15 +509,15 @@ test_demo_every_finding_named() {
 test_rerun_list_inside_new_report() {
 	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
 	assert_exit 1 check --report fresh --rerun-list fresh/todo.csv
-	assert_dir_only fresh findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	assert_dir_only fresh changes.csv findings.csv report.html rerun.csv summary.json todo.csv windows.csv
 	assert_file_eq fresh/todo.csv fresh/rerun.csv
 	assert_exit 1 check --report fresh --rerun-list fresh/todo.csv
-	assert_dir_only fresh findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	assert_dir_only fresh changes.csv findings.csv report.html rerun.csv summary.json todo.csv windows.csv
 	# the set's own name, spelled through the trailing slash and ./
 	assert_exit 1 check --report ./new/ --rerun-list new/rerun.csv
-	assert_dir_only new findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only new changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_exit 1 check --report new --rerun-list ./new/rerun.csv
-	assert_dir_only new findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only new changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	# a repair reads it from there
 	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
 		--key order_id,line_no --time created_at --rerun-list fresh/todo.csv
@@ -529,9 +529,9 @@ test_rerun_list_inside_new_report() {
 # results lost).
 test_report_path_checked_first() {
 	assert_exit 0 check --report slash/
-	assert_dir_only slash findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only slash changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_exit 0 check --report slash//
-	assert_dir_only slash findings.csv report.html rerun.csv summary.json windows.csv
+	assert_dir_only slash changes.csv findings.csv report.html rerun.csv summary.json windows.csv
 	assert_eq "" "$(temporaries .)" "temporaries left"
 	local p
 	for p in . "" ./ .. slash/. slash/.. /; do
