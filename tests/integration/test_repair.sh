@@ -16,7 +16,9 @@
 SRC=rp_src
 TGT=rp_tgt
 
-REPAIR_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount)
+# These cases pin --replace-interval (loads that own whole intervals); the
+# default, row by row, is test_repair_rows.sh.
+REPAIR_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount --replace-interval)
 
 # The interval bounds of each window as SQL literals.
 B0="'2026-03-02 00:00:00+00'"
@@ -204,10 +206,10 @@ test_text_output() {
 test_second_repair_changes_nothing() {
 	damaged_target
 	rerun_list
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h
 	local first
 	first=$(snapshot_all)
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --format json
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h --format json
 	assert_eq "$first" "$(snapshot_all)" "target after the second repair, loaded_at included"
 	assert_eq "already_matches|already_matches|already_matches" "$(jget "$OUT" '[.intervals[].status] | join("|")')"
 	assert_eq "match 0 0 3" "$(jget "$OUT" '"\(.verdict) \(.totals.repaired) \(.totals.deleted_by_time) \(.totals.already_matches)"')"
@@ -224,7 +226,7 @@ test_second_repair_changes_nothing() {
 test_interval_column_records_start() {
 	damaged_target
 	rerun_list
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h
 	# every row of a repaired window carries its start; W1's rows stay NULL
 	assert_eq "2026-03-02 00:00:00+00|9
 2026-03-02 02:00:00+00|8
@@ -806,7 +808,7 @@ mcheck() {
 }
 
 mrepair() {
-	rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${MAP_OPTS[@]}" "$@"
+	rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${MAP_OPTS[@]}" --replace-interval "$@"
 }
 
 other_md5() {
