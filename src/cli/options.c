@@ -63,6 +63,9 @@ static int rk_opt_check_delimiter(const char *v, rk_error *err);
 static const char *const rk_choices_format[] = {"text", "json", NULL};
 static const char *const rk_choices_pushdown[] = {"off", "on", "auto", NULL};
 static const char *const rk_choices_progress[] = {"auto", "always", "never", NULL};
+static const char *const rk_choices_as[] = {"airflow", "airflow3", "dagster", "dbt", "json", NULL};
+static const char *const rk_choices_reprocess[] = {"none", "failed", "completed", NULL};
+static const char *const rk_choices_partitions[] = {"daily", "hourly", NULL};
 
 /* The one option table: parser, INI readers, --help, manual pages and
  * completion all read it.  Order is the order of --help. */
@@ -190,8 +193,19 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_SCENARIO] = {"scenario", RK_OPT_STR, OFF(scenario), RK_CMD_LAB, 0, 0, "NAME|all", "lab scenario", "all"},
 	[RK_O_OUT] = {"out", RK_OPT_STR, OFF(out), RK_CMD_LAB, 0, 0, "DIR", "lab output directory", "out"},
 	[RK_O_MERGE] = {"merge", RK_OPT_FLAG, OFF(merge), RK_CMD_RERUN, 0, 0, NULL, "merge adjacent intervals into ranges"},
-	[RK_O_AS] = {"as", RK_OPT_STR, OFF(as), RK_CMD_RERUN, 0, 0, "airflow", "print scheduler commands"},
-	[RK_O_DAG] = {"dag", RK_OPT_STR, OFF(dag), RK_CMD_RERUN, 0, 0, "DAG", "the Airflow DAG id (with --as airflow)"},
+	[RK_O_AS] = {"as", RK_OPT_ENUM, OFF(as), RK_CMD_RERUN, 0, 0, NULL,
+	             "print scheduler commands: airflow (Airflow 2), airflow3, dagster, dbt, or json (one object per "
+	             "interval)", .choices = rk_choices_as},
+	[RK_O_DAG] = {"dag", RK_OPT_STR, OFF(dag), RK_CMD_RERUN, 0, 0, "DAG",
+	              "the Airflow DAG id (with --as airflow or airflow3)"},
+	[RK_O_REPROCESS] = {"reprocess-behavior", RK_OPT_ENUM, OFF(reprocess), RK_CMD_RERUN, 0, 0, NULL,
+	                    "with --as airflow3: which existing runs the backfill runs again (completed: every one, "
+	                    "as damaged data needs)", "completed", .choices = rk_choices_reprocess},
+	[RK_O_SELECT] = {"select", RK_OPT_STR, OFF(select), RK_CMD_RERUN, 0, 0, "SELECTOR",
+	                 "with --as dagster: the assets to materialize; with --as dbt: the models to run"},
+	[RK_O_PARTITIONS] = {"partitions", RK_OPT_ENUM, OFF(partitions), RK_CMD_RERUN, 0, 0, NULL,
+	                     "with --as dagster: the assets' time partitions (UTC keys)", "daily",
+	                     .choices = rk_choices_partitions},
 	[RK_O_INPUT] = {"input", RK_OPT_STR, OFF(input), RK_CMD_RERUN, 0, 0, "FILE",
 	                "the rerun list to read (default: the first argument)"},
 	[RK_O_SCHEMA] = {"schema", RK_OPT_STR, OFF(schema), RK_CMD_INIT, 0, 0, "S",
@@ -1109,7 +1123,10 @@ const char *rk_opts_synopsis(unsigned cmd)
 		       "Reproduces the load failure scenarios on a real PostgreSQL, then checks and\n"
 		       "repairs each.";
 	case RK_CMD_RERUN:
-		return "reckon rerun-list [--merge | --as airflow --dag DAG] FILE\n\n"
+		return "reckon rerun-list [--merge] FILE\n"
+		       "reckon rerun-list --as airflow|airflow3 --dag DAG FILE\n"
+		       "reckon rerun-list --as dagster|dbt --select SELECTOR FILE\n"
+		       "reckon rerun-list --as json [--merge] FILE\n\n"
 		       "Reads a rerun list: merges adjacent intervals into ranges, or prints the\n"
 		       "scheduler commands that re-run them.";
 	case RK_CMD_INIT:

@@ -99,6 +99,9 @@ typedef enum rk_optid {
 	RK_O_MERGE,
 	RK_O_AS,
 	RK_O_DAG,
+	RK_O_REPROCESS,
+	RK_O_SELECT,
+	RK_O_PARTITIONS,
 	RK_O_INPUT,
 	RK_O_SCHEMA,
 	RK_O_SOURCE_SCHEMA,
@@ -124,6 +127,12 @@ typedef struct rk_map {
 enum { RK_OPT_PUSHDOWN_OFF, RK_OPT_PUSHDOWN_ON, RK_OPT_PUSHDOWN_AUTO };
 /* --format */
 enum { RK_OPT_FORMAT_TEXT, RK_OPT_FORMAT_JSON };
+/* rerun-list --as */
+enum { RK_OPT_AS_AIRFLOW, RK_OPT_AS_AIRFLOW3, RK_OPT_AS_DAGSTER, RK_OPT_AS_DBT, RK_OPT_AS_JSON };
+/* rerun-list --reprocess-behavior */
+enum { RK_OPT_REPROCESS_NONE, RK_OPT_REPROCESS_FAILED, RK_OPT_REPROCESS_COMPLETED };
+/* rerun-list --partitions */
+enum { RK_OPT_PARTITIONS_DAILY, RK_OPT_PARTITIONS_HOURLY };
 /* --progress */
 enum { RK_OPT_PROGRESS_AUTO, RK_OPT_PROGRESS_ALWAYS, RK_OPT_PROGRESS_NEVER };
 
@@ -179,7 +188,11 @@ typedef struct rk_opts {
 
 	/* rerun-list */
 	bool merge;
-	char *as, *dag, *input;
+	int as;                  /* RK_OPT_AS_* (rk_opts_is_set tells whether given) */
+	char *dag, *input;
+	int reprocess;           /* --reprocess-behavior: RK_OPT_REPROCESS_* (airflow3) */
+	char *select;            /* --select (dagster, dbt) */
+	int partitions;          /* RK_OPT_PARTITIONS_* (dagster) */
 
 	/* init */
 	char *schema, *source_schema, *target_schema;

@@ -540,3 +540,155 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 	free(q);
 	return ferror(out) ? -1 : 0;
 }
+
+int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *dag, const char *reprocess)
+{
+	char *q;
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+
+	if (merged->n == 0)
+		return 0;
+	q = rk_rerun_shell_quote(dag);
+	fprintf(out,
+	        "# %zu range%s of DAG %s (Airflow 3); logical date = data_interval_start, --to-date is inclusive\n",
+	        merged->n, merged->n == 1 ? "" : "s", q);
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		rk_time_format(r->start, s);
+		rk_time_format(r->end, e);
+		rk_time_format(r->last_start, last);
+		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		fprintf(out, "airflow backfill create --dag-id %s --from-date %s --to-date %s --reprocess-behavior %s\n", q,
+		        s, last, reprocess);
+	}
+	free(q);
+	return ferror(out) ? -1 : 0;
+}
+
+/* A Dagster partition key of the partition starting at t (UTC). */
+static void rk_rr_partition_key(rk_usec t, bool hourly, char out[RK_TIME_STRLEN])
+{
+	char iso[RK_TIME_STRLEN];
+
+	rk_time_format(t, iso);   /* YYYY-MM-DDTHH:MM:SSZ */
+	if (hourly)
+		snprintf(out, RK_TIME_STRLEN, "%.10s-%.5s", iso, iso + 11);
+	else
+		snprintf(out, RK_TIME_STRLEN, "%.10s", iso);
+}
+
+int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *select, bool hourly, rk_error *err)
+{
+	rk_usec unit = hourly ? 3600 * RK_USEC_PER_SEC : RK_USEC_PER_DAY;
+	char *q;
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], first[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		/* reckon's instants are 1970-based and Dagster's keys are
+		 * 1970-or-later calendar units: a floored remainder is enough */
+		if (((r->start % unit) + unit) % unit != 0 || ((r->end % unit) + unit) % unit != 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "%s:%lu: the range [%s, %s) does not start and end on %s partition "
+			             "boundaries (UTC)", merged->name, r->line, rk_time_format(r->start, s),
+			             rk_time_format(r->end, e), hourly ? "hourly" : "daily");
+			return rk_error_hint(err, "%s", hourly ? "check with --window 1h (or a multiple) from a whole hour"
+			                                       : "check with --window 1d from a UTC midnight, or give "
+			                                         "--partitions hourly");
+		}
+	}
+	if (merged->n == 0)
+		return 0;
+	q = rk_rerun_shell_quote(select);
+	fprintf(out, "# %zu range%s of %s partitions (UTC keys); --partition-range FIRST...LAST is inclusive\n",
+	        merged->n, merged->n == 1 ? "" : "s", hourly ? "hourly" : "daily");
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		rk_rr_partition_key(r->start, hourly, first);
+		rk_rr_partition_key(r->end - unit, hourly, last);
+		fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
+		        r->intervals, r->intervals == 1 ? "" : "s");
+		fprintf(out, "dagster asset materialize --select %s --partition-range %s...%s\n", q, first, last);
+	}
+	free(q);
+	if (ferror(out)) {
+		err->code = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select)
+{
+	char *q, *v;
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+	rk_buf vars = RK_BUF_INIT;
+
+	if (merged->n == 0)
+		return 0;
+	q = rk_rerun_shell_quote(select);
+	fprintf(out, "# %zu range%s; each run gets vars start (inclusive) and end (exclusive), UTC\n", merged->n,
+	        merged->n == 1 ? "" : "s");
+	for (size_t i = 0; i < merged->n; i++) {
+		const rk_rerun_interval *r = &merged->items[i];
+
+		rk_time_format(r->start, s);
+		rk_time_format(r->end, e);
+		/* instants hold only digits, '-', ':', '.', 'T' and 'Z': nothing
+		 * to escape in a JSON string */
+		rk_buf_reset(&vars);
+		rk_buf_printf(&vars, "{\"start\": \"%s\", \"end\": \"%s\"}", s, e);
+		v = rk_rerun_shell_quote(rk_buf_cstr(&vars));
+		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		fprintf(out, "dbt run --select %s --vars %s\n", q, v);
+		free(v);
+	}
+	rk_buf_free(&vars);
+	free(q);
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged)
+{
+	static const char *const counts[RK_RERUN_NCOUNTS] = {"source_rows", "target_rows", "missing",
+	                                                     "extra",       "duplicated",  "changed"};
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+
+	for (size_t i = 0; i < l->n; i++) {
+		const rk_rerun_interval *r = &l->items[i];
+
+		rk_time_format(r->start, s);
+		rk_time_format(r->end, e);
+		if (merged)
+			fprintf(out, "{\"range_start\":\"%s\",\"range_end\":\"%s\",\"intervals\":%zu", s, e, r->intervals);
+		else
+			fprintf(out, "{\"interval_start\":\"%s\",\"interval_end\":\"%s\"", s, e);
+		for (int k = 0; k < RK_RERUN_NCOUNTS; k++)
+			fprintf(out, ",\"%s\":%" PRIu64, counts[k], r->count[k]);
+		fputs("}\n", out);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int rk_rerun_check_select(const char *select, const char *option, rk_error *err)
+{
+	if (!select || !*select) {
+		rk_error_set(err, RK_EXIT_USAGE, "option %s must not be empty", option);
+		return rk_error_hint(err, "e.g. --select orders");
+	}
+	if (select[0] == '-') {
+		rk_error_set(err, RK_EXIT_USAGE, "selection '%s' of %s starts with '-': the command would take it for an "
+		                                 "option", select, option);
+		return rk_error_hint(err, "name the models or assets, e.g. --select orders");
+	}
+	for (const unsigned char *p = (const unsigned char *)select; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			rk_error_set(err, RK_EXIT_USAGE, "selection of %s holds a control character (byte 0x%02x)", option,
+			             *p);
+			return rk_error_hint(err, "name the models or assets, e.g. --select orders");
+		}
+	}
+	return 0;
+}

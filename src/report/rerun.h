@@ -106,6 +106,52 @@ int rk_rerun_check_dag(const char *dag, rk_error *err);
  */
 int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag);
 
+/*
+ * Writes Airflow 3 CLI commands for a merged list, one per range:
+ * `airflow backfill create --dag-id DAG --from-date S --to-date L
+ * --reprocess-behavior R`, L the start of the range's last interval (Airflow
+ * 3's --to-date is the latest logical date, inclusive, as in Airflow 2).
+ * reprocess is "none", "failed" or "completed".  An empty list writes
+ * nothing.  Returns 0, or -1 on a write error.
+ */
+int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *dag, const char *reprocess);
+
+/*
+ * Writes Dagster CLI commands for a merged list, one per range:
+ * `dagster asset materialize --select SEL --partition-range FIRST...LAST`,
+ * the range's first and last partition keys (both inclusive) of daily
+ * ("YYYY-MM-DD") or hourly ("YYYY-MM-DD-HH:MM") partitions in UTC.  A range
+ * whose ends are not partition boundaries is refused (RK_EXIT_USAGE, -1 with
+ * err, nothing written); an empty list writes nothing.  Returns 0, -1 (err
+ * code 0 on a write error).
+ */
+int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *select, bool hourly, rk_error *err);
+
+/*
+ * Writes dbt CLI commands for a merged list, one per range:
+ * `dbt run --select SEL --vars '{"start": "S", "end": "E"}'`, start
+ * inclusive and end exclusive, as the list's instants (UTC).  An empty list
+ * writes nothing.  Returns 0, or -1 on a write error.
+ */
+int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select);
+
+/*
+ * Writes one JSON object per line (JSON Lines) for each item of l: a list
+ * as read gives {"interval_start", "interval_end", the six counts}; a
+ * merged list (merged true) gives {"range_start", "range_end", "intervals",
+ * the six counts}.  Instants as rk_time_format writes them, counts as JSON
+ * integers.  An empty list writes nothing.  Returns 0, or -1 on a write
+ * error.
+ */
+int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged);
+
+/*
+ * Checks a dbt or Dagster selection for use in a command line: not empty,
+ * no control characters, not starting with '-'.  option names it in
+ * messages.  0, or -1 with err (RK_EXIT_USAGE).
+ */
+int rk_rerun_check_select(const char *select, const char *option, rk_error *err);
+
 /* s quoted for a POSIX shell: as is when it holds only [A-Za-z0-9_.,:/=+@%-]
  * and is not empty, else in single quotes ('\'' for a quote).  Caller frees. */
 char *rk_rerun_shell_quote(const char *s);

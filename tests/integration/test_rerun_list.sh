@@ -95,6 +95,150 @@ test_airflow_dag_id_is_shell_quoted() {
 		"$(sed -n 4p args)"
 }
 
+# A stand-in for a scheduler's CLI: prints its arguments one per line, as
+# the shell split them, into args.NAME (appending).
+stand_in() {
+	mkdir -p bin
+	printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done >>%s/args.%s; echo -- >>%s/args.%s\n' \
+		"$T" "$1" "$T" "$1" >"bin/$1"
+	chmod +x "bin/$1"
+}
+
+# Airflow 3: one 'airflow backfill create' per merged range, the DAG id,
+# both logical dates and the reprocess behaviour as separate arguments.
+test_airflow3_commands() {
+	check_list rerun.csv
+	assert_exit 0 rk rerun-list --as airflow3 --dag "load orders" rerun.csv
+	stand_in airflow
+	PATH=$T/bin:$PATH sh -e "$OUT"
+	assert_file_eq args.airflow - <<-EOF
+		backfill
+		create
+		--dag-id
+		load orders
+		--from-date
+		2026-03-02T00:00:00Z
+		--to-date
+		2026-03-02T01:00:00Z
+		--reprocess-behavior
+		completed
+		--
+		backfill
+		create
+		--dag-id
+		load orders
+		--from-date
+		2026-03-02T03:00:00Z
+		--to-date
+		2026-03-02T03:00:00Z
+		--reprocess-behavior
+		completed
+		--
+	EOF
+	assert_exit 0 rk rerun-list --as airflow3 --dag d --reprocess-behavior failed rerun.csv
+	assert_contains "$OUT" "--reprocess-behavior failed"
+	assert_exit 2 rk rerun-list --as airflow3 --dag d --reprocess-behavior all rerun.csv
+	assert_contains "$ERR" "must be none, failed or completed"
+	assert_exit 2 rk rerun-list --as airflow3 rerun.csv
+	assert_contains "$ERR" "missing required option --dag"
+}
+
+# dbt: one 'dbt run' per merged range; --vars is one argument and a JSON
+# object whose start and end are the range's ends.
+test_dbt_commands() {
+	check_list rerun.csv
+	assert_exit 0 rk rerun-list --as dbt --select "tag:orders+ stg_orders" rerun.csv
+	stand_in dbt
+	PATH=$T/bin:$PATH sh -e "$OUT"
+	python3 - "$T/args.dbt" <<-'PY' || fail "dbt arguments are not as expected: $(cat args.dbt)"
+		import json, sys
+		runs = open(sys.argv[1]).read().split("--\n")[:-1]
+		want = [("2026-03-02T00:00:00Z", "2026-03-02T02:00:00Z"), ("2026-03-02T03:00:00Z", "2026-03-02T04:00:00Z")]
+		assert len(runs) == 2, runs
+		for run, (start, end) in zip(runs, want):
+		    a = run.splitlines()
+		    assert a[:4] == ["run", "--select", "tag:orders+ stg_orders", "--vars"], a
+		    assert len(a) == 5, a
+		    assert json.loads(a[4]) == {"start": start, "end": end}, a[4]
+	PY
+	_rk_ok
+	assert_exit 2 rk rerun-list --as dbt rerun.csv
+	assert_contains "$ERR" "missing required option --select"
+	assert_exit 2 rk rerun-list --as dbt --select=--full-refresh rerun.csv
+	assert_contains "$ERR" "starts with '-'"
+}
+
+# Dagster: daily partitions need whole UTC days (an hourly list is refused,
+# exit 2, nothing printed); hourly keys are YYYY-MM-DD-HH:MM, both ends
+# inclusive.
+test_dagster_commands() {
+	check_list rerun.csv
+	assert_exit 2 rk rerun-list --as dagster --select orders rerun.csv
+	assert_contains "$ERR" "does not start and end on daily partition boundaries"
+	[[ ! -s $OUT ]] || fail "output for a refused list: $(cat "$OUT")"
+	assert_exit 0 rk rerun-list --as dagster --select "orders" --partitions hourly rerun.csv
+	stand_in dagster
+	PATH=$T/bin:$PATH sh -e "$OUT"
+	assert_file_eq args.dagster - <<-EOF
+		asset
+		materialize
+		--select
+		orders
+		--partition-range
+		2026-03-02-00:00...2026-03-02-01:00
+		--
+		asset
+		materialize
+		--select
+		orders
+		--partition-range
+		2026-03-02-03:00...2026-03-02-03:00
+		--
+	EOF
+	# a daily list: date keys
+	cat >days.csv <<-EOF
+		$RERUN_HEADER
+		2026-03-28T00:00:00Z,2026-03-29T00:00:00Z,5,4,1,0,0,0
+		2026-03-29T00:00:00Z,2026-03-30T00:00:00Z,5,5,0,0,0,1
+	EOF
+	assert_exit 0 rk rerun-list --as dagster --select orders days.csv
+	assert_contains "$OUT" "dagster asset materialize --select orders --partition-range 2026-03-28...2026-03-29"
+	assert_exit 2 rk rerun-list --partitions hourly days.csv
+	assert_contains "$ERR" "option --partitions needs --as dagster"
+}
+
+# JSON Lines: every line parses as a JSON object, one per interval (per
+# range with --merge), with the list's values.
+test_json_lines() {
+	check_list rerun.csv
+	assert_exit 0 rk rerun-list --as json rerun.csv
+	python3 - "$OUT" <<-'PY' || fail "JSON lines are not as expected: $(cat "$OUT")"
+		import json, sys
+		rows = [json.loads(line) for line in open(sys.argv[1])]
+		assert [(r["interval_start"], r["interval_end"]) for r in rows] == [
+		    ("2026-03-02T00:00:00Z", "2026-03-02T01:00:00Z"),
+		    ("2026-03-02T01:00:00Z", "2026-03-02T02:00:00Z"),
+		    ("2026-03-02T03:00:00Z", "2026-03-02T04:00:00Z")], rows
+		assert [(r["source_rows"], r["target_rows"], r["missing"], r["changed"], r["duplicated"]) for r in rows] == [
+		    (9, 8, 1, 0, 0), (9, 9, 0, 1, 0), (8, 9, 0, 0, 1)], rows
+		assert all(r["extra"] == 0 for r in rows)
+	PY
+	assert_exit 0 rk rerun-list --as json --merge rerun.csv
+	python3 - "$OUT" <<-'PY' || fail "merged JSON lines are not as expected: $(cat "$OUT")"
+		import json, sys
+		rows = [json.loads(line) for line in open(sys.argv[1])]
+		assert [(r["range_start"], r["range_end"], r["intervals"], r["source_rows"]) for r in rows] == [
+		    ("2026-03-02T00:00:00Z", "2026-03-02T02:00:00Z", 2, 18),
+		    ("2026-03-02T03:00:00Z", "2026-03-02T04:00:00Z", 1, 8)], rows
+	PY
+	_rk_ok
+	# jq reads it too
+	if command -v jq >/dev/null; then
+		assert_exit 0 rk rerun-list --as json rerun.csv
+		assert_eq "1 0 0" "$(jq -s -r '[.[].missing] | map(tostring) | join(" ")' "$OUT")"
+	fi
+}
+
 test_empty_list() {
 	# what reckon check writes when every window matches: the header alone
 	printf '%s\n' "$RERUN_HEADER" >empty.csv

@@ -1,7 +1,8 @@
 /*
  * test_rerun.c - the rerun list module: reading and validating (errors name
  * file:line:column), merging touching intervals, and what rerun-list prints
- * (normalised list, merged ranges, Airflow commands).  No server needed.
+ * (normalised list, merged ranges, Airflow 2 and 3, Dagster, dbt and JSON).
+ * No server needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,6 +68,29 @@ static char *printed_airflow(const rk_rerun_list *l, const char *dag)
 
 	assert_non_null(fp);
 	assert_int_equal(rk_rerun_write_airflow(fp, l, dag), 0);
+	assert_int_equal(fclose(fp), 0);
+	return buf;
+}
+
+/* What one of the other scheduler writers prints, as a new string:
+ * which 'a' airflow3, 'g' dagster daily, 'G' dagster hourly, 'd' dbt,
+ * 'j' JSON of the list, 'J' JSON of merged ranges.  rc is what it returned. */
+static char *printed_as(char which, const rk_rerun_list *l, const char *arg, int *rc, rk_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	rk_error_clear(err);
+	switch (which) {
+	case 'a': *rc = rk_rerun_write_airflow3(fp, l, arg, "completed"); break;
+	case 'g': *rc = rk_rerun_write_dagster(fp, l, arg, false, err); break;
+	case 'G': *rc = rk_rerun_write_dagster(fp, l, arg, true, err); break;
+	case 'd': *rc = rk_rerun_write_dbt(fp, l, arg); break;
+	case 'j': *rc = rk_rerun_write_json(fp, l, false); break;
+	default: *rc = rk_rerun_write_json(fp, l, true); break;
+	}
 	assert_int_equal(fclose(fp), 0);
 	return buf;
 }
@@ -460,6 +484,163 @@ static void test_check_dag(void **state)
 	assert_non_null(strstr(err.msg, "control character"));
 }
 
+
+/* The list the scheduler tests share: two touching days, then a third. */
+#define DAYS                                                 \
+	H "2026-03-02T00:00:00Z,2026-03-03T00:00:00Z,9,8,1,0,0,0\n" \
+	  "2026-03-03T00:00:00Z,2026-03-04T00:00:00Z,9,9,0,0,0,2\n" \
+	  "2026-03-06T00:00:00Z,2026-03-07T00:00:00Z,8,10,0,1,1,0\n"
+
+/* Airflow 3: backfill create per range, --to-date the last run's logical date. */
+static void test_airflow3_commands(void **state)
+{
+	rk_rerun_list *l = NULL, *m = NULL;
+	rk_error err;
+	char *out;
+	int rc;
+
+	(void)state;
+	assert_int_equal(parse(DAYS, &l, &err), 0);
+	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
+	out = printed_as('a', m, "load orders", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(
+		out,
+		"# 2 ranges of DAG 'load orders' (Airflow 3); logical date = data_interval_start, --to-date is inclusive\n"
+		"# [2026-03-02T00:00:00Z, 2026-03-04T00:00:00Z): 2 intervals\n"
+		"airflow backfill create --dag-id 'load orders' --from-date 2026-03-02T00:00:00Z "
+		"--to-date 2026-03-03T00:00:00Z --reprocess-behavior completed\n"
+		"# [2026-03-06T00:00:00Z, 2026-03-07T00:00:00Z): 1 interval\n"
+		"airflow backfill create --dag-id 'load orders' --from-date 2026-03-06T00:00:00Z "
+		"--to-date 2026-03-06T00:00:00Z --reprocess-behavior completed\n");
+	free(out);
+	rk_rerun_free(m);
+	rk_rerun_free(l);
+}
+
+/* Dagster: the first and last partition keys of each range, both
+ * inclusive; a range off the partition grid is refused, nothing printed. */
+static void test_dagster_commands(void **state)
+{
+	rk_rerun_list *l = NULL, *m = NULL;
+	rk_error err;
+	char *out;
+	int rc;
+
+	(void)state;
+	assert_int_equal(parse(DAYS, &l, &err), 0);
+	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
+	out = printed_as('g', m, "orders", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out,
+	                    "# 2 ranges of daily partitions (UTC keys); --partition-range FIRST...LAST is inclusive\n"
+	                    "# [2026-03-02T00:00:00Z, 2026-03-04T00:00:00Z): 2 intervals\n"
+	                    "dagster asset materialize --select orders --partition-range 2026-03-02...2026-03-03\n"
+	                    "# [2026-03-06T00:00:00Z, 2026-03-07T00:00:00Z): 1 interval\n"
+	                    "dagster asset materialize --select orders --partition-range 2026-03-06...2026-03-06\n");
+	free(out);
+	out = printed_as('G', m, "orders", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "--partition-range 2026-03-02-00:00...2026-03-03-23:00\n"));
+	free(out);
+	rk_rerun_free(m);
+	rk_rerun_free(l);
+
+	/* an hour is no daily partition */
+	assert_int_equal(parse(H "2026-03-02T10:00:00Z,2026-03-02T11:00:00Z,9,8,1,0,0,0\n", &l, &err), 0);
+	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
+	out = printed_as('g', m, "orders", &rc, &err);
+	assert_int_equal(rc, -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(out, "");
+	assert_non_null(strstr(err.msg, "does not start and end on daily partition boundaries"));
+	assert_non_null(strstr(err.hint, "--partitions hourly"));
+	free(out);
+	out = printed_as('G', m, "orders", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "--partition-range 2026-03-02-10:00...2026-03-02-10:00\n"));
+	free(out);
+	rk_rerun_free(m);
+	rk_rerun_free(l);
+}
+
+/* dbt: one run per range, the range's ends as vars, quoted for the shell. */
+static void test_dbt_commands(void **state)
+{
+	rk_rerun_list *l = NULL, *m = NULL;
+	rk_error err;
+	char *out;
+	int rc;
+
+	(void)state;
+	assert_int_equal(parse(DAYS, &l, &err), 0);
+	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
+	out = printed_as('d', m, "tag:orders+", &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out,
+	                    "# 2 ranges; each run gets vars start (inclusive) and end (exclusive), UTC\n"
+	                    "# [2026-03-02T00:00:00Z, 2026-03-04T00:00:00Z): 2 intervals\n"
+	                    "dbt run --select tag:orders+ --vars '{\"start\": \"2026-03-02T00:00:00Z\", \"end\": "
+	                    "\"2026-03-04T00:00:00Z\"}'\n"
+	                    "# [2026-03-06T00:00:00Z, 2026-03-07T00:00:00Z): 1 interval\n"
+	                    "dbt run --select tag:orders+ --vars '{\"start\": \"2026-03-06T00:00:00Z\", \"end\": "
+	                    "\"2026-03-07T00:00:00Z\"}'\n");
+	free(out);
+	rk_rerun_free(m);
+	rk_rerun_free(l);
+}
+
+/* JSON Lines: one object per interval (or per merged range), every count. */
+static void test_json_lines(void **state)
+{
+	rk_rerun_list *l = NULL, *m = NULL;
+	rk_error err;
+	char *out;
+	int rc;
+
+	(void)state;
+	assert_int_equal(parse(DAYS, &l, &err), 0);
+	out = printed_as('j', l, NULL, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out,
+	                    "{\"interval_start\":\"2026-03-02T00:00:00Z\",\"interval_end\":\"2026-03-03T00:00:00Z\","
+	                    "\"source_rows\":9,\"target_rows\":8,\"missing\":1,\"extra\":0,\"duplicated\":0,\"changed\":0}\n"
+	                    "{\"interval_start\":\"2026-03-03T00:00:00Z\",\"interval_end\":\"2026-03-04T00:00:00Z\","
+	                    "\"source_rows\":9,\"target_rows\":9,\"missing\":0,\"extra\":0,\"duplicated\":0,\"changed\":2}\n"
+	                    "{\"interval_start\":\"2026-03-06T00:00:00Z\",\"interval_end\":\"2026-03-07T00:00:00Z\","
+	                    "\"source_rows\":8,\"target_rows\":10,\"missing\":0,\"extra\":1,\"duplicated\":1,\"changed\":0}\n");
+	free(out);
+	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
+	out = printed_as('J', m, NULL, &rc, &err);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "{\"range_start\":\"2026-03-02T00:00:00Z\",\"range_end\":\"2026-03-04T00:00:00Z\","
+	                            "\"intervals\":2,\"source_rows\":18,\"target_rows\":17,\"missing\":1,"));
+	free(out);
+	rk_rerun_free(m);
+	rk_rerun_free(l);
+
+	/* an empty list: no lines */
+	assert_int_equal(parse(H, &l, &err), 0);
+	out = printed_as('j', l, NULL, &rc, &err);
+	assert_string_equal(out, "");
+	free(out);
+	rk_rerun_free(l);
+}
+
+static void test_check_select(void **state)
+{
+	rk_error err;
+
+	(void)state;
+	rk_error_clear(&err);
+	assert_int_equal(rk_rerun_check_select("tag:orders+", "--select", &err), 0);
+	assert_int_equal(rk_rerun_check_select("", "--select", &err), -1);
+	assert_int_equal(rk_rerun_check_select("--full-refresh", "--select", &err), -1);
+	assert_non_null(strstr(err.msg, "starts with '-'"));
+	assert_int_equal(rk_rerun_check_select("a\nb", "--select", &err), -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +657,11 @@ int main(void)
 		cmocka_unit_test(test_write_normalised),
 		cmocka_unit_test(test_write_merged),
 		cmocka_unit_test(test_airflow_commands),
+		cmocka_unit_test(test_airflow3_commands),
+		cmocka_unit_test(test_dagster_commands),
+		cmocka_unit_test(test_dbt_commands),
+		cmocka_unit_test(test_json_lines),
+		cmocka_unit_test(test_check_select),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_check_dag),
 	};
