@@ -18,7 +18,8 @@ TGT=rp_tgt
 
 # These cases pin --replace-interval (loads that own whole intervals); the
 # default, row by row, is test_repair_rows.sh.
-REPAIR_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount --replace-interval)
+TABLE_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount)
+REPAIR_OPTS=("${TABLE_OPTS[@]}" --replace-interval)
 
 # The interval bounds of each window as SQL literals.
 B0="'2026-03-02 00:00:00+00'"
@@ -434,7 +435,7 @@ test_load_waits_for_repair() {
 	poll_until "select count(*) = 1 from pg_stat_activity
 	            where datname = '$TGT' and wait_event_type = 'Lock' and application_name <> 'rk_holder'" \
 		postgres "repair paused after its first write"
-	(exec "$RECKON" load --source "$(conn $SRC)" --target "$(conn $TGT)" "${REPAIR_OPTS[@]}" \
+	(exec "$RECKON" load --source "$(conn $SRC)" --target "$(conn $TGT)" "${TABLE_OPTS[@]}" \
 		--strategy interval --interval-start 2026-03-02T00:00:00Z --interval-end 2026-03-02T01:00:00Z \
 		--lock-timeout 10min >load.out 2>load.err) &
 	lpid=$!
