@@ -16,7 +16,8 @@ set -eu
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
-#        python3-prometheus-client (parses the --metrics file as Prometheus would)
+#        python3-prometheus-client (parses the --metrics file as Prometheus would),
+#        pgbouncer (repair through a pooler in pool_mode=transaction, test_repair_rows.sh)
 # pushdown extension (src/ext, PGXS): postgresql-server-dev-15
 # packages (make deb, and make check builds them): debhelper dpkg-dev
 # manual pages (tests render them): groff-base; the systemd examples
@@ -28,7 +29,7 @@ set -eu
 # format and lint (make format-check, part of make check; make lint):
 #        clang-format-14, clang-tidy-14, cppcheck
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15
+libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15 pgbouncer
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
 chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck"
 
