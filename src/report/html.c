@@ -112,7 +112,7 @@ static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, s
 static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r, size_t shown_damage)
 {
 	json_t *rows = json_array(), *row = NULL, *cells = NULL;
-	bool by_day = r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0 &&
+	bool by_day = !r->calendar && r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0 &&
 	              RK_USEC_PER_DAY / r->width <= RK_HTML_DAY_CELLS;
 	int64_t day = INT64_MIN;
 	size_t damaged = 0;
@@ -174,7 +174,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		kinds = json_array();
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
+		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_uint(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_uint(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
@@ -237,7 +237,7 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 		it = json_object();
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
+		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_uint(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_uint(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
@@ -273,10 +273,10 @@ static bool rk_view_window_of(const rk_check_result *r, const char *start, size_
 	rk_usec t;
 	const char *why;
 
-	if (rk_time_parse(start, strlen(start), &t, &why) < 0 || t < r->from || (t - r->from) % r->width)
+	if (rk_time_parse(start, strlen(start), &t, &why) < 0 || t < r->from || t >= r->bounds[r->nwindows])
 		return false;
-	*w = (size_t)((t - r->from) / r->width);
-	return *w < r->nwindows;
+	*w = rk_check_window_of(r, t);
+	return r->bounds[*w] == t;
 }
 
 /*

@@ -9,6 +9,7 @@ set -eu
 
 # build: gcc make libc6-dev (gcc's libasan/libubsan come with gcc)
 # libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libjansson-dev
+# time zones (--timezone, read through the C library): tzdata
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
@@ -24,7 +25,7 @@ set -eu
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
-chromium python3-prometheus-client"
+chromium python3-prometheus-client tzdata"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is

@@ -53,6 +53,9 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 	r->nclosed = nwin - nopen;
 	r->from = FROM;
 	r->width = HOUR;
+	r->bounds = rk_xcalloc(nwin + 1, sizeof *r->bounds);
+	for (size_t w = 0; w <= nwin; w++)
+		r->bounds[w] = FROM + (rk_usec)w * HOUR;
 	r->nsum = 1;
 	r->nkey = 1;
 	r->status = rk_xcalloc(nwin, sizeof *r->status);
