@@ -225,14 +225,15 @@ static int rk_check_types_option(const rk_check_spec *spec, const rk_plan *p, rk
 	return 0;
 }
 
-/* Types of CSV columns: --types first, then the PostgreSQL side's catalog,
- * then a default by role (sums numeric, others text). */
+/* Types of an untyped side's columns (CSV): --types first, then the other
+ * side's (a catalog, a schema), then a default by role (sums numeric,
+ * others text). */
 static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk_plan *p, rk_error *err)
 {
 	for (int s = 0; s < 2; s++) {
 		rk_side *me = &sides[s], *other = &sides[1 - s];
 
-		if (rk_reader_kind_of(me->reader) != RK_READER_CSV)
+		if (rk_reader_has(me->reader, RK_CAP_TYPED))
 			continue;
 		for (size_t c = 0; c < p->ncols; c++) {
 			const char *tn = rk_spec_type_for(spec, p->cols[c]);
@@ -243,7 +244,7 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 			if (tn) {
 				if (rk_type_from_name(tn, false, &me->types[c]) < 0)
 					return rk_error_set(err, RK_EXIT_USAGE, "option --types: unknown type '%s'", tn);
-			} else if (rk_reader_kind_of(other->reader) == RK_READER_PG) {
+			} else if (rk_reader_has(other->reader, RK_CAP_TYPED)) {
 				me->types[c] = other->types[c];
 			} else if (c == p->time_idx) {
 				rk_error_set(err, RK_EXIT_USAGE, "the type of time column %s is unknown: both sides are CSV",
@@ -469,7 +470,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 				me->types = sides[s].types;   /* shared, read-only */
 				o.snapshot = snap;
 				me->reader = rk_reader_open(&o, err);
-				me->server_text = me->reader && rk_reader_kind_of(me->reader) == RK_READER_PG;
+				me->server_text = me->reader && rk_reader_has(me->reader, RK_CAP_CANON_INTS);
 				rc = me->reader ? rk_reader_bind(me->reader, (const char *const *)names[s], plan->ncols, scratch,
 				                                 err)
 				                : -1;
@@ -522,7 +523,7 @@ static void rk_check_scales(rk_check_result *res, const rk_check_spec *spec, con
 		for (int s = 0; s < 2; s++) {
 			int sc = -1;
 
-			if (rk_reader_kind_of(sides[s].reader) == RK_READER_PG) {
+			if (rk_reader_has(sides[s].reader, RK_CAP_TYPED)) {
 				sc = rk_reader_scale(sides[s].reader, c);
 			} else {
 				const char *tn = rk_spec_type_for(spec, p->cols[c]);
@@ -560,7 +561,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		rk_reader_opts o = s ? spec->target : spec->source;
 
 		/* parallel readers of this side will share its snapshot */
-		o.export_snapshot = spec->jobs > 1 && !rk_reader_conn_is_csv(o.conn);
+		o.export_snapshot = spec->jobs > 1;
 		if (!(rd[s] = rk_reader_open(&o, err)))
 			goto done;
 	}
@@ -578,17 +579,17 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		goto done;
 	for (int s = 0; s < 2; s++) {
 		rk_side *me = &sides[s];
-		bool csv = rk_reader_kind_of(rd[s]) == RK_READER_CSV;
+		bool sql_names = rk_reader_has(rd[s], RK_CAP_SQL_NAMES);
 
 		rk_side_init(me, s, &plan, res, spec->pushdown);
 		me->meter = spec->meter;
 		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
 		me->reader = rd[s];
 		rd[s] = NULL;
-		me->server_text = !csv;
+		me->server_text = rk_reader_has(me->reader, RK_CAP_CANON_INTS);
 		names[s] = rk_xcalloc(plan.ncols, sizeof *names[s]);
 		for (size_t c = 0; c < plan.ncols; c++)
-			names[s][c] = csv ? rk_ident_unquote(plan.cols[c]) : rk_xstrdup(plan.cols[c]);
+			names[s][c] = sql_names ? rk_xstrdup(plan.cols[c]) : rk_ident_unquote(plan.cols[c]);
 		if (rk_reader_bind(me->reader, (const char *const *)names[s], plan.ncols, me->types, err) < 0)
 			goto done;
 		res->side[s].describe = rk_xstrdup(rk_reader_describe(me->reader));
@@ -726,9 +727,10 @@ static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk
 	const char *v, *why;
 	int rc = -1;
 
-	if (rk_reader_conn_is_csv(spec->source.conn)) {
+	if (!rk_conn_has(spec->source.conn, RK_CAP_LIBPQ)) {
 		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query needs a PostgreSQL source, not %s", spec->source.conn);
-		return rk_error_hint(err, "the watermark lives in the source database; drop the option for CSV sources");
+		return rk_error_hint(err, "the watermark lives in the source database; drop the option for a source of %s",
+		                     rk_conn_noun(spec->source.conn));
 	}
 	pg = rk_pg_connect(spec->source.conn, "source", err);
 	if (!pg)

@@ -1120,7 +1120,7 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 	rk_drill_query q;
 	int rc;
 
-	if (spec->pushdown == RK_PUSHDOWN_OFF || rk_reader_kind_of(s->reader) != RK_READER_PG)
+	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))
 		return false;
 	memset(&q, 0, sizeof q);
 	q.time_index = s->plan->time_idx;
@@ -1167,7 +1167,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	 * can read a range alone (a CSV side is read whole by every pass: its
 	 * windows are better read once, and judged without a verify pass) */
 	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
-	         rk_reader_kind_of(sides[0].reader) == RK_READER_PG && rk_reader_kind_of(sides[1].reader) == RK_READER_PG;
+	         rk_reader_has(sides[0].reader, RK_CAP_RANGE_SCAN) && rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN);
 	for (size_t w = 0; w < res->nclosed; w++) {
 		rk_usec start = rk_check_window_start(res, w);
 

@@ -18,7 +18,7 @@
  * mappings. */
 typedef struct rk_pside {
 	const char *name;        /* "source" / "target" */
-	bool csv;
+	bool header;             /* names match as a header's: no RK_CAP_SQL_NAMES (CSV) */
 	char **phys;             /* the relation's columns (CSV: the header) */
 	size_t nphys;
 	bool *used;              /* [nphys] a logical column reads it */
@@ -60,9 +60,9 @@ static char *rk_pair_written(const char *phys)
 	return b.data;
 }
 
-long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv)
+long rk_pair_find(char *const *cols, size_t n, const char *written, bool header)
 {
-	char *name = csv ? rk_ident_unquote(written) : rk_pair_fold(written);
+	char *name = header ? rk_ident_unquote(written) : rk_pair_fold(written);
 	long hit = -1;
 	size_t nci = 0;
 
@@ -71,7 +71,7 @@ long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv)
 	for (size_t i = 0; i < n && hit < 0; i++)
 		if (!strcmp(cols[i], name))
 			hit = (long)i;
-	if (hit < 0 && csv) {
+	if (hit < 0 && header) {
 		for (size_t i = 0; i < n; i++)
 			if (!strcasecmp(cols[i], name)) {
 				hit = (long)i;
@@ -87,7 +87,7 @@ long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv)
 /* The physical column a written name names on side s, or -1. */
 static long rk_pside_find(const rk_pside *s, const char *written)
 {
-	return rk_pair_find(s->phys, s->nphys, written, s->csv);
+	return rk_pair_find(s->phys, s->nphys, written, s->header);
 }
 
 /* The mapping of a logical column on side s, or -1. */
@@ -116,7 +116,7 @@ static long rk_pside_bare(const rk_pside *s, const char *sql)
 	while (e > b && isspace((unsigned char)e[-1]))
 		e--;
 	w = rk_xstrndup(b, (size_t)(e - b));
-	hit = s->csv ? -1 : rk_pside_find(s, w);
+	hit = s->header ? -1 : rk_pside_find(s, w);
 	if (hit >= 0) {
 		/* "a b" is not one name: find() folded it only if it parses */
 		char *f = rk_pair_fold(w);
@@ -265,14 +265,14 @@ static int rk_pair_whole_row(const rk_check_spec *spec, const rk_pside *src, con
 					written = rk_xstrdup(tgt->map_names[m]);
 			if (!written) {
 				/* a CSV target's header written the way the source spells it */
-				long sf = src->csv ? -1 : rk_pside_find(src, tgt->phys[t]);
+				long sf = src->header ? -1 : rk_pside_find(src, tgt->phys[t]);
 
-				if (tgt->csv && sf < 0) {
+				if (tgt->header && sf < 0) {
 					for (size_t i = 0; i < src->nphys && sf < 0; i++)
 						if (!strcasecmp(src->phys[i], tgt->phys[t]))
 							sf = (long)i;
 				}
-				written = rk_pair_written(tgt->csv && sf >= 0 ? src->phys[sf] : tgt->phys[t]);
+				written = rk_pair_written(tgt->header && sf >= 0 ? src->phys[sf] : tgt->phys[t]);
 			}
 		} else if (t < tgt->nphys + tgt->nmap) {
 			written = rk_xstrdup(tgt->map_names[t - tgt->nphys]);
@@ -298,7 +298,7 @@ static int rk_pside_load(rk_pside *s, const char *name, rk_reader *r, const rk_r
 {
 	memset(s, 0, sizeof *s);
 	s->name = name;
-	s->csv = rk_reader_kind_of(r) == RK_READER_CSV;
+	s->header = !rk_reader_has(r, RK_CAP_SQL_NAMES);
 	if (rk_reader_columns(r, &s->phys, &s->nphys, err) < 0)
 		return -1;
 	s->used = rk_xcalloc(s->nphys ? s->nphys : 1, sizeof *s->used);

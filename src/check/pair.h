@@ -54,9 +54,10 @@ bool rk_pair_same_name(const char *a, const char *b);
 
 /*
  * The column of cols[0..n) a written name names, or -1: PostgreSQL's
- * (csv false) folded as a query would fold it; a CSV header's exactly, else
- * case-insensitively when that is unique (as the CSV reader binds).
+ * (header false: SQL names) folded as a query would fold it; a header's
+ * (CSV) exactly, else case-insensitively when that is unique (as the CSV
+ * reader binds).
  */
-long rk_pair_find(char *const *cols, size_t n, const char *written, bool csv);
+long rk_pair_find(char *const *cols, size_t n, const char *written, bool header);
 
 #endif

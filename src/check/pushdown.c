@@ -121,7 +121,7 @@ int rk_pushdown_side(rk_side *s)
 	rk_pd_ctx pc = {s, &q};
 	int rc;
 
-	if (s->pushdown == RK_PUSHDOWN_OFF || rk_reader_kind_of(s->reader) != RK_READER_PG)
+	if (s->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))
 		return 1;
 	rc = rk_reader_digest(s->reader, &q, rk_pd_row, &pc, &s->err);
 	if (rc == 0 && s->res->slices > 1 && q.slices <= 1)

@@ -41,7 +41,7 @@ typedef struct rk_side {
 	rk_sec_digits sec_digits; /* the last instant's whole seconds (rk_canon_enc_instant) */
 	bool null_rows;         /* this reader counts the rows with a NULL time */
 	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
-	bool server_text;       /* values are PostgreSQL's output text (a PG reader): its
+	bool server_text;       /* values are PostgreSQL's output text (RK_CAP_CANON_INTS): its
 	                         * integers are canonical already (rk_side_encode_row) */
 	bool whole_windows;     /* its digests came per window, not per slice; merged */
 	uint64_t rows_read;     /* rows delivered to this side object; merged */

@@ -24,6 +24,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "io/afile.h"
+#include "io/reader.h"
 #include "report/audit.h"
 #include "report/metrics.h"
 #include "report/report.h"
@@ -93,7 +94,7 @@ static const char *rk_table_metrics_name(const rk_table_run *t)
 		return t->label;
 	if (o->target_table || o->table)
 		return o->target_table ? o->target_table : o->table;
-	return o->target && !strncmp(o->target, "csv:", 4) ? o->target : "";
+	return o->target && !rk_conn_has(o->target, RK_CAP_LIBPQ) ? o->target : "";
 }
 
 /* --metrics: written whatever the outcome, with each table's exit status,

@@ -177,7 +177,7 @@ int rk_cmd_lateness(int argc, char **argv)
 		return rk_opts_stop(&o, rc, &err);
 	if (rk_opts_require(&o, RK_O_TABLE, &err) < 0 || rk_lateness_setup(&o, &l, &err) < 0)
 		goto fail;
-	if (rk_reader_conn_is_csv(o.source)) {
+	if (!rk_conn_has(o.source, RK_CAP_COMMIT_TIMES)) {
 		rk_error_set(&err, RK_EXIT_USAGE, "reckon lateness needs a PostgreSQL source, not %s", o.source);
 		rk_error_hint(&err, "commit times live in the source database (track_commit_timestamp)");
 		goto fail;

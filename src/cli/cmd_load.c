@@ -13,15 +13,13 @@
 #include "core/log.h"
 #include "core/timeutil.h"
 #include "io/reader.h"
+#include "load/child.h"
 #include "load/guard.h"
 #include "load/strategy.h"
 
-/* The lab reads a killed child's progress from this descriptor. */
-#define RK_LOAD_REPORT_ENV "RECKON_REPORT_FD"
-
 static int rk_load_report_fd(rk_error *err)
 {
-	const char *v = getenv(RK_LOAD_REPORT_ENV);
+	const char *v = getenv(RK_CHILD_REPORT_ENV);
 	char *end;
 	long fd;
 
@@ -29,7 +27,7 @@ static int rk_load_report_fd(rk_error *err)
 		return -1;
 	fd = strtol(v, &end, 10);
 	if (*end || fd < 0 || fd > 1024) {
-		rk_error_set(err, RK_EXIT_USAGE, "%s=%s is not a file descriptor", RK_LOAD_REPORT_ENV, v);
+		rk_error_set(err, RK_EXIT_USAGE, "%s=%s is not a file descriptor", RK_CHILD_REPORT_ENV, v);
 		return -2;
 	}
 	return (int)fd;
@@ -52,11 +50,12 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 	}
 	if (reason)
 		rk_log_warn("running the unsafe strategy %s: %s", o->strategy, reason);
-	if (rk_reader_conn_is_csv(pair->target.conn))
+	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
 		                    pair->target.conn);
-	if (rk_reader_conn_is_csv(pair->source.conn))
-		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source csv:");
+	if (!rk_conn_has(pair->source.conn, RK_CAP_LIBPQ))
+		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source %s",
+		                    pair->source.conn);
 	s->pair = pair;
 	s->columns = (const char *const *)o->columns.items;
 	s->ncolumns = o->columns.n;

@@ -16,7 +16,8 @@
  * the same bound for fixed ones). */
 #define RK_TABLEOPTS_MAX_WINDOWS 10000000
 
-/* A side's conn and relation; CSV sides refuse SQL of their own. */
+/* A side's conn, relation and driver settings; a side that takes no SQL
+ * (CSV) refuses expressions and filters. */
 static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_error *err)
 {
 	const rk_map *m = s ? &o->target_expr : &o->source_expr;
@@ -28,21 +29,21 @@ static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_erro
 	if (s && !r->conn && o->cmd == RK_CMD_LOAD)
 		r->conn = o->source;   /* a load within one database */
 	r->table = (s ? o->target_table : o->source_table) ? (s ? o->target_table : o->source_table) : o->table;
-	r->csv_delim = o->csv_delimiter ? o->csv_delimiter[0] : ',';
-	r->csv_null = o->csv_null;
+	/* the options a driver reads itself, by option name (the CSV dialect) */
+	r->nsettings = 0;
+	rk_reader_setting_add(r, "csv-delimiter", o->csv_delimiter);
+	rk_reader_setting_add(r, "csv-null", o->csv_null);
 	r->expr_names = (const char *const *)m->names;
 	r->expr_sql = (const char *const *)m->sql;
 	r->nexpr = m->n;
 	r->where = where;
-	if (rk_reader_conn_is_csv(r->conn)) {
-		if (m->n || where) {
-			rk_error_set(err, RK_EXIT_USAGE, "the %s is CSV data (%s), which takes no SQL: --%s-%s", side, r->conn,
-			             side, m->n ? "expr" : "where");
-			return rk_error_hint(err, "map and filter CSV data before the check, or load it into a table");
-		}
-		return 0;
+	if (!rk_conn_has(r->conn, RK_CAP_EXPRESSIONS) && (m->n || where)) {
+		rk_error_set(err, RK_EXIT_USAGE, "the %s is %s (%s), which takes no SQL: --%s-%s", side,
+		             rk_conn_noun(r->conn), r->conn, side, m->n ? "expr" : "where");
+		return rk_error_hint(err, "map and filter %s before the check, or load it into a table",
+		                     rk_conn_noun(r->conn));
 	}
-	if (!r->table || !*r->table) {
+	if (rk_conn_has(r->conn, RK_CAP_RELATION) && (!r->table || !*r->table)) {
 		rk_error_set(err, RK_EXIT_USAGE, "missing required option --table (or --%s-table)", side);
 		return rk_error_hint(err, "name the relation, e.g. --table mart.orders");
 	}

@@ -733,6 +733,8 @@ static void rk_csv_free(void *impl)
 
 void *rk_csvreader_open(const rk_reader_opts *o, const char *path, rk_error *err)
 {
+	const char *delim = rk_reader_setting_of(o, "csv-delimiter");
+	const char *null_marker = rk_reader_setting_of(o, "csv-null");
 	rk_csvreader *r = rk_xcalloc(1, sizeof *r);
 	rk_buf d = RK_BUF_INIT;
 	struct stat st;
@@ -740,15 +742,15 @@ void *rk_csvreader_open(const rk_reader_opts *o, const char *path, rk_error *err
 	r->side = rk_xstrdup(o->side ? o->side : "csv");
 	rk_buf_printf(&d, "%s csv:%s", r->side, path);
 	r->descr = d.data;
-	r->delim = o->csv_delim ? (unsigned char)o->csv_delim : ',';
+	r->delim = delim && *delim ? (unsigned char)*delim : ',';
 	if (r->delim == '"' || r->delim == '\n' || r->delim == '\r') {
 		rk_error_set(err, RK_EXIT_USAGE, "the csv delimiter cannot be a double quote or a line break");
 		goto fail;
 	}
 	rk_csv_classes(r);
-	if (o->csv_null) {
-		r->null_marker = rk_xstrdup(o->csv_null);
-		r->null_len = strlen(o->csv_null);
+	if (null_marker) {
+		r->null_marker = rk_xstrdup(null_marker);
+		r->null_len = strlen(null_marker);
 	}
 
 	if (stat(path, &st) != 0) {
@@ -920,4 +922,24 @@ const rk_reader_ops rk_csvreader_ops = {
 	.scan = rk_csv_scan,
 	.describe = rk_csv_describe,
 	.free = rk_csv_free,
+};
+
+/* "csv:PATH" */
+static void *rk_csv_driver_open(const rk_reader_opts *o, const char *path, rk_error *err)
+{
+	if (!*path) {
+		rk_error_set(err, RK_EXIT_USAGE, "--%s csv: needs a path", o->side);
+		rk_error_hint(err, "write csv:FILE.csv or csv:DIRECTORY");
+		return NULL;
+	}
+	return rk_csvreader_open(o, path, err);
+}
+
+/* Untyped text under header names, read whole by every scan. */
+const rk_reader_driver rk_csvreader_driver = {
+	.prefix = "csv:",
+	.noun = "CSV data",
+	.caps = 0,
+	.open = rk_csv_driver_open,
+	.ops = &rk_csvreader_ops,
 };

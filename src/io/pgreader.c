@@ -2010,3 +2010,19 @@ const rk_reader_ops rk_pgreader_ops = {
 	.drill_digest = rk_pgreader_drill_digest,
 	.scale = rk_pgreader_scale,
 };
+
+/* Every conn no other driver claims: a libpq conninfo or URI. */
+static void *rk_pg_driver_open(const rk_reader_opts *o, const char *conninfo, rk_error *err)
+{
+	(void)conninfo;   /* o->conn, whole */
+	return rk_pgreader_open(o, err);
+}
+
+const rk_reader_driver rk_pgreader_driver = {
+	.prefix = "",
+	.noun = "a PostgreSQL table",
+	.caps = RK_CAP_TYPED | RK_CAP_SQL_NAMES | RK_CAP_EXPRESSIONS | RK_CAP_RELATION | RK_CAP_RANGE_SCAN |
+	        RK_CAP_CANON_INTS | RK_CAP_PUSHDOWN | RK_CAP_COMMIT_TIMES | RK_CAP_LIBPQ,
+	.open = rk_pg_driver_open,
+	.ops = &rk_pgreader_ops,
+};

@@ -7,82 +7,98 @@
 #include "io/reader_impl.h"
 
 struct rk_reader {
-	rk_reader_kind kind;
+	const rk_reader_driver *driver;
 	const rk_reader_ops *ops;
 	void *impl;
 };
 
-/* Readers of tests' own kinds (rk_reader_register). */
-static struct rk_reader_registered {
-	const char *prefix;
-	rk_reader_kind kind;
-	const rk_reader_ops *ops;
-	rk_reader_open_fn open;
-} rk_reader_registered[RK_READER_MAX_REGISTERED];
+/* Every kind of source, tried in this order; PostgreSQL's empty prefix
+ * takes whatever no other driver claims, so it stays last. */
+static const rk_reader_driver *const rk_reader_drivers[] = {
+	&rk_csvreader_driver,
+	&rk_pgreader_driver,
+};
+
+/* Drivers of tests' own kinds (rk_reader_register), tried first. */
+static const rk_reader_driver *rk_reader_registered[RK_READER_MAX_REGISTERED];
 static size_t rk_reader_nregistered;
 
-int rk_reader_register(const char *prefix, rk_reader_kind kind, const rk_reader_ops *ops, rk_reader_open_fn open)
+int rk_reader_register(const rk_reader_driver *d)
 {
 	if (rk_reader_nregistered == RK_READER_MAX_REGISTERED)
 		return -1;
-	rk_reader_registered[rk_reader_nregistered].prefix = prefix;
-	rk_reader_registered[rk_reader_nregistered].kind = kind;
-	rk_reader_registered[rk_reader_nregistered].ops = ops;
-	rk_reader_registered[rk_reader_nregistered].open = open;
-	rk_reader_nregistered++;
+	rk_reader_registered[rk_reader_nregistered++] = d;
 	return 0;
 }
 
-rk_reader *rk_reader_new(rk_reader_kind kind, const rk_reader_ops *ops, void *impl)
+static bool rk_driver_takes(const rk_reader_driver *d, const char *conn)
+{
+	return !strncmp(conn ? conn : "", d->prefix, strlen(d->prefix));
+}
+
+/* The driver that reads conn. */
+static const rk_reader_driver *rk_driver_for(const char *conn)
+{
+	for (size_t i = 0; i < rk_reader_nregistered; i++)
+		if (rk_driver_takes(rk_reader_registered[i], conn))
+			return rk_reader_registered[i];
+	for (size_t i = 0; i < sizeof rk_reader_drivers / sizeof *rk_reader_drivers; i++)
+		if (rk_driver_takes(rk_reader_drivers[i], conn))
+			return rk_reader_drivers[i];
+	return &rk_pgreader_driver;
+}
+
+bool rk_conn_has(const char *conn, unsigned caps)
+{
+	return (rk_driver_for(conn)->caps & caps) == caps;
+}
+
+const char *rk_conn_noun(const char *conn)
+{
+	return rk_driver_for(conn)->noun;
+}
+
+const char *rk_reader_setting_of(const rk_reader_opts *o, const char *name)
+{
+	for (size_t i = 0; i < o->nsettings; i++)
+		if (!strcmp(o->settings[i].name, name))
+			return o->settings[i].value;
+	return NULL;
+}
+
+int rk_reader_setting_add(rk_reader_opts *o, const char *name, const char *value)
+{
+	if (!value)
+		return 0;
+	if (o->nsettings == RK_READER_MAX_SETTINGS)
+		return -1;
+	o->settings[o->nsettings].name = name;
+	o->settings[o->nsettings].value = value;
+	o->nsettings++;
+	return 0;
+}
+
+rk_reader *rk_reader_new(const rk_reader_driver *d, void *impl)
 {
 	rk_reader *r = rk_xcalloc(1, sizeof *r);
 
-	r->kind = kind;
-	r->ops = ops;
+	r->driver = d;
+	r->ops = d->ops;
 	r->impl = impl;
 	return r;
 }
 
-bool rk_reader_conn_is_csv(const char *conn)
-{
-	return conn && strncmp(conn, RK_READER_CSV_PREFIX, sizeof RK_READER_CSV_PREFIX - 1) == 0;
-}
-
-const char *rk_reader_csv_path(const char *conn)
-{
-	return rk_reader_conn_is_csv(conn) ? conn + sizeof RK_READER_CSV_PREFIX - 1 : NULL;
-}
-
 rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err)
 {
-	void *impl;
-	const char *path = rk_reader_csv_path(o->conn);
-	bool csv = path != NULL;
+	const rk_reader_driver *d = rk_driver_for(o->conn);
+	void *impl = d->open(o, o->conn ? o->conn + strlen(d->prefix) : NULL, err);
 
-	for (size_t i = 0; o->conn && i < rk_reader_nregistered; i++) {
-		const struct rk_reader_registered *g = &rk_reader_registered[i];
-		size_t n = strlen(g->prefix);
-
-		if (strncmp(o->conn, g->prefix, n) == 0) {
-			impl = g->open(o, o->conn + n, err);
-			return impl ? rk_reader_new(g->kind, g->ops, impl) : NULL;
-		}
-	}
-
-	if (csv && !*path) {
-		rk_error_set(err, RK_EXIT_USAGE, "--%s csv: needs a path", o->side);
-		rk_error_hint(err, "write csv:FILE.csv or csv:DIRECTORY");
-		return NULL;
-	}
-	impl = csv ? rk_csvreader_open(o, path, err) : rk_pgreader_open(o, err);
-	if (!impl)
-		return NULL;
-	return rk_reader_new(csv ? RK_READER_CSV : RK_READER_PG, csv ? &rk_csvreader_ops : &rk_pgreader_ops, impl);
+	return impl ? rk_reader_new(d, impl) : NULL;
 }
 
-rk_reader_kind rk_reader_kind_of(const rk_reader *r)
+bool rk_reader_has(const rk_reader *r, unsigned caps)
 {
-	return r->kind;
+	return (r->driver->caps & caps) == caps;
 }
 
 const char *rk_reader_describe(const rk_reader *r)
@@ -129,31 +145,32 @@ const char *rk_reader_snapshot(const rk_reader *r)
 int rk_reader_digest(rk_reader *r, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	if (!r->ops->digest) {
-		rk_error_set(err, RK_EXIT_USAGE, "%s: window digests of CSV data are computed by reckon, not pushed down",
-		             r->ops->describe(r->impl));
+		rk_error_set(err, RK_EXIT_USAGE, "%s: window digests of %s are computed by reckon, not pushed down",
+		             r->ops->describe(r->impl), r->driver->noun);
 		return 1;
 	}
 	return r->ops->digest(r->impl, q, fn, ctx, err);
 }
 
-/* An operation a reader does not have: 1, with why (reader.h). */
+/* An operation a reader does not have: 1, with why ("<its noun> what",
+ * reader.h). */
 static int rk_reader_cannot(const rk_reader *r, const char *what, rk_error *err)
 {
-	rk_error_set(err, RK_EXIT_USAGE, "%s: %s", r->ops->describe(r->impl), what);
+	rk_error_set(err, RK_EXIT_USAGE, "%s: %s %s", r->ops->describe(r->impl), r->driver->noun, what);
 	return 1;
 }
 
 int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err)
 {
 	if (!r->ops->commit_times)
-		return rk_reader_cannot(r, "CSV data keeps no commit times", err);
+		return rk_reader_cannot(r, "keeps no commit times", err);
 	return r->ops->commit_times(r->impl, q, commit, known, err);
 }
 
 int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)
 {
 	if (!r->ops->key_unique)
-		return rk_reader_cannot(r, "CSV data has no unique index", err);
+		return rk_reader_cannot(r, "has no unique index", err);
 	return r->ops->key_unique(r->impl, key_index, nkey, unique, err);
 }
 
@@ -161,7 +178,7 @@ int rk_reader_open_xacts(rk_reader *r, rk_usec before, const int *skip_pids, siz
                          rk_error *err)
 {
 	if (!r->ops->open_xacts)
-		return rk_reader_cannot(r, "CSV data has no sessions", err);
+		return rk_reader_cannot(r, "has no sessions", err);
 	return r->ops->open_xacts(r->impl, before, skip_pids, nskip, out, err);
 }
 
@@ -173,15 +190,15 @@ int rk_reader_backend_pid(const rk_reader *r)
 int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err)
 {
 	if (!r->ops->lateness)
-		return rk_reader_cannot(r, "CSV data keeps no commit times", err);
+		return rk_reader_cannot(r, "keeps no commit times", err);
 	return r->ops->lateness(r->impl, q, all, win, err);
 }
 
 int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	if (!r->ops->drill_digest) {
-		rk_error_set(err, RK_EXIT_USAGE, "%s: CSV data is narrowed down by reckon, not in a database",
-		             r->ops->describe(r->impl));
+		rk_error_set(err, RK_EXIT_USAGE, "%s: %s is narrowed down by reckon, not in a database",
+		             r->ops->describe(r->impl), r->driver->noun);
 		return 1;
 	}
 	return r->ops->drill_digest(r->impl, q, fn, ctx, err);

@@ -1,5 +1,6 @@
 /*
- * reader.h - one side of a table pair: a PostgreSQL relation or CSV data.
+ * reader.h - one side of a table pair: a PostgreSQL relation or CSV data,
+ * each read by its driver (reader_impl.h).
  *
  * A reader is opened once, bound to the list of columns the check needs,
  * and then scanned one or more times (the drilldown re-reads ranges).  A
@@ -20,34 +21,70 @@
 
 typedef struct rk_reader rk_reader;
 
-typedef enum rk_reader_kind { RK_READER_PG, RK_READER_CSV } rk_reader_kind;
+/*
+ * What a kind of source can do.  Code outside src/io asks these
+ * (rk_reader_has, rk_conn_has), never which kind a reader is: a new kind of
+ * source is one driver file plus one line in reader.c's list of drivers.
+ */
+enum {
+	RK_CAP_TYPED = 1u << 0,       /* bind fills each column's type (a catalog, a schema); without
+	                               * it the caller assigns types (the other side, --types) */
+	RK_CAP_SQL_NAMES = 1u << 1,   /* column names are SQL identifiers, folded as a query folds
+	                               * them; without it they match as a header does: exactly,
+	                               * else uniquely ignoring case */
+	RK_CAP_EXPRESSIONS = 1u << 2, /* takes SQL of its own: --source-expr, --source-where */
+	RK_CAP_RELATION = 1u << 3,    /* reads a named relation: needs --table */
+	RK_CAP_RANGE_SCAN = 1u << 4,  /* a scan reads its ranges alone, not the whole data */
+	RK_CAP_CANON_INTS = 1u << 5,  /* integers arrive in their canonical text (digest.md) */
+	RK_CAP_PUSHDOWN = 1u << 6,    /* may compute window and drilldown digests itself */
+	RK_CAP_COMMIT_TIMES = 1u << 7,/* may know when each row was committed (diagnosis, lateness) */
+	RK_CAP_LIBPQ = 1u << 8,       /* the conn is a libpq conninfo: reckon's own SQL runs there
+	                               * (--watermark-query) and load/repair write there; without it
+	                               * the conn is a path, which holds no password */
+};
+
+/*
+ * A driver's own setting, as the option that gave it ({"csv-delimiter",
+ * ";"}): settings stay with the driver that reads them, not in the common
+ * options.  A driver ignores the settings it does not read.
+ */
+typedef struct rk_reader_setting {
+	const char *name;
+	const char *value;
+} rk_reader_setting;
+
+#define RK_READER_MAX_SETTINGS 8
 
 typedef struct rk_reader_opts {
 	const char *side;       /* "source" or "target": used in every message */
-	const char *conn;       /* libpq conninfo / URI, or "csv:PATH" */
-	const char *table;      /* relation name, schema-qualified allowed (PostgreSQL) */
-	char csv_delim;         /* CSV field delimiter (default ',') */
-	const char *csv_null;   /* CSV NULL marker; NULL = PostgreSQL's convention:
-	                         * unquoted empty field is NULL, "" is empty string */
-	const char *const *expr_names; /* PostgreSQL: logical columns this side computes */
+	const char *conn;       /* libpq conninfo / URI, or PREFIX:PATH of another driver ("csv:PATH") */
+	const char *table;      /* relation name, schema-qualified allowed (RK_CAP_RELATION) */
+	rk_reader_setting settings[RK_READER_MAX_SETTINGS];
+	size_t nsettings;
+	const char *const *expr_names; /* RK_CAP_EXPRESSIONS: logical columns this side computes */
 	const char *const *expr_sql;   /* ... with these SQL expressions (--source-expr) */
 	size_t nexpr;
-	const char *where;      /* PostgreSQL: only the rows this SQL condition holds for
-	                         * (--source-where), or NULL */
-	bool export_snapshot;   /* PostgreSQL: export the snapshot (rk_reader_snapshot) */
-	const char *snapshot;   /* PostgreSQL: read in this exported snapshot instead
-	                         * of taking a new one (parallel readers of one side) */
+	const char *where;      /* RK_CAP_EXPRESSIONS: only the rows this SQL condition holds
+	                         * for (--source-where), or NULL */
+	bool export_snapshot;   /* export the snapshot (rk_reader_snapshot), if the driver can */
+	const char *snapshot;   /* read in this exported snapshot instead of taking a new one
+	                         * (parallel readers of one side) */
 } rk_reader_opts;
 
-/* The prefix that makes a --source/--target CSV data instead of a libpq
- * conninfo: "csv:PATH". */
-#define RK_READER_CSV_PREFIX "csv:"
+/* The value of setting name in o, or NULL when not given. */
+const char *rk_reader_setting_of(const rk_reader_opts *o, const char *name);
 
-/* True when conn names CSV data ("csv:PATH"); NULL is not. */
-bool rk_reader_conn_is_csv(const char *conn);
+/* Adds setting name = value to o (value NULL: nothing).  Returns 0, or -1
+ * when o holds RK_READER_MAX_SETTINGS already. */
+int rk_reader_setting_add(rk_reader_opts *o, const char *name, const char *value);
 
-/* The PATH of a "csv:PATH" conn (possibly empty), or NULL for a conninfo. */
-const char *rk_reader_csv_path(const char *conn);
+/* Whether the driver conn names has every capability in caps (a NULL conn
+ * names the PostgreSQL driver, as an empty conninfo does). */
+bool rk_conn_has(const char *conn, unsigned caps);
+
+/* What the driver conn names reads, for messages: "CSV data", "a
+ * PostgreSQL table". */
+const char *rk_conn_noun(const char *conn);
 
 /* A called-back row: fields in the order of the bound columns.  Return 0 to
  * continue, -1 (with err filled, err->field set to the offending field index
@@ -99,7 +136,8 @@ typedef struct rk_scan {
  */
 rk_reader *rk_reader_open(const rk_reader_opts *o, rk_error *err);
 
-rk_reader_kind rk_reader_kind_of(const rk_reader *r);
+/* Whether reader r has every capability in caps. */
+bool rk_reader_has(const rk_reader *r, unsigned caps);
 
 /* "source table mart.orders on host=... dbname=..." / "source csv:PATH";
  * never shows a password.  Owned by the reader. */

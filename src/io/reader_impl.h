@@ -1,7 +1,7 @@
 /*
- * reader_impl.h - the contract between reader.c (dispatch) and the two
- * reader implementations, pgreader.c and csvreader.c.  Not for use outside
- * src/io/.
+ * reader_impl.h - the contract between reader.c (dispatch) and the reader
+ * drivers, one file each (pgreader.c, csvreader.c).  Not for use outside
+ * src/io/ (and tests).
  */
 #ifndef RK_READER_IMPL_H
 #define RK_READER_IMPL_H
@@ -35,23 +35,42 @@ typedef struct rk_reader_ops {
 } rk_reader_ops;
 
 /*
- * A reader of kind kind over implementation impl and its ops, owned by the
- * caller (rk_reader_free calls ops->free(impl)): how reader.c makes the two
- * built-in kinds, and how a test puts a reader of its own behind the API.
- */
-rk_reader *rk_reader_new(rk_reader_kind kind, const rk_reader_ops *ops, void *impl);
-
-/*
- * Makes rk_reader_open hand every conn that starts with prefix to open
- * (which gets the conn after the prefix), as a reader of kind kind with
- * ops: a test's own readers behind rk_check_run.  prefix, ops stay the
- * caller's and must outlive their use; at most RK_READER_MAX_REGISTERED,
- * registered once per process before any reader is opened (not thread-safe).
- * Returns 0, or -1 when the table is full.
+ * A kind of source: the conns it takes (those starting with prefix; the
+ * driver with the empty prefix, PostgreSQL's, takes the rest), what its
+ * data is called in messages, what it can do (RK_CAP_*), how it opens
+ * (open gets the conn after the prefix and returns a new implementation
+ * object or NULL with err filled) and its operations.
  */
 typedef void *(*rk_reader_open_fn)(const rk_reader_opts *o, const char *rest, rk_error *err);
+typedef struct rk_reader_driver {
+	const char *prefix;          /* "csv:" */
+	const char *noun;            /* "CSV data" */
+	unsigned caps;
+	rk_reader_open_fn open;
+	const rk_reader_ops *ops;
+} rk_reader_driver;
+
+/* The built-in drivers, each defined in its own file and listed once in
+ * reader.c (rk_reader_drivers). */
+extern const rk_reader_driver rk_csvreader_driver;
+extern const rk_reader_driver rk_pgreader_driver;
+
+/*
+ * A reader of driver d over implementation impl, owned by the caller
+ * (rk_reader_free calls d->ops->free(impl)): how rk_reader_open makes
+ * readers, and how a test puts a reader of its own behind the API.
+ */
+rk_reader *rk_reader_new(const rk_reader_driver *d, void *impl);
+
+/*
+ * Makes rk_reader_open hand every conn that starts with d->prefix to d,
+ * before the built-in drivers: a test's own readers behind rk_check_run.
+ * d stays the caller's and must outlive its use; at most
+ * RK_READER_MAX_REGISTERED, registered once per process before any reader
+ * is opened (not thread-safe).  Returns 0, or -1 when the table is full.
+ */
 #define RK_READER_MAX_REGISTERED 4
-int rk_reader_register(const char *prefix, rk_reader_kind kind, const rk_reader_ops *ops, rk_reader_open_fn open);
+int rk_reader_register(const rk_reader_driver *d);
 
 /* Each returns a new implementation object or NULL with err filled. */
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err);

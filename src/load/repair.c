@@ -244,8 +244,8 @@ static int rk_repair_bind(rk_repair *r, rk_error *err)
 		names[i] = r->map.c[i].bind;
 	if (rk_reader_bind(r->src, names, r->map.n, types, err) < 0)
 		goto done;
-	if (rk_reader_kind_of(r->src) == RK_READER_CSV) {
-		/* CSV text is read with the target column's type */
+	if (!rk_reader_has(r->src, RK_CAP_TYPED)) {
+		/* untyped (CSV) text is read with the target column's type */
 		if (rk_type_from_name(r->dest.base[tc->tcol], true, &r->time_type) < 0)
 			r->time_type = RK_T_OTHER;
 	} else {
@@ -253,9 +253,8 @@ static int rk_repair_bind(rk_repair *r, rk_error *err)
 	}
 	if (!rk_type_is_time(r->time_type)) {
 		rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of %s is %s, not a timestamp or date", tc->logical,
-		             rk_reader_kind_of(r->src) == RK_READER_CSV ? r->dest.display : rk_reader_describe(r->src),
-		             rk_reader_kind_of(r->src) == RK_READER_CSV ? r->dest.base[tc->tcol]
-		                                                        : rk_type_name(r->time_type));
+		             !rk_reader_has(r->src, RK_CAP_TYPED) ? r->dest.display : rk_reader_describe(r->src),
+		             !rk_reader_has(r->src, RK_CAP_TYPED) ? r->dest.base[tc->tcol] : rk_type_name(r->time_type));
 		rk_error_hint(err, "--time names a timestamptz, timestamp or date column (or expression) on both sides");
 		goto done;
 	}
@@ -381,9 +380,9 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	int rc = -1;
 
 	r->interval_col = -1;
-	if (rk_reader_conn_is_csv(c->target.conn)) {
-		rk_error_set(err, RK_EXIT_USAGE, "--target %s is CSV data: repair writes into a PostgreSQL table",
-		             c->target.conn);
+	if (!rk_conn_has(c->target.conn, RK_CAP_LIBPQ)) {
+		rk_error_set(err, RK_EXIT_USAGE, "--target %s is %s: repair writes into a PostgreSQL table", c->target.conn,
+		             rk_conn_noun(c->target.conn));
 		return rk_error_hint(err, "give the target as a libpq conninfo or URI; a CSV source is fine");
 	}
 	if (!c->target.table || !*c->target.table) {
@@ -435,7 +434,7 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	in.target_side = &c->target;
 	in.src_cols = names;
 	in.nsrc = nnames;
-	in.src_csv = rk_reader_kind_of(r->src) == RK_READER_CSV;
+	in.src_csv = !rk_reader_has(r->src, RK_CAP_SQL_NAMES);
 	in.src_desc = rk_reader_describe(r->src);
 	in.key = (const char *const *)r->key;
 	in.nkey = r->nkey;

@@ -154,8 +154,8 @@ static char *rk_audit_conn(const char *conn)
 
 	if (!conn)
 		return NULL;
-	if (rk_reader_conn_is_csv(conn))
-		return rk_xstrdup(conn);
+	if (!rk_conn_has(conn, RK_CAP_LIBPQ))
+		return rk_xstrdup(conn);   /* a path, no password */
 	/* a mask of 8 bytes replaces a value of at least "password=" */
 	sz = 2 * strlen(conn) + 16;
 	out = rk_xmalloc(sz);
@@ -211,7 +211,7 @@ static const char *rk_audit_relation(const rk_reader_opts *side)
 {
 	if (side->table)
 		return side->table;
-	if (rk_reader_conn_is_csv(side->conn))
+	if (!rk_conn_has(side->conn, RK_CAP_LIBPQ))
 		return side->conn;
 	return NULL;
 }

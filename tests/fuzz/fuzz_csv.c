@@ -62,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char delims[] = {',', ';', '\t', '|'};
 	static const char *const nulls[] = {NULL, "\\N", "NULL", ""};
 	rk_reader_opts o = {.side = "source"};
+	char delim[2] = {0, 0};
 	rk_fz_scan s1 = {0}, s2 = {0};
 	rk_scan sc = {0};
 	rk_error err;
@@ -74,8 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	o.csv_delim = delims[data[0] & 3];
-	o.csv_null = nulls[data[0] >> 2 & 3];
+	delim[0] = delims[data[0] & 3];
+	rk_reader_setting_add(&o, "csv-delimiter", delim);
+	rk_reader_setting_add(&o, "csv-null", nulls[data[0] >> 2 & 3]);
 	mode = data[0] >> 4 & 3;
 	s1.refuse_bang = s2.refuse_bang = data[0] >> 6 & 1;
 

@@ -97,7 +97,8 @@ static int collect_row(void *ctx, const rk_field *f, rk_error *err)
 static void scan_path(run *r, const char *path, char delim, const char *null_marker, const char *cols, int fail_row,
 		      int fail_field)
 {
-	rk_reader_opts o = { .side = "source", .conn = NULL, .table = NULL, .csv_delim = delim, .csv_null = null_marker };
+	rk_reader_opts o = { .side = "source", .conn = NULL, .table = NULL };
+	char delim_s[2] = { delim, 0 };
 	const char *names[16];
 	rk_type types[16];
 	char buf[256];
@@ -114,6 +115,8 @@ static void scan_path(run *r, const char *path, char delim, const char *null_mar
 	for (size_t i = 0; i < r->ncolumns; i++)
 		types[i] = RK_T_INT4;
 
+	rk_reader_setting_add(&o, "csv-delimiter", delim_s);
+	rk_reader_setting_add(&o, "csv-null", null_marker);
 	r->rc = -1;
 	impl = rk_csvreader_open(&o, path, &r->err);
 	if (!impl)
@@ -630,7 +633,7 @@ static void test_spaces_kept(void **state)
 
 static void test_describe_and_rescan(void **state)
 {
-	rk_reader_opts o = { .side = "target", .csv_delim = ',' };
+	rk_reader_opts o = { .side = "target", .settings = { { "csv-delimiter", "," } }, .nsettings = 1 };
 	const char *names[] = { "b" };
 	rk_type types[1];
 	rk_scan sc = { 0 };
@@ -723,7 +726,7 @@ static void test_row_limit(void **state)
  * blank line, a callback that fails without saying how. */
 static void test_open_edges(void **state)
 {
-	rk_reader_opts o = {.side = "target", .csv_delim = '"'};
+	rk_reader_opts o = {.side = "target", .settings = {{"csv-delimiter", "\""}}, .nsettings = 1};
 	char *longpath;
 	run r;
 
@@ -817,7 +820,13 @@ static void test_reader_dispatch(void **state)
 	o.conn = conn;
 	r = rk_reader_open(&o, &err);
 	assert_non_null(r);
-	assert_int_equal(rk_reader_kind_of(r), RK_READER_CSV);
+	assert_false(rk_reader_has(r, RK_CAP_TYPED));
+	assert_false(rk_reader_has(r, RK_CAP_SQL_NAMES));
+	assert_false(rk_reader_has(r, RK_CAP_EXPRESSIONS));
+	assert_false(rk_reader_has(r, RK_CAP_RANGE_SCAN));
+	assert_false(rk_conn_has(conn, RK_CAP_LIBPQ));
+	assert_true(rk_conn_has("host=h dbname=d", RK_CAP_LIBPQ | RK_CAP_PUSHDOWN | RK_CAP_RELATION));
+	assert_string_equal(rk_conn_noun(conn), "CSV data");
 	assert_non_null(strstr(rk_reader_describe(r), "source csv:"));
 	assert_null(rk_reader_snapshot(r));
 	assert_int_equal(rk_reader_primary_key(r, &names, &n, &err), 0);

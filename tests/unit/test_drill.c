@@ -546,6 +546,25 @@ static const rk_reader_ops fake_csv_ops = {
 	.columns = fake_columns,
 };
 
+/* A database's table in memory, and the same behind a CSV reader's
+ * capabilities. */
+static const rk_reader_driver fake_driver = {
+	.prefix = "fake:",
+	.noun = "a fake table",
+	.caps = RK_CAP_TYPED | RK_CAP_SQL_NAMES | RK_CAP_EXPRESSIONS | RK_CAP_RELATION | RK_CAP_RANGE_SCAN |
+	        RK_CAP_CANON_INTS | RK_CAP_PUSHDOWN | RK_CAP_COMMIT_TIMES | RK_CAP_LIBPQ,
+	.open = fake_open,
+	.ops = &fake_ops,
+};
+
+static const rk_reader_driver fake_csv_driver = {
+	.prefix = "fakecsv:",
+	.noun = "fake CSV data",
+	.caps = 0,
+	.open = fake_open,
+	.ops = &fake_csv_ops,
+};
+
 /* ------------------------------------------------------------------------
  * Random tables, damage, and the naive diff
  * ---------------------------------------------------------------------- */
@@ -1108,8 +1127,8 @@ static int setup(void **state)
 {
 	(void)state;
 	rk_log_level = -1;
-	assert_int_equal(rk_reader_register("fakecsv:", RK_READER_CSV, &fake_csv_ops, fake_open), 0);
-	assert_int_equal(rk_reader_register("fake:", RK_READER_PG, &fake_ops, fake_open), 0);
+	assert_int_equal(rk_reader_register(&fake_csv_driver), 0);
+	assert_int_equal(rk_reader_register(&fake_driver), 0);
 	return 0;
 }
 
