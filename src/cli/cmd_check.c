@@ -147,6 +147,19 @@ static int rk_table_audit(const rk_table_run *t, const char *conninfo, rk_error 
  * one table
  * ---------------------------------------------------------------------- */
 
+/* --report checked before any work, and spelled as the set is written
+ * ("rep/" is "rep"). */
+static int rk_check_report_path(rk_opts *o, rk_error *err)
+{
+	char *dir = rk_report_path("--report", o->report, err);
+
+	if (!dir)
+		return -1;
+	free(o->report);
+	o->report = dir;
+	return 0;
+}
+
 static int rk_check_single(rk_opts *o)
 {
 	rk_table_run t;
@@ -161,6 +174,8 @@ static int rk_check_single(rk_opts *o)
 	/* outputs are opened first: an unwritable path fails before the work
 	 * (the metrics first of all: they report the other failures too) */
 	if (o->metrics && !(metrics = rk_afile_open(o->metrics, "metrics file", &err)))
+		goto fail;
+	if (o->report && rk_check_report_path(o, &err) < 0)
 		goto fail;
 	if (o->report && !(report = rk_report_dir_open(o->report, o->rerun_list, &err)))
 		goto fail;
@@ -392,16 +407,64 @@ typedef struct rk_job_index {
 static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
 {
 	const rk_job_index *ix = arg;
-	const json_t *tables = json_object_get(ix->summary, "tables");
-	rk_report_index_row *rows = rk_xcalloc(ix->job->n ? ix->job->n : 1, sizeof *rows);
+	json_t *tables = json_object_get(ix->summary, "tables");
+	rk_report_index_row *rows = rk_xcalloc(json_object_size(tables) ? json_object_size(tables) : 1, sizeof *rows);
+	const char *label;
+	json_t *entry;
+	size_t n = 0;
 	int rc;
 
-	for (size_t i = 0; i < ix->job->n; i++) {
-		rows[i].label = ix->job->tables[i].label;
-		rows[i].summary = json_object_get(tables, rows[i].label);
+	/* the summary's tables, in file order: those checked, and those an
+	 * --only run kept (rk_job_keep) */
+	json_object_foreach(tables, label, entry) {
+		rows[n].label = label;
+		rows[n++].summary = entry;
 	}
-	rc = rk_report_index_html(f, ix->title, rows, ix->job->n, err);
+	rc = rk_report_index_html(f, ix->title, rows, n, err);
 	free(rows);
+	return rc;
+}
+
+/* The tables a check --job --only run did not check, kept in its report
+ * set as the earlier run left them: each label of the job file whose
+ * DIR/LABEL/ and DIR/summary.json entry exist has its directory carried
+ * over (d) and its entry put back into summary, whose tables are then in
+ * file order; "kept" lists them.  0 or -1 with err. */
+static int rk_job_keep(const char *dir, const char *const *labels, size_t nlabels, const rk_job *job,
+                       json_t *summary, rk_adir *d, rk_error *err)
+{
+	rk_buf path = RK_BUF_INIT;
+	json_t *old, *old_tables, *tables = json_object(), *kept = json_array();
+	json_t *now = json_object_get(summary, "tables");
+	int rc = 0;
+
+	rk_buf_printf(&path, "%s/summary.json", dir);
+	old = json_load_file(rk_buf_cstr(&path), 0, NULL);
+	old_tables = json_object_get(old, "tables");
+	for (size_t k = 0; k < nlabels && rc == 0; k++) {
+		json_t *entry = json_object_get(now, labels[k]);
+		struct stat st;
+		bool checked = false;
+
+		for (size_t i = 0; i < job->n && !checked; i++)
+			checked = !strcmp(job->tables[i].label, labels[k]);
+		if (checked) {
+			json_object_set(tables, labels[k], entry);
+			continue;
+		}
+		entry = json_object_get(old_tables, labels[k]);
+		rk_buf_reset(&path);
+		rk_buf_printf(&path, "%s/%s", dir, labels[k]);
+		if (!json_is_object(entry) || stat(rk_buf_cstr(&path), &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		rc = rk_adir_keep(d, labels[k], err);
+		json_object_set(tables, labels[k], entry);
+		json_array_append_new(kept, json_string(labels[k]));
+	}
+	json_object_set_new(summary, "tables", tables);
+	json_object_set_new(summary, "kept", kept);
+	json_decref(old);
+	rk_buf_free(&path);
 	return rc;
 }
 
@@ -452,15 +515,8 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	if (rk_opts_job_read(o->job, RK_CMD_CHECK, &ini, &labels, &nlabels, &err) < 0 ||
 	    rk_job_tables(o, labels, nlabels, &job, &err) < 0)
 		goto fail;
-	if (o->report) {
-		struct stat st;
-
-		if (stat(o->report, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			rk_error_set(&err, RK_EXIT_USAGE, "--report %s is not a directory", o->report);
-			rk_error_hint(&err, "name a directory; reckon creates it");
-			goto fail;
-		}
-	}
+	if (o->report && rk_check_report_path(o, &err) < 0)
+		goto fail;
 	/* outputs are opened first: an unwritable path fails before the work */
 	if (o->metrics && !(metrics = rk_afile_open(o->metrics, "metrics file", &err)))
 		goto fail;
@@ -502,6 +558,13 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		}
 	}
 	summary = rk_job_summary(&job, status);
+	if (report && o->only.n && rk_job_keep(o->report, labels, nlabels, &job, summary, report, &err) < 0) {
+		rk_adir_abort(report);
+		report = NULL;
+		rk_log_error(&err);
+		status = RK_EXIT_RUNTIME;
+		json_object_set_new(summary, "exit_status", json_integer(status));
+	}
 	if (report && rk_job_reports(&job, report, o->job, summary, &err) < 0) {
 		report = NULL;
 		rk_log_error(&err);

@@ -54,6 +54,18 @@ int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
  */
 typedef struct rk_report_dir rk_report_dir;
 
+/*
+ * Checks the --report path before any work and spells it as the set is
+ * written: trailing slashes removed ("rep/" is "rep").  Refused
+ * (RK_EXIT_USAGE, with a hint): an empty name, a path ending in "." or ".."
+ * or naming "/" (reckon replaces the directory as a whole: the current
+ * directory, a parent or the root cannot be), a parent directory that does
+ * not exist or is not one, a path that exists and is not a directory.
+ * opt names the option in messages ("--report").  Returns the path (new
+ * string), or NULL with err.
+ */
+char *rk_report_path(const char *opt, const char *path, rk_error *err);
+
 /* Opened before the check runs, so that an unusable DIR fails at once.
  * rerun_list is the --rerun-list path, or NULL.  Returns a new handle
  * (commit or abort it), or NULL with err. */

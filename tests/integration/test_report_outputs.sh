@@ -384,3 +384,58 @@ test_job_index_and_metrics() {
 	assert_contains "$ERR" "holds 'notes.txt'"
 	assert_eq "" "$(temporaries .)" "temporaries left"
 }
+
+# --- where the report goes: checked before the work ----------------------------
+
+# A rerun list named inside a report directory that does not exist yet:
+# failed with exit 3 "No such file or directory" (the directory is created
+# by the swap, after the check), and once the directory existed it was
+# refused as a file reckon did not write.  Now it is part of the set, on the
+# first run and every later one.
+test_rerun_list_inside_new_report() {
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	assert_exit 1 check --report fresh --rerun-list fresh/todo.csv
+	assert_dir_only fresh findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	assert_file_eq fresh/todo.csv fresh/rerun.csv
+	assert_exit 1 check --report fresh --rerun-list fresh/todo.csv
+	assert_dir_only fresh findings.csv report.html rerun.csv summary.json todo.csv windows.csv
+	# the set's own name, spelled through the trailing slash and ./
+	assert_exit 1 check --report ./new/ --rerun-list new/rerun.csv
+	assert_dir_only new findings.csv report.html rerun.csv summary.json windows.csv
+	assert_exit 1 check --report new --rerun-list ./new/rerun.csv
+	assert_dir_only new findings.csv report.html rerun.csv summary.json windows.csv
+	# a repair reads it from there
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
+		--key order_id,line_no --time created_at --rerun-list fresh/todo.csv
+	mk_orders $TGT
+}
+
+# --report DIR/ works as DIR; '.', '' and paths reckon cannot replace are
+# refused before any work (they failed after the whole check, exit 3, the
+# results lost).
+test_report_path_checked_first() {
+	assert_exit 0 check --report slash/
+	assert_dir_only slash findings.csv report.html rerun.csv summary.json windows.csv
+	assert_exit 0 check --report slash//
+	assert_dir_only slash findings.csv report.html rerun.csv summary.json windows.csv
+	assert_eq "" "$(temporaries .)" "temporaries left"
+	local p
+	for p in . "" ./ .. slash/. slash/.. /; do
+		assert_exit 2 check --report "$p" --audit "host=127.0.0.1 port=$(closed_port) dbname=x"
+		assert_contains "$ERR" "option --report"
+		assert_contains "$ERR" "hint: "
+		# refused before any work: no connection was tried
+		assert_not_contains "$ERR" "127.0.0.1"
+	done
+	assert_exit 2 check --report ""
+	assert_contains "$ERR" "option --report needs a directory name"
+	assert_exit 2 check --report .
+	assert_contains "$ERR" "option --report . names the current directory"
+	assert_exit 2 check --report missing/parent/rep
+	assert_contains "$ERR" "option --report missing/parent/rep: directory 'missing' does not exist"
+	echo x >plain
+	assert_exit 2 check --report plain
+	assert_contains "$ERR" "option --report plain is not a directory"
+	assert_exit 2 check --report plain/rep
+	assert_contains "$ERR" "option --report plain/rep: 'plain' is not a directory"
+}
