@@ -175,6 +175,13 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                          RK_OPTF_TABLE, "COL", "target column recording each row's load interval start"},
 	[RK_O_ALLOW_OPEN] = {"allow-open", RK_OPT_FLAG, OFF(allow_open), RK_CMD_REPAIR, 0, 0, NULL,
 	                     "repair open intervals too (end after now - settle), which may still receive rows"},
+	[RK_O_REPLACE_INTERVAL] = {"replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
+	                           RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
+	                           "own whole intervals) instead of changing only the rows that differ"},
+	[RK_O_LOAD_INTERVAL] = {"load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                        "DUR", "with --interval-column: the load's interval width; a row records the start "
+	                        "of the DUR-wide interval holding its time, on the grid counted from "
+	                        "1970-01-01T00:00:00Z"},
 	[RK_O_FORCE] = {"force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
 	                "repair a target table that an enabled logical-replication subscription writes into"},
 	[RK_O_LOCK_TIMEOUT] = {"lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",

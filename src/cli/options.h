@@ -84,6 +84,8 @@ typedef enum rk_optid {
 	RK_O_EXECUTE,
 	RK_O_INTERVAL_COLUMN,
 	RK_O_ALLOW_OPEN,
+	RK_O_REPLACE_INTERVAL,
+	RK_O_LOAD_INTERVAL,
 	RK_O_FORCE,
 	RK_O_LOCK_TIMEOUT,
 	RK_O_STRATEGY,
@@ -175,6 +177,8 @@ typedef struct rk_opts {
 	bool execute;
 	char *interval_column;
 	bool allow_open;         /* repair open intervals too */
+	bool replace_interval;   /* repair: replace whole intervals, not rows */
+	rk_usec load_interval;   /* repair: the load's interval width (0: not given) */
 	bool force;              /* repair a target a subscription writes into */
 	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */
 
