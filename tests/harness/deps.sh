@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages reckon builds and tests with are
-# installed.  A fast no-op when they are.  As root it installs what is
-# missing; otherwise it prints the command to run and exits 1.
+# installed, then that the pinned DuckDB is fetched (tests/harness/duckdb.sh,
+# no root needed).  A fast no-op when both are.  As root it installs the
+# missing packages; otherwise it prints the command to run and exits 1.
 #
 # POSIX sh on purpose: it is the first thing a fresh machine runs, before
 # anything else is known to be there (the Makefile calls it with sh).
