@@ -11,6 +11,14 @@
 #   jansson   summary.json / --format json: correct string escaping of
 #             arbitrary UTF-8 key values without a hand-rolled writer
 #             (libjansson-dev)
+#   CRoaring  deletion vectors of Delta tables (libroaring-dev); zlib's
+#             crc32 checks them (zlib1g-dev)
+# and one that Debian does not package:
+#   DuckDB    Parquet (Delta tables' data and checkpoints) through its C API;
+#             a pinned build fetched by tests/harness/duckdb.sh into
+#             $(DUCKDB_DIR) (see there why), linked with an rpath; make
+#             install puts it in $(PREFIX)/lib/reckon and relinks the
+#             installed binary's rpath to point there
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -21,20 +29,30 @@ BUILD     ?= build
 SANITIZE  ?=
 WERROR    ?=
 
+DUCKDB_VERSION := 1.4.4
+DUCKDB_DIR ?= .cache/duckdb-$(DUCKDB_VERSION)
+DUCKDB_LIB := $(DUCKDB_DIR)/lib/libduckdb.so
+DUCKDB_H   := $(DUCKDB_DIR)/include/duckdb.h
+LIBDIR     ?= $(PREFIX)/lib/reckon
+
 PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 
 # The project's own flags live in RK_*, so `make CFLAGS=-O0` adds to them
 # instead of silently dropping -std=c11, the warnings or the include paths.
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-RK_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+RK_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -isystem $(DUCKDB_DIR)/include -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
              -DRK_VERSION='"$(VERSION)"'
 RK_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
              -Wshadow -Wno-unused-parameter -pthread -MMD -MP
 # The option table (src/cli/options.c) leaves each row's trailing fields to
 # their zero defaults on purpose; clang (the fuzz build) would warn per row.
 RK_CFLAGS += -Wno-missing-field-initializers
-RK_LDLIBS := -lpq -lxxhash -lcsv -ljansson -lm -pthread
+RK_LDLIBS := -lpq -lxxhash -lcsv -ljansson -lroaring -lz -L$(DUCKDB_DIR)/lib -lduckdb -lm -pthread
+# Where the binaries find libduckdb.so: the fetched copy for everything built
+# here (reckon, the tests, the tools); make install relinks with $(LIBDIR).
+RK_RPATH  ?= $(abspath $(DUCKDB_DIR)/lib)
+RK_LDFLAGS := -Wl,-rpath,$(RK_RPATH)
 ifneq ($(WERROR),)
 RK_CFLAGS += -Werror
 endif
@@ -44,7 +62,7 @@ SANITIZER ?= address,undefined
 endif
 ifneq ($(SANITIZER),)
 RK_CFLAGS  += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-RK_LDFLAGS := -fsanitize=$(SANITIZER)
+RK_LDFLAGS += -fsanitize=$(SANITIZER)
 endif
 # COVERAGE=1: gcc's line counts (make coverage).  Set here, not as CFLAGS
 # on the command line, which make would hand to the extension's PGXS build
@@ -91,10 +109,15 @@ help:
 	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
-$(BUILD)/reckon: $(OBJS)
+$(BUILD)/reckon: $(OBJS) | $(DUCKDB_LIB)
 	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
-$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
+# DuckDB is fetched, not built: a fresh clone's first make fetches it (the
+# same as make deps does).
+$(DUCKDB_LIB) $(DUCKDB_H) &:
+	sh tests/harness/duckdb.sh $(DUCKDB_DIR)
+
+$(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h $(DUCKDB_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -196,10 +219,18 @@ fdw-demo: deps all ext-ready
 lab-reports: deps all
 	@bash tests/harness/lab-reports.sh $(abspath $(BUILD)/reckon)
 
+# The installed binary is linked again from the same objects, its rpath the
+# installed library's directory instead of the fetched copy's (relinked on
+# every install: LIBDIR may differ from the last one).
+comma := ,
 install: all
+	@mkdir -p $(BUILD)/install
+	$(CC) $(filter-out -Wl$(comma)-rpath$(comma)%,$(RK_LDFLAGS)) -Wl,-rpath,$(LIBDIR) $(LDFLAGS) \
+		-o $(BUILD)/install/reckon $(OBJS) $(RK_LDLIBS) $(LDLIBS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(DOCDIR)/examples/systemd
-	install -m 0755 $(BUILD)/reckon $(DESTDIR)$(PREFIX)/bin/reckon
+		$(DESTDIR)$(DOCDIR)/examples/systemd $(DESTDIR)$(LIBDIR)
+	install -m 0755 $(BUILD)/install/reckon $(DESTDIR)$(PREFIX)/bin/reckon
+	install -m 0644 $(DUCKDB_LIB) $(DESTDIR)$(LIBDIR)/libduckdb.so
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(BUILD)/completion/reckon $(DESTDIR)$(BASHCOMPDIR)/reckon
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/

@@ -87,8 +87,14 @@ check() {
 		usr/share/bash-completion/completions/reckon usr/share/doc/reckon/cron.md \
 		usr/share/doc/reckon/copyright usr/share/doc/reckon/examples/systemd/reckon-nightly.service \
 		usr/share/doc/reckon/examples/systemd/reckon-nightly.timer \
-		usr/lib/postgresql/15/lib/reckon.so usr/share/postgresql/15/extension/reckon.control
-	got=$("$root/usr/bin/reckon" --version) || rc=$?
+		usr/lib/postgresql/15/lib/reckon.so usr/share/postgresql/15/extension/reckon.control \
+		usr/lib/reckon/libduckdb.so
+	# the installed binary finds its private DuckDB through its rpath, which
+	# names the installed place; in the throw-away root the loader is told
+	# where that place is now
+	readelf -d "$root/usr/bin/reckon" | grep -Eq 'R(UN)?PATH.*\[/usr/lib/reckon\]' ||
+		die "/usr/bin/reckon's rpath is not /usr/lib/reckon: $(readelf -d "$root/usr/bin/reckon" | grep -E 'R(UN)?PATH')"
+	got=$(LD_LIBRARY_PATH=$root/usr/lib/reckon "$root/usr/bin/reckon" --version) || rc=$?
 	[[ $rc -eq 0 && $got == "reckon $version" ]] ||
 		die "$root/usr/bin/reckon --version printed '$got' (exit $rc), expected 'reckon $version'"
 	# the installed completion knows the installed binary's commands

@@ -9,6 +9,10 @@ set -eu
 
 # build: gcc make libc6-dev (gcc's libasan/libubsan come with gcc)
 # libraries: libpq-dev libxxhash-dev libcsv-dev libcmocka-dev libjansson-dev
+#        libroaring-dev (Delta deletion vectors) zlib1g-dev (their CRC-32)
+# DuckDB (Parquet, for Delta tables): not a Debian package; tests/harness/duckdb.sh
+#        fetches the pinned build with npm (Debian package npm, unless an npm is
+#        already on PATH, e.g. from a NodeSource nodejs) into .cache/
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
@@ -22,7 +26,7 @@ set -eu
 #        so --no-install-recommends would leave it out)
 # coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libjansson-dev postgresql postgresql-client jq time postgresql-server-dev-15
+libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
 chromium python3-prometheus-client"
 
@@ -53,9 +57,14 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	exit 1
 fi
 
+# npm only fetches DuckDB; any npm on PATH will do (a NodeSource nodejs
+# brings its own and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
+
+here=$(dirname "$0")
 missing=$(missing_packages)
 if [ -z "$missing" ] && have_server && [ -x /usr/bin/time ]; then
-	exit 0
+	exec sh "$here/duckdb.sh"
 fi
 # Every package is there but a file is not (a half-removed install): reinstall
 # the packages that own those files.
@@ -79,3 +88,4 @@ if [ -n "$missing" ] || ! have_server; then
 	exit 1
 fi
 echo "deps: all packages installed" >&2
+exec sh "$here/duckdb.sh"

@@ -1,0 +1,157 @@
+/*
+ * test_duck.c - DuckDB as reckon opens it (io/duck.h): TimeZone UTC,
+ * extension autoloading and autoinstalling off and locked, the built-in
+ * extensions there, and a query needing one that is not built in failing
+ * instead of fetching it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/buf.h"
+#include "io/duck.h"
+
+/* The first value of the first row of sql, as text (caller frees). */
+static char *one(rk_duck *d, const char *sql)
+{
+	duckdb_result res;
+	rk_error err;
+	char *v;
+
+	rk_error_clear(&err);
+	if (rk_duck_query(rk_duck_conn(d), sql, &res, RK_EXIT_RUNTIME, "test", &err) < 0)
+		fail_msg("%s: %s", sql, err.msg);
+	assert_int_equal(duckdb_row_count(&res), 1);
+	v = duckdb_value_varchar(&res, 0, 0);
+	assert_non_null(v);
+	char *copy = strdup(v);
+	duckdb_free(v);
+	duckdb_destroy_result(&res);
+	return copy;
+}
+
+static rk_duck *open_db(void)
+{
+	rk_duck *d = NULL;
+	rk_error err;
+
+	rk_error_clear(&err);
+	if (rk_duck_open(&d, 1, &err) < 0)
+		fail_msg("rk_duck_open: %s", err.msg);
+	return d;
+}
+
+static void assert_one(rk_duck *d, const char *sql, const char *want)
+{
+	char *got = one(d, sql);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_settings(void **state)
+{
+	rk_duck *d = open_db();
+
+	assert_one(d, "SELECT current_setting('TimeZone')", "UTC");
+	assert_one(d, "SELECT current_setting('autoload_known_extensions')::text", "false");
+	assert_one(d, "SELECT current_setting('autoinstall_known_extensions')::text", "false");
+	assert_one(d, "SELECT current_setting('threads')::text", "1");
+	/* a naive timestamp (INT96, timestamp_ntz) taken as UTC */
+	assert_one(d, "SELECT epoch_us(TIMESTAMP '2021-09-08 11:11:11'::TIMESTAMPTZ)::text", "1631099471000000");
+	assert_one(d, "SELECT TIMESTAMPTZ '2021-09-08 11:11:11-07'::text", "2021-09-08 18:11:11+00");
+	/* a second connection has the same settings */
+	{
+		duckdb_connection c2;
+		duckdb_result res;
+		rk_error err;
+		char *v;
+
+		rk_error_clear(&err);
+		assert_int_equal(rk_duck_connect(d, &c2, &err), 0);
+		assert_int_equal(rk_duck_query(c2, "SELECT current_setting('TimeZone')", &res, RK_EXIT_RUNTIME, "t",
+					       &err),
+				 0);
+		v = duckdb_value_varchar(&res, 0, 0);
+		assert_string_equal(v, "UTC");
+		duckdb_free(v);
+		duckdb_destroy_result(&res);
+		duckdb_disconnect(&c2);
+	}
+	/* parquet, json and icu are built in and loaded */
+	assert_one(d,
+		   "SELECT count(*)::text FROM duckdb_extensions() "
+		   "WHERE extension_name IN ('parquet', 'json', 'icu') AND loaded",
+		   "3");
+	rk_duck_free(d);
+}
+
+static void test_locked(void **state)
+{
+	rk_duck *d;
+	rk_error err;
+
+	rk_error_clear(&err);
+	d = open_db();
+	assert_int_equal(rk_duck_query(rk_duck_conn(d), "SET autoinstall_known_extensions = true", NULL,
+				       RK_EXIT_USAGE, "expr", &err),
+			 -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "expr: "));
+	rk_error_clear(&err);
+	assert_int_equal(rk_duck_query(rk_duck_conn(d), "SET TimeZone = 'America/New_York'", NULL,
+				       RK_EXIT_USAGE, "expr", &err),
+			 -1);
+	assert_one(d, "SELECT current_setting('TimeZone')", "UTC");
+	rk_duck_free(d);
+}
+
+/* httpfs is not built in: reading a URL fails at once (no autoinstall, so
+ * nothing is fetched), and says so. */
+static void test_no_network(void **state)
+{
+	rk_duck *d;
+	rk_error err;
+
+	rk_error_clear(&err);
+	d = open_db();
+	assert_int_equal(rk_duck_query(rk_duck_conn(d),
+				       "SELECT * FROM read_parquet('https://example.invalid/x.parquet')", NULL,
+				       RK_EXIT_RUNTIME, "read", &err),
+			 -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "httpfs"));
+	assert_one(d, "SELECT count(*)::text FROM duckdb_extensions() WHERE extension_name = 'httpfs' AND installed",
+		   "0");
+	rk_duck_free(d);
+	rk_duck_free(NULL);
+}
+
+static void test_quote(void **state)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	rk_duck_quote(&b, "it's a/b");
+	rk_buf_putc(&b, ' ');
+	rk_duck_quote_ident(&b, "say \"hi\"");
+	assert_string_equal(rk_buf_cstr(&b), "'it''s a/b' \"say \"\"hi\"\"\"");
+	rk_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_locked),
+		cmocka_unit_test(test_no_network),
+		cmocka_unit_test(test_quote),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
