@@ -169,7 +169,15 @@ deps:
 unit: $(UNIT_BINS)
 	@sh tests/harness/run-unit.sh $(UNIT_BINS)
 
-integration: all ext-ready
+# The integration tests' own Delta writer (tests/harness/deltawrite.c): DuckDB
+# writes the Parquet files, it writes the log; not part of reckon.
+DELTAWRITE := $(BUILD)/tests/rk-deltawrite
+$(DELTAWRITE): tests/harness/deltawrite.c | $(DUCKDB_LIB) $(DUCKDB_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		-ljansson -L$(DUCKDB_DIR)/lib -lduckdb $(LDLIBS)
+
+integration: all ext-ready $(DELTAWRITE)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 
 # One pass of the suite on one build tree.
