@@ -137,9 +137,25 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS)
+# The test hooks (io/fault.h): tests/hooks/fault.c in place of the product's
+# src/io/fault.c, in the unit tests and in $(FAULTS_BIN), the suite's binary
+# for the integration cases that break a run on purpose.  build/reckon, make
+# install and the packages never hold a hook.
+HOOK_OBJS := $(patsubst tests/hooks/%.c,$(BUILD)/obj/hooks/%.o,$(sort $(wildcard tests/hooks/*.c)))
+TEST_OBJS := $(filter-out $(BUILD)/obj/io/fault.o,$(LIB_OBJS)) $(HOOK_OBJS)
+FAULTS_BIN := $(BUILD)/tests/reckon-faults
+
+$(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) \
+	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
+
+$(BUILD)/obj/hooks/%.o: tests/hooks/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) \
 		$(RK_LDLIBS) $(LDLIBS) -lcmocka
 
 # Manual pages and bash completion, written from the option table by a
@@ -177,8 +193,9 @@ $(DELTAWRITE): tests/harness/deltawrite.c | $(DUCKDB_LIB) $(DUCKDB_H)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		-ljansson -L$(DUCKDB_DIR)/lib -lduckdb $(LDLIBS)
 
-integration: all ext-ready $(DELTAWRITE)
-	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
+integration: all $(FAULTS_BIN) ext-ready $(DELTAWRITE)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) RECKON_FAULTS=$(abspath $(FAULTS_BIN)) \
+		bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 
 # One pass of the suite on one build tree.
 check-one: all unit integration
@@ -315,5 +332,5 @@ coverage: deps
 clean:
 	rm -rf build
 
--include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(DOCGEN).d
+-include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(DOCGEN).d $(HOOK_OBJS:.o=.d)
 -include $(OBJS:.o=.d) $(UNIT_BINS:=.d) $(patsubst %,$(BUILD)/fuzz/fuzz_%.d,$(FUZZ_NAMES))

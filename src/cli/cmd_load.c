@@ -13,15 +13,13 @@
 #include "core/log.h"
 #include "core/timeutil.h"
 #include "io/reader.h"
+#include "load/child.h"
 #include "load/guard.h"
 #include "load/strategy.h"
 
-/* The lab reads a killed child's progress from this descriptor. */
-#define RK_LOAD_REPORT_ENV "RECKON_REPORT_FD"
-
 static int rk_load_report_fd(rk_error *err)
 {
-	const char *v = getenv(RK_LOAD_REPORT_ENV);
+	const char *v = getenv(RK_CHILD_REPORT_ENV);
 	char *end;
 	long fd;
 
@@ -29,7 +27,7 @@ static int rk_load_report_fd(rk_error *err)
 		return -1;
 	fd = strtol(v, &end, 10);
 	if (*end || fd < 0 || fd > 1024) {
-		rk_error_set(err, RK_EXIT_USAGE, "%s=%s is not a file descriptor", RK_LOAD_REPORT_ENV, v);
+		rk_error_set(err, RK_EXIT_USAGE, "%s=%s is not a file descriptor", RK_CHILD_REPORT_ENV, v);
 		return -2;
 	}
 	return (int)fd;

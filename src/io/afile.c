@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "io/fault.h"
 
 /* The infix of every temporary name: "<path>.tmp.reckon-<pid>-XXXXXX". */
 #define RK_AFILE_TMP_INFIX ".tmp.reckon-"
@@ -228,22 +229,6 @@ static mode_t rk_afile_umask(void)
 
 	umask(mask);
 	return mask;
-}
-
-/* The action RECKON_TEST_FAULT asks for at step ("adir-written"): 'f'
- * fail, 'k' kill, or 0. */
-static char rk_afile_fault(const char *step)
-{
-	const char *v = getenv(RK_AFILE_FAULT_ENV);
-	size_t n = strlen(step);
-
-	if (!v || strncmp(v, step, n) != 0 || v[n] != ':')
-		return 0;
-	if (!strcmp(v + n + 1, "kill")) {
-		raise(SIGKILL);
-		return 'k';
-	}
-	return !strcmp(v + n + 1, "fail") ? 'f' : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -505,7 +490,7 @@ int rk_adir_commit(rk_adir *d, rk_error *err)
 		fsync(fd);
 		close(fd);
 	}
-	e = rk_afile_fault("adir-written") == 'f' ? EIO : rk_adir_swap(d);
+	e = rk_fault("adir-written") == RK_FAULT_FAIL ? EIO : rk_adir_swap(d);
 	if (e) {
 		rk_rmtree(d->stage);
 		rk_error_set(err, RK_EXIT_RUNTIME, "cannot put %s directory '%s' in place: %s", d->what, d->path,
@@ -515,7 +500,7 @@ int rk_adir_commit(rk_adir *d, rk_error *err)
 		return -1;
 	}
 	rk_afile_sync_dir(d->path);
-	rk_afile_fault("adir-swapped");
+	rk_fault("adir-swapped");
 	/* the old set, if any, is under the staging name now */
 	rk_rmtree(d->stage);
 	rk_adir_release(d);

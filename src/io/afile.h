@@ -76,19 +76,12 @@ int rk_adir_fclose(rk_adir *d, FILE *f, const char *name, rk_error *err);
 int rk_adir_mkdir(rk_adir *d, const char *name, rk_error *err);
 
 /* Swaps the staging directory in and removes the old set; frees the
- * handle whatever the outcome (removing the staging directory on failure). */
+ * handle whatever the outcome (removing the staging directory on failure).
+ * The test build can break it at two points (io/fault.h). */
 int rk_adir_commit(rk_adir *d, rk_error *err);
 
 /* Removes the staging directory and what it holds; frees the handle.  NULL
  * is harmless. */
 void rk_adir_abort(rk_adir *d);
-
-/*
- * Fault injection for the tests of the above (environment variable
- * RECKON_TEST_FAULT): "adir-written:fail" makes rk_adir_commit fail once
- * every file is written, "adir-written:kill" SIGKILLs the process there,
- * "adir-swapped:kill" right after the swap, before the old set is removed.
- */
-#define RK_AFILE_FAULT_ENV "RECKON_TEST_FAULT"
 
 #endif

@@ -97,6 +97,7 @@ for n in $SIZES; do
 	{
 		echo "# reckon check, clean against damaged, $n rows per side ($(date -u +%Y-%m-%d))"
 		echo
+		bench_provenance N REPEAT SIZES NOINDEX
 		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 		echo "- machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --window 1h\` (the whole row hashed: id, ts, amount, note): 24 windows; the -noindex cases: the same tables without the primary key, so that no index serves the lookup of the damaged keys"

@@ -167,6 +167,7 @@ mkdir -p "${out%/*}"
 {
 	echo "# Instructions per row (callgrind), $N rows per side"
 	echo
+	bench_provenance N
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 	echo "- table and check: as reports/bench/check-*.md (bench.t: id bigint, ts timestamptz, amount numeric(12,2), note text; 24 hourly windows)"

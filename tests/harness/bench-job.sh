@@ -105,6 +105,7 @@ base_s=$(min ${best[one-by-one]})
 {
 	echo "# reckon check --job benchmark, $TABLES tables of $rows rows per side"
 	echo
+	bench_provenance N REPEAT
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
 	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"

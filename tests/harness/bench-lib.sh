@@ -23,6 +23,29 @@ N=${N:-1000000}
 REPEAT=${REPEAT:-5}
 [[ $REPEAT =~ ^[1-9][0-9]*$ ]] || { echo "bench: REPEAT must be a whole number >= 1" >&2; exit 2; }
 
+# bench_provenance [VAR...] - the line a report opens with after its title:
+# the command that wrote it (the script, with the named settings as they
+# were) and the commit it measured, "+ uncommitted changes" when the tree
+# differed from it.
+bench_provenance() {
+	local cmd="" v
+	for v in "$@"; do
+		[[ -z ${!v:-} ]] || cmd+="$v=${!v} "
+	done
+	echo "- produced by: \`${cmd}bash tests/harness/$(basename "$0") RECKON_BIN\` at commit $(rk_commit)"
+}
+
+# rk_commit - the commit of the tree (short hash, and whether it was dirty)
+rk_commit() {
+	local h
+	if h=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null); then
+		git -C "$repo" diff --quiet HEAD -- src sql tests 2>/dev/null || h+=" + uncommitted changes"
+		echo "$h"
+	else
+		echo "unknown (not a git checkout)"
+	fi
+}
+
 base=$(mktemp -d /tmp/reckon-bench.XXXXXX)
 chmod 0755 "$base"
 bench_cleanup() {

@@ -107,6 +107,7 @@ for n in $SIZES; do
 	{
 		echo "# reckon against pg_comparator, $n rows per side ($(date -u +%Y-%m-%d))"
 		echo
+		bench_provenance N REPEAT SIZES
 		echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version); machine: $(nproc) CPUs"
 		echo "- peer: pg_comparator $PEER_VERSION (Debian postgresql-comparator), C checksum functions of \`CREATE EXTENSION pgcmp\`; its defaults: \`--checksum-function=ck --aggregate=sum --folding-factor=7 --asynchronous\`, key \`id\`, columns \`ts,amount,note\`, whole tables (they hold the checked day only)"
 		echo "- reckon: \`check --key id --time ts --sum amount --window 1h\` (24 windows; the whole row hashed: id, ts, amount, note), streaming and \`--pushdown\` (the reckon extension)"

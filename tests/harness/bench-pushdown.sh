@@ -103,6 +103,7 @@ out=$out_dir/pushdown-$N.md
 {
 	echo "# reckon check --pushdown benchmark, $N rows per side"
 	echo
+	bench_provenance N REPEAT
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
 	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version), max_parallel_workers_per_gather $(psql_b -d postgres -At -c 'show max_parallel_workers_per_gather')"

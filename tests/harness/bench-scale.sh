@@ -70,6 +70,7 @@ mkdir -p "$(dirname "$out")"
 {
 	echo "# reckon check at scale ($(date -u +%Y-%m-%d))"
 	echo
+	bench_provenance N REPEAT SIZES
 	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version); machine: $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --window 1h\` (the whole row hashed: id, ts, amount, note) (24 windows); damaged: 4 rows in 4 windows (3 lost, 1 changed)"
 	echo "- seconds: the best of $REPEAT; per row: microseconds per row and side; against the first size: the ratio of the per-row times"

@@ -83,6 +83,7 @@ out=$out_dir/check-$N.md
 {
 	echo "# reckon check benchmark, $N rows per side"
 	echo
+	bench_provenance N REPEAT NOINDEX
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
 	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"

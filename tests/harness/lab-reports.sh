@@ -58,6 +58,22 @@ for scenario in late-commit interval; do
 done
 cp "$base/cts-stderr" "$base/out/commit-ts/stderr.log"
 
+# The files are reckon's own outputs (CSV, JSON, HTML), which take no
+# header: README.md beside them names the command and the commit.
+commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null) || commit="unknown (not a git checkout)"
+git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null || commit+=" + uncommitted changes"
+cat >"$base/out/README.md" <<EOF
+# reckon lab reports
+
+- produced by: \`make lab-reports\` (tests/harness/lab-reports.sh) at commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ)
+- reckon: $("$reckon" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)
+
+Every other file here is that run's output, unchanged: \`reckon lab\` (both engines, every
+scenario) into this directory, its exit status in \`exit-status\` and its stderr in
+\`stderr.log\`; the late-committing scenarios again on a cluster that keeps commit times in
+\`commit-ts/\`.  What they show: docs/loader.md.
+EOF
+
 mkdir -p "$repo/reports"
 rm -rf "$repo/reports/lab.new"
 cp -R "$base/out" "$repo/reports/lab.new"

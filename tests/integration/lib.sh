@@ -5,7 +5,8 @@
 # test_<case> and optionally setup_file (run once, before the cases, in the
 # file's own process).  run.sh runs each case in a subshell with `set -e`,
 # in a fresh scratch directory $T that is also the working directory, and
-# counts it PASS when it returns 0 having made at least one assertion.
+# counts it PASS when it returns 0 having made at least one assertion, SKIP
+# when it called `skip REASON` (the reason is printed and tallied apart).
 #
 # Environment (exported by run.sh): RECKON (the binary), PGHOST PGPORT PGUSER
 # PGDATABASE (the private cluster; PGHOST is its socket directory), RK_PGBIN
@@ -51,6 +52,17 @@ fail() {
 }
 
 _rk_ok() { RK_NASSERT=$((RK_NASSERT + 1)); }
+
+# skip REASON - ends the case as skipped: what it needs is missing here (say
+# what, and how to get it).  Counted apart from passed and failed, and listed
+# with its reason at the end of the run.  Call it from the case's own shell,
+# not from inside $(...) or a pipeline, which it would only leave.
+skip() {
+	[[ $# -gt 0 && -n $1 ]] || fail "skip needs a reason"
+	printf '%s\n' "$*" >"$T/.rk-skip"
+	echo "SKIPPED at $(_rk_where): $*"
+	exit 77
+}
 
 # --- assertions ------------------------------------------------------------
 
@@ -286,8 +298,8 @@ jget() {
 # The case runner (called by run.sh) ----------------------------------------
 
 # rk_main TESTFILE RESULTS - runs setup_file and every test_* function of
-# TESTFILE (already sourced), in definition order, appending "PASS name" or
-# "FAIL name" lines to RESULTS.
+# TESTFILE (already sourced), in definition order, appending "PASS name",
+# "FAIL name" or "SKIP name: reason" lines to RESULTS.
 rk_main() {
 	local file=$1 results=$2 base fn rc log
 	local -a cases
@@ -324,7 +336,11 @@ rk_main() {
 			[[ $RK_NASSERT -gt 0 ]] || fail "the case made no assertion"
 		) >"$log" 2>&1
 		rc=$?
-		if [[ $rc -eq 0 ]]; then
+		if [[ $rc -eq 77 && -f $T/.rk-skip ]]; then
+			echo "SKIP $base:$fn: $(head -n 1 "$T/.rk-skip")"
+			echo "SKIP $base:$fn: $(head -n 1 "$T/.rk-skip")" >>"$results"
+			[[ ${RK_VERBOSE:-0} == 0 ]] || sed 's/^/    /' "$log"
+		elif [[ $rc -eq 0 ]]; then
 			echo "PASS $base:$fn"
 			echo "PASS $base:$fn" >>"$results"
 			[[ ${RK_VERBOSE:-0} == 0 ]] || sed 's/^/    /' "$log"

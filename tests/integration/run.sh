@@ -2,8 +2,13 @@
 # run.sh RECKON_BIN [PATTERN] - the integration suite against a real
 # PostgreSQL: one private cluster for the whole run (tests/harness/pgcluster.sh),
 # then every tests/integration/test_*.sh (only those whose name contains
-# PATTERN, when given).  Prints PASS/FAIL per case and finally
-# "integration: N passed, N failed"; exits 1 when anything failed.
+# PATTERN, when given).  Prints PASS/FAIL/SKIP per case and finally
+# "integration: N passed, N failed, N skipped"; exits 1 when anything failed
+# (or nothing passed).  A skipped case said what it lacked (lib.sh: skip).
+#
+# RECKON_FAULTS is the binary with the test hooks (io/fault.h; default
+# BUILD/tests/reckon-faults beside RECKON_BIN's BUILD/reckon): the cases that
+# break a run on purpose use it, every other case the product's binary.
 #
 # RK_KEEP=1 keeps the scratch directory (and says where); RK_VERBOSE=1 shows
 # the log of passing cases too; RK_CASE=WORD runs only the cases (test_
@@ -22,9 +27,11 @@ pattern=${2:-}
 [[ $reckon == /* ]] || reckon=$PWD/$reckon
 if [[ ! -x $reckon ]]; then
 	echo "integration: $reckon is not an executable (build it with make)" >&2
-	echo "integration: 0 passed, 1 failed"
+	echo "integration: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+faults=${RECKON_FAULTS:-$(dirname "$reckon")/tests/reckon-faults}
+[[ $faults == /* ]] || faults=$PWD/$faults
 
 # Under /tmp, not the repo: the server runs as 'postgres' when we are root and
 # must reach its directory; and a unix socket path must stay short.
@@ -45,13 +52,13 @@ trap 'exit 130' INT TERM
 
 if ! bash "$repo/tests/harness/pgcluster.sh" start "$pgdir" >/dev/null; then
 	echo "integration: cannot start the private PostgreSQL cluster" >&2
-	echo "integration: 0 passed, 1 failed"
+	echo "integration: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 # shellcheck source=/dev/null
 . "$pgdir/env"
 
-export RECKON=$reckon RK_LIB=$here/lib.sh RK_REPO=$repo
+export RECKON=$reckon RECKON_FAULTS=$faults RK_LIB=$here/lib.sh RK_REPO=$repo
 # Nothing from the caller's environment may steer libpq or the tests.
 unset PGPASSWORD PGPASSFILE PGSERVICE PGSERVICEFILE PGOPTIONS PGTZ PGDATESTYLE PGCLIENTENCODING PGSSLMODE PGCONNECT_TIMEOUT
 export LC_ALL=C.UTF-8 TZ=UTC
@@ -83,9 +90,14 @@ done
 
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
+skipped=$(grep -c '^SKIP ' "$results")
+if [[ $skipped -gt 0 ]]; then
+	echo "skipped cases:"
+	grep '^SKIP ' "$results" | sed 's/^SKIP /  /'
+fi
 if [[ $failed -gt 0 ]]; then
 	echo "failed cases:"
 	grep '^FAIL ' "$results" | sed 's/^FAIL /  /'
 fi
-echo "integration: $passed passed, $failed failed"
+echo "integration: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

@@ -49,8 +49,7 @@ others() {
 # Through the mappings and filters, and with the whole row by default: the
 # target ends as a check through the same mappings calls a match, the other
 # origin's rows are never touched by the keyed delete, test rows are not
-# carried.  (Failed before: "reckon load does not map or filter columns
-# yet", exit 2.)
+# carried.
 test_load_through_mappings_and_filters() {
 	setup_pair
 	local theirs
@@ -148,8 +147,7 @@ poll_until() {
 
 # Another session holds the shop rows the keyed write deletes: the load
 # waits --lock-timeout, then stops with exit 3, nothing committed, naming
-# the blocker; the watermark does not move.  (Failed before: no such
-# option; the load waited forever.)
+# the blocker; the watermark does not move.
 test_load_lock_timeout() {
 	setup_pair
 	assert_exit 0 load --strategy write-first-keyed --watermark-table shop.wm --load-name fact
@@ -170,8 +168,7 @@ test_load_lock_timeout() {
 }
 
 # SIGINT while the keyed write waits: rolled back, the result line says so,
-# exit 130; the watermark does not move.  (Failed before: killed, nothing
-# said.)
+# exit 130; the watermark does not move.
 test_load_interrupted() {
 	setup_pair
 	assert_exit 0 load --strategy write-first-keyed --watermark-table shop.wm --load-name fact

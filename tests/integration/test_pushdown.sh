@@ -539,8 +539,7 @@ test_drilldown_falls_back_with_1_2() {
 	createdb pd_12
 	if ! sql pd_12 "select count(*) from pg_available_extension_versions where name = 'reckon' and version = '1.2'" |
 		grep -qx 1; then
-		echo "note: the reckon extension is not installed (make ext-install); 1.2 fallback not tested" >&2
-		return 0
+		skip "the reckon extension is not installed in the server's directories, so there is no 1.2 to create (make ext-install as root)"
 	fi
 	sql pd_12 "create extension reckon version '1.2'" >/dev/null
 	mk_random $SRC 0.31 2000 pd_12
@@ -746,8 +745,7 @@ test_extension_update_from_1_0() {
 	createdb pd_old
 	if ! sql pd_old "select count(*) from pg_available_extension_versions where name = 'reckon' and version = '1.0'" |
 		grep -qx 1; then
-		echo "note: the reckon extension is not installed (make ext-install); update path not tested" >&2
-		return 0
+		skip "the reckon extension is not installed in the server's directories, so there is no 1.0 to update from (make ext-install as root)"
 	fi
 	sql pd_old "create extension reckon version '1.0'" >/dev/null
 	mk_random pd_old 0.5 200

@@ -199,8 +199,7 @@ test_text_output() {
 
 # The same list again changes nothing at all - not even loaded_at, whose
 # default would show a rewrite: each interval is checked first and left
-# alone when it matches.  (Failed before: every row was deleted and inserted
-# again, loaded_at changed.)
+# alone when it matches.
 test_second_repair_changes_nothing() {
 	damaged_target
 	rerun_list
@@ -287,8 +286,7 @@ test_stale_copy_window_checked_again() {
 # Two listed intervals that interact: W0's delete by key takes the stale
 # copy out of W3, which W3's delete by time then no longer finds.  The dry
 # run counts each row once, interval by interval as --execute does, so its
-# plan equals what --execute then does.  (Failed before: the plan counted
-# the stale copy in W0 and again in W3: 9 + 9 deletions against 17 done.)
+# plan equals what --execute then does.
 test_dry_run_counts_each_row_once() {
 	mk_orders $TGT
 	sql $TGT "update mart.orders set created_at = '2026-03-02 03:35:00+00' where order_id = 3 and line_no = 2" >/dev/null
@@ -558,8 +556,7 @@ test_verification_failure_exits_1() {
 # A key the source does not hold uniquely: order_id alone (lines 1 and 2 of
 # order 5 lie in W0 and W1).  Repairing W0 by order_id would delete (5, 2)
 # from W1 although the source holds it there: refused, naming the key and
-# the count, nothing changed.  (Failed before: exit 0, "1 matches", and W1
-# lost its row.)
+# the count, nothing changed.
 test_non_unique_key_refused() {
 	damaged_target
 	local before
@@ -592,8 +589,7 @@ test_non_unique_key_refused() {
 # An interval that ends after now - settle may still receive rows: refused
 # unless --allow-open, with --now and --settle as check reads them; future
 # and whole-table intervals are open by the same rule; instants without a
-# zone are refused as --from refuses them.  (Failed before: all planned and
-# repaired silently.)
+# zone are refused as --from refuses them.
 test_open_intervals_refused() {
 	damaged_target
 	rerun_list
@@ -674,8 +670,7 @@ test_interval_column_is_a_key_column() {
 # A session holding the table exclusively: the dry run and the repair each
 # wait --lock-timeout, then stop with exit 3, nothing changed, naming the
 # blocking session.  Row locks in W2: W0 is replaced, W2 is not, and no
-# session of reckon is left queued.  (Failed before: no such option; the
-# repair waited forever, its backend queued after it was killed.)
+# session of reckon is left queued.
 test_lock_timeout_names_the_blockers() {
 	damaged_target
 	rerun_list
@@ -721,7 +716,7 @@ repair_sig() {
 
 # SIGINT while W2's transaction waits: W2 is rolled back, the table of what
 # was done is printed, the run is recorded, and reckon exits 130 (SIGTERM:
-# 143).  (Failed before: exit 130 with nothing printed and nothing recorded.)
+# 143).
 test_interrupt_rolls_back_prints_and_records() {
 	local AUD=rp_audit sig want pid rc w2 w3
 	createdb $AUD
@@ -818,7 +813,7 @@ other_md5() {
 # equal unmapped pair ends (damaged_target repaired with REPAIR_OPTS): the
 # same rows, the same plan and the same counts, the other origin's rows
 # untouched, no test row carried; a check through the same mappings then
-# matches.  (Failed before: the mapped columns were not written.)
+# matches.
 test_mapped_target_repaired_like_unmapped() {
 	local counts='[.intervals[] | "\(.status) \(.deleted_by_time)+\(.deleted_by_key) \(.inserted) \(.source_rows)"] | join("|")'
 	local plain_plan plain_done others

@@ -211,26 +211,27 @@ test_progress_of_a_slow_check() {
 # --- the report directory: one set, whole or not at all ------------------------
 
 test_report_set_whole_or_nothing() {
+	[[ -x $RECKON_FAULTS ]] || skip "no binary with the test hooks at $RECKON_FAULTS (make BUILD/tests/reckon-faults, or RECKON_FAULTS=PATH)"
 	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
 	assert_exit 1 check --report rep
 	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
 	cp -a rep before
 	mk_orders $TGT
 	# a failure once every file is written: the old set stays, nothing beside
-	assert_exit 3 env RECKON_TEST_FAULT=adir-written:fail "$RECKON" check --source "$(conn $SRC)" \
+	assert_exit 3 env RECKON_TEST_FAULT=adir-written:fail "$RECKON_FAULTS" check --source "$(conn $SRC)" \
 		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
 	assert_contains "$ERR" "cannot put report directory"
 	diff -r before rep >/dev/null || fail "the report directory changed although the run failed"
 	_rk_ok
 	assert_eq "" "$(temporaries .)" "temporaries left"
 	# killed before the swap: the old set stays, the next run clears the rest
-	assert_exit 137 env RECKON_TEST_FAULT=adir-written:kill "$RECKON" check --source "$(conn $SRC)" \
+	assert_exit 137 env RECKON_TEST_FAULT=adir-written:kill "$RECKON_FAULTS" check --source "$(conn $SRC)" \
 		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
 	diff -r before rep >/dev/null || fail "the report directory changed although the run was killed"
 	_rk_ok
 	assert_match "$(temporaries .)" '^rep\.tmp\.reckon-[0-9]+-[A-Za-z0-9]{6} $' "the killed run's staging directory"
 	# killed right after the swap: the new set is in place, whole
-	assert_exit 137 env RECKON_TEST_FAULT=adir-swapped:kill "$RECKON" check --source "$(conn $SRC)" \
+	assert_exit 137 env RECKON_TEST_FAULT=adir-swapped:kill "$RECKON_FAULTS" check --source "$(conn $SRC)" \
 		--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
 	assert_eq match "$(jget rep/summary.json .verdict)"
 	assert_eq "match match match match" "$(statuses rep/windows.csv)"
@@ -240,6 +241,30 @@ test_report_set_whole_or_nothing() {
 	assert_exit 0 check --report rep
 	assert_eq "keep.tmp.reckon-1-abcdef " "$(temporaries .)" "temporaries after the next run"
 	assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+}
+
+# The product has no test hook: the variable that breaks the suite's
+# hooked binary (above) changes nothing in the one that ships.
+test_release_binary_has_no_fault_hook() {
+	local step
+	mk_orders $TGT
+	for step in adir-written:fail adir-written:kill adir-swapped:kill; do
+		rm -rf rep
+		assert_exit 0 env RECKON_TEST_FAULT=$step "$RECKON" check --source "$(conn $SRC)" \
+			--target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --report rep
+		assert_dir_only rep findings.csv report.html rerun.csv summary.json windows.csv
+		assert_eq match "$(jget rep/summary.json .verdict)"
+		assert_eq "" "$(temporaries .)" "temporaries left with RECKON_TEST_FAULT=$step"
+	done
+	# nor does it name the variable (the hooked one does)
+	if grep -qaF RECKON_TEST_FAULT "$RECKON"; then
+		fail "$RECKON holds the string RECKON_TEST_FAULT"
+	fi
+	_rk_ok
+	if [[ -x $RECKON_FAULTS ]]; then
+		grep -qaF RECKON_TEST_FAULT "$RECKON_FAULTS" || fail "$RECKON_FAULTS does not read RECKON_TEST_FAULT"
+		_rk_ok
+	fi
 }
 
 test_report_dir_foreign_files() {

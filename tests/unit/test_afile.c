@@ -19,6 +19,8 @@
 #include "core/buf.h"
 #include "io/afile.h"
 
+#include "../hooks/hooks.h"
+
 static char base[64];
 
 static int setup(void **state)
@@ -190,9 +192,9 @@ static void test_dir_failure_leaves_all_as_was(void **state)
 	rk_error err;
 
 	assert_int_equal(set_of(path("rep"), "before", &err), 0);
-	setenv(RK_AFILE_FAULT_ENV, "adir-written:fail", 1);
+	setenv(RK_FAULT_ENV, "adir-written:fail", 1);
 	assert_int_equal(set_of(path("rep"), "after", &err), -1);
-	unsetenv(RK_AFILE_FAULT_ENV);
+	unsetenv(RK_FAULT_ENV);
 	assert_int_equal(err.code, RK_EXIT_RUNTIME);
 	assert_string_equal(slurp(path("rep/f")), "before");
 	assert_string_equal(entries(base), "rep ");
@@ -213,7 +215,7 @@ static void killed_at(const char *step, const char *want_after_kill)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		setenv(RK_AFILE_FAULT_ENV, step, 1);
+		setenv(RK_FAULT_ENV, step, 1);
 		set_of(path("rep"), "after", &err);
 		_exit(0);
 	}

@@ -1,0 +1,1204 @@
+/*
+ * delta.c - a Delta table's snapshot: the log listed, the newest complete
+ * checkpoint read through DuckDB, the JSON commits after it replayed, add
+ * and remove actions reconciled, the protocol checked, the schema, the
+ * partition values, the stats and the deletion vectors read (see delta.h;
+ * section names are PROTOCOL.md's).
+ */
+#include "io/delta_impl.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/log.h"
+#include "io/slurp.h"
+
+/* A commit or checkpoint file bigger than this is not a log file. */
+#define LOG_FILE_MAX ((size_t)1 << 30)
+
+/* ---- ownership ---- */
+
+void *rk_delta_own(rk_delta *d, void *p)
+{
+	if (d->nowned == d->capowned) {
+		d->capowned = d->capowned ? d->capowned * 2 : 64;
+		d->owned = rk_xrealloc(d->owned, d->capowned * sizeof *d->owned);
+	}
+	d->owned[d->nowned++] = p;
+	return p;
+}
+
+char *rk_delta_strdup(rk_delta *d, const char *s)
+{
+	return s ? rk_delta_own(d, rk_xstrdup(s)) : NULL;
+}
+
+/* ---- delta:PATH[@VERSION|@TIMESTAMP] ---- */
+
+bool rk_delta_is_spec(const char *conn)
+{
+	return conn && strncmp(conn, RK_DELTA_PREFIX, strlen(RK_DELTA_PREFIX)) == 0;
+}
+
+int rk_delta_spec_parse(const char *conn, const char *what, rk_delta_spec *out, rk_error *err)
+{
+	const char *body, *at;
+	size_t plen;
+
+	memset(out, 0, sizeof *out);
+	out->version = -1;
+	if (!rk_delta_is_spec(conn))
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: '%s' does not start with %s", what, conn ? conn : "",
+				    RK_DELTA_PREFIX);
+	body = conn + strlen(RK_DELTA_PREFIX);
+	plen = strlen(body);
+	at = strrchr(body, '@');
+	if (at && at[1]) {
+		const char *s = at + 1, *why = NULL;
+		size_t n = strspn(s, "0123456789");
+		rk_usec t;
+
+		if (s[n] == '\0' && n <= 18) {
+			out->version = strtoll(s, NULL, 10);
+			plen = (size_t)(at - body);
+		} else if (n == 4 && s[4] == '-' && rk_time_parse(s, strlen(s), &t, &why) == 0) {
+			/* an instant must say its zone, as --from must */
+			size_t len = strlen(s);
+			const char *tail = s + (len > 6 ? len - 6 : 0);
+
+			if (s[len - 1] != 'Z' && !strchr(tail, '+') && !strchr(tail, '-'))
+				{
+				       rk_error_set(err, RK_EXIT_USAGE, "%s: time travel instant '%s' has no zone", what,
+						    s);
+				       return rk_error_hint(err, "write it with Z or an offset, e.g. %.10sT00:00:00Z", s);
+				       }
+			out->has_time = true;
+			out->time = t;
+			plen = (size_t)(at - body);
+		}
+	}
+	if (plen == 0)
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: '%s' names no table directory", what, conn);
+	out->path = rk_xstrndup(body, plen);
+	return 0;
+}
+
+void rk_delta_spec_clear(rk_delta_spec *spec)
+{
+	if (!spec)
+		return;
+	free(spec->path);
+	spec->path = NULL;
+}
+
+/* ---- the listing of _delta_log ("Delta Log Entries", "Checkpoints") ---- */
+
+enum entry_kind { E_COMMIT, E_CLASSIC, E_PART, E_V2 };
+
+typedef struct log_entry {
+	int64_t version;
+	enum entry_kind kind;
+	int part, parts;   /* E_PART */
+	char *name;        /* file name in _delta_log */
+} log_entry;
+
+typedef struct listing {
+	log_entry *e;
+	size_t n, cap;
+} listing;
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+/* Classifies a name of _delta_log: NNNNNNNNNNNNNNNNNNNN.json, .checkpoint.parquet,
+ * .checkpoint.OOOOOOOOOO.PPPPPPPPPP.parquet, .checkpoint.UUID.json|parquet
+ * ("Checkpoint Naming Scheme").  Returns false for anything else (.crc,
+ * compacted logs, temporary files, _last_checkpoint). */
+static bool classify(const char *name, log_entry *e)
+{
+	const char *s = name + 20;
+
+	if (!all_digits(name, 20) || name[20] != '.')
+		return false;
+	e->version = strtoll(name, NULL, 10);
+	e->part = e->parts = 0;
+	if (strcmp(s, ".json") == 0) {
+		e->kind = E_COMMIT;
+		return true;
+	}
+	if (strncmp(s, ".checkpoint.", 12) != 0)
+		return false;
+	s += 12;
+	if (strcmp(s, "parquet") == 0) {
+		e->kind = E_CLASSIC;
+		return true;
+	}
+	if (all_digits(s, 10) && s[10] == '.' && all_digits(s + 11, 10) && strcmp(s + 21, ".parquet") == 0) {
+		e->kind = E_PART;
+		e->part = atoi(s);
+		e->parts = atoi(s + 11);
+		return e->part >= 1 && e->part <= e->parts;
+	}
+	/* UUID: 36 characters of hex digits and dashes */
+	if (strlen(s) > 37 && s[36] == '.' && (strcmp(s + 37, "json") == 0 || strcmp(s + 37, "parquet") == 0)) {
+		for (int i = 0; i < 36; i++)
+			if (!(isxdigit((unsigned char)s[i]) || (s[i] == '-' && (i == 8 || i == 13 || i == 18 || i == 23))))
+				return false;
+		e->kind = E_V2;
+		return true;
+	}
+	return false;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const log_entry *x = a, *y = b;
+
+	if (x->version != y->version)
+		return x->version < y->version ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->parts != y->parts)
+		return x->parts < y->parts ? -1 : 1;
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void listing_free(listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->e[i].name);
+	free(l->e);
+}
+
+static int list_log(const char *logdir, listing *l, rk_error *err)
+{
+	DIR *dir = opendir(logdir);
+	struct dirent *de;
+
+	if (!dir) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			{
+			       rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s does not exist", logdir);
+			       return rk_error_hint(err, "delta:PATH names a table's root directory, the one holding _delta_log/");
+			       }
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot list %s: %s", logdir, strerror(errno));
+	}
+	while ((errno = 0, de = readdir(dir)) != NULL) {
+		log_entry e;
+
+		if (!classify(de->d_name, &e))
+			continue;
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->e = rk_xrealloc(l->e, l->cap * sizeof *l->e);
+		}
+		e.name = rk_xstrdup(de->d_name);
+		l->e[l->n++] = e;
+	}
+	if (errno) {
+		int e = errno;
+
+		closedir(dir);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot list %s: %s", logdir, strerror(e));
+	}
+	closedir(dir);
+	if (l->n)
+		qsort(l->e, l->n, sizeof *l->e, entry_cmp);
+	return 0;
+}
+
+/* ---- replay ("Action Reconciliation") ---- */
+
+typedef struct action {
+	char *key;     /* absolute data path, '\n', deletion vector unique id */
+	json_t *add;   /* the add action (a reference), NULL for a remove */
+	size_t seq;
+} action;
+
+typedef struct replay {
+	rk_delta *d;
+	action *a;
+	size_t n, cap, seq;
+	json_t *protocol, *metadata; /* newest, references */
+	const char *source;          /* the file being read, for messages */
+	int64_t sidecars;            /* v2: sidecar actions seen */
+	char **sidecar;              /* their paths, resolved */
+	size_t nsidecar;
+} replay;
+
+static void replay_free(replay *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->a[i].key);
+		json_decref(r->a[i].add);
+	}
+	free(r->a);
+	json_decref(r->protocol);
+	json_decref(r->metadata);
+	for (size_t i = 0; i < r->nsidecar; i++)
+		free(r->sidecar[i]);
+	free(r->sidecar);
+}
+
+/* Resolves an action's path ("Add File and Remove File": a URI, relative to
+ * the table root or absolute) to a local absolute path, appended to out. */
+static int resolve_path(const char *root, const char *path, rk_buf *out, rk_error *err)
+{
+	const char *p = path;
+
+	if (strncmp(p, "file:", 5) == 0) {
+		p += 5;
+		if (strncmp(p, "//", 2) == 0)
+			p += 2;
+		if (*p != '/')
+			return rk_error_set(err, RK_EXIT_USAGE, "path %s: a file: URI with a host is not readable", path);
+	} else if (strstr(p, "://") || (isalpha((unsigned char)p[0]) && strchr(p, ':') && strchr(p, ':') < strchr(p, '/'))) {
+		return rk_error_set(err, RK_EXIT_USAGE, "path %s: only local files are readable", path);
+	} else if (*p != '/') {
+		rk_buf_printf(out, "%s/", root);
+	}
+	if (rk_delta_uri_decode(p, out) < 0)
+		return rk_error_set(err, RK_EXIT_USAGE, "path %s: malformed %%-escape", path);
+	return 0;
+}
+
+static int file_action(replay *r, json_t *act, bool add, rk_error *err)
+{
+	const char *path = json_string_value(json_object_get(act, "path"));
+	json_t *dv = json_object_get(act, "deletionVector");
+	rk_buf key = RK_BUF_INIT;
+
+	if (!path)
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: %s action without a path", r->source,
+				    add ? "add" : "remove");
+	if (resolve_path(r->d->root, path, &key, err) < 0) {
+		rk_buf_free(&key);
+		return rk_error_prefix(err, "%s", r->source);
+	}
+	rk_buf_putc(&key, '\n');
+	if (json_is_object(dv) && rk_delta_dv_unique_id(dv, &key) < 0) {
+		rk_buf_free(&key);
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: deletion vector of %s lacks storageType or pathOrInlineDv",
+				    r->source, path);
+	}
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->a = rk_xrealloc(r->a, r->cap * sizeof *r->a);
+	}
+	r->a[r->n].key = rk_xstrdup(rk_buf_cstr(&key));
+	r->a[r->n].add = add ? json_incref(act) : NULL;
+	r->a[r->n].seq = r->seq++;
+	r->n++;
+	rk_buf_free(&key);
+	return 0;
+}
+
+/* One action line (a JSON commit's line, a checkpoint's row as JSON): the
+ * one non-null member says what it is. */
+static int apply(replay *r, json_t *line, rk_error *err)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(line))
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: an action that is not a JSON object", r->source);
+	json_object_foreach(line, k, v) {
+		if (json_is_null(v))
+			continue;
+		if (strcmp(k, "add") == 0 || strcmp(k, "remove") == 0) {
+			if (file_action(r, v, k[0] == 'a', err) < 0)
+				return -1;
+		} else if (strcmp(k, "protocol") == 0) {
+			json_decref(r->protocol);
+			r->protocol = json_incref(v);
+		} else if (strcmp(k, "metaData") == 0) {
+			json_decref(r->metadata);
+			r->metadata = json_incref(v);
+		} else if (strcmp(k, "sidecar") == 0) {
+			const char *p = json_string_value(json_object_get(v, "path"));
+			rk_buf b = RK_BUF_INIT;
+
+			if (!p)
+				return rk_error_set(err, RK_EXIT_USAGE, "%s: sidecar action without a path", r->source);
+			/* "Sidecar File Information": relative to _delta_log/_sidecars */
+			if (p[0] == '/' || strncmp(p, "file:", 5) == 0) {
+				if (resolve_path(r->d->root, p, &b, err) < 0) {
+					rk_buf_free(&b);
+					return -1;
+				}
+			} else {
+				rk_buf_printf(&b, "%s/_delta_log/_sidecars/", r->d->root);
+				if (rk_delta_uri_decode(p, &b) < 0) {
+					rk_buf_free(&b);
+					return rk_error_set(err, RK_EXIT_USAGE, "%s: sidecar %s: malformed %%-escape",
+							    r->source, p);
+				}
+			}
+			r->sidecar = rk_xrealloc(r->sidecar, (r->nsidecar + 1) * sizeof *r->sidecar);
+			r->sidecar[r->nsidecar++] = rk_xstrdup(rk_buf_cstr(&b));
+			rk_buf_free(&b);
+		}
+		/* txn, commitInfo, cdc, domainMetadata, checkpointMetadata:
+		 * nothing a reader of the table's rows needs */
+	}
+	return 0;
+}
+
+static int apply_text(replay *r, const char *s, size_t len, rk_error *err)
+{
+	json_error_t je;
+	json_t *line;
+	int rc;
+
+	line = json_loadb(s, len, JSON_ALLOW_NUL, &je);
+	if (!line)
+		return rk_error_set(err, RK_EXIT_USAGE, "%s: not JSON: %s", r->source, je.text);
+	rc = apply(r, line, err);
+	json_decref(line);
+	return rc;
+}
+
+/* A newline-delimited JSON file: a commit or a v2 JSON checkpoint. */
+static int replay_json(replay *r, const char *path, rk_error *err)
+{
+	rk_buf text = RK_BUF_INIT;
+	const char *p, *end;
+	int line = 0;
+
+	r->source = path;
+	if (rk_slurp(path, "Delta log file", LOG_FILE_MAX, &text, err) < 0) {
+		rk_buf_free(&text);
+		/* the listing had it: vanished or unreadable is not bad input */
+		err->code = RK_EXIT_RUNTIME;
+		return -1;
+	}
+	p = text.data;
+	end = text.data + text.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+
+		line++;
+		while (e > p && (e[-1] == '\r' || e[-1] == ' '))
+			e--;
+		if (e > p && apply_text(r, p, (size_t)(e - p), err) < 0) {
+			rk_buf_free(&text);
+			return rk_error_prefix(err, "line %d", line);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	rk_buf_free(&text);
+	return 0;
+}
+
+static int row_cb(void *ctx, const char *s, size_t len, rk_error *err)
+{
+	if (!s)
+		return 0;
+	return apply_text(ctx, s, len, err);
+}
+
+/* Parquet checkpoint files (parts, or sidecars), each row as JSON through
+ * DuckDB: the same apply() as the JSON commits then reads it. */
+static int replay_parquet(replay *r, rk_duck *duck, char *const *paths, size_t n, rk_error *err)
+{
+	rk_buf sql = RK_BUF_INIT;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) < 0) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "checkpoint file %s: %s", paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	rk_buf_puts(&sql, "SELECT to_json(t)::VARCHAR FROM read_parquet([");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rk_buf_putc(&sql, ',');
+		rk_duck_quote(&sql, paths[i]);
+	}
+	rk_buf_puts(&sql, "], hive_partitioning = false, union_by_name = true) AS t");
+	r->source = paths[0];
+	rc = rk_duck_each_string(rk_duck_conn(duck), rk_buf_cstr(&sql), RK_EXIT_RUNTIME, paths[0], row_cb, r, err);
+	rk_buf_free(&sql);
+	return rc;
+}
+
+/* ---- choosing the checkpoint and the commits ---- */
+
+/* Reads the checkpoint entries e[0..n) (one checkpoint: a classic file,
+ * the parts of a multi-part one, or a v2 file), sidecars included. */
+static int read_checkpoint(replay *r, rk_duck *duck, const char *logdir, const log_entry *e, size_t n, rk_error *err)
+{
+	char **paths = rk_xcalloc(n, sizeof *paths);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(logdir) + strlen(e[i].name) + 2;
+
+		paths[i] = rk_xmalloc(len);
+		snprintf(paths[i], len, "%s/%s", logdir, e[i].name);
+	}
+	if (e[0].kind == E_V2 && strstr(e[0].name, ".json"))
+		rc = replay_json(r, paths[0], err);
+	else
+		rc = replay_parquet(r, duck, paths, n, err);
+	/* "V2 Spec": the add and remove actions may be in sidecar files */
+	if (rc == 0 && r->nsidecar)
+		rc = replay_parquet(r, duck, r->sidecar, r->nsidecar, err);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return rc;
+}
+
+/* The newest complete checkpoint at or before version: *first and *count
+ * index its entries in l; false when there is none. */
+static bool pick_checkpoint(const listing *l, int64_t version, size_t *first, size_t *count)
+{
+	for (size_t i = l->n; i-- > 0;) {
+		const log_entry *e = &l->e[i];
+
+		if (e->version > version || e->kind == E_COMMIT)
+			continue;
+		if (e->kind == E_V2 || e->kind == E_CLASSIC) {
+			*first = i;
+			*count = 1;
+			return true;
+		}
+		/* E_PART: the entries are sorted by (version, kind, parts, part):
+		 * e is the last part of its group when complete */
+		if (e->part == e->parts && i + 1 >= (size_t)e->parts) {
+			size_t start = i + 1 - (size_t)e->parts;
+			bool whole = true;
+
+			for (int p = 0; p < e->parts; p++) {
+				const log_entry *q = &l->e[start + (size_t)p];
+
+				if (q->kind != E_PART || q->version != e->version || q->parts != e->parts ||
+				    q->part != p + 1)
+					whole = false;
+			}
+			if (whole) {
+				*first = start;
+				*count = (size_t)e->parts;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static const log_entry *find_commit(const listing *l, int64_t v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].kind == E_COMMIT && l->e[i].version == v)
+			return &l->e[i];
+	return NULL;
+}
+
+/* The commit's time for time travel ("In-Commit Timestamps": the
+ * commitInfo's inCommitTimestamp when there is one, else the file's
+ * modification time), in microseconds. */
+static int commit_time(const char *path, rk_usec *out, rk_error *err)
+{
+	struct stat st;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	if (stat(path, &st) < 0)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+	*out = (rk_usec)st.st_mtim.tv_sec * 1000000 + st.st_mtim.tv_nsec / 1000;
+	f = fopen(path, "r");
+	if (!f)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+	len = getline(&line, &cap, f);
+	fclose(f);
+	if (len > 0) {
+		json_t *j = json_loadb(line, (size_t)len, 0, NULL);
+		json_t *ict = json_object_get(json_object_get(j, "commitInfo"), "inCommitTimestamp");
+
+		if (json_is_integer(ict))
+			*out = (rk_usec)json_integer_value(ict) * 1000;
+		json_decref(j);
+	}
+	free(line);
+	return 0;
+}
+
+/* ---- protocol ("Protocol Evolution", "Table Features") ---- */
+
+/* Reader features this reader implements. */
+static const char *const reader_features[] = {
+	"columnMapping",   /* "Column Mapping": name and id */
+	"deletionVectors", /* "Deletion Vectors": u, p, i */
+	"timestampNtz",    /* "Timestamp without timezone (TimestampNtz)" */
+	"v2Checkpoint",    /* "V2 Checkpoint Table Feature": UUID-named, sidecars */
+	"vacuumProtocolCheck", /* "Reader Requirements for Vacuum Protocol Check": nothing to do */
+};
+
+static bool known_reader_feature(const char *f)
+{
+	for (size_t i = 0; i < sizeof reader_features / sizeof reader_features[0]; i++)
+		if (strcmp(f, reader_features[i]) == 0)
+			return true;
+	return false;
+}
+
+static int check_protocol(rk_delta *d, json_t *p, rk_error *err)
+{
+	json_t *rv = json_object_get(p, "minReaderVersion"), *wv = json_object_get(p, "minWriterVersion");
+	json_t *features = json_object_get(p, "readerFeatures");
+	rk_buf list = RK_BUF_INIT, bad = RK_BUF_INIT;
+	size_t i, nbad = 0;
+	json_t *f;
+
+	if (!json_is_integer(rv))
+		return rk_error_set(err, RK_EXIT_USAGE, "the table's protocol action has no minReaderVersion");
+	d->min_reader = (int)json_integer_value(rv);
+	d->min_writer = json_is_integer(wv) ? (int)json_integer_value(wv) : 0;
+	/* "Reader Version Requirements": 1 plain, 2 column mapping, 3 table features */
+	if (d->min_reader < 1 || d->min_reader > 3)
+		return rk_error_set(err, RK_EXIT_USAGE,
+				    "the table needs Delta reader version %d; this reader implements versions 1 to 3",
+				    d->min_reader);
+	if (d->min_reader == 3) {
+		json_array_foreach(features, i, f) {
+			const char *name = json_string_value(f);
+
+			if (!name)
+				continue;
+			if (list.len)
+				rk_buf_puts(&list, ",");
+			rk_buf_puts(&list, name);
+			if (!known_reader_feature(name)) {
+				if (nbad++)
+					rk_buf_puts(&bad, ", ");
+				rk_buf_puts(&bad, name);
+			}
+		}
+	}
+	d->reader_features = rk_delta_strdup(d, list.len ? rk_buf_cstr(&list) : "");
+	rk_buf_free(&list);
+	if (nbad) {
+		rk_error_set(err, RK_EXIT_USAGE, "the table needs Delta reader feature%s this reader does not implement: %s",
+			     nbad > 1 ? "s" : "", rk_buf_cstr(&bad));
+		rk_error_hint(err, "implemented: columnMapping, deletionVectors, timestampNtz, v2Checkpoint, "
+				   "vacuumProtocolCheck (docs/delta.md)");
+		rk_buf_free(&bad);
+		return -1;
+	}
+	rk_buf_free(&bad);
+	return 0;
+}
+
+/* ---- schema ("Schema Serialization Format", "Column Mapping") ---- */
+
+static int read_schema(rk_delta *d, json_t *meta, rk_error *err)
+{
+	const char *schema = json_string_value(json_object_get(meta, "schemaString"));
+	json_t *conf = json_object_get(meta, "configuration");
+	const char *mode = json_string_value(json_object_get(conf, "delta.columnMapping.mode"));
+	json_t *pcols = json_object_get(meta, "partitionColumns"), *fields, *f;
+	json_error_t je;
+	size_t i;
+
+	if (!schema)
+		return rk_error_set(err, RK_EXIT_USAGE, "the table's metaData has no schemaString");
+	d->schema = json_loads(schema, 0, &je);
+	if (!d->schema)
+		return rk_error_set(err, RK_EXIT_USAGE, "the table's schemaString is not JSON: %s", je.text);
+	if (!mode)
+		mode = "none";
+	if (strcmp(mode, "none") && strcmp(mode, "name") && strcmp(mode, "id"))
+		return rk_error_set(err, RK_EXIT_USAGE, "column mapping mode '%s' is not none, name or id", mode);
+	d->mapping = rk_delta_strdup(d, mode);
+	fields = json_object_get(d->schema, "fields");
+	if (!json_is_array(fields))
+		return rk_error_set(err, RK_EXIT_USAGE, "the table's schema has no fields");
+	d->ncols = json_array_size(fields);
+	d->cols = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *d->cols));
+	d->col_types = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *d->col_types));
+	json_array_foreach(fields, i, f) {
+		rk_delta_column *c = &d->cols[i];
+		json_t *md = json_object_get(f, "metadata"), *type = json_object_get(f, "type");
+		const char *name = json_string_value(json_object_get(f, "name"));
+		const char *phys = json_string_value(json_object_get(md, "delta.columnMapping.physicalName"));
+		json_t *id = json_object_get(md, "delta.columnMapping.id");
+		rk_buf duck = RK_BUF_INIT;
+		size_t j;
+		json_t *pc;
+
+		if (!name || !type)
+			return rk_error_set(err, RK_EXIT_USAGE, "the table's schema has a field without name or type");
+		c->name = rk_delta_strdup(d, name);
+		if (rk_delta_type(type, name, &duck, &c->kind, &c->precision, &c->scale, err) < 0) {
+			rk_buf_free(&duck);
+			return -1;
+		}
+		c->duck_type = rk_delta_strdup(d, rk_buf_cstr(&duck));
+		rk_buf_free(&duck);
+		c->type = rk_delta_strdup(d, json_is_string(type) ? json_string_value(type)
+							   : json_string_value(json_object_get(type, "type")));
+		c->nullable = !json_is_false(json_object_get(f, "nullable"));
+		c->field_id = json_is_integer(id) ? json_integer_value(id) : -1;
+		if (strcmp(mode, "none") != 0) {
+			/* "Reader Requirements for Column Mapping" */
+			if (!phys)
+				return rk_error_set(err, RK_EXIT_USAGE,
+						    "column mapping mode %s but column %s has no physical name", mode, name);
+			if (strcmp(mode, "id") == 0 && c->field_id < 0)
+				return rk_error_set(err, RK_EXIT_USAGE,
+						    "column mapping mode id but column %s has no delta.columnMapping.id",
+						    name);
+			c->physical_name = rk_delta_strdup(d, phys);
+		} else {
+			c->physical_name = c->name;
+		}
+		json_array_foreach(pcols, j, pc) {
+			if (json_is_string(pc) && strcmp(json_string_value(pc), name) == 0)
+				c->partition = true;
+		}
+		d->col_types[i] = type;
+	}
+	json_array_foreach(pcols, i, f) {
+		if (!json_is_string(f) || rk_delta_column_index(d, json_string_value(f)) < 0)
+			return rk_error_set(err, RK_EXIT_USAGE, "partition column %s is not in the table's schema",
+					    json_string_value(f) ? json_string_value(f) : "(not a string)");
+	}
+	return 0;
+}
+
+/* ---- values: partitions ("Partition Value Serialization") and stats ---- */
+
+typedef struct zone_conv {
+	duckdb_prepared_statement stmt; /* epoch_us(timezone(zone, ts)) */
+	const char *zone;
+} zone_conv;
+
+/* Naive wall-clock microseconds in the writer's zone to an instant. */
+static int zone_convert(zone_conv *z, rk_usec naive, rk_usec *out, const char *column, rk_error *err)
+{
+	char text[RK_TIME_STRLEN];
+	duckdb_result res;
+
+	rk_time_format_sql(naive, false, text);
+	duckdb_bind_varchar(z->stmt, 1, z->zone);
+	duckdb_bind_varchar(z->stmt, 2, text);
+	if (duckdb_execute_prepared(z->stmt, &res) != DuckDBSuccess) {
+		rk_error_set(err, RK_EXIT_USAGE, "partition value '%s' of %s in time zone %s: %s", text, column,
+			     z->zone, duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -1;
+	}
+	*out = duckdb_value_int64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A value of column c from its serialized text (a partition value, or a
+ * stats string); zone converts naive partition timestamps (NULL: UTC). */
+static int typed_value(rk_delta *d, const rk_delta_column *c, const char *s, zone_conv *zone, rk_delta_value *v,
+		       rk_error *err)
+{
+	char buf[RK_TIME_STRLEN];
+	const char *why = NULL;
+	int64_t n = 0;
+	rk_usec t = 0;
+	bool ok = true;
+
+	v->present = true;
+	v->num = 0;
+	switch (c->kind) {
+	case RK_DELTA_LONG:
+		ok = parse_int(s, INT64_MIN, INT64_MAX, &n);
+		break;
+	case RK_DELTA_INTEGER:
+		ok = parse_int(s, INT32_MIN, INT32_MAX, &n);
+		break;
+	case RK_DELTA_SHORT:
+		ok = parse_int(s, INT16_MIN, INT16_MAX, &n);
+		break;
+	case RK_DELTA_BYTE:
+		ok = parse_int(s, INT8_MIN, INT8_MAX, &n);
+		break;
+	case RK_DELTA_BOOLEAN:
+		ok = strcasecmp(s, "true") == 0 || strcasecmp(s, "false") == 0;
+		n = strcasecmp(s, "true") == 0;
+		s = n ? "true" : "false";
+		break;
+	case RK_DELTA_FLOAT:
+	case RK_DELTA_DOUBLE: {
+		char *end;
+
+		(void)strtod(s, &end);
+		ok = end != s && *end == '\0';
+		break;
+	}
+	case RK_DELTA_DECIMAL: {
+		size_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0, digits = 0;
+
+		for (; s[k]; k++) {
+			if (isdigit((unsigned char)s[k]))
+				digits++;
+			else if (s[k] != '.')
+				ok = false;
+		}
+		ok = ok && digits > 0;
+		break;
+	}
+	case RK_DELTA_DATE:
+		ok = rk_date_parse(s, strlen(s), &n, &why) == 0;
+		if (ok)
+			s = rk_date_format(n, buf);
+		break;
+	case RK_DELTA_TIMESTAMP: {
+		size_t len = strlen(s);
+		bool zoned = len > 0 && (s[len - 1] == 'Z' || (len > 6 && (strchr(s + len - 6, '+') ||
+									     strchr(s + len - 6, '-'))));
+
+		if (zoned) {
+			ok = rk_time_parse(s, len, &t, &why) == 0;
+		} else {
+			ok = rk_time_parse_local(s, len, &t, &why) == 0;
+			if (ok && zone && zone_convert(zone, t, &t, c->name, err) < 0)
+				return -1;
+		}
+		n = t;
+		if (ok)
+			s = rk_time_format_sql(t, true, buf);
+		break;
+	}
+	case RK_DELTA_TIMESTAMP_NTZ:
+		ok = rk_time_parse_local(s, strlen(s), &t, &why) == 0;
+		n = t;
+		if (ok)
+			s = rk_time_format_sql(t, false, buf);
+		break;
+	default:
+		break;
+	}
+	if (!ok)
+		return rk_error_set(err, RK_EXIT_USAGE, "value '%s' is not a %s%s%s", s, c->type, why ? ": " : "",
+				    why ? why : "");
+	v->num = n;
+	v->text = rk_delta_strdup(d, s);
+	return 0;
+}
+
+static bool primitive(rk_delta_kind k)
+{
+	return k != RK_DELTA_STRUCT && k != RK_DELTA_ARRAY && k != RK_DELTA_MAP;
+}
+
+/* A min/max statistic: a JSON number or string; anything unexpected is
+ * left absent (stats are optional, and only narrow what is read). */
+static void stat_value(rk_delta *d, const rk_delta_column *c, json_t *j, rk_delta_value *v)
+{
+	char buf[64];
+	rk_error ignored;
+
+	v->present = false;
+	if (json_is_integer(j)) {
+		snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(j));
+	} else if (json_is_real(j)) {
+		snprintf(buf, sizeof buf, "%.17g", json_real_value(j));
+	} else if (json_is_string(j)) {
+		if (c->kind == RK_DELTA_STRING || c->kind == RK_DELTA_BINARY) {
+			v->present = true;
+			v->text = rk_delta_strdup(d, json_string_value(j));
+			return;
+		}
+		snprintf(buf, sizeof buf, "%s", json_string_value(j));
+	} else if (json_is_boolean(j)) {
+		snprintf(buf, sizeof buf, "%s", json_is_true(j) ? "true" : "false");
+	} else {
+		return;
+	}
+	rk_error_clear(&ignored);
+	if (typed_value(d, c, buf, NULL, v, &ignored) < 0)
+		v->present = false;
+}
+
+static int read_stats(rk_delta *d, rk_delta_file *f, const char *stats, const rk_delta_value *absent,
+		      const int64_t *no_counts)
+{
+	json_t *j = stats ? json_loads(stats, JSON_DECODE_ANY, NULL) : NULL;
+	json_t *minv, *maxv, *nulls, *nr;
+
+	f->num_records = -1;
+	f->tight_bounds = true;
+	f->min = f->max = absent;
+	f->null_count = no_counts;
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return 0;
+	}
+	nr = json_object_get(j, "numRecords");
+	if (json_is_integer(nr))
+		f->num_records = json_integer_value(nr);
+	f->tight_bounds = !json_is_false(json_object_get(j, "tightBounds"));
+	minv = json_object_get(j, "minValues");
+	maxv = json_object_get(j, "maxValues");
+	nulls = json_object_get(j, "nullCount");
+	if (json_is_object(minv) || json_is_object(maxv)) {
+		rk_delta_value *mn = rk_delta_own(d, rk_xcalloc(d->ncols, sizeof *mn));
+		rk_delta_value *mx = rk_delta_own(d, rk_xcalloc(d->ncols, sizeof *mx));
+
+		for (size_t i = 0; i < d->ncols; i++) {
+			if (!primitive(d->cols[i].kind) || d->cols[i].partition)
+				continue;
+			stat_value(d, &d->cols[i], json_object_get(minv, d->cols[i].physical_name), &mn[i]);
+			stat_value(d, &d->cols[i], json_object_get(maxv, d->cols[i].physical_name), &mx[i]);
+		}
+		f->min = mn;
+		f->max = mx;
+	}
+	if (json_is_object(nulls)) {
+		int64_t *nc = rk_delta_own(d, rk_xmalloc(d->ncols * sizeof *nc));
+
+		for (size_t i = 0; i < d->ncols; i++) {
+			json_t *x = json_object_get(nulls, d->cols[i].physical_name);
+
+			nc[i] = json_is_integer(x) ? json_integer_value(x) : -1;
+		}
+		f->null_count = nc;
+	}
+	json_decref(j);
+	return 0;
+}
+
+static int action_cmp(const void *a, const void *b)
+{
+	const action *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The live files: the last action of each (path, dv id) key is an add. */
+static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
+{
+	rk_delta_value *absent;
+	int64_t *no_counts;
+	size_t live = 0;
+
+	if (r->n)
+		qsort(r->a, r->n, sizeof *r->a, action_cmp);
+	absent = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *absent));
+	no_counts = rk_delta_own(d, rk_xmalloc((d->ncols ? d->ncols : 1) * sizeof *no_counts));
+	for (size_t i = 0; i < d->ncols; i++)
+		no_counts[i] = -1;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->a[i].add && (i + 1 == r->n || strcmp(r->a[i].key, r->a[i + 1].key) != 0))
+			live++;
+	d->files = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->files));
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *add = r->a[i].add, *pv, *dv;
+		rk_delta_file *f;
+		struct stat st;
+		size_t nl;
+
+		if (!add || (i + 1 < r->n && strcmp(r->a[i].key, r->a[i + 1].key) == 0))
+			continue;
+		f = &d->files[d->nfiles++];
+		nl = strcspn(r->a[i].key, "\n");
+		f->path = rk_delta_own(d, rk_xstrndup(r->a[i].key, nl));
+		f->log_path = rk_delta_strdup(d, json_string_value(json_object_get(add, "path")));
+		f->size = json_integer_value(json_object_get(add, "size"));
+		f->modification_time = json_integer_value(json_object_get(add, "modificationTime"));
+		if (stat(f->path, &st) < 0)
+			{
+			       rk_error_set(err, RK_EXIT_RUNTIME, "data file %s, which the log names, %s", f->path,
+					    errno == ENOENT ? "does not exist" : strerror(errno));
+			       return rk_error_hint(err, "a file removed outside Delta (rm, a bad VACUUM) leaves the table "
+						  "unreadable at this version");
+			       }
+		/* partition values, keyed by physical name */
+		pv = json_object_get(add, "partitionValues");
+		f->part = absent;
+		for (size_t c = 0; c < d->ncols; c++) {
+			const rk_delta_column *col = &d->cols[c];
+			json_t *x;
+			const char *s;
+
+			if (!col->partition)
+				continue;
+			if (f->part == absent)
+				f->part = rk_delta_own(d, rk_xcalloc(d->ncols, sizeof *f->part));
+			/* keyed by the physical name (a writer without column
+			 * mapping: the same as the logical one) */
+			x = json_object_get(pv, col->physical_name);
+			if (!x)
+				x = json_object_get(pv, col->name);
+			if (!x)
+				return rk_error_set(err, RK_EXIT_USAGE, "data file %s has no partition value for %s",
+						    f->log_path, col->name);
+			s = json_string_value(x);
+			/* an empty string or null is NULL; Hive's marker too */
+			if (!s || !*s || strcmp(s, "__HIVE_DEFAULT_PARTITION__") == 0)
+				continue;
+			if (typed_value(d, col, s, zone, (rk_delta_value *)&f->part[c], err) < 0)
+				return rk_error_prefix(err, "partition column %s of %s", col->name, f->log_path);
+		}
+		read_stats(d, f, json_string_value(json_object_get(add, "stats")), absent, no_counts);
+		dv = json_object_get(add, "deletionVector");
+		if (json_is_object(dv)) {
+			uint64_t *rows;
+			size_t n;
+			rk_buf id = RK_BUF_INIT;
+
+			if (rk_delta_dv_load(d->root, dv, &rows, &n, err) < 0)
+				return rk_error_prefix(err, "%s", f->log_path);
+			rk_delta_dv_unique_id(dv, &id);
+			f->dv_id = rk_delta_strdup(d, rk_buf_cstr(&id));
+			rk_buf_free(&id);
+			f->dv_rows = rk_delta_own(d, rows);
+			f->dv_count = n;
+		}
+	}
+	return 0;
+}
+
+/* ---- open ---- */
+
+static int absolute_root(const char *path, char **out, rk_error *err)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return rk_error_set(err, RK_EXIT_USAGE, "Delta table %s: no such directory", path);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "Delta table %s: %s", path, strerror(errno));
+	}
+	*out = real;
+	return 0;
+}
+
+int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_options *opt, rk_delta **out,
+		  rk_error *err)
+{
+	rk_delta *d = rk_xcalloc(1, sizeof *d);
+	listing l = { 0 };
+	replay r = { 0 };
+	zone_conv zone = { 0 };
+	char *logdir = NULL, *root = NULL;
+	int64_t latest = -1, target, from = 0;
+	size_t cp_first = 0, cp_count = 0;
+	bool have_cp;
+	size_t len;
+
+	*out = NULL;
+	r.d = d;
+	if (absolute_root(spec->path, &root, err) < 0)
+		goto fail;
+	d->root = rk_delta_own(d, root);
+	len = strlen(d->root) + sizeof "/_delta_log";
+	logdir = rk_xmalloc(len);
+	snprintf(logdir, len, "%s/_delta_log", d->root);
+	if (list_log(logdir, &l, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.e[i].kind == E_COMMIT && l.e[i].version > latest)
+			latest = l.e[i].version;
+	if (latest < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s holds no commit (NNNNNNNNNNNNNNNNNNNN.json)",
+			     logdir);
+		goto fail;
+	}
+	target = latest;
+	if (spec->version >= 0) {
+		if (spec->version > latest) {
+			rk_error_set(err, RK_EXIT_USAGE, "Delta table %s has no version %lld (the latest is %lld)",
+				     d->root, (long long)spec->version, (long long)latest);
+			goto fail;
+		}
+		target = spec->version;
+	} else if (spec->has_time) {
+		char when[RK_TIME_STRLEN];
+		bool found = false;
+
+		for (int64_t v = latest; v >= 0 && !found; v--) {
+			const log_entry *e = find_commit(&l, v);
+			rk_usec t = 0;
+			char path[PATH_MAX];
+
+			if (!e)
+				break; /* cleaned up: older versions cannot be read anyway */
+			snprintf(path, sizeof path, "%s/%s", logdir, e->name);
+			if (commit_time(path, &t, err) < 0)
+				goto fail;
+			if (t <= spec->time) {
+				target = v;
+				found = true;
+			}
+		}
+		if (!found) {
+			rk_error_set(err, RK_EXIT_USAGE, "Delta table %s has no version committed at or before %s",
+				     d->root, rk_time_format(spec->time, when));
+			goto fail;
+		}
+	}
+	d->version = target;
+
+	have_cp = pick_checkpoint(&l, target, &cp_first, &cp_count);
+	if (have_cp) {
+		if (read_checkpoint(&r, duck, logdir, &l.e[cp_first], cp_count, err) < 0)
+			goto fail;
+		from = l.e[cp_first].version + 1;
+	}
+	for (int64_t v = from; v <= target; v++) {
+		const log_entry *e = find_commit(&l, v);
+		char path[PATH_MAX];
+
+		if (!e) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "the log of %s misses version %lld (%020lld.json)%s", d->root,
+				     (long long)v, (long long)v,
+				     have_cp ? "" : ", and no checkpoint precedes it");
+			rk_error_hint(err, "a log with a gap cannot be replayed: restore the commit file, or read a "
+					   "version after a checkpoint that covers the gap");
+			goto fail;
+		}
+		snprintf(path, sizeof path, "%s/%s", logdir, e->name);
+		if (replay_json(&r, path, err) < 0)
+			goto fail;
+	}
+	if (!r.protocol || !r.metadata) {
+		rk_error_set(err, RK_EXIT_USAGE, "Delta table %s at version %lld has no %s action", d->root,
+			     (long long)target, r.protocol ? "metaData" : "protocol");
+		goto fail;
+	}
+	if (check_protocol(d, r.protocol, err) < 0 || read_schema(d, r.metadata, err) < 0)
+		goto fail_named;
+	if (opt && opt->partition_zone && strcmp(opt->partition_zone, "UTC") != 0) {
+		rk_usec probe;
+
+		if (duckdb_prepare(rk_duck_conn(duck), "SELECT epoch_us(timezone($1, CAST($2 AS TIMESTAMP)))",
+				   &zone.stmt) != DuckDBSuccess) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: %s", duckdb_prepare_error(zone.stmt));
+			goto fail;
+		}
+		zone.zone = opt->partition_zone;
+		if (zone_convert(&zone, 0, &probe, "(probe)", err) < 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "unknown time zone '%s' for partition values",
+				     opt->partition_zone);
+			rk_error_hint(err, "an IANA zone name, e.g. America/Los_Angeles");
+			goto fail;
+		}
+	}
+	if (build_files(d, &r, zone.stmt ? &zone : NULL, err) < 0)
+		goto fail_named;
+	if (zone.stmt)
+		duckdb_destroy_prepare(&zone.stmt);
+	replay_free(&r);
+	listing_free(&l);
+	free(logdir);
+	*out = d;
+	return 0;
+fail_named:
+	rk_error_prefix(err, "Delta table %s", d->root);
+fail:
+	if (zone.stmt)
+		duckdb_destroy_prepare(&zone.stmt);
+	replay_free(&r);
+	listing_free(&l);
+	free(logdir);
+	rk_delta_free(d);
+	return -1;
+}
+
+void rk_delta_free(rk_delta *d)
+{
+	if (!d)
+		return;
+	json_decref(d->schema);
+	for (size_t i = 0; i < d->nowned; i++)
+		free(d->owned[i]);
+	free(d->owned);
+	free(d);
+}
+
+const char *rk_delta_root(const rk_delta *d)
+{
+	return d->root;
+}
+
+int64_t rk_delta_version(const rk_delta *d)
+{
+	return d->version;
+}
+
+size_t rk_delta_ncolumns(const rk_delta *d)
+{
+	return d->ncols;
+}
+
+const rk_delta_column *rk_delta_column_at(const rk_delta *d, size_t i)
+{
+	return i < d->ncols ? &d->cols[i] : NULL;
+}
+
+int rk_delta_column_index(const rk_delta *d, const char *name)
+{
+	for (size_t i = 0; i < d->ncols; i++)
+		if (strcmp(d->cols[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+size_t rk_delta_nfiles(const rk_delta *d)
+{
+	return d->nfiles;
+}
+
+const rk_delta_file *rk_delta_file_at(const rk_delta *d, size_t i)
+{
+	return i < d->nfiles ? &d->files[i] : NULL;
+}
+
+const char *rk_delta_column_mapping(const rk_delta *d)
+{
+	return d->mapping;
+}
+
+int rk_delta_min_reader_version(const rk_delta *d)
+{
+	return d->min_reader;
+}
+
+const char *rk_delta_reader_features(const rk_delta *d)
+{
+	return d->reader_features;
+}
