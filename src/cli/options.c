@@ -108,6 +108,10 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                        "CSV field delimiter", ",", .check = rk_opt_check_delimiter},
 	[RK_O_CSV_NULL] = {"csv-null", RK_OPT_STR, OFF(csv_null), PAIR, 0, RK_OPTF_TABLE, "S",
 	                   "CSV NULL marker (default: an unquoted empty field is NULL, \"\" the empty string)"},
+	[RK_O_DELTA_PARTITION_ZONE] = {"delta-partition-zone", RK_OPT_STR, OFF(delta_partition_zone), PAIR, 0,
+	                               RK_OPTF_TABLE, "ZONE",
+	                               "IANA zone of a Delta table's timestamp partition values written without "
+	                               "a zone: the writer's zone (default UTC)"},
 	[RK_O_FROM] = {"from", RK_OPT_TIME, OFF(from), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
 	               "start of the range, ISO-8601 with Z or an offset (or --last)"},
 	[RK_O_TO] = {"to", RK_OPT_TIME, OFF(to), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",

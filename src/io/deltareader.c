@@ -208,8 +208,12 @@ static void rk_deltareader_select(const rk_deltareader *r, rk_buf *b)
 }
 
 /* The types of the select list, from a query that reads no row: 0, or -1
- * with err (a user's expression or filter that DuckDB refuses: exit 2). */
-static int rk_deltareader_describe_cols(rk_deltareader *r, bool *cast_any, rk_error *err)
+ * with err (a user's expression or filter that DuckDB refuses: exit 2).
+ * The first call wraps the columns that need it in their cast (cast[i] set);
+ * the second, after casts, learns only how to read those (their type stays
+ * the one the first call gave: an unsigned 64-bit integer is a numeric read
+ * as text, not a text). */
+static int rk_deltareader_describe_cols(rk_deltareader *r, bool *cast, bool *cast_any, rk_error *err)
 {
 	duckdb_connection con = rk_duck_conn(r->duck);
 	duckdb_result res;
@@ -227,15 +231,22 @@ static int rk_deltareader_describe_cols(rk_deltareader *r, bool *cast_any, rk_er
 	*cast_any = false;
 	for (size_t i = 0; i < r->ncols; i++) {
 		duckdb_logical_type lt = duckdb_column_logical_type(&res, i);
-		const char *cast;
+		const char *to;
+		rk_type t;
+		int scale;
 
-		rk_duckrows_type(lt, &r->types[i], &r->scales[i], &r->how[i], &cast);
+		rk_duckrows_type(lt, &t, &scale, &r->how[i], &to);
 		duckdb_destroy_logical_type(&lt);
-		if (cast) {
+		if (cast[i])
+			continue;
+		r->types[i] = t;
+		r->scales[i] = scale;
+		if (to) {
 			char *s = r->sel[i];
 			rk_buf c = RK_BUF_INIT;
 
-			rk_buf_printf(&c, "CAST(%s AS %s)", s, cast);
+			cast[i] = true;
+			rk_buf_printf(&c, "CAST(%s AS %s)", s, to);
 			r->sel[i] = rk_xstrdup(rk_buf_cstr(&c));
 			rk_buf_free(&c);
 			free(s);
@@ -250,13 +261,14 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
                                rk_error *err)
 {
 	rk_deltareader *r = impl;
-	bool cast_any;
+	bool cast_any, *cast;
 
 	rk_deltareader_unbind(r);
 	if (ncolumns == 0)
 		return rk_error_set(err, RK_EXIT_USAGE, "no columns to read from %s", r->desc);
 	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", NULL, 0, 0, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
+	cast = rk_xcalloc(ncolumns, sizeof *cast);
 	r->ncols = ncolumns;
 	r->sel = rk_xcalloc(ncolumns, sizeof *r->sel);
 	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
@@ -289,10 +301,11 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 		r->sel[i] = rk_xstrdup(rk_buf_cstr(&b));
 		rk_buf_free(&b);
 	}
-	if (rk_deltareader_describe_cols(r, &cast_any, err) < 0)
+	if (rk_deltareader_describe_cols(r, cast, &cast_any, err) < 0)
 		goto fail;
-	if (cast_any && rk_deltareader_describe_cols(r, &cast_any, err) < 0)
+	if (cast_any && rk_deltareader_describe_cols(r, cast, &cast_any, err) < 0)
 		goto fail;
+	free(cast);
 	for (size_t i = 0; i < ncolumns; i++) {
 		types[i] = r->types[i];
 		rk_log_debug("%s: column %s is %s (%s)", r->desc, columns[i], r->sel[i], rk_type_name(r->types[i]));
@@ -300,6 +313,7 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 	rk_duckrows_init(&r->rows, r->types, r->how, r->ncols);
 	return 0;
 fail:
+	free(cast);
 	rk_deltareader_unbind(r);
 	return -1;
 }

@@ -302,3 +302,26 @@ test_job_with_a_delta_table() {
 	assert_eq "1" "$(jget rep/pg/summary.json .findings.missing)"
 	assert_eq "2" "$(jget rep/lake/summary.json .read.target.files)"
 }
+
+# The shared tables Spark and others wrote (../shared/data/delta): a
+# timestamp partition column written without a zone is read in
+# --delta-partition-zone (the writer's, here America/Los_Angeles), UTC by
+# default; and a Delta side of a check against itself matches.
+test_partition_zone_option() {
+	local dir t
+	for dir in "${RK_DELTA_TABLES:-}" "$RK_REPO/../shared/data/delta" "$RK_REPO/../../shared/data/delta"; do
+		[[ -n $dir && -d $dir/data-reader-partition-values ]] && break
+	done
+	[[ -d $dir/data-reader-partition-values ]] || skip "the shared Delta tables (../shared/data/delta) are not here"
+	t=$dir/data-reader-partition-values
+	mkdir utc la
+	assert_exit 1 rk check --source "delta:$t" --target "delta:$t" --key as_int --time as_timestamp \
+		--from 2021-09-08T00:00:00Z --to 2021-09-09T00:00:00Z --window 1h --now 2026-01-01T00:00:00Z --report utc
+	assert_eq "2" "$(wfield utc/windows.csv 2021-09-08T11:00:00Z source_rows)"
+	assert_eq "0" "$(jget utc/summary.json .windows.differ)"
+	assert_exit 1 rk check --source "delta:$t" --target "delta:$t" --key as_int --time as_timestamp \
+		--from 2021-09-08T00:00:00Z --to 2021-09-09T00:00:00Z --window 1h --now 2026-01-01T00:00:00Z --report la \
+		--delta-partition-zone America/Los_Angeles
+	assert_eq "2" "$(wfield la/windows.csv 2021-09-08T18:00:00Z source_rows)"
+	assert_eq "0" "$(wfield la/windows.csv 2021-09-08T11:00:00Z source_rows)"
+}
