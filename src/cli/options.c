@@ -76,7 +76,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_TARGET] = {"target", RK_OPT_STR, OFF(target), PAIR | RK_CMD_LAB | RK_CMD_INIT,
 	                 RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_INIT, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
 	                 "target: same forms (repair and load: PostgreSQL only; load: default the source)"},
-	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "NAME",
+	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS | RK_CMD_INIT, 0, RK_OPTF_TABLE, "NAME",
 	                "relation name on both sides (schema-qualified allowed)"},
 	[RK_O_SOURCE_TABLE] = {"source-table", RK_OPT_STR, OFF(source_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
 	                       "source relation when the names differ"},

@@ -325,3 +325,27 @@ test_partition_zone_option() {
 	assert_eq "2" "$(wfield la/windows.csv 2021-09-08T18:00:00Z source_rows)"
 	assert_eq "0" "$(wfield la/windows.csv 2021-09-08T11:00:00Z source_rows)"
 }
+
+# reckon init with a Delta side: its columns and types from the Delta
+# schema, the key from the PostgreSQL side, and a job file that runs.
+test_init_reads_the_delta_schema() {
+	mk_random $SRC 0.58 200
+	sql $SRC "create table other (id int primary key, ts timestamptz)" >/dev/null
+	to_delta $SRC lake 2
+	assert_exit 2 rk init --source "$(conn $SRC)" --target "delta:$PWD/lake"
+	assert_contains "$ERR" "the target is a Delta table (delta:$PWD/lake): give --table NAME"
+	assert_exit 0 rk init --source "$(conn $SRC)" --target "delta:$PWD/lake" --table t --window 6h
+	cp "$OUT" job.ini
+	assert_contains job.ini "target = delta:$PWD/lake"
+	assert_contains job.ini "[table t]"
+	assert_contains job.ini "key = id"
+	# the first time column of the target (no updated_at-like name)
+	assert_contains job.ini "time = d"
+	assert_contains job.ini "columns = id,i2,i4,i8,n2,n38,f4,f8,b,txt,d,ts,tsl,bin"
+	assert_not_contains job.ini "other"
+	mkdir rep
+	assert_exit 1 rk check --job job.ini --from 2026-03-01T00:00:00Z --to 2026-03-04T00:00:00Z \
+		--now 2026-03-10T00:00:00Z --report rep
+	assert_eq "0" "$(jget rep/t/summary.json .windows.differ)"
+	assert_eq "12" "$(jget rep/t/summary.json .windows.matched)"
+}
