@@ -86,7 +86,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        ext ext-install ext-ready bench-pushdown bench-delta bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage
 
 all: $(BUILD)/reckon man completion
@@ -103,6 +103,7 @@ help:
 	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
 	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
+	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
@@ -221,6 +222,11 @@ bench: deps all ext-ready
 
 bench-job: deps all
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+
+# A Delta table against PostgreSQL beside DuckDB's own floor, and the last
+# day of a 30-day table (N rows, default 5000000): reports/bench/delta-N.md
+bench-delta: deps all ext-ready $(DELTAWRITE)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-delta.sh $(abspath $(BUILD)/reckon)
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)

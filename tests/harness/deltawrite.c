@@ -16,6 +16,9 @@
  *   rk-deltawrite DIR dv N ROW
  *       the next commit re-adds the N-th file with an inline deletion vector
  *       (storageType i) that deletes its row ROW (0-based)
+ *   rk-deltawrite - sql SQL
+ *       runs SQL on DuckDB's own threads and prints its first value (the
+ *       benchmark's floor: DuckDB itself reading a table's files)
  *
  * Exit status 0, or 1 with a message on stderr.
  */
@@ -382,13 +385,27 @@ static void cmd_remove(const char *dir, int nth)
 	json_decref(add);
 }
 
+static void cmd_sql(const char *query)
+{
+	duckdb_result res;
+	char *v;
+
+	sql(query, &res);
+	v = duckdb_value_varchar(&res, 0, 0);
+	printf("%s\n", v ? v : "NULL");
+	duckdb_free(v);
+	duckdb_destroy_result(&res);
+}
+
 int main(int argc, char **argv)
 {
 	duckdb_config cfg;
 
 	if (argc < 3)
-		die("usage: rk-deltawrite DIR create FILES SQL | remove N | dv N ROW");
-	if (duckdb_create_config(&cfg) == DuckDBError || duckdb_set_config(cfg, "threads", "1") == DuckDBError ||
+		die("usage: rk-deltawrite DIR create FILES SQL | remove N | dv N ROW | - sql SQL");
+	/* one thread writes the files in order; a query gets DuckDB's default */
+	if (duckdb_create_config(&cfg) == DuckDBError ||
+	    (strcmp(argv[2], "sql") != 0 && duckdb_set_config(cfg, "threads", "1") == DuckDBError) ||
 	    duckdb_set_config(cfg, "autoinstall_known_extensions", "false") == DuckDBError ||
 	    duckdb_set_config(cfg, "autoload_known_extensions", "false") == DuckDBError ||
 	    duckdb_open_ext(NULL, &db, cfg, NULL) == DuckDBError || duckdb_connect(db, &con) == DuckDBError)
@@ -399,10 +416,12 @@ int main(int argc, char **argv)
 		cmd_create(argv[1], atoi(argv[3]), argv[4]);
 	else if (!strcmp(argv[2], "remove") && argc == 4)
 		cmd_remove(argv[1], atoi(argv[3]));
+	else if (!strcmp(argv[2], "sql") && argc == 4)
+		cmd_sql(argv[3]);
 	else if (!strcmp(argv[2], "dv") && argc == 5)
 		cmd_dv(argv[1], atoi(argv[3]), (unsigned)atoi(argv[4]));
 	else
-		die("usage: rk-deltawrite DIR create FILES SQL | remove N | dv N ROW");
+		die("usage: rk-deltawrite DIR create FILES SQL | remove N | dv N ROW | - sql SQL");
 	duckdb_disconnect(&con);
 	duckdb_close(&db);
 	return 0;
