@@ -11,6 +11,15 @@
  * unedited, is a valid job file; connection strings are written without
  * their passwords.
  *
+ * Names are written as a user writes them in SQL (double-quoted when
+ * needed), which a job file's value carries literally: every character but
+ * a line break, since a value is one line (docs/jobs.md, "Names reckon init
+ * cannot write").  A table, schema, key or time column whose name holds a
+ * line break is written commented out with the reason, another column
+ * holding one is left out of columns (and named in a comment); in a
+ * comment, control characters are written as '?', so that whatever a name
+ * holds, the output parses to exactly the sections init wrote.
+ *
  * A side that is one table rather than a database (a Delta table: its
  * driver reads no named relation) is paired with the other side's table
  * that --table names; its columns and types come from the reader (the
@@ -224,7 +233,14 @@ static bool rk_init_key(const rk_init_table *t, const rk_init_table *other, rk_b
 	return n > 0;
 }
 
-/* The time column both sides have with a time type, by preference. */
+/* Whether a job file's value can carry name: a value is one line. */
+static bool rk_init_carried(const char *name)
+{
+	return !strchr(name, '\n');
+}
+
+/* The time column both sides have with a time type, by preference; one
+ * whose name a job file cannot carry is not chosen. */
 static const char *rk_init_time(const rk_init_table *s, const rk_init_table *t)
 {
 	for (int i = 0; rk_init_time_names[i]; i++) {
@@ -236,10 +252,22 @@ static const char *rk_init_time(const rk_init_table *s, const rk_init_table *t)
 	for (size_t c = 0; c < t->ncols; c++) {
 		const rk_init_col *b = rk_init_find(s, t->cols[c].name);
 
-		if (t->cols[c].time && b && b->time)
+		if (t->cols[c].time && b && b->time && rk_init_carried(t->cols[c].name))
 			return t->cols[c].name;
 	}
 	return NULL;
+}
+
+/* Writes one line: the comment prefix c ("" or "; "), then text.  In a
+ * comment every control character is written as '?' (a line break would
+ * end the comment); an active line never holds a line break (the names
+ * in it are carried). */
+static void rk_init_line(FILE *out, const char *c, const char *text)
+{
+	fputs(c, out);
+	for (const char *p = text; *p; p++)
+		fputc(*c && ((unsigned char)*p < 0x20 || *p == 0x7f) ? '?' : *p, out);
+	fputc('\n', out);
 }
 
 /* A label from a table name: [A-Za-z0-9_.-], others replaced by '_'. */
@@ -273,10 +301,12 @@ static bool rk_init_listed(const rk_init_labels *l, const char *label)
 static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_init_table *s, const rk_init_table *t,
                             rk_init_labels *labels)
 {
-	rk_buf key = RK_BUF_INIT, cols = RK_BUF_INIT, lab = RK_BUF_INIT, rel = RK_BUF_INIT;
+	rk_buf key = RK_BUF_INIT, cols = RK_BUF_INIT, lab = RK_BUF_INIT, rel = RK_BUF_INIT, line = RK_BUF_INIT;
+	rk_buf dropped = RK_BUF_INIT;
 	const char *time = rk_init_time(s, t);
 	const char *why = NULL, *c = "";
 	bool key_ok = rk_init_key(t, s, &key);
+	bool editable = true;    /* an edit of the section makes it checkable */
 	int ncommon = 0;
 
 	if (!key_ok) {
@@ -286,11 +316,27 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (!rk_init_find(s, t->cols[i].name))
 			continue;
+		if (!rk_init_carried(t->cols[i].name)) {
+			/* checked without it; named in a comment */
+			if (dropped.len)
+				rk_buf_puts(&dropped, ", ");
+			rk_init_name(&dropped, t->cols[i].name);
+			continue;
+		}
 		if (ncommon++)
 			rk_buf_putc(&cols, ',');
 		rk_init_name(&cols, t->cols[i].name);
 	}
-	if (!key_ok)
+	if (!rk_init_carried(ss) || !rk_init_carried(ts) || !rk_init_carried(t->name) ||
+	    (key_ok && !rk_init_carried(rk_buf_cstr(&key))))
+		editable = false;
+	if (key_ok && !rk_init_carried(rk_buf_cstr(&key)))
+		why = "a key column's name holds a line break, which a job file cannot carry: rename it to check the "
+		      "table";
+	else if (!editable)
+		why = "its name (or its schema's) holds a line break, which a job file cannot carry: rename it to "
+		      "check it";
+	else if (!key_ok)
 		why = "no primary key on either side: name its key columns";
 	else if (!time)
 		why = "no timestamp or date column on both sides: name the time column";
@@ -303,40 +349,61 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	}
 	labels->v = rk_xrealloc(labels->v, (labels->n + 1) * sizeof *labels->v);
 	labels->v[labels->n++] = rk_xstrdup(rk_buf_cstr(&lab));
+	fputc('\n', out);
 	if (why) {
-		fprintf(out, "\n; [table %s] is left out: %s, then remove the '; '\n", rk_buf_cstr(&lab), why);
+		rk_buf_printf(&line, "[table %s] is left out: %s", rk_buf_cstr(&lab), why);
+		if (editable)
+			rk_buf_puts(&line, ", then remove the '; '");
+		rk_init_line(out, "; ", rk_buf_cstr(&line));
 		c = "; ";
 	}
-	fprintf(out, "\n%s[table %s]\n", c, rk_buf_cstr(&lab));
+	if (dropped.len) {
+		rk_buf_reset(&line);
+		rk_buf_printf(&line, "not in columns: %s (a name holding a line break, which a job file cannot carry)",
+		              rk_buf_cstr(&dropped));
+		rk_init_line(out, "; ", rk_buf_cstr(&line));
+	}
+	rk_buf_reset(&line);
+	rk_buf_printf(&line, "[table %s]", rk_buf_cstr(&lab));
+	rk_init_line(out, c, rk_buf_cstr(&line));
 	if (!strcmp(ss, ts)) {
+		rk_buf_puts(&rel, "table = ");
 		rk_init_name(&rel, ts);
 		rk_buf_putc(&rel, '.');
 		rk_init_name(&rel, t->name);
-		fprintf(out, "%stable = %s\n", c, rk_buf_cstr(&rel));
+		rk_init_line(out, c, rk_buf_cstr(&rel));
 	} else {
+		rk_buf_puts(&rel, "source-table = ");
 		rk_init_name(&rel, ss);
 		rk_buf_putc(&rel, '.');
 		rk_init_name(&rel, s->name);
-		fprintf(out, "%ssource-table = %s\n", c, rk_buf_cstr(&rel));
+		rk_init_line(out, c, rk_buf_cstr(&rel));
 		rk_buf_reset(&rel);
+		rk_buf_puts(&rel, "target-table = ");
 		rk_init_name(&rel, ts);
 		rk_buf_putc(&rel, '.');
 		rk_init_name(&rel, t->name);
-		fprintf(out, "%starget-table = %s\n", c, rk_buf_cstr(&rel));
+		rk_init_line(out, c, rk_buf_cstr(&rel));
 	}
-	fprintf(out, "%skey = %s\n", c, key_ok ? rk_buf_cstr(&key) : "COLS");
-	if (time) {
-		rk_buf_reset(&rel);
+	rk_buf_reset(&line);
+	rk_buf_printf(&line, "key = %s", key_ok ? rk_buf_cstr(&key) : "COLS");
+	rk_init_line(out, c, rk_buf_cstr(&line));
+	rk_buf_reset(&rel);
+	rk_buf_puts(&rel, "time = ");
+	if (time)
 		rk_init_name(&rel, time);
-		fprintf(out, "%stime = %s\n", c, rk_buf_cstr(&rel));
-	} else {
-		fprintf(out, "%stime = COL\n", c);
-	}
-	fprintf(out, "%scolumns = %s\n", c, rk_buf_cstr(&cols));
+	else
+		rk_buf_puts(&rel, "COL");
+	rk_init_line(out, c, rk_buf_cstr(&rel));
+	rk_buf_reset(&line);
+	rk_buf_printf(&line, "columns = %s", rk_buf_cstr(&cols));
+	rk_init_line(out, c, rk_buf_cstr(&line));
 	rk_buf_free(&key);
 	rk_buf_free(&cols);
 	rk_buf_free(&lab);
 	rk_buf_free(&rel);
+	rk_buf_free(&line);
+	rk_buf_free(&dropped);
 	return why == NULL;
 }
 
@@ -393,7 +460,9 @@ int rk_cmd_init(int argc, char **argv)
 		o.window = 3600 * RK_USEC_PER_SEC;
 
 	printf("; reckon job file, written by reckon init on %s\n", rk_time_format(rk_time_now(), when));
-	printf("; the tables of schema %s on the source and %s on the target that have the same name\n", ss, ts);
+	rk_buf_printf(&name, "the tables of schema %s on the source and %s on the target that have the same name", ss,
+	              ts);
+	rk_init_line(stdout, "; ", rk_buf_cstr(&name));
 	printf("; passwords are not written here: give them in ~/.pgpass or a service file\n");
 	printf("; run it:  reckon check --job FILE --report DIR\n\n");
 	printf("[defaults]\nsource = %s\ntarget = %s\n", rk_buf_cstr(&src), rk_buf_cstr(&tgt));

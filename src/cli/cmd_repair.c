@@ -5,10 +5,12 @@
  * or was interrupted.  With --job, the same for every table of a job, each
  * replaying DIR/LABEL/rerun.csv of the job's report directory.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -562,14 +564,26 @@ static int rk_repair_job(rk_opts *o, int argc, char **argv)
 		rk_error_hint(&err, "a job replays DIR/LABEL/rerun.csv of each table: give --report DIR");
 		goto fail;
 	}
-	if (!o->report) {
-		rk_error_set(&err, RK_EXIT_USAGE, "repair --job needs --report DIR");
+	if (!o->report || !*o->report) {
+		rk_error_set(&err, RK_EXIT_USAGE, "repair --job needs --report DIR%s",
+		             o->report ? " (a directory name, not '')" : "");
 		rk_error_hint(&err, "the report directory 'reckon check --job ... --report DIR' wrote: repair replays "
 		                    "DIR/LABEL/rerun.csv of each table");
 		goto fail;
 	}
 	if (rk_opts_job_read(o->job, RK_CMD_REPAIR, &job, &labels, &nlabels, &err) < 0)
 		goto fail;
+	{
+		struct stat st;
+		int e = stat(o->report, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+
+		if (e) {
+			rk_error_set(&err, RK_EXIT_USAGE, "option --report %s: %s", o->report,
+			             e == ENOENT ? "no such directory" : strerror(e));
+			rk_error_hint(&err, "name the report directory 'reckon check --job ... --report DIR' wrote");
+			goto fail;
+		}
+	}
 	for (size_t i = 0; i < o->only.n; i++) {
 		size_t k;
 

@@ -439,6 +439,82 @@ int rk_adir_mkdir(rk_adir *d, const char *name, rk_error *err)
 	return rc;
 }
 
+/* Copies file from to a new file to (a hard link was not possible): 0 or
+ * an errno. */
+static int rk_afile_copy(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out, e = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	if (out < 0) {
+		e = errno;
+		close(in);
+		return e;
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0) {
+		for (ssize_t off = 0; off < n && !e;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+
+			if (w < 0)
+				e = errno;
+			else
+				off += w;
+		}
+		if (e)
+			break;
+	}
+	if (n < 0 && !e)
+		e = errno;
+	if (!e && fsync(out) != 0)
+		e = errno;
+	if (close(out) != 0 && !e)
+		e = errno;
+	close(in);
+	return e;
+}
+
+int rk_adir_keep(rk_adir *d, const char *name, rk_error *err)
+{
+	rk_buf from = RK_BUF_INIT, a = RK_BUF_INIT, b = RK_BUF_INIT;
+	DIR *dir;
+	struct dirent *de;
+	int e = 0;
+
+	if (rk_adir_mkdir(d, name, err) < 0)
+		return -1;
+	rk_buf_printf(&from, "%s/%s", d->path, name);
+	if (!(dir = opendir(rk_buf_cstr(&from))))
+		e = errno;
+	while (!e && (de = readdir(dir)) != NULL) {
+		struct stat st;
+
+		rk_buf_reset(&a);
+		rk_buf_printf(&a, "%s/%s", from.data, de->d_name);
+		if (lstat(rk_buf_cstr(&a), &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "%s/%s/%s", d->stage, name, de->d_name);
+		/* the old set's files are never written in place (every file is
+		 * renamed into place): a link to one stays as it is */
+		if (link(a.data, rk_buf_cstr(&b)) != 0)
+			e = rk_afile_copy(a.data, b.data);
+	}
+	if (dir)
+		closedir(dir);
+	if (e) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot keep %s directory '%s': %s", d->what, from.data, strerror(e));
+		rk_error_hint(err, "check the free space and permissions of the directory's file system");
+	}
+	rk_buf_free(&from);
+	rk_buf_free(&a);
+	rk_buf_free(&b);
+	return e ? -1 : 0;
+}
+
 static void rk_adir_release(rk_adir *d)
 {
 	rk_afile_unregister(d->slot);

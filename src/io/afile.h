@@ -75,6 +75,12 @@ int rk_adir_fclose(rk_adir *d, FILE *f, const char *name, rk_error *err);
 /* Creates subdirectory name of the staging directory (a job's tables). */
 int rk_adir_mkdir(rk_adir *d, const char *name, rk_error *err);
 
+/* Keeps subdirectory name of the set being replaced (a job's LABEL/ that
+ * this run does not rewrite): its regular files are hard-linked (copied
+ * where links are not possible) into the staging directory, so the swap
+ * carries them over unchanged.  0, or -1 with err (RK_EXIT_RUNTIME). */
+int rk_adir_keep(rk_adir *d, const char *name, rk_error *err);
+
 /* Swaps the staging directory in and removes the old set; frees the
  * handle whatever the outcome (removing the staging directory on failure).
  * The test build can break it at two points (io/fault.h). */

@@ -226,6 +226,7 @@ typedef struct action {
 	char *key;     /* absolute data path, '\n', deletion vector unique id */
 	json_t *add;   /* the add action (a reference), NULL for a remove */
 	size_t seq;
+	int64_t version; /* the commit's, -1 from a checkpoint */
 } action;
 
 typedef struct replay {
@@ -234,9 +235,11 @@ typedef struct replay {
 	size_t n, cap, seq;
 	json_t *protocol, *metadata; /* newest, references */
 	const char *source;          /* the file being read, for messages */
+	int64_t version;             /* the commit being read, -1 for a checkpoint */
 	int64_t sidecars;            /* v2: sidecar actions seen */
 	char **sidecar;              /* their paths, resolved */
 	size_t nsidecar;
+	bool incomplete;             /* a checkpoint's part or sidecar is missing */
 } replay;
 
 static void replay_free(replay *r)
@@ -301,6 +304,7 @@ static int file_action(replay *r, json_t *act, bool add, rk_error *err)
 	r->a[r->n].key = rk_xstrdup(rk_buf_cstr(&key));
 	r->a[r->n].add = add ? json_incref(act) : NULL;
 	r->a[r->n].seq = r->seq++;
+	r->a[r->n].version = r->version;
 	r->n++;
 	rk_buf_free(&key);
 	return 0;
@@ -423,6 +427,8 @@ static int replay_parquet(replay *r, rk_duck *duck, char *const *paths, size_t n
 
 		if (stat(paths[i], &st) < 0) {
 			rk_error_set(err, RK_EXIT_RUNTIME, "checkpoint file %s: %s", paths[i], strerror(errno));
+			if (errno == ENOENT)
+				r->incomplete = true;
 			return -1;
 		}
 	}
@@ -467,11 +473,11 @@ static int read_checkpoint(replay *r, rk_duck *duck, const char *logdir, const l
 	return rc;
 }
 
-/* The newest complete checkpoint at or before version: *first and *count
- * index its entries in l; false when there is none. */
-static bool pick_checkpoint(const listing *l, int64_t version, size_t *first, size_t *count)
+/* The newest complete checkpoint at or before version among l->e[0..below):
+ * *first and *count index its entries in l; false when there is none. */
+static bool pick_checkpoint(const listing *l, int64_t version, size_t below, size_t *first, size_t *count)
 {
-	for (size_t i = l->n; i-- > 0;) {
+	for (size_t i = below; i-- > 0;) {
 		const log_entry *e = &l->e[i];
 
 		if (e->version > version || e->kind == E_COMMIT)
@@ -939,6 +945,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 		f->log_path = rk_delta_strdup(d, json_string_value(json_object_get(add, "path")));
 		f->size = json_integer_value(json_object_get(add, "size"));
 		f->modification_time = json_integer_value(json_object_get(add, "modificationTime"));
+		f->added_version = r->a[i].version;
 		if (stat(f->path, &st) < 0)
 			{
 			       rk_error_set(err, RK_EXIT_RUNTIME, "data file %s, which the log names, %s", f->path,
@@ -1030,8 +1037,10 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	snprintf(logdir, len, "%s/_delta_log", d->root);
 	if (list_log(logdir, &l, err) < 0)
 		goto fail;
+	/* the latest version: of a commit, or of a checkpoint whose commits
+	 * were cleaned up ("Metadata Cleanup") */
 	for (size_t i = 0; i < l.n; i++)
-		if (l.e[i].kind == E_COMMIT && l.e[i].version > latest)
+		if (l.e[i].version > latest)
 			latest = l.e[i].version;
 	if (latest < 0) {
 		rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s holds no commit (NNNNNNNNNNNNNNNNNNNN.json)",
@@ -1073,12 +1082,23 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	}
 	d->version = target;
 
-	have_cp = pick_checkpoint(&l, target, &cp_first, &cp_count);
-	if (have_cp) {
-		if (read_checkpoint(&r, duck, logdir, &l.e[cp_first], cp_count, err) < 0)
+	/* the newest checkpoint that reads whole: one whose sidecar is gone
+	 * is incomplete, and an older one (or the commits from 0) is used */
+	r.version = -1;
+	have_cp = pick_checkpoint(&l, target, l.n, &cp_first, &cp_count);
+	while (have_cp && read_checkpoint(&r, duck, logdir, &l.e[cp_first], cp_count, err) < 0) {
+		if (!r.incomplete)
 			goto fail;
-		from = l.e[cp_first].version + 1;
+		rk_log_warn("Delta table %s: %s; using an older checkpoint", d->root, err->msg);
+		rk_error_clear(err);
+		replay_free(&r);
+		memset(&r, 0, sizeof r);
+		r.d = d;
+		r.version = -1;
+		have_cp = pick_checkpoint(&l, target, cp_first, &cp_first, &cp_count);
 	}
+	if (have_cp)
+		from = l.e[cp_first].version + 1;
 	for (int64_t v = from; v <= target; v++) {
 		const log_entry *e = find_commit(&l, v);
 		char path[PATH_MAX];
@@ -1092,6 +1112,7 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 			goto fail;
 		}
 		snprintf(path, sizeof path, "%s/%s", logdir, e->name);
+		r.version = v;
 		if (replay_json(&r, path, err) < 0)
 			goto fail;
 	}

@@ -26,7 +26,19 @@
  *
  * What a caller does with it: look at the columns and files, then
  * rk_delta_view() makes a DuckDB view of the live rows under the logical
- * column names and types, to run SQL over.
+ * column names and types, to run SQL over.  In short:
+ *
+ *     rk_delta_spec spec;  rk_duck *duck;  rk_delta *d;  rk_error err;
+ *     rk_delta_spec_parse("delta:/lake/orders@42", "--target", &spec, &err);
+ *     rk_duck_open(&duck, 0, &err);
+ *     rk_delta_open(duck, &spec, NULL, &d, &err);          // exit 2 / 3 on failure
+ *     for (i < rk_delta_ncolumns(d)) rk_delta_column_at(d, i)->name, ->kind ...
+ *     for (i < rk_delta_nfiles(d))   rk_delta_file_at(d, i)->min[col].num ...   // skip files
+ *     rk_delta_view(d, rk_duck_conn(duck), "side", kept, nkept, 0, &err);
+ *     SELECT ... FROM "side" WHERE ...                       // DuckDB SQL
+ *     rk_delta_free(d); rk_duck_free(duck); rk_delta_spec_clear(&spec);
+ *
+ * (each call returns -1 with err filled on failure: check every one).
  *
  * Errors (rk_error, the project's exit statuses):
  *   RK_EXIT_USAGE (2)   not a Delta table, a malformed log, a version or
@@ -144,6 +156,8 @@ typedef struct rk_delta_file {
 	const char *log_path;    /* the add action's path, as the log has it */
 	int64_t size;            /* bytes, from the add action */
 	int64_t modification_time; /* ms since the epoch, from the add action */
+	int64_t added_version;   /* the commit whose add action this is; -1 when
+				    it came from the checkpoint (older) */
 	const rk_delta_value *part; /* [ncolumns]; present only for partition
 				       columns with a non-NULL value */
 	/* Deletion vector: the rows of the data file (0-based, in file order)
@@ -202,8 +216,8 @@ const rk_delta_file *rk_delta_file_at(const rk_delta *d, size_t i);
 /* "none", "name" or "id" (metaData.configuration delta.columnMapping.mode). */
 const char *rk_delta_column_mapping(const rk_delta *d);
 
-/* The protocol's versions and reader features (comma-separated, "" none),
- * and the writer features, for messages and docs. */
+/* The protocol's minimum reader version and its reader features
+ * (comma-separated, "" for none), for messages. */
 int rk_delta_min_reader_version(const rk_delta *d);
 const char *rk_delta_reader_features(const rk_delta *d);
 
@@ -225,10 +239,14 @@ const char *rk_delta_reader_features(const rk_delta *d);
  * view live until the connection closes or the next rk_delta_view with the
  * same name.  A temporary view is the connection's own: a caller with
  * several connections calls this on each.  Data files are not opened
- * here (their footers are: to learn which physical columns exist), so a
+ * here (their footers are: to learn which physical columns exist, and in
+ * id mode their field ids), so a
  * missing data file is reported here (RK_EXIT_RUNTIME naming it) and a
  * file vanishing later fails the caller's query.  With an empty file set
- * the view has the columns and no rows.  Returns 0 or -1.
+ * the view has the columns and no rows.  A data file with a column named
+ * file_index or file_row_number (DuckDB's own names for the position the
+ * view joins on) is refused when partition columns, deletion vectors or
+ * the file index need them (RK_EXIT_USAGE).  Returns 0 or -1.
  */
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
 		  unsigned flags, rk_error *err);

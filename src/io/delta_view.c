@@ -301,6 +301,14 @@ static int check_field_ids(const rk_delta *d, duckdb_connection con, const size_
 	return rc;
 }
 
+static bool has_data_column(const rk_delta *d)
+{
+	for (size_t c = 0; c < d->ncols; c++)
+		if (!d->cols[c].partition)
+			return true;
+	return false;
+}
+
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
 		  unsigned flags, rk_error *err)
 {
@@ -345,7 +353,15 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	if (rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's data files",
 				name_cb, &present, err) != 0)
 		goto out;
-	if (strcmp(d->mapping, "id") == 0 && check_field_ids(d, con, files, nfiles, err) < 0)
+	if ((any_part || any_dv || (flags & RK_DELTA_VIEW_FILE_INDEX)) &&
+	    (has_name(&present, "file_index") || has_name(&present, "file_row_number"))) {
+		rk_error_set(err, RK_EXIT_USAGE,
+			     "a data file has a column named file_index or file_row_number, which DuckDB's "
+			     "position columns would hide; this reader cannot join its partition values or "
+			     "deletion vectors");
+		goto out;
+	}
+	if (strcmp(d->mapping, "id") == 0 && has_data_column(d) && check_field_ids(d, con, files, nfiles, err) < 0)
 		goto out;
 
 	/* the files' positions, snapshot indexes and partition values */

@@ -11,6 +11,7 @@
 
 #include "check/pair.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/text.h"
 #include "io/pgident.h"
 #include "rk_sql.h"
@@ -220,6 +221,23 @@ int rk_dest_subscriptions(const rk_dest *d, char **names, rk_error *err)
 		*names = rk_xstrdup(rk_buf_cstr(&b));
 	rk_buf_free(&b);
 	return 0;
+}
+
+int rk_dest_lock(const rk_dest *d, const char *cmd, rk_error *err)
+{
+	const char *params[1] = {d->oid};
+	rk_pg_result *res = NULL;
+	bool got;
+
+	if (rk_pg_exec(d->pg, "try the write lock", rk_sql_write_try_lock, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
+		return -1;
+	got = rk_pg_result_value(res, 0, 0) && !strcmp(rk_pg_result_value(res, 0, 0), "t");
+	rk_pg_result_free(res);
+	if (got)
+		return 0;
+	rk_log_warn("%s table %s is locked by another repair or load; %s waits for it to finish", d->side, d->display,
+	            cmd);
+	return rk_pg_exec(d->pg, "take the write lock", rk_sql_write_lock, 1, params, RK_PG_ONE_ROW, NULL, err);
 }
 
 /* ------------------------------------------------------------------------

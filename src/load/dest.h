@@ -70,6 +70,16 @@ char *rk_dest_quote(const rk_dest *d, size_t i, rk_error *err);
  */
 int rk_dest_subscriptions(const rk_dest *d, char **names, rk_error *err);
 
+/*
+ * Takes the table's write lock inside pg's open transaction: the one lock
+ * repair and load both take on their target, so that they exclude each
+ * other and concurrent repairs serialise (sql/write_lock.sql; held until
+ * the transaction ends).  When another session holds it, warns that cmd
+ * ("repair", "load") waits, and waits (at most the session's lock_timeout).
+ * Returns 0 or -1 with err (a lock timeout: SQLSTATE 55P03).
+ */
+int rk_dest_lock(const rk_dest *d, const char *cmd, rk_error *err);
+
 /* One written column: a target column and where its value comes from. */
 typedef struct rk_wcol {
 	size_t tcol;             /* the target column (rk_dest index) */

@@ -793,21 +793,10 @@ static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_r
 	return 0;
 }
 
-/* Takes the table's repair lock, saying so when another session holds it. */
+/* Takes the target's write lock (rk_dest_lock), which loads take too. */
 static int rk_repair_lock(rk_repair *r, rk_error *err)
 {
-	const char *params[1] = {r->dest.oid};
-	rk_pg_result *res;
-	bool got;
-
-	if (rk_pg_exec(r->tgt, "try repair lock", rk_sql_repair_try_lock, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
-		return rk_repair_tgt_fail(r, err);
-	got = rk_pg_result_value(res, 0, 0) && !strcmp(rk_pg_result_value(res, 0, 0), "t");
-	rk_pg_result_free(res);
-	if (got)
-		return 0;
-	rk_log_warn("target table %s is locked by another repair; waiting for it to finish", r->dest.display);
-	if (rk_pg_exec(r->tgt, "repair lock", rk_sql_repair_lock, 1, params, RK_PG_ONE_ROW, NULL, err) < 0)
+	if (rk_dest_lock(&r->dest, "repair", err) < 0)
 		return rk_repair_tgt_fail(r, err);
 	return 0;
 }

@@ -414,8 +414,8 @@ static int rk_load_count(rk_pg *pg, const char *label, const char *sql, int np, 
 }
 
 /*
- * The write: stage the batch, remove what it replaces, insert.  Runs inside
- * the caller's transaction on the target.
+ * The write: take the target's write lock, stage the batch, remove what it
+ * replaces, insert.  Runs inside the caller's transaction on the target.
  */
 static int rk_load_write(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
 {
@@ -427,7 +427,10 @@ static int rk_load_write(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
 		params[0] = rk_time_format_sql(s->interval_start, true, a);
 		params[1] = rk_time_format_sql(s->interval_end, true, b);
 	}
-	if (rk_load_render(c, rk_sql_load_batch_create, err) < 0 ||
+	/* a repair of the same target (or another load) never interleaves
+	 * with this write: each would delete only what it can see */
+	if (rk_dest_lock(&c->target, "load", err) < 0 ||
+	    rk_load_render(c, rk_sql_load_batch_create, err) < 0 ||
 	    rk_pg_command(c->tgt, "create staging table", c->sql.data, err) < 0 ||
 	    rk_pg_copy_in_begin(c->tgt, "stage rows", rk_sql_load_batch_copy, err) < 0 ||
 	    (c->rows.len && rk_pg_copy_in_put(c->tgt, c->rows.data, c->rows.len, err) < 0) ||

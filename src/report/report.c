@@ -536,31 +536,107 @@ static char *rk_report_real_dir(const char *path, const char **base)
 	return real;
 }
 
+/* path made absolute and free of links and dots (new string): its real
+ * path when it exists, else its directory's real path and its last name
+ * (a report directory that the run creates); NULL when neither exists. */
+static char *rk_report_real(const char *path)
+{
+	const char *base;
+	char *real = realpath(path, NULL), *parent;
+	rk_buf b = RK_BUF_INIT;
+
+	if (real)
+		return real;
+	if (!(parent = rk_report_real_dir(path, &base)))
+		return NULL;
+	rk_buf_printf(&b, "%s/%s", strcmp(parent, "/") ? parent : "", base);
+	free(parent);
+	real = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	return real;
+}
+
 /* True when file path is directly inside directory dir; *base gets its
- * name there.  Both are compared as real paths (dir itself may not exist
- * yet: its parent must). */
+ * name there.  Both are compared as real paths; dir, or the directory
+ * path names, may not exist yet (the run creates it): their parents must. */
 static bool rk_report_inside(const char *dir, const char *path, const char **base)
 {
-	const char *dbase;
-	char *dreal = realpath(dir, NULL), *preal = rk_report_real_dir(path, base);
+	const char *slash = strrchr(path, '/');
+	char *pdir = slash ? rk_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : rk_xstrdup(".");
+	char *dreal = rk_report_real(dir), *preal = rk_report_real(pdir);
 	bool in;
 
-	if (!dreal) {
-		char *parent = rk_report_real_dir(dir, &dbase);
-
-		if (parent) {
-			rk_buf b = RK_BUF_INIT;
-
-			rk_buf_printf(&b, "%s/%s", strcmp(parent, "/") ? parent : "", dbase);
-			dreal = rk_xstrdup(rk_buf_cstr(&b));
-			rk_buf_free(&b);
-		}
-		free(parent);
-	}
+	*base = slash ? slash + 1 : path;
 	in = dreal && preal && !strcmp(dreal, preal) && **base;
+	free(pdir);
 	free(dreal);
 	free(preal);
 	return in;
+}
+
+char *rk_report_path(const char *opt, const char *path, rk_error *err)
+{
+	size_t n = strlen(path);
+	const char *base;
+	char *dir, *parent;
+	struct stat st;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	dir = rk_xstrndup(path, n);
+	base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	if (!n) {
+		rk_error_set(err, RK_EXIT_USAGE, "option %s needs a directory name", opt);
+		rk_error_hint(err, "name a directory of its own, e.g. %s report (reckon creates it)", opt);
+	} else if (!strcmp(dir, "/") || !strcmp(base, ".") || !strcmp(base, "..")) {
+		rk_error_set(err, RK_EXIT_USAGE, "option %s %s names %s", opt, path,
+		             !strcmp(dir, "/") ? "the root directory"
+		             : !strcmp(dir, ".") ? "the current directory"
+		             : !strcmp(dir, "..") ? "the parent directory"
+		                                  : "a directory through its last '.' or '..'");
+		rk_error_hint(err, "reckon replaces the report directory as a whole: name a directory of its own, e.g. "
+		                   "%s report", opt);
+	} else if (stat(dir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return dir;
+		rk_error_set(err, RK_EXIT_USAGE, "option %s %s is not a directory", opt, path);
+		rk_error_hint(err, "name a directory; reckon creates it");
+	} else {
+		int perr;
+
+		parent = base == dir ? rk_xstrdup(".") : rk_xstrndup(dir, base - 1 == dir ? 1 : (size_t)(base - 1 - dir));
+		perr = stat(parent, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (!perr) {
+			free(parent);
+			return dir;
+		}
+		if (perr == ENOENT || perr == ENOTDIR) {
+			/* the first part of the parent that is missing, or a file */
+			char *p = parent;
+
+			do {
+				p = strchr(p + 1, '/');
+				if (p)
+					*p = '\0';
+				if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+					break;
+				if (p)
+					*p = '/';
+			} while (p);
+			if (stat(parent, &st) == 0)
+				rk_error_set(err, RK_EXIT_USAGE, "option %s %s: '%s' is not a directory", opt, path, parent);
+			else
+				rk_error_set(err, RK_EXIT_USAGE, "option %s %s: directory '%s' does not exist", opt, path, parent);
+			rk_error_hint(err, "reckon creates the report directory, not its parents: create them first");
+		} else {
+			rk_error_set(err, RK_EXIT_USAGE, "option %s %s: cannot reach its parent directory '%s': %s", opt, path,
+			             parent, strerror(perr));
+			rk_error_hint(err, "check the permissions of the directories on the path");
+		}
+		free(parent);
+	}
+	free(dir);
+	return NULL;
 }
 
 rk_report_dir *rk_report_dir_open(const char *dir, const char *rerun_list, rk_error *err)
@@ -689,4 +765,82 @@ int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result
 		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot write rerun list '%s': %s", path, strerror(errno));
 	}
 	return rk_afile_commit(af, err);
+}
+
+/* ------------------------------------------------------------------------
+ * the outcome in a phrase (headlines, the line on stderr)
+ * ---------------------------------------------------------------------- */
+
+char *rk_report_thousands(uint64_t n, char out[32])
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n), o = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static const char *rk_report_num(uint64_t n, bool sep, char out[32])
+{
+	if (sep)
+		return rk_report_thousands(n, out);
+	snprintf(out, 32, "%llu", (unsigned long long)n);
+	return out;
+}
+
+void rk_report_brief(rk_buf *b, const rk_check_result *r, bool sep)
+{
+	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER);
+	uint64_t nulls = r->side[0].null_time + r->side[1].null_time;
+	char x[32], y[32];
+	bool first = true;
+
+	if (!ndiff && !r->differ) {
+		rk_buf_printf(b, "all %s closed windows match", rk_report_num(r->nclosed, sep, x));
+		return;
+	}
+	if (ndiff) {
+		rk_buf_printf(b, "%s of %s closed window%s differ%s", rk_report_num(ndiff, sep, x),
+		              rk_report_num(r->nclosed, sep, y), r->nclosed == 1 ? "" : "s", ndiff == 1 ? "s" : "");
+		for (int k = 0; k < RK_FIND_NKINDS; k++) {
+			if (!r->kind_count[k])
+				continue;
+			rk_buf_printf(b, "%s%s %s", first ? ": " : ", ", rk_report_num(r->kind_count[k], sep, x),
+			              rk_find_kind_name((rk_find_kind)k));
+			first = false;
+		}
+	} else {
+		rk_buf_printf(b, "every closed window matches, but");
+	}
+	if (nulls)
+		rk_buf_printf(b, "%s%s row%s with a NULL time", ndiff ? "; " : " ", rk_report_num(nulls, sep, x),
+		              nulls == 1 ? "" : "s");
+	if (r->has_watermark && r->behind_watermark_missing)
+		rk_buf_printf(b, "%sthe watermark claims %s row%s the target lacks", ndiff || nulls ? "; " : " ",
+		              rk_report_num(r->behind_watermark_missing, sep, x), r->behind_watermark_missing == 1 ? "" : "s");
+}
+
+void rk_report_job_counts(rk_buf *b, size_t match, size_t differ, size_t failed)
+{
+	size_t n = match + differ + failed;
+
+	if (n == 1 && match) {
+		rk_buf_puts(b, "the table matches");
+		return;
+	}
+	if (n == match) {
+		rk_buf_printf(b, "all %zu tables match", n);
+		return;
+	}
+	if (differ)
+		rk_buf_printf(b, "%zu differ%s", differ, differ == 1 ? "s" : "");
+	if (failed)
+		rk_buf_printf(b, "%s%zu failed", differ ? ", " : "", failed);
+	if (match)
+		rk_buf_printf(b, ", %zu match%s", match, match == 1 ? "es" : "");
 }

@@ -123,7 +123,7 @@ static int rk_rr_time(const char *name, unsigned long lineno, const rk_rr_field 
                       bool *zoneless, rk_error *err)
 {
 	const char *why = NULL;
-	char text[64];
+	char *text;
 	rk_error scratch;
 	rk_usec again;
 
@@ -142,14 +142,13 @@ static int rk_rr_time(const char *name, unsigned long lineno, const rk_rr_field 
 		return rk_error_hint(err, "an interval of a rerun list has finite bounds");
 	}
 	/* a command-line instant needs a zone; remember whether this one had
-	 * one, for the commands that read instants as --from does */
-	if (f->len < sizeof text) {
-		memcpy(text, f->s, f->len);
-		text[f->len] = '\0';
-		rk_error_clear(&scratch);
-		if (rk_time_parse_arg(rk_rr_names[idx], text, &again, &scratch) < 0)
-			*zoneless = true;
-	}
+	 * one, for the commands that read instants as --from does (whatever
+	 * its length: a value padded past a fixed buffer was not looked at) */
+	text = rk_xstrndup(f->s, f->len);
+	rk_error_clear(&scratch);
+	if (rk_time_parse_arg(rk_rr_names[idx], text, &again, &scratch) < 0)
+		*zoneless = true;
+	free(text);
 	return 0;
 }
 

@@ -109,7 +109,7 @@ test_job_of_tables() {
 	assert_eq 60 "$(jget rep/summary.json .tables.events.source_rows)"
 	assert_eq "$RERUN_HEADER" "$(cat rep/orders/rerun.csv)"
 	assert_match "$(cat "$OUT")" "orders +match +4 +0 "
-	assert_contains "$OUT" "job: 3 tables, exit status 0"
+	assert_contains "$OUT" "job: all 3 tables match, exit status 0"
 	# one table damaged: its damage under the table lines, exit 1
 	damage_orders
 	assert_exit 1 job --job nightly.ini --report rep
@@ -296,4 +296,92 @@ lines" (id int)' >/dev/null
 	assert_exit 2 rk init --source "$srcc" --target "$tgtc" --schema nosuch
 	assert_contains "$ERR" "no table of schema nosuch and nosuch can be checked as it is"
 	assert_exit 2 rk init --source "$srcc" --target "$tgtc" --schema public --source-schema mart
+}
+
+# Names the job-file syntax cannot carry do not reach it raw: a table named
+# "\n[table s]\ntable=orders\n..." wrote a [table s] section of its own into
+# init's output (and a later repair --job --execute of it deleted rows
+# outside what init found).  Now every name a value can carry (brackets,
+# ';', '#', '=', quotes, blanks at either end, unicode) is written as SQL
+# writes it and reads back to the same table; a table, key or time column
+# whose name holds a line break is written commented out with the reason,
+# another column holding one is left out of columns; the output parses to
+# exactly the tables init found.
+test_init_hostile_names() {
+	local db labels
+	for db in $SRC $TGT; do
+		sql $db >/dev/null <<-'SQL'
+			drop schema if exists hostile cascade;
+			create schema hostile;
+			do $$
+			declare n text;
+			begin
+				foreach n in array array[E'\n[table s]\ntable=orders\nsource-where=false\n;', '[x]', 'a;b', 'k=v',
+				                         'q"uo''te', ' sp ', 'ünï', '#hash', 'Upper', '=', ';'] loop
+					execute format('create table hostile.%I (%I int primary key, %I timestamptz not null,
+					                %I int, %I text)', n, 'id;=', 't s', E'c\nd', 'v"');
+					execute format('insert into hostile.%I select g, timestamptz ''2026-03-02 00:00+00''
+					                + g * interval ''7 minutes'', g, ''v'' || g from generate_series(1, 20) g', n);
+				end loop;
+				create table hostile."badkey" (k int, ts timestamptz not null);
+				execute format('alter table hostile.badkey rename column k to %I', E'k\ney');
+				execute format('alter table hostile.badkey add primary key (%I)', E'k\ney');
+				execute format('create table hostile.%I (id int, ts timestamptz)', E'\nnokey\n[table z]\ntable=orders');
+			end $$;
+		SQL
+	done
+	assert_exit 0 rk init --source "$(conn $SRC)" --target "$(conn $TGT)" --schema hostile
+	cp "$OUT" hostile.ini
+	assert_contains hostile.ini "; [table __table_s__table_orders_source-where_false__] is left out: its name (or its schema's) holds a line break, which a job file cannot carry: rename it to check it"
+	assert_contains hostile.ini '; table = hostile."?[table s]?table=orders?source-where=false?;"'
+	assert_contains hostile.ini "; [table badkey] is left out: a key column's name holds a line break"
+	assert_contains hostile.ini '; not in columns: "c?d" (a name holding a line break, which a job file cannot carry)'
+	assert_contains hostile.ini 'table = hostile."q""uo'"'"'te"'
+	assert_contains hostile.ini 'key = "id;="'
+	assert_contains hostile.ini 'time = "t s"'
+	assert_contains hostile.ini 'columns = "id;=","t s","v"""'
+	assert_eq 0 "$(grep -c -e '^\[table [sz]\]' -e '^source-where' hostile.ini || true)" "injected lines"
+	# what the file parses to: exactly the ten tables init could write
+	mkdir hrep
+	assert_exit 0 job --job hostile.ini --report hrep --from 2026-03-02T00:00:00Z --to 2026-03-02T03:00:00Z \
+		--now 2026-03-03T00:00:00Z
+	labels=$(jq -r '.tables | keys | join(" ")' hrep/summary.json)
+	assert_eq "Upper _ __2 __n__ _hash _sp_ _x_ a_b k_v q_uo_te" "$labels"
+	assert_eq '["id;="] match 20' "$(jq -c '[.tables["_x_"].key, .tables["_x_"].verdict, .tables["_x_"].source_rows] | "\(.[0]|tojson) \(.[1]) \(.[2])"' -r hrep/summary.json)"
+	assert_eq 10 "$(jq '[.tables[] | select(.verdict == "match")] | length' hrep/summary.json)"
+}
+
+# check --job --only L --report DIR replaces L's directory and keeps the
+# other tables' (and their entries in summary.json and index.html), so a
+# following repair --job --report DIR still finds every table's rerun
+# list.  (Failed before: the set was replaced by L's alone, and the
+# repair stopped on the missing orders/rerun.csv.)
+test_only_keeps_other_tables() {
+	write_job nightly.ini
+	damage_orders
+	assert_exit 1 job --job nightly.ini --report rep/
+	cp -a rep before
+	# events is checked again, under another clock: its files change
+	assert_exit 0 job --job nightly.ini --report rep --only events --now 2026-03-04T00:00:00Z
+	assert_dir_only rep dim_customer events index.html orders summary.json
+	diff -r before/orders rep/orders >/dev/null || fail "orders/ changed although --only left it out"
+	diff -r before/dim_customer rep/dim_customer >/dev/null || fail "dim_customer/ changed"
+	_rk_ok
+	assert_ne "$(cat before/events/summary.json)" "$(cat rep/events/summary.json)" "events/ rewritten"
+	assert_eq "orders dim_customer events" "$(jq -r '.tables | keys_unsorted | join(" ")' rep/summary.json)"
+	assert_eq '["orders","dim_customer"]' "$(jq -c .kept rep/summary.json)"
+	assert_eq "$(jq -c .tables.orders before/summary.json)" "$(jq -c .tables.orders rep/summary.json)"
+	assert_eq differ "$(jget rep/summary.json .tables.orders.verdict)"
+	# the run's own verdict: the tables it checked
+	assert_eq match "$(jget rep/summary.json .verdict)"
+	assert_contains rep/index.html 'orders/report.html'
+	assert_contains rep/index.html 'dim_customer/report.html'
+	# the repair of the whole job reads every table's list
+	assert_exit 0 rk repair --job nightly.ini --report rep
+	assert_contains "$OUT" "orders"
+	# a label no longer in the job file is not kept
+	sed -i 's/^\[table dim_customer\]/[table customers2]/' nightly.ini
+	assert_exit 0 job --job nightly.ini --report rep --only events
+	assert_dir_only rep events index.html orders summary.json
+	assert_eq '["orders"]' "$(jq -c .kept rep/summary.json)"
 }

@@ -379,7 +379,7 @@ test_advisory_lock_serialises() {
 	# ... still running, has changed nothing, and says why it waits
 	kill -0 "$pid" || fail "the repair did not wait for the lock"
 	assert_eq "$before" "$(table_md5)" "target while the lock is held"
-	assert_contains bg.err "locked by another repair; waiting"
+	assert_contains bg.err "locked by another repair or load; repair waits"
 	holder_send "select pg_advisory_unlock_all();"
 	holder_stop
 	wait "$pid" || rc=$?
@@ -402,6 +402,57 @@ test_concurrent_repairs() {
 	assert_eq "0 0" "$a $b" "exit statuses"
 	assert_exit 0 check
 	assert_eq 34 "$(sql $TGT 'select count(*) from mart.orders')"
+}
+
+# An interval load of W0 that starts while a repair of W0 is inside its
+# transaction: the load waits for the target's write lock, then replaces
+# what the repair committed, and no row is doubled.  The repair is paused
+# after its first write by a statement trigger waiting on an advisory lock
+# a psql session holds; the load starts once the repair waits there.
+# (Failed before: the load took no lock, its delete waited on the rows the
+# repair had deleted and skipped them, it could not see the rows the repair
+# inserted, and both committed: W0 held 18 rows, each key twice.)
+test_load_waits_for_repair() {
+	damaged_target
+	rerun_list
+	{ echo "$RERUN_HEADER"; echo "$W0,9,8,1,0,0,0"; } >w0.csv
+	sql $TGT >/dev/null <<-'SQL'
+		create function mart.pause() returns trigger language plpgsql
+		as $$ begin perform pg_advisory_xact_lock_shared(4242); return null; end $$;
+		create trigger pause after insert or update or delete on mart.orders
+			for each statement execute function mart.pause();
+	SQL
+	local rc=0 lrc=0 pid lpid
+	holder_start $TGT
+	holder_send "select pg_advisory_lock(4242);"
+	poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
+	            where l.locktype = 'advisory' and l.granted and a.application_name = 'rk_holder'" $TGT "holder lock"
+	repair_bg bg.out bg.err --rerun-list w0.csv --execute --lock-timeout 10min
+	pid=$!
+	poll_until "select count(*) = 1 from pg_stat_activity
+	            where datname = '$TGT' and wait_event_type = 'Lock' and application_name <> 'rk_holder'" \
+		postgres "repair paused after its first write"
+	(exec "$RECKON" load --source "$(conn $SRC)" --target "$(conn $TGT)" "${REPAIR_OPTS[@]}" \
+		--strategy interval --interval-start 2026-03-02T00:00:00Z --interval-end 2026-03-02T01:00:00Z \
+		--lock-timeout 10min >load.out 2>load.err) &
+	lpid=$!
+	# the load waits too: for the write lock (before: for the rows the
+	# repair deleted)
+	poll_until "select count(*) = 2 from pg_stat_activity
+	            where datname = '$TGT' and wait_event_type = 'Lock' and application_name <> 'rk_holder'" \
+		postgres "load waits"
+	holder_send "select pg_advisory_unlock_all();"
+	holder_stop
+	wait "$pid" || rc=$?
+	wait "$lpid" || lrc=$?
+	assert_eq "9|9" "$(sql $TGT "select count(*), count(distinct (order_id, line_no)) from mart.orders
+	                            where created_at >= $B0 and created_at < $B1")" "W0's rows and keys"
+	assert_eq "0 0" "$rc $lrc" "exit statuses of the repair and the load"
+	assert_contains load.err "locked by another repair or load; load waits"
+	sql $TGT >/dev/null <<-'SQL'
+		drop trigger pause on mart.orders;
+		drop function mart.pause();
+	SQL
 }
 
 # Holds W2's target rows locked, so a repair commits W0 and then blocks

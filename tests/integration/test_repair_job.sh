@@ -178,6 +178,14 @@ test_job_usage_errors() {
 	assert_eq "" "$(cat "$OUT")"
 	assert_exit 2 rk repair --job job.ini --execute
 	assert_contains "$ERR" "repair --job needs --report DIR"
+	# an empty name read DIR/LABEL/rerun.csv as /LABEL/rerun.csv
+	assert_exit 2 rk repair --job job.ini --report "" --execute
+	assert_contains "$ERR" "repair --job needs --report DIR (a directory name, not '')"
+	assert_exit 2 rk repair --job job.ini --report no-such-dir --execute
+	assert_contains "$ERR" "option --report no-such-dir: no such directory"
+	assert_eq "" "$(cat "$OUT")"
+	# a trailing slash is the directory
+	assert_exit 0 rk repair --job job.ini --report rep/ --only orders
 	assert_exit 2 rk repair --job job.ini --report rep --rerun-list rep/orders/rerun.csv
 	assert_contains "$ERR" "exclude each other"
 	printf '[table a]\ntable = t\n[table a]\ntable = u\n' >dup.ini

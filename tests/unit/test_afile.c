@@ -187,6 +187,46 @@ static void test_dir_swap(void **state)
 	assert_string_equal(entries(base), "link plain rep ");
 }
 
+/* A subdirectory kept from the set being replaced (a job's table that an
+ * --only run did not check) is carried over with its files as they were;
+ * the rest of the old set is gone. */
+static void test_dir_keep(void **state)
+{
+	rk_error err;
+	rk_adir *d;
+	FILE *f;
+
+	assert_int_equal(mkdir(path("rep"), 0777), 0);
+	assert_int_equal(mkdir(path("rep/orders"), 0777), 0);
+	assert_int_equal(mkdir(path("rep/events"), 0777), 0);
+	put(path("rep/orders/rerun.csv"), "orders list\n");
+	put(path("rep/orders/summary.json"), "{}\n");
+	put(path("rep/events/rerun.csv"), "old events\n");
+	put(path("rep/summary.json"), "old job\n");
+	d = rk_adir_open(path("rep"), "report", &err);
+	assert_non_null(d);
+	assert_int_equal(rk_adir_keep(d, "orders", &err), 0);
+	assert_int_equal(rk_adir_mkdir(d, "events", &err), 0);
+	f = rk_adir_fopen(d, "events/rerun.csv", &err);
+	assert_non_null(f);
+	fputs("new events\n", f);
+	assert_int_equal(rk_adir_fclose(d, f, "events/rerun.csv", &err), 0);
+	assert_int_equal(rk_adir_commit(d, &err), 0);
+	assert_string_equal(slurp(path("rep/orders/rerun.csv")), "orders list\n");
+	assert_string_equal(slurp(path("rep/orders/summary.json")), "{}\n");
+	assert_string_equal(slurp(path("rep/events/rerun.csv")), "new events\n");
+	assert_int_equal(access(path("rep/summary.json"), F_OK), -1);
+	assert_string_equal(entries(path("rep")), "events orders ");
+	assert_string_equal(entries(base), "rep ");
+	/* a subdirectory the old set does not have */
+	d = rk_adir_open(path("rep"), "report", &err);
+	assert_non_null(d);
+	assert_int_equal(rk_adir_keep(d, "nosuch", &err), -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	rk_adir_abort(d);
+	assert_string_equal(entries(base), "rep ");
+}
+
 static void test_dir_failure_leaves_all_as_was(void **state)
 {
 	rk_error err;
@@ -246,6 +286,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_commit_and_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_temporaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_failure_leaves_all_as_was, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_before_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_after_swap, setup, teardown),

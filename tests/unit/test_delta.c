@@ -540,6 +540,8 @@ static void test_view_subset_and_stats(void **state)
 	const rk_delta_file *c = rk_delta_file_at(d, 1);
 
 	assert_string_equal(c->log_path, "c.parquet");
+	assert_int_equal(c->added_version, 3);
+	assert_int_equal(rk_delta_file_at(d, 0)->added_version, 1);
 	assert_int_equal(c->size, 7);
 	assert_int_equal(c->num_records, 2);
 	assert_true(c->min[0].present);
@@ -591,6 +593,23 @@ static void test_checkpoint_choice(void **state)
 	/* a commit before the checkpoint may be gone; after it, not */
 	t = copy_table("basic-with-inserts-deletes-checkpoint", "cp");
 	snprintf(c, sizeof c, "delta:%s", t);
+	{
+		/* files from the checkpoint (v10) have no commit version */
+		rk_delta *d;
+		char msg[512];
+		int from_cp = 0;
+
+		assert_int_equal(try_open(c, NULL, &d, msg, sizeof msg), 0);
+		assert_int_equal(rk_delta_version(d), 13);
+		for (size_t i = 0; i < rk_delta_nfiles(d); i++) {
+			int64_t v = rk_delta_file_at(d, i)->added_version;
+
+			assert_true(v == -1 || (v > 10 && v <= 13));
+			from_cp += v == -1;
+		}
+		assert_true(from_cp > 0);
+		rk_delta_free(d);
+	}
 	unlink(path("cp/_delta_log/%020d.json", 4));
 	assert_count_sum(c, "id", "41 1470");
 	snprintf(c, sizeof c, "delta:%s@5", t);
@@ -652,6 +671,202 @@ static void test_partition_zone(void **state)
 	assert_int_equal(try_open(c, "UTC", NULL, msg, sizeof msg), 0);
 }
 
+
+static int write_line(void *ctx, const char *s, size_t len, rk_error *err)
+{
+	FILE *f = ctx;
+
+	if (s) {
+		fwrite(s, 1, len, f);
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+/* A UUID-named v2 checkpoint in JSON ("UUID-named checkpoint"), with the
+ * sidecars of the parquet one: written here from the parquet checkpoint's
+ * rows, the parquet checkpoint and every commit it covers removed, so only
+ * the JSON one can give the rows. */
+static void test_v2_json_checkpoint(void **state)
+{
+	const char *t = copy_table("v2-checkpoint-parquet", "v2j");
+	const char *uuid = "e8fa2696-9728-4e9c-b285-634743fdd4fb";
+	char sql[8192], c[4300];
+	rk_error err;
+	FILE *f;
+
+	snprintf(sql, sizeof sql, "SELECT to_json(t)::VARCHAR FROM read_parquet('%s/_delta_log/%020d.checkpoint.%s.parquet') t",
+		 t, 2, uuid);
+	f = fopen(path("v2j/_delta_log/%020d.checkpoint.%s.json", 2, "0a1b2c3d-0000-4000-8000-00000000abcd"), "wb");
+	assert_non_null(f);
+	rk_error_clear(&err);
+	assert_int_equal(rk_duck_each_string(rk_duck_conn(duck), sql, RK_EXIT_RUNTIME, "t", write_line, f, &err), 0);
+	assert_int_equal(fclose(f), 0);
+	unlink(path("v2j/_delta_log/%020d.checkpoint.%s.parquet", 2, uuid));
+	for (int v = 0; v <= 2; v++)
+		unlink(path("v2j/_delta_log/%020d.json", v));
+	unlink(path("v2j/_delta_log/_last_checkpoint"));
+	snprintf(c, sizeof c, "delta:%s", t);
+	assert_count_sum(c, "id", "10 45");
+	/* without a sidecar the checkpoint is incomplete; no commits to fall back on */
+	sh("rm -f '%s'/_delta_log/_sidecars/*0000000001.0000000002*", t);
+	refused(c, RK_EXIT_RUNTIME, "misses version 0", NULL);
+
+	/* with the commits there, an incomplete v2 checkpoint is passed over */
+	t = copy_table("v2-checkpoint-parquet", "v2s");
+	sh("rm -f '%s'/_delta_log/_sidecars/*0000000002.0000000002*", t);
+	snprintf(c, sizeof c, "delta:%s", t);
+	assert_count_sum(c, "id", "10 45");
+}
+
+/* Partition values of every kind in one small table ("Partition Value
+ * Serialization"): NULL as JSON null, as "" and as Hive's marker; a
+ * timestamp with Z, one without (UTC, or the zone given), a date, a
+ * string "null"; keyed by physical name under column mapping. */
+static void test_partition_values(void **state)
+{
+	char buf[8192], msg[1024];
+	rk_delta *d;
+	rk_error err;
+	duckdb_result res;
+	char *v;
+	rk_delta_spec spec;
+	rk_delta_options opt = { "Europe/Paris" };
+
+	sh("rm -rf '%s' && mkdir -p '%s'", path("p"), path("p/_delta_log"));
+	parquet("p", "f", 1, 1);
+	snprintf(buf, sizeof buf,
+		 "%s{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+		 "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
+		 "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		 "{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"id\\\"}},"
+		 "{\\\"name\\\":\\\"ts\\\",\\\"type\\\":\\\"timestamp\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		 "{\\\"delta.columnMapping.id\\\":2,\\\"delta.columnMapping.physicalName\\\":\\\"col-ts\\\"}},"
+		 "{\\\"name\\\":\\\"d\\\",\\\"type\\\":\\\"date\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		 "{\\\"delta.columnMapping.id\\\":3,\\\"delta.columnMapping.physicalName\\\":\\\"col-d\\\"}},"
+		 "{\\\"name\\\":\\\"s\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		 "{\\\"delta.columnMapping.id\\\":4,\\\"delta.columnMapping.physicalName\\\":\\\"col-s\\\"}}"
+		 "]}\",\"partitionColumns\":[\"ts\",\"d\",\"s\"],\"configuration\":{\"delta.columnMapping.mode\":"
+		 "\"name\"}}}\n"
+		 "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"col-ts\":\"2021-09-08T11:11:11.5Z\","
+		 "\"col-d\":\"2021-09-08\",\"col-s\":\"null\"},\"size\":1,\"modificationTime\":0,\"dataChange\":true}}\n",
+		 "{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}\n");
+	commit("p", 0, buf);
+	/* the same data file added again under other names (hard links) */
+	sh("ln '%s' '%s' && ln '%s' '%s'", path("p/f.parquet"), path("p/g.parquet"), path("p/f.parquet"),
+	   path("p/h.parquet"));
+	commit("p", 1,
+	       "{\"add\":{\"path\":\"g.parquet\",\"partitionValues\":{\"col-ts\":\"2021-09-08 11:11:11\","
+	       "\"col-d\":null,\"col-s\":\"\"},\"size\":1,\"modificationTime\":0,\"dataChange\":true}}\n"
+	       "{\"add\":{\"path\":\"h.parquet\",\"partitionValues\":{\"col-ts\":\"__HIVE_DEFAULT_PARTITION__\","
+	       "\"col-d\":\"__HIVE_DEFAULT_PARTITION__\",\"col-s\":\"x\"},\"size\":1,\"modificationTime\":0,"
+	       "\"dataChange\":true}}\n");
+	assert_int_equal(try_open(conn("p"), NULL, &d, msg, sizeof msg), 0);
+	assert_true(rk_delta_column_at(d, 1)->partition);
+	assert_string_equal(rk_delta_column_at(d, 1)->physical_name, "col-ts");
+	assert_int_equal(rk_delta_file_at(d, 0)->part[1].num, INT64_C(1631099471500000));
+	assert_int_equal(rk_delta_file_at(d, 0)->part[2].num, 18878);
+	assert_false(rk_delta_file_at(d, 2)->part[1].present);
+	rk_error_clear(&err);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), 0);
+	assert_int_equal(rk_duck_query(rk_duck_conn(duck),
+				       "SELECT string_agg(concat_ws('|', id, coalesce(epoch_us(ts)::VARCHAR, 'N'), "
+				       "coalesce(d::VARCHAR, 'N'), coalesce(s, 'N')), ';' ORDER BY ts NULLS LAST, s) FROM v",
+				       &res, RK_EXIT_RUNTIME, "t", &err),
+			 0);
+	v = duckdb_value_varchar(&res, 0, 0);
+	assert_string_equal(v, "1|1631099471000000|N|N;1|1631099471500000|2021-09-08|null;1|N|N|x");
+	duckdb_free(v);
+	duckdb_destroy_result(&res);
+	rk_delta_free(d);
+	/* the zoneless one in the writer's zone (Paris, UTC+2 in September) */
+	rk_error_clear(&err);
+	assert_int_equal(rk_delta_spec_parse(conn("p"), "--source", &spec, &err), 0);
+	assert_int_equal(rk_delta_open(duck, &spec, &opt, &d, &err), 0);
+	rk_delta_spec_clear(&spec);
+	assert_int_equal(rk_delta_file_at(d, 1)->part[1].num, INT64_C(1631099471000000) - INT64_C(7200000000));
+	/* the zoned one is unchanged */
+	assert_int_equal(rk_delta_file_at(d, 0)->part[1].num, INT64_C(1631099471500000));
+	rk_delta_free(d);
+	/* a value that is not of its type is exit 2 naming the column */
+	commit("p", 2,
+	       "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"col-ts\":\"yesterday\",\"col-d\":null,"
+	       "\"col-s\":null},\"size\":1,\"modificationTime\":0,\"dataChange\":true}}\n");
+	refused(conn("p"), RK_EXIT_USAGE, "partition column ts", "yesterday", NULL);
+	/* a partition column missing from partitionValues */
+	commit("p", 2,
+	       "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"col-d\":null,\"col-s\":null},\"size\":1,"
+	       "\"modificationTime\":0,\"dataChange\":true}}\n");
+	refused(conn("p"), RK_EXIT_USAGE, "no partition value for ts", NULL);
+}
+
+/* Column mapping id mode: a file whose field id names another column is
+ * refused, not read by the wrong name. */
+static void test_column_mapping_id(void **state)
+{
+	char buf[8192];
+	rk_error err;
+	const char *meta =
+		"{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+		"\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
+		"{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+		"{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"col-a\\\"}}"
+		"]}\",\"partitionColumns\":[],\"configuration\":{\"delta.columnMapping.mode\":\"id\"}}}\n";
+
+	sh("rm -rf '%s' && mkdir -p '%s'", path("cid"), path("cid/_delta_log"));
+	rk_error_clear(&err);
+	snprintf(buf, sizeof buf,
+		 "COPY (SELECT 7::BIGINT AS \"col-a\", 8::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
+		 "FIELD_IDS {\"col-a\": 1, \"col-b\": 2})",
+		 path("cid/good.parquet"));
+	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
+	snprintf(buf, sizeof buf, "{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}\n%s%s", meta,
+		 add("good"));
+	commit("cid", 0, buf);
+	assert_count_sum(conn("cid"), "id", "1 7");
+	snprintf(buf, sizeof buf,
+		 "COPY (SELECT 9::BIGINT AS \"col-a\", 10::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
+		 "FIELD_IDS {\"col-a\": 2, \"col-b\": 1})",
+		 path("cid/swapped.parquet"));
+	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
+	commit("cid", 1, add("swapped"));
+	{
+		rk_delta *d;
+		char msg[1024];
+
+		assert_int_equal(try_open(conn("cid"), NULL, &d, msg, sizeof msg), 0);
+		assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), -1);
+		assert_int_equal(err.code, RK_EXIT_USAGE);
+		assert_non_null(strstr(err.msg, "swapped.parquet"));
+		assert_non_null(strstr(err.msg, "field id 1 is named col-b"));
+		rk_delta_free(d);
+	}
+}
+
+/* A data column named file_index would hide DuckDB's position column that
+ * the deletion vector join needs: refused, not joined wrongly. */
+static void test_position_column_clash(void **state)
+{
+	char buf[4096], msg[512];
+	rk_delta *d;
+	rk_error err;
+
+	sh("rm -rf '%s' && mkdir -p '%s'", path("fi"), path("fi/_delta_log"));
+	rk_error_clear(&err);
+	snprintf(buf, sizeof buf, "COPY (SELECT 1::BIGINT AS id, 0::UBIGINT AS file_index) TO '%s' (FORMAT parquet)",
+		 path("fi/a.parquet"));
+	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
+	snprintf(buf, sizeof buf, "%s%s%s", PROTO1, META_ID, add("a"));
+	commit("fi", 0, buf);
+	/* no partition, no DV: nothing to join, it reads */
+	assert_count_sum(conn("fi"), "id", "1 1");
+	assert_int_equal(try_open(conn("fi"), NULL, &d, msg, sizeof msg), 0);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, RK_DELTA_VIEW_FILE_INDEX, &err), -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "file_index"));
+	rk_delta_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +885,10 @@ int main(void)
 		cmocka_unit_test(test_checkpoint_choice),
 		cmocka_unit_test(test_dv_refusals),
 		cmocka_unit_test(test_partition_zone),
+		cmocka_unit_test(test_v2_json_checkpoint),
+		cmocka_unit_test(test_partition_values),
+		cmocka_unit_test(test_column_mapping_id),
+		cmocka_unit_test(test_position_column_clash),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

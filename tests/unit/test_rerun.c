@@ -171,6 +171,51 @@ static void test_read_tolerated_forms(void **state)
 	rk_rerun_free(l);
 }
 
+/* Whether each bound was written with a zone is noted whatever the value's
+ * length: a zoneless instant padded with blanks (or fractional zeros) to
+ * 64 bytes or more was not looked at and passed for one with a zone. */
+static void test_read_zoneless_padded(void **state)
+{
+	static const char *const zoneless[] = {
+		"2026-03-02T10:00:00",
+		"2026-03-02T10:00:00                                            ",      /* 63 bytes */
+		"2026-03-02T10:00:00                                             ",     /* 64 */
+		"2026-03-02T10:00:00.000000000000000000000000000000000                  ",
+		"                                                 2026-03-02 10:00:00",
+	};
+	static const char *const zoned[] = {
+		"2026-03-02T10:00:00Z",
+		"2026-03-02T10:00:00Z                                                        ",
+		"2026-03-02T11:00:00.000000000000000000000000000000000+01:00                 ",
+	};
+	rk_rerun_list *l = NULL;
+	rk_error err;
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof zoneless / sizeof *zoneless; i++) {
+		/* as the start, then as the end */
+		snprintf(text, sizeof text, H "%s,2026-03-02T11:00:00Z,5,4,1,0,0,0\n", zoneless[i]);
+		assert_int_equal(parse(text, &l, &err), 0);
+		assert_true(l->items[0].start == ts("2026-03-02T10:00:00Z"));
+		if (!l->items[0].zoneless)
+			fail_msg("start '%s' (%zu bytes) passed for an instant with a zone", zoneless[i], strlen(zoneless[i]));
+		rk_rerun_free(l);
+		snprintf(text, sizeof text, H "2026-03-02T09:00:00Z,%s,5,4,1,0,0,0\n", zoneless[i]);
+		assert_int_equal(parse(text, &l, &err), 0);
+		assert_true(l->items[0].zoneless);
+		rk_rerun_free(l);
+	}
+	for (size_t i = 0; i < sizeof zoned / sizeof *zoned; i++) {
+		snprintf(text, sizeof text, H "%s,2026-03-02T11:00:00Z,5,4,1,0,0,0\n", zoned[i]);
+		assert_int_equal(parse(text, &l, &err), 0);
+		assert_true(l->items[0].start == ts("2026-03-02T10:00:00Z"));
+		if (l->items[0].zoneless)
+			fail_msg("start '%s' taken as zoneless", zoned[i]);
+		rk_rerun_free(l);
+	}
+}
+
 static void test_read_header_errors(void **state)
 {
 	(void)state;
@@ -647,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_read_valid),
 		cmocka_unit_test(test_read_empty_list),
 		cmocka_unit_test(test_read_tolerated_forms),
+		cmocka_unit_test(test_read_zoneless_padded),
 		cmocka_unit_test(test_read_header_errors),
 		cmocka_unit_test(test_read_field_errors),
 		cmocka_unit_test(test_read_interval_errors),

@@ -1,4 +1,4 @@
--- The repair lock of repair_lock.sql without waiting: false when another
+-- The write lock of write_lock.sql without waiting: false when another
 -- session holds it (reckon then says it is waiting, and waits).
 -- $1 = the target relation's oid
 SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('reckon repair'),
