@@ -281,6 +281,12 @@ static void cmd_create(const char *dir, int nfiles, const char *query)
 	}
 	write_commit(dir, 0, actions);
 	json_decref(actions);
+	for (idx_t c = 0; c < ncols; c++) {
+		duckdb_free(names[c]);
+		free(types[c]);
+	}
+	free(names);
+	free(types);
 }
 
 /* The N-th add action of commit 0. */
