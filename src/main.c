@@ -36,7 +36,8 @@ static void rk_usage(FILE *out)
 	             "and replaces exactly the damaged intervals.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++)
 		fprintf(out, "  %-12s %s\n", rk_opts_cmd_name(rk_commands[i].cmd), rk_opts_summary(rk_commands[i].cmd));
-	fprintf(out, "\n'reckon COMMAND --help' lists the options of a command.\n"
+	fprintf(out, "\n'reckon help COMMAND' (or 'reckon COMMAND --help') lists the options of a\n"
+	             "command.\n"
 	             "exit status: 0 match / success, 1 differences found, 2 usage or input error,\n"
 	             "3 runtime error\n");
 }
@@ -59,6 +60,24 @@ int main(int argc, char **argv)
 	 * handed to the command as if given after it */
 	lead = rk_opts_leading(argc, argv, 1);
 	cmd = 1 + lead;
+	/* reckon help COMMAND: that command's --help */
+	if (cmd + 1 < argc && !strcmp(argv[cmd], "help")) {
+		for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++)
+			if (!strcmp(argv[cmd + 1], rk_opts_cmd_name(rk_commands[i].cmd))) {
+				if (cmd + 2 < argc)
+					break;
+				rk_opts_usage(rk_commands[i].cmd);
+				return RK_EXIT_OK;
+			}
+		rk_error_clear(&err);
+		if (cmd + 2 < argc)
+			rk_error_set(&err, RK_EXIT_USAGE, "reckon help takes one command, not '%s'", argv[cmd + 2]);
+		else
+			rk_error_set(&err, RK_EXIT_USAGE, "unknown command '%s'", argv[cmd + 1]);
+		rk_error_hint(&err, "run 'reckon help' for the list of commands");
+		rk_log_error(&err);
+		return RK_EXIT_USAGE;
+	}
 	if (cmd >= argc || !strcmp(argv[cmd], "help")) {
 		bool help = cmd < argc;
 

@@ -130,6 +130,47 @@ static void rk_table_free(rk_table_run *t)
 	t->res = NULL;
 }
 
+/* path made absolute (against the working directory), as a shell word, into
+ * out: a command to paste works from anywhere. */
+static void rk_abs_word(rk_buf *out, const char *path)
+{
+	rk_buf p = RK_BUF_INIT;
+	char cwd[4096];
+
+	if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+		rk_buf_printf(&p, "%s/%s", cwd, path);
+	else
+		rk_buf_puts(&p, path);
+	rk_opts_shell_word(out, rk_buf_cstr(&p));
+	rk_buf_free(&p);
+}
+
+/* The repair command of one checked table whose rerun list is list (a
+ * check without --job), or of a job's table (--only label) or of the
+ * whole job (label NULL); a new string. */
+static char *rk_repair_command(const rk_opts *o, const char *list, const char *label)
+{
+	rk_buf extra = RK_BUF_INIT, cmd = RK_BUF_INIT;
+
+	if (o->job) {
+		rk_buf_puts(&extra, "--job ");
+		rk_abs_word(&extra, o->job);
+		rk_buf_puts(&extra, " --report ");
+		rk_abs_word(&extra, o->report);
+		if (label) {
+			rk_buf_puts(&extra, " --only ");
+			rk_opts_shell_word(&extra, label);
+		}
+	} else {
+		rk_buf_puts(&extra, "--rerun-list ");
+		rk_abs_word(&extra, list);
+	}
+	rk_opts_repair_command(o, rk_buf_cstr(&extra), &cmd);
+	rk_buf_free(&extra);
+	rk_buf_cstr(&cmd);
+	return cmd.data;
+}
+
 /* Records a checked table in the audit trail; 0 or -1 with err. */
 static int rk_table_audit(const rk_table_run *t, const char *conninfo, rk_error *err)
 {
@@ -165,6 +206,7 @@ static int rk_check_single(rk_opts *o)
 	rk_error err;
 	rk_report_dir *report = NULL;
 	rk_afile *rerun = NULL, *metrics = NULL;
+	char *repair = NULL;
 	int status;
 
 	memset(&t, 0, sizeof t);
@@ -189,7 +231,15 @@ static int rk_check_single(rk_opts *o)
 	}
 	if (report) {
 		rk_report_dir *d = report;
+		rk_buf list = RK_BUF_INIT;
 
+		if (o->rerun_list)
+			rk_buf_puts(&list, o->rerun_list);
+		else
+			rk_buf_printf(&list, "%s/rerun.csv", o->report);
+		t.ctx.repair = repair = rk_repair_command(o, rk_buf_cstr(&list), NULL);
+		t.ctx.ran_at = rk_time_now();
+		rk_buf_free(&list);
 		report = NULL;
 		if (rk_report_dir_commit(d, &t.ctx, t.res, &err) < 0)
 			goto fail;
@@ -213,6 +263,17 @@ static int rk_check_single(rk_opts *o)
 		goto fail;
 	}
 	status = t.status;
+	if (status == RK_EXIT_DIFFER && !o->quiet) {
+		rk_buf line = RK_BUF_INIT;
+
+		rk_report_brief(&line, t.res, false);
+		if (o->report)
+			rk_buf_printf(&line, "; see %s/report.html", o->report);
+		else if (o->rerun_list)
+			rk_buf_printf(&line, "; rerun list %s", o->rerun_list);
+		rk_log_differ("%s: %s", rk_table_metrics_name(&t), rk_buf_cstr(&line));
+		rk_buf_free(&line);
+	}
 	goto done;
 fail:
 	rk_log_error(&err);
@@ -225,6 +286,7 @@ done:
 		status = rk_check_metrics(metrics, o->metrics, &t, 1, status);
 	}
 	rk_check_result_free(t.res);
+	free(repair);
 	return status;
 }
 
@@ -329,6 +391,42 @@ static json_t *rk_job_summary(const rk_job *job, int status)
 	return root;
 }
 
+/* The job's outcome counted ("1 differs, 2 failed, 3 match"), into b. */
+static void rk_job_counts(rk_buf *b, const rk_job *job)
+{
+	size_t match = 0, differ = 0, failed = 0;
+
+	for (size_t i = 0; i < job->n; i++) {
+		int st = job->tables[i].status;
+
+		match += st == RK_EXIT_OK;
+		differ += st == RK_EXIT_DIFFER;
+		failed += st > RK_EXIT_DIFFER;
+	}
+	rk_report_job_counts(b, match, differ, failed);
+}
+
+/* The line on stderr of a job in which tables differ: the counts and the
+ * labels that differ. */
+static void rk_job_differ_line(const rk_job *job, const rk_opts *o)
+{
+	rk_buf line = RK_BUF_INIT;
+	bool first = true;
+
+	rk_job_counts(&line, job);
+	for (size_t i = 0; i < job->n; i++) {
+		if (job->tables[i].status != RK_EXIT_DIFFER)
+			continue;
+		rk_buf_printf(&line, "%s%s", first ? " (differ: " : ", ", job->tables[i].label);
+		first = false;
+	}
+	rk_buf_puts(&line, ")");
+	if (o->report)
+		rk_buf_printf(&line, "; see %s/index.html", o->report);
+	rk_log_differ("job %s: %s", o->job, rk_buf_cstr(&line));
+	rk_buf_free(&line);
+}
+
 /* One line per table, then the damage of each table that differs and the
  * error of each that failed. */
 static void rk_job_text(FILE *out, const rk_job *job, int status)
@@ -370,7 +468,13 @@ static void rk_job_text(FILE *out, const rk_job *job, int status)
 		fprintf(out, "\n== %s: %s against %s\n", t->label, t->res->side[0].describe, t->res->side[1].describe);
 		rk_report_text_damage(out, &t->ctx, t->res);
 	}
-	fprintf(out, "\njob: %zu table%s, exit status %d\n", job->n, job->n == 1 ? "" : "s", status);
+	{
+		rk_buf counts = RK_BUF_INIT;
+
+		rk_job_counts(&counts, job);
+		fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), status);
+		rk_buf_free(&counts);
+	}
 }
 
 /* Writes file name of the staging set d with fn; 0 or -1 with err. */
@@ -398,7 +502,7 @@ static int rk_job_summary_file(FILE *f, const void *arg, rk_error *err)
 typedef struct rk_job_index {
 	const rk_job *job;
 	const json_t *summary;
-	const char *title;
+	rk_report_index page;
 } rk_job_index;
 
 static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
@@ -417,7 +521,7 @@ static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
 		rows[n].label = label;
 		rows[n++].summary = entry;
 	}
-	rc = rk_report_index_html(f, ix->title, rows, n, err);
+	rc = rk_report_index_html(f, &ix->page, rows, n, err);
 	free(rows);
 	return rc;
 }
@@ -467,23 +571,35 @@ static int rk_job_keep(const char *dir, const char *const *labels, size_t nlabel
 
 /* The job's report set, replaced whole (d, consumed): DIR/LABEL/ with each
  * checked table's files, DIR/index.html and DIR/summary.json. */
-static int rk_job_reports(const rk_job *job, rk_adir *d, const char *title, json_t *summary, rk_error *err)
+static int rk_job_reports(const rk_job *job, const rk_opts *o, rk_adir *d, json_t *summary, rk_error *err)
 {
-	rk_job_index ix = {job, summary, title};
+	rk_job_index ix = {job, summary, {o->job, NULL, rk_time_now()}};
+	char *repair = rk_repair_command(o, NULL, NULL);
 
+	ix.page.repair = repair;
 	for (size_t i = 0; i < job->n; i++) {
-		const rk_table_run *t = &job->tables[i];
+		rk_table_run *t = &job->tables[i];
+		int rc;
 
 		if (!t->res)
 			continue;
-		if (rk_adir_mkdir(d, t->label, err) < 0 || rk_report_set_write(d, t->label, NULL, &t->ctx, t->res, err) < 0)
+		t->ctx.repair = rk_repair_command(o, NULL, t->label);
+		t->ctx.ran_at = ix.page.ran_at;
+		rc = rk_adir_mkdir(d, t->label, err) < 0 || rk_report_set_write(d, t->label, NULL, &t->ctx, t->res, err) < 0
+		         ? -1
+		         : 0;
+		free((char *)t->ctx.repair);
+		t->ctx.repair = NULL;
+		if (rc < 0)
 			goto fail;
 	}
 	if (rk_job_file(d, "index.html", rk_job_index_file, &ix, err) < 0 ||
 	    rk_job_file(d, "summary.json", rk_job_summary_file, summary, err) < 0)
 		goto fail;
+	free(repair);
 	return rk_adir_commit(d, err);
 fail:
+	free(repair);
 	rk_adir_abort(d);
 	return -1;
 }
@@ -560,7 +676,7 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		status = RK_EXIT_RUNTIME;
 		json_object_set_new(summary, "exit_status", json_integer(status));
 	}
-	if (report && rk_job_reports(&job, report, o->job, summary, &err) < 0) {
+	if (report && rk_job_reports(&job, o, report, summary, &err) < 0) {
 		report = NULL;
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
@@ -578,6 +694,11 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
 	}
+	for (size_t i = 0; !o->quiet && i < job.n; i++)
+		if (job.tables[i].status == RK_EXIT_DIFFER) {
+			rk_job_differ_line(&job, o);
+			break;
+		}
 	goto done;
 fail:
 	rk_log_error(&err);

@@ -15,7 +15,9 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/text.h"
+#include "io/pg.h"
 #include "io/slurp.h"
+#include "load/strategy.h"
 
 typedef enum rk_optkind {
 	RK_OPT_STR,     /* text */
@@ -52,6 +54,7 @@ typedef struct rk_optdef {
 	const char *const *choices; /* RK_OPT_ENUM, NULL-terminated */
 	const char *bare;          /* the value of --NAME given alone, or NULL when a value is needed */
 	int (*check)(const char *value, rk_error *err);  /* more checks of a STR value */
+	const char *const *(*suggest)(void); /* names the completion offers (rk_optinfo) */
 } rk_optdef;
 
 #define OFF(f) offsetof(rk_opts, f)
@@ -59,6 +62,9 @@ typedef struct rk_optdef {
 #define ALL (RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LOAD | RK_CMD_LAB | RK_CMD_RERUN | RK_CMD_INIT | RK_CMD_LATENESS)
 
 static int rk_opt_check_delimiter(const char *v, rk_error *err);
+
+static const char *const *rk_suggest_strategies(void);
+static const char *const *rk_suggest_crash_points(void);
 
 static const char *const rk_choices_format[] = {"text", "json", NULL};
 static const char *const rk_choices_pushdown[] = {"off", "on", "auto", NULL};
@@ -143,6 +149,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_PROGRESS] = {"progress", RK_OPT_ENUM, OFF(progress), RK_CMD_CHECK, 0, 0, NULL,
 	                   "progress on stderr: rows read per side, rate, share of the range, ETA (auto: when stderr is "
 	                   "a terminal)", "auto", .choices = rk_choices_progress},
+	[RK_O_QUIET] = {"quiet", RK_OPT_FLAG, OFF(quiet), RK_CMD_CHECK, 0, 0, NULL,
+	                "print no summary line on stderr when differences are found (by default a check that "
+	                "differs says so there, so that cron mails it even with stdout discarded)"},
 	[RK_O_LEAF_ROWS] = {"leaf-rows", RK_OPT_UINT, OFF(leaf_rows), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
 	                    "most rows per side the key-level drilldown holds at once", "200000", .lo = 1,
 	                    .hi = 100000000},
@@ -167,7 +176,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                       "longest wait for another session's lock before giving up, nothing changed (0: no "
 	                       "limit)", "30s"},
 	[RK_O_STRATEGY] = {"strategy", RK_OPT_STR, OFF(strategy), RK_CMD_LOAD, RK_CMD_LOAD, 0, "NAME",
-	                   "load strategy (see docs/loader.md)"},
+	                   "load strategy (docs/loader.md)", .suggest = rk_suggest_strategies},
 	[RK_O_WATERMARK_TABLE] = {"watermark-table", RK_OPT_STR, OFF(watermark_table), RK_CMD_LOAD, 0, 0, "NAME",
 	                          "the watermark table (one row per load name)"},
 	[RK_O_LOAD_NAME] = {"load-name", RK_OPT_STR, OFF(load_name), RK_CMD_LOAD, 0, 0, "NAME",
@@ -179,7 +188,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_INTERVAL_END] = {"interval-end", RK_OPT_TIME, OFF(interval_end), RK_CMD_LOAD, 0, 0, "TS",
 	                       "end of the data interval of this run"},
 	[RK_O_CRASH_AT] = {"crash-at", RK_OPT_STR, OFF(crash_at), RK_CMD_LOAD, 0, 0, "POINT",
-	                   "fault injection: SIGKILL this process at POINT"},
+	                   "fault injection: SIGKILL this process at POINT", .suggest = rk_suggest_crash_points},
 	[RK_O_UNSAFE] = {"unsafe", RK_OPT_FLAG, OFF(unsafe), RK_CMD_LOAD, 0, 0, NULL,
 	                 "allow the strategies that lose or duplicate rows"},
 	[RK_O_ENGINE] = {"engine", RK_OPT_STR, OFF(engine), RK_CMD_LAB, 0, 0, "postgres|split|all", "lab engines", "all"},
@@ -501,7 +510,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 		}
 		break;
 	case RK_OPT_UINT: {
-		char *end;
+		char *end = NULL; /* set by strtoul, read only when it ran */
 		unsigned long v = 0;
 
 		errno = 0;
@@ -1077,6 +1086,90 @@ void rk_opts_audit(const rk_opts *opts, rk_opts_record *out)
 	out->options.n = n;
 }
 
+void rk_opts_shell_word(rk_buf *out, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-") == strlen(s)) {
+		rk_buf_puts(out, s);
+		return;
+	}
+	rk_buf_putc(out, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			rk_buf_puts(out, "'\\''");
+		else
+			rk_buf_putc(out, *p);
+	}
+	rk_buf_putc(out, '\'');
+}
+
+/* A connection option's value as the repair command carries it: a
+ * PostgreSQL conninfo without its secrets, a csv:/delta: path as given. */
+static void rk_opts_conn_word(rk_buf *out, const char *conn)
+{
+	rk_buf pub = RK_BUF_INIT;
+	rk_error err;
+
+	rk_error_clear(&err);
+	if (strncmp(conn, "csv:", 4) != 0 && strncmp(conn, "delta:", 6) != 0 &&
+	    rk_pg_conninfo_public(conn, &pub, &err) == 0) {
+		rk_opts_shell_word(out, rk_buf_cstr(&pub));
+	} else {
+		char red[4096];
+
+		rk_pg_redact(conn, red, sizeof red);
+		rk_opts_shell_word(out, red);
+	}
+	rk_buf_free(&pub);
+}
+
+void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out)
+{
+	rk_buf_puts(out, "reckon repair");
+	for (size_t i = 0; i < RK_O_COUNT; i++) {
+		const rk_optdef *d = &rk_optdefs[i];
+		const void *field = (const char *)opts + d->offset;
+
+		/* the table's options; --now is the check's clock, not the repair's */
+		if (!(d->cmds & RK_CMD_REPAIR) || !(d->flags & RK_OPTF_TABLE) || i == RK_O_NOW || !opts->set[i])
+			continue;
+		if (d->kind == RK_OPT_MAP) {
+			const rk_map *m = field;
+
+			for (size_t j = 0; j < m->n; j++) {
+				rk_buf w = RK_BUF_INIT;
+
+				rk_buf_printf(&w, "%s=%s", m->names[j], m->sql[j]);
+				rk_buf_printf(out, " --%s ", d->name);
+				rk_opts_shell_word(out, rk_buf_cstr(&w));
+				rk_buf_free(&w);
+			}
+			continue;
+		}
+		if (d->kind == RK_OPT_FLAG) {
+			if (*(const bool *)field)
+				rk_buf_printf(out, " --%s", d->name);
+			continue;
+		}
+		rk_buf_printf(out, " --%s ", d->name);
+		if (d->kind == RK_OPT_LIST) {
+			const rk_list *l = field;
+			rk_buf w = RK_BUF_INIT;
+
+			for (size_t j = 0; j < l->n; j++)
+				rk_buf_printf(&w, "%s%s", j ? "," : "", l->items[j]);
+			rk_opts_shell_word(out, rk_buf_cstr(&w));
+			rk_buf_free(&w);
+		} else if (d->flags & RK_OPTF_CONN) {
+			rk_opts_conn_word(out, opts->text[i] ? opts->text[i] : "");
+		} else {
+			rk_opts_shell_word(out, opts->text[i] ? opts->text[i] : "");
+		}
+	}
+	if (extra && *extra)
+		rk_buf_printf(out, " %s", extra);
+	rk_buf_puts(out, " --execute");
+}
+
 void rk_opts_record_free(rk_opts_record *r)
 {
 	for (size_t i = 0; i < r->nowned; i++)
@@ -1096,19 +1189,20 @@ const char *rk_opts_synopsis(unsigned cmd)
 	case RK_CMD_CHECK:
 		return "reckon check --source CONN --target CONN --table NAME --time COL --window DUR\n"
 		       "             (--from TS --to TS | --last DUR) [options]\n"
-		       "reckon check --job FILE [--only LABELS] [--parallel N] [--report DIR] [options]\n\n"
+		       "reckon check --job FILE [--only LABELS] [--parallel N] [--report DIR]\n"
+		       "             [options]\n\n"
 		       "Compares source and target per closed window [start, end): row count, exact sums\n"
 		       "and an order-independent hash of the rows; names the damaged keys and writes a\n"
 		       "rerun list of the windows to redo.";
 	case RK_CMD_REPAIR:
-		return "reckon repair --rerun-list FILE --source CONN --target CONN --table NAME --time COL\n"
-		       "              [--execute] [options]\n"
+		return "reckon repair --rerun-list FILE --source CONN --target CONN --table NAME\n"
+		       "              --time COL [--execute] [options]\n"
 		       "reckon repair --job FILE --report DIR [--only LABELS] [--execute]\n\n"
 		       "Replaces the intervals of a rerun list in the target, one transaction per\n"
 		       "interval, then re-checks each.  Without --execute only prints the plan.";
 	case RK_CMD_LOAD:
-		return "reckon load --strategy NAME --source CONN --target CONN --table NAME --key COLS\n"
-		       "            --time COL [options]\n\n"
+		return "reckon load --strategy NAME --source CONN --target CONN --table NAME\n"
+		       "            --key COLS --time COL [options]\n\n"
 		       "Runs one incremental load with the named strategy (the loader module).";
 	case RK_CMD_LAB:
 		return "reckon lab --source CONN [--target CONN] [--engine postgres|split|all]\n"
@@ -1123,13 +1217,14 @@ const char *rk_opts_synopsis(unsigned cmd)
 		       "Reads a rerun list: merges adjacent intervals into ranges, or prints the\n"
 		       "scheduler commands that re-run them.";
 	case RK_CMD_INIT:
-		return "reckon init --source CONN --target CONN [--schema S | --source-schema S --target-schema T]\n"
-		       "            [--window DUR]\n\n"
-		       "Writes a job file to stdout for the tables both sides have, each with its primary\n"
-		       "key, a time column and the columns both sides share.";
+		return "reckon init --source CONN --target CONN\n"
+		       "            [--schema S | --source-schema S --target-schema T] [--window DUR]\n\n"
+		       "Writes a job file to stdout for the tables both sides have, each with its\n"
+		       "primary key, a time column and the columns both sides share.";
 	case RK_CMD_LATENESS:
-		return "reckon lateness --source CONN --table NAME --time COL (--last DUR | --from TS --to TS)\n"
-		       "                [--window DUR] [--settle DUR] [--format text|json]\n\n"
+		return "reckon lateness --source CONN --table NAME --time COL\n"
+		       "                (--last DUR | --from TS --to TS) [--window DUR] [--settle DUR]\n"
+		       "                [--format text|json]\n\n"
 		       "Measures how long after their time column the source's rows committed\n"
 		       "(track_commit_timestamp), to choose --settle.";
 	default:
@@ -1156,6 +1251,60 @@ const char *rk_opts_summary(unsigned cmd)
 	}
 }
 
+/* An option's help where the table's text would say more than one command
+ * needs (which other commands do with it): the text for these commands. */
+typedef struct rk_opthelp {
+	rk_optid id;
+	unsigned cmds;
+	const char *help;
+} rk_opthelp;
+
+static const rk_opthelp rk_opthelps[] = {
+	{RK_O_TARGET, RK_CMD_CHECK, "target: same forms as --source"},
+	{RK_O_TARGET, RK_CMD_REPAIR, "target: the PostgreSQL database whose intervals are replaced"},
+	{RK_O_TARGET, RK_CMD_LOAD, "target: a PostgreSQL database (default: the source)"},
+	{RK_O_KEY, RK_CMD_LOAD, "comma-separated key columns"},
+	{RK_O_SETTLE, RK_CMD_CHECK, "closedness margin: a window is closed when end <= now - settle"},
+	{RK_O_SETTLE, RK_CMD_REPAIR, "closedness margin: an interval is replaced only when end <= now - settle"},
+	{RK_O_SETTLE, RK_CMD_LATENESS, "a load margin whose missed rows are counted beside 0s, 1m and 10m"},
+	{RK_O_WINDOW, RK_CMD_INIT, "the window width the job file's [defaults] get"},
+	{RK_O_WINDOW, RK_CMD_LATENESS, "width of the windows the lag is given for"},
+	{RK_O_RERUN_LIST, RK_CMD_CHECK, "write the rerun list (CSV) to FILE"},
+	{RK_O_RERUN_LIST, RK_CMD_REPAIR, "the rerun list to replay (CSV, as reckon check writes it)"},
+	{RK_O_REPORT, RK_CMD_CHECK, "write windows.csv, findings.csv, rerun.csv, summary.json and report.html "
+	                            "into DIR, replaced as one set (a job: DIR/LABEL/ each)"},
+	{RK_O_REPORT, RK_CMD_REPAIR, "with --job: the job's report directory, whose DIR/LABEL/rerun.csv are replayed"},
+	{RK_O_AUDIT, RK_CMD_CHECK, "record the run, its windows and findings in schema reckon of that database"},
+	{RK_O_AUDIT, RK_CMD_REPAIR, "record the run and its intervals in schema reckon of that database"},
+};
+
+/* The names of src/load/strategy.c, NULL-terminated, for the completion. */
+static const char *const *rk_suggest_strategies(void)
+{
+	static const char *names[RK_LOAD_NSTRATEGIES + 1];
+
+	for (int i = 0; i < RK_LOAD_NSTRATEGIES; i++)
+		names[i] = rk_load_strategy_name((rk_load_strategy)i);
+	return names;
+}
+
+static const char *const *rk_suggest_crash_points(void)
+{
+	static const char *names[RK_CRASH_AFTER_WRITE_COMMIT + 2];
+
+	for (int i = 0; i <= RK_CRASH_AFTER_WRITE_COMMIT; i++)
+		names[i] = rk_load_crash_name((rk_load_crash)i);
+	return names;
+}
+
+static const char *rk_opts_help_for(rk_optid id, unsigned cmd)
+{
+	for (size_t i = 0; i < sizeof rk_opthelps / sizeof rk_opthelps[0]; i++)
+		if (rk_opthelps[i].id == id && (rk_opthelps[i].cmds & cmd))
+			return rk_opthelps[i].help;
+	return rk_optdefs[id].help;
+}
+
 void rk_opts_each(unsigned cmd, void (*fn)(void *ctx, const rk_optinfo *info), void *ctx)
 {
 	for (size_t i = 0; i < RK_O_COUNT; i++) {
@@ -1166,9 +1315,10 @@ void rk_opts_each(unsigned cmd, void (*fn)(void *ctx, const rk_optinfo *info), v
 			continue;
 		info.name = d->name;
 		info.arg = d->arg;
-		info.help = d->help;
+		info.help = rk_opts_help_for((rk_optid)i, cmd);
 		info.def = d->def && (!d->def_cmds || (d->def_cmds & cmd)) ? d->def : NULL;
 		info.choices = d->choices;
+		info.suggest = d->suggest ? d->suggest() : NULL;
 		info.optional_value = d->bare != NULL;
 		info.repeatable = d->kind == RK_OPT_MAP;
 		if (d->kind == RK_OPT_ENUM && !d->arg)
@@ -1192,29 +1342,76 @@ static void rk_opts_usage_left(const rk_optinfo *in, rk_buf *b)
 	}
 }
 
+/* --help fits a terminal of RK_HELP_COLUMNS: the option in a left column of
+ * RK_HELP_LEFT, its help word-wrapped to the right of it. */
+#define RK_HELP_COLUMNS 80
+#define RK_HELP_LEFT 24
+
+/* Prints "  LEFT  text" with text wrapped at spaces under its own first
+ * column (a word longer than the line stays whole). */
+static void rk_opts_usage_entry(const char *left, const char *text)
+{
+	const int indent = 2 + RK_HELP_LEFT + 1, width = RK_HELP_COLUMNS - indent;
+	const char *p = text;
+
+	if (strlen(left) > RK_HELP_LEFT)
+		printf("  %s\n%*s", left, indent, "");
+	else
+		printf("  %-*s ", RK_HELP_LEFT, left);
+	while (*p) {
+		int n = (int)strlen(p), cut = n;
+
+		if (n > width) {
+			for (cut = width; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				for (cut = width; p[cut] && p[cut] != ' '; cut++)
+					;
+		}
+		printf("%.*s\n", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			printf("%*s", indent, "");
+	}
+	if (!*text)
+		putchar('\n');
+}
+
 static void rk_opts_usage_one(void *ctx, const rk_optinfo *in)
 {
-	rk_buf b = RK_BUF_INIT;
+	rk_buf left = RK_BUF_INIT, text = RK_BUF_INIT;
 
 	(void)ctx;
-	rk_opts_usage_left(in, &b);
-	if (b.len > 24)
-		printf("  %s\n  %-24s ", rk_buf_cstr(&b), "");
-	else
-		printf("  %-24s ", rk_buf_cstr(&b));
-	printf("%s", in->help);
+	rk_opts_usage_left(in, &left);
+	rk_buf_puts(&text, in->help);
 	if (in->def)
-		printf(" (default %s)", in->def);
-	printf("\n");
-	rk_buf_free(&b);
+		rk_buf_printf(&text, " (default %s)", in->def);
+	for (size_t i = 0; in->suggest && in->suggest[i]; i++)
+		rk_buf_printf(&text, "%s%s", i ? ", " : ": ", in->suggest[i]);
+	rk_opts_usage_entry(rk_buf_cstr(&left), rk_buf_cstr(&text));
+	rk_buf_free(&left);
+	rk_buf_free(&text);
 }
 
 void rk_opts_usage(unsigned cmd)
 {
-	printf("usage: %s\n\noptions:\n", rk_opts_synopsis(cmd));
+	const char *syn = rk_opts_synopsis(cmd), *para = strstr(syn, "\n\n");
+
+	/* the synopsis lines indented under "usage:", then the description */
+	printf("usage:\n");
+	for (const char *p = syn; p < (para ? para : syn + strlen(syn));) {
+		const char *nl = strchr(p, '\n');
+		int n = (int)((nl && (!para || nl <= para) ? nl : para ? para : syn + strlen(syn)) - p);
+
+		printf("  %.*s\n", n, p);
+		p += n + 1;
+	}
+	printf("%s\n\noptions:\n", para ? para + 1 : "");
 	rk_opts_each(cmd, rk_opts_usage_one, NULL);
-	printf("  %-24s %s\n  %-24s %s\n", "-v, --verbose", "more diagnostics on stderr (repeat for debug)", "-h, --help",
-	       "this help");
+	rk_opts_usage_entry("-v, --verbose", "more diagnostics on stderr (repeat for debug)");
+	rk_opts_usage_entry("-h, --help", "this help");
 	printf("\nexit status: 0 match / success, 1 differences found, 2 usage or input error,\n"
 	       "3 runtime error (connection, query, file%s)\n", cmd & (RK_CMD_REPAIR | RK_CMD_LOAD) ? ", lock timeout" : "");
 	if (cmd & (RK_CMD_REPAIR | RK_CMD_LOAD))

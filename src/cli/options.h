@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/ini.h"
 #include "core/timeutil.h"
@@ -73,6 +74,7 @@ typedef enum rk_optid {
 	RK_O_AUDIT,
 	RK_O_METRICS,
 	RK_O_PROGRESS,
+	RK_O_QUIET,
 	RK_O_LEAF_ROWS,
 	RK_O_WATERMARK_QUERY,
 	RK_O_JOB,
@@ -156,6 +158,7 @@ typedef struct rk_opts {
 	char *rerun_list, *report, *audit, *watermark_query;
 	char *metrics;           /* --metrics FILE */
 	int progress;            /* RK_OPT_PROGRESS_* */
+	bool quiet;              /* no summary line on stderr when a check differs */
 	int format;              /* RK_OPT_FORMAT_* */
 	unsigned long jobs;      /* >= 1 */
 	int pushdown;            /* RK_OPT_PUSHDOWN_* */
@@ -277,6 +280,19 @@ void rk_opts_audit(const rk_opts *opts, rk_opts_record *out);
 void rk_opts_record_free(rk_opts_record *r);
 
 /*
+ * The repair command that replays what this check found, as a user pastes
+ * it into a shell: "reckon repair" with every table option a layer set
+ * that repair takes too (connection strings without their passwords: the
+ * repair finds them where the check did, in ~/.pgpass or a service file),
+ * then extra (already shell words: "--rerun-list /abs/rerun.csv"), then
+ * --execute.  Appends to out.
+ */
+void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out);
+
+/* Appends s to out as one shell word (single-quoted unless plain). */
+void rk_opts_shell_word(rk_buf *out, const char *s);
+
+/*
  * Leading options given before the command (`reckon -v check ...`): counts
  * how many of argv[first..] are options and their values, as the table
  * knows which take a value.  The caller moves them after the command.
@@ -294,6 +310,8 @@ typedef struct rk_optinfo {
 	const char *help;
 	const char *def;         /* default as the user would write it, or NULL */
 	const char *const *choices; /* allowed values (NULL-terminated), or NULL */
+	const char *const *suggest; /* values the completion offers for a free-text value
+	                             * (the load strategies), NULL-terminated, or NULL */
 	bool optional_value;     /* --NAME alone is allowed (--pushdown) */
 	bool repeatable;
 } rk_optinfo;

@@ -62,6 +62,15 @@ void rk_log_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void rk_log_differ(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rk_log_v("differ", fmt, ap);
+	va_end(ap);
+}
+
 void rk_log_info(const char *fmt, ...)
 {
 	va_list ap;

@@ -14,6 +14,9 @@ extern int rk_log_level;
 void rk_log_warn(const char *fmt, ...) RK_PRINTF(1, 2);
 void rk_log_info(const char *fmt, ...) RK_PRINTF(1, 2);
 void rk_log_debug(const char *fmt, ...) RK_PRINTF(1, 2);
+/* "reckon: differ: ...": the one line a check that found differences
+ * leaves on stderr (at every level), so that cron mails it. */
+void rk_log_differ(const char *fmt, ...) RK_PRINTF(1, 2);
 
 /* Prints an error record as "reckon: error: ..." plus "hint: ...". */
 void rk_log_error(const rk_error *err);

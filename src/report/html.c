@@ -29,9 +29,12 @@
 #define RK_HTML_KEYS 5
 /* Windows listed per likely cause. */
 #define RK_HTML_CAUSE_WINDOWS 12
-/* The timeline has a row per day when a day holds at most this many
- * windows (15-minute windows and wider); else one wrapped row. */
-#define RK_HTML_DAY_CELLS 96
+/* The timeline (rk_view_timeline): marks per row at most (a day of
+ * 5-minute windows), windows per row when they do not tile days, and the
+ * marks per row up to which they are drawn apart. */
+#define RK_HTML_ROW_MAX 288
+#define RK_HTML_ROW_CELLS 96
+#define RK_HTML_GAP_CELLS 100
 
 static void rk_set(json_t *o, const char *k, json_t *v)
 {
@@ -86,72 +89,246 @@ static json_t *rk_anchor(size_t w)
 	return json_string(a);
 }
 
-/* A window's tooltip: start, status, counts and sums. */
-static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, size_t w, rk_buf *b)
+/* A number as the page shows it: with thousands separators. */
+static json_t *rk_num(uint64_t n)
 {
-	char a[RK_TIME_STRLEN], s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
+	char a[32];
 
-	rk_buf_reset(b);
+	return json_string(rk_report_thousands(n, a));
+}
+
+/* A sum as the page shows it: its digits grouped by thousands before the
+ * decimal point ("-2,030,874.80"). */
+static json_t *rk_sum_grouped(const char *sum)
+{
+	rk_buf b = RK_BUF_INIT;
+	const char *p = sum, *dot;
+	size_t int_len;
+	json_t *j;
+
+	if (*p == '-' || *p == '+')
+		rk_buf_putc(&b, *p++);
+	dot = p + strspn(p, "0123456789");
+	int_len = (size_t)(dot - p);
+	for (size_t i = 0; i < int_len; i++) {
+		if (i && (int_len - i) % 3 == 0)
+			rk_buf_putc(&b, ',');
+		rk_buf_putc(&b, p[i]);
+	}
+	rk_buf_puts(&b, dot);
+	j = json_string(rk_buf_cstr(&b));
+	rk_buf_free(&b);
+	return j;
+}
+
+/* Appends the page's text form of s (rk_tpl_text) to b. */
+static void rk_title_text(rk_buf *b, const char *s)
+{
+	json_t *t = rk_tpl_text(s);
+
+	rk_buf_puts(b, json_string_value(t));
+	json_decref(t);
+}
+
+/* A window's tooltip: start, status, counts and sums, one per line (the
+ * names in it made safe one by one, so that the line breaks stay line
+ * breaks). */
+static void rk_cell_title_window(const rk_report_ctx *c, const rk_check_result *r, size_t w, rk_buf *b)
+{
+	char a[RK_TIME_STRLEN], s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN], n1[32], n2[32];
+
 	rk_buf_printf(b, "%s %s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
 	if (r->status[w] == RK_WIN_OPEN)
-		return json_string(rk_buf_cstr(b));
-	rk_buf_printf(b, "\nsource %llu rows, target %llu rows", (unsigned long long)r->side[0].rows[w],
-	              (unsigned long long)r->side[1].rows[w]);
-	for (size_t j = 0; j < r->nsum; j++)
-		rk_buf_printf(b, "\n%s %s / %s", c->sum_names[j], rk_sum_text(r, 0, w, j, s1), rk_sum_text(r, 1, w, j, s2));
+		return;
+	rk_buf_printf(b, "\nsource %s rows, target %s rows", rk_report_thousands(r->side[0].rows[w], n1),
+	              rk_report_thousands(r->side[1].rows[w], n2));
+	for (size_t j = 0; j < r->nsum; j++) {
+		json_t *g1 = rk_sum_grouped(rk_sum_text(r, 0, w, j, s1)), *g2 = rk_sum_grouped(rk_sum_text(r, 1, w, j, s2));
+
+		rk_buf_putc(b, '\n');
+		rk_title_text(b, c->sum_names[j]);
+		rk_buf_printf(b, " %s / %s", json_string_value(g1), json_string_value(g2));
+		json_decref(g1);
+		json_decref(g2);
+	}
 	if (r->status[w] == RK_WIN_DIFFER) {
 		for (int k = 0; k < RK_FIND_NKINDS; k++)
 			if (r->win_kind[w][k])
-				rk_buf_printf(b, "\n%s %u", rk_find_kind_name((rk_find_kind)k), r->win_kind[w][k]);
+				rk_buf_printf(b, "\n%s %s", rk_find_kind_name((rk_find_kind)k),
+				              rk_report_thousands(r->win_kind[w][k], n1));
 	}
-	return rk_tpl_text(rk_buf_cstr(b));
 }
 
-/* The timeline: a row per UTC day when the windows tile days, padded so
- * that equal times of day line up; else one row that wraps. */
+/* The tooltip of a mark standing for windows [w0, w1): the window's own
+ * when it is one, else the span, how many windows of each status and the
+ * rows, and the first damaged windows' starts. */
+static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, size_t w0, size_t w1, rk_buf *b)
+{
+	char a[RK_TIME_STRLEN], e[RK_TIME_STRLEN], n1[32], n2[32];
+	size_t st[3] = {0, 0, 0}, listed = 0;
+	uint64_t rows[2] = {0, 0};
+
+	rk_buf_reset(b);
+	if (w1 == w0 + 1) {
+		rk_cell_title_window(c, r, w0, b);
+		return json_string(rk_buf_cstr(b));
+	}
+	for (size_t w = w0; w < w1; w++) {
+		st[r->status[w] == RK_WIN_DIFFER ? 1 : r->status[w] == RK_WIN_OPEN ? 2 : 0]++;
+		if (r->status[w] != RK_WIN_OPEN) {
+			rows[0] += r->side[0].rows[w];
+			rows[1] += r->side[1].rows[w];
+		}
+	}
+	rk_buf_printf(b, "%s to %s: %zu windows", rk_time_format(rk_check_window_start(r, w0), a),
+	              rk_time_format(rk_check_window_start(r, w1), e), w1 - w0);
+	if (st[1])
+		rk_buf_printf(b, ", %zu differ", st[1]);
+	if (st[0])
+		rk_buf_printf(b, ", %zu match", st[0]);
+	if (st[2])
+		rk_buf_printf(b, ", %zu open", st[2]);
+	rk_buf_printf(b, "\nsource %s rows, target %s rows", rk_report_thousands(rows[0], n1),
+	              rk_report_thousands(rows[1], n2));
+	for (size_t w = w0; w < w1 && listed < 5; w++)
+		if (r->status[w] == RK_WIN_DIFFER) {
+			rk_buf_printf(b, "\ndiffers: %s", rk_time_format(rk_check_window_start(r, w), a));
+			listed++;
+		}
+	return json_string(rk_buf_cstr(b));
+}
+
+static int64_t rk_day_of(rk_usec t)
+{
+	return t >= 0 ? t / RK_USEC_PER_DAY : -((-t + RK_USEC_PER_DAY - 1) / RK_USEC_PER_DAY);
+}
+
+static json_t *rk_tick(double at, const char *label)
+{
+	json_t *t = json_object();
+	char a[16];
+
+	snprintf(a, sizeof a, "%.3f", at);
+	rk_set(t, "at", json_string(a));
+	rk_set(t, "label", json_string(label));
+	return t;
+}
+
+/*
+ * The timeline: one row per UTC day when the windows tile days (an axis of
+ * the hours above), else rows of RK_HTML_ROW_CELLS windows, each labelled
+ * with its start (an axis of the time since the row's start).  A row's
+ * marks share its width, so a row fits any screen; when a day holds more
+ * than RK_HTML_ROW_MAX windows, each mark stands for several consecutive
+ * windows, marked with the worst status among them (differ, then open), so
+ * a damaged window is never hidden.  Rows are padded so that equal times
+ * line up under the axis.
+ */
 static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r, size_t shown_damage)
 {
-	json_t *rows = json_array(), *row = NULL, *cells = NULL;
-	bool by_day = r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0 &&
-	              RK_USEC_PER_DAY / r->width <= RK_HTML_DAY_CELLS;
+	json_t *tl = json_object(), *rows = json_array(), *axis = json_array(), *row = NULL, *cells = NULL;
+	bool by_day = r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0;
+	size_t per_row = by_day ? (size_t)(RK_USEC_PER_DAY / r->width) : RK_HTML_ROW_CELLS;
+	size_t k = by_day ? (per_row + RK_HTML_ROW_MAX - 1) / RK_HTML_ROW_MAX : 1;
+	size_t marks = (per_row + k - 1) / k, in_row = 0, damaged = 0;
 	int64_t day = INT64_MIN;
-	size_t damaged = 0;
+	char a[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
 	rk_buf b = RK_BUF_INIT;
 
-	for (size_t w = 0; w < r->nwindows; w++) {
+	if (!by_day && r->nwindows < per_row)
+		per_row = marks = r->nwindows ? r->nwindows : 1;
+	for (size_t w = 0; w < r->nwindows;) {
 		rk_usec t = rk_check_window_start(r, w);
-		int64_t d = t >= 0 ? t / RK_USEC_PER_DAY : -((-t + RK_USEC_PER_DAY - 1) / RK_USEC_PER_DAY);
+		int64_t dd = rk_day_of(t);
+		size_t slot = by_day ? (size_t)((t - dd * RK_USEC_PER_DAY) / r->width) : in_row;
+		size_t w1 = w + 1, mark = slot / k;
+		bool differ = false;
 		json_t *cell = json_object();
 
-		if (!row || (by_day && d != day)) {
-			char a[RK_TIME_STRLEN];
-			json_t *pad = json_array();
-
+		if (!row || (by_day ? dd != day : in_row == per_row)) {
 			row = json_object();
 			cells = json_array();
-			if (by_day) {
-				rk_usec into = t - d * RK_USEC_PER_DAY;
-
-				for (rk_usec p = 0; p + r->width <= into; p += r->width)
-					json_array_append_new(pad, json_true());
-				rk_set(row, "label", json_string(rk_date_format(d, a)));
-			} else {
-				rk_set(row, "label", json_string(""));
-			}
-			rk_set(row, "wrap", json_boolean(!by_day));
-			rk_set(row, "pad", pad);
+			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : rk_time_format(t, a)));
 			rk_set(row, "cells", cells);
 			json_array_append_new(rows, row);
-			day = d;
+			day = dd;
+			in_row = 0;
+			slot = by_day ? slot : 0;
+			mark = slot / k;
+			/* the row starts later in its day: empty marks before */
+			for (size_t p = 0; p < mark; p++)
+				json_array_append_new(cells, json_pack("{s:s}", "s", "pad"));
 		}
-		rk_set(cell, "s", json_string(rk_report_status_name(r->status[w])));
-		rk_set(cell, "t", rk_cell_title(c, r, w, &b));
-		if (r->status[w] == RK_WIN_DIFFER && damaged++ < shown_damage)
-			rk_set(cell, "h", rk_anchor(w));
+		/* the windows of this mark: up to the next multiple of k in the day */
+		while (w1 < r->nwindows && k > 1) {
+			rk_usec t1 = rk_check_window_start(r, w1);
+
+			if (rk_day_of(t1) != dd || (size_t)((t1 - dd * RK_USEC_PER_DAY) / r->width) / k != mark)
+				break;
+			w1++;
+		}
+		for (size_t x = w; x < w1; x++)
+			differ |= r->status[x] == RK_WIN_DIFFER;
+		{
+			rk_win_status worst = RK_WIN_MATCH;
+
+			for (size_t x = w; x < w1; x++)
+				if (r->status[x] == RK_WIN_DIFFER || (r->status[x] == RK_WIN_OPEN && worst != RK_WIN_DIFFER))
+					worst = r->status[x];
+			rk_set(cell, "s", json_string(rk_report_status_name(worst)));
+		}
+		rk_set(cell, "t", rk_cell_title(c, r, w, w1, &b));
+		if (differ) {
+			size_t first = w;
+
+			while (r->status[first] != RK_WIN_DIFFER)
+				first++;
+			/* the link goes to the first damaged window of the mark that the
+			 * page shows; count every damaged window passed */
+			for (size_t x = w; x < w1; x++)
+				if (r->status[x] == RK_WIN_DIFFER && damaged++ < shown_damage && x == first)
+					rk_set(cell, "h", rk_anchor(x));
+		}
 		json_array_append_new(cells, cell);
+		in_row += w1 - w;
+		w = w1;
 	}
+	/* the last row padded to the full width */
+	if (row) {
+		while (json_array_size(cells) < marks)
+			json_array_append_new(cells, json_pack("{s:s}", "s", "pad"));
+	}
+	if (by_day) {
+		int step = per_row * k >= 4 ? 3 : 24;
+
+		for (int h = 0; h < 24; h += step) {
+			char lab[8];
+
+			snprintf(lab, sizeof lab, "%02d:00", h);
+			json_array_append_new(axis, rk_tick(100.0 * h / 24, lab));
+		}
+	} else {
+		for (int q = 0; q < 4; q++) {
+			char lab[RK_TIME_STRLEN + 1];
+
+			snprintf(lab, sizeof lab, "+%s", q ? rk_duration_format((rk_usec)(per_row * (size_t)r->width / 4 * (size_t)q), d) : "0");
+			json_array_append_new(axis, rk_tick(25.0 * q, lab));
+		}
+	}
+	rk_set(tl, "rows", rows);
+	rk_set(tl, "axis", axis);
+	rk_set(tl, "by_day", json_boolean(by_day));
+	rk_set(tl, "dense", json_boolean(marks > RK_HTML_GAP_CELLS));
+	rk_buf_reset(&b);
+	if (k > 1)
+		rk_buf_printf(&b, "each mark is %zu windows of %s, shown as the worst of them (differ, then open)", k,
+		              rk_duration_format(r->width, d));
+	else
+		rk_buf_printf(&b, "each mark is one window of %s", rk_duration_format(r->width, d));
+	rk_buf_printf(&b, by_day ? "; a row per UTC day" : "; a row per %zu windows, labelled with its start", per_row);
+	rk_set(tl, "scale", json_string(rk_buf_cstr(&b)));
 	rk_buf_free(&b);
-	return rows;
+	return tl;
 }
 
 /* The damaged windows with their first keys per kind. */
@@ -175,14 +352,14 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
-		rk_set(it, "source_rows", rk_uint(r->side[0].rows[w]));
-		rk_set(it, "target_rows", rk_uint(r->side[1].rows[w]));
+		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
+		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
 			json_t *sm = json_object();
 
 			rk_set(sm, "name", rk_tpl_text(c->sum_names[j]));
-			rk_set(sm, "source", json_string(rk_sum_text(r, 0, w, j, s1)));
-			rk_set(sm, "target", json_string(rk_sum_text(r, 1, w, j, s2)));
+			rk_set(sm, "source", rk_sum_grouped(rk_sum_text(r, 0, w, j, s1)));
+			rk_set(sm, "target", rk_sum_grouped(rk_sum_text(r, 1, w, j, s2)));
 			json_array_append_new(sums, sm);
 		}
 		while (fi < r->nfindings && r->findings[fi].window < w)
@@ -205,9 +382,9 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 				got++;
 			}
 			rk_set(kind, "kind", json_string(rk_find_kind_name((rk_find_kind)k)));
-			rk_set(kind, "count", json_integer(cnt));
+			rk_set(kind, "count", rk_num(cnt));
 			rk_set(kind, "keys", shown_keys);
-			rk_set(kind, "more", json_integer(cnt - got));
+			rk_set(kind, "more", cnt > got ? rk_num(cnt - got) : json_integer(0));
 			json_array_append_new(kinds, kind);
 		}
 		rk_set(it, "sums", sums);
@@ -220,7 +397,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 	*shown = n;
 	rk_set(dmg, "any", json_boolean(total > 0));
 	rk_set(dmg, "windows", list);
-	rk_set(dmg, "more", rk_uint(total - n));
+	rk_set(dmg, "more", total > n ? rk_num(total - n) : json_integer(0));
 	return dmg;
 }
 
@@ -238,15 +415,15 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
-		rk_set(it, "source_rows", rk_uint(r->side[0].rows[w]));
-		rk_set(it, "target_rows", rk_uint(r->side[1].rows[w]));
+		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
+		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
-			rk_set(it, rk_find_kind_name((rk_find_kind)k), json_integer(r->win_kind[w][k]));
+			rk_set(it, rk_find_kind_name((rk_find_kind)k), rk_num(r->win_kind[w][k]));
 		json_array_append_new(items, it);
 	}
 	rk_set(v, "any", json_boolean(total > 0));
 	rk_set(v, "items", items);
-	rk_set(v, "more", rk_uint(total > RK_HTML_MAX_RERUN ? total - RK_HTML_MAX_RERUN : 0));
+	rk_set(v, "more", total > RK_HTML_MAX_RERUN ? rk_num(total - RK_HTML_MAX_RERUN) : json_integer(0));
 	return v;
 }
 
@@ -384,13 +561,16 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(v, "version", json_string(RK_VERSION));
 	rk_set(v, "title", rk_tpl_text(c->label ? c->label : sp->target.table ? sp->target.table : "?"));
 	rk_set(v, "verdict", json_string(r->differ ? "differ" : "match"));
-	if (ndiff)
-		rk_buf_printf(&b, "%zu of %zu closed windows differ", ndiff, r->nclosed);
-	else if (r->differ)
-		rk_buf_printf(&b, "every closed window matches, but see below");
-	else
-		rk_buf_printf(&b, "all %zu closed windows arrived exactly once and unchanged", r->nclosed);
+	if (ndiff || r->differ) {
+		rk_report_brief(&b, r, true);
+	} else {
+		char n1[32];
+
+		rk_buf_printf(&b, "all %s closed windows arrived exactly once and unchanged", rk_report_thousands(r->nclosed, n1));
+	}
 	rk_set(v, "headline", json_string(rk_buf_cstr(&b)));
+	rk_set(v, "repair", c->repair && r->differ ? rk_tpl_text(c->repair) : json_null());
+	rk_set(v, "ran_at", c->ran_at ? rk_time_str(c->ran_at - c->ran_at % RK_USEC_PER_SEC) : json_null());
 	rk_set(v, "source", rk_tpl_text(r->side[0].describe ? r->side[0].describe : ""));
 	rk_set(v, "target", rk_tpl_text(r->side[1].describe ? r->side[1].describe : ""));
 	rk_set(range, "from", rk_time_str(sp->from));
@@ -399,9 +579,9 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(range, "settle", json_string(sp->settle ? rk_duration_format(sp->settle, d) : "0s"));
 	rk_set(range, "now", rk_time_str(sp->now));
 	rk_set(v, "range", range);
-	rk_set(v, "nwindows", rk_uint(r->nwindows));
-	rk_set(v, "closed", rk_uint(r->nclosed));
-	rk_set(v, "open", rk_uint(rk_report_count_status(r, RK_WIN_OPEN)));
+	rk_set(v, "nwindows", rk_num(r->nwindows));
+	rk_set(v, "closed", rk_num(r->nclosed));
+	rk_set(v, "open", rk_num(rk_report_count_status(r, RK_WIN_OPEN)));
 	rk_set(v, "key", rk_joined(r->key_names, r->nkey));
 	rk_set(v, "key_origin", json_string(r->key_origin && strcmp(r->key_origin, "--key") ? r->key_origin : ""));
 	rk_set(v, "columns", rk_joined(r->column_names, r->ncolumns));
@@ -415,19 +595,21 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	} else {
 		rk_set(v, "sums", json_null());
 	}
-	rk_set(counts, "checked", rk_uint(r->nclosed));
-	rk_set(counts, "matched", rk_uint(rk_report_count_status(r, RK_WIN_MATCH)));
-	rk_set(counts, "differ", rk_uint(ndiff));
-	rk_set(counts, "open", rk_uint(rk_report_count_status(r, RK_WIN_OPEN)));
+	rk_set(counts, "checked", rk_num(r->nclosed));
+	rk_set(counts, "matched", rk_num(rk_report_count_status(r, RK_WIN_MATCH)));
+	rk_set(counts, "differ", rk_num(ndiff));
+	rk_set(counts, "bad", json_boolean(ndiff > 0));
+	rk_set(counts, "open", rk_num(rk_report_count_status(r, RK_WIN_OPEN)));
 	rk_set(v, "counts", counts);
-	rk_set(rows, "source", rk_uint(r->side[0].total));
-	rk_set(rows, "target", rk_uint(r->side[1].total));
+	rk_set(rows, "source", rk_num(r->side[0].total));
+	rk_set(rows, "target", rk_num(r->side[1].total));
 	rk_set(v, "rows", rows);
 	for (int k = 0; k < RK_FIND_NKINDS && sp->findings; k++) {
 		json_t *f = json_object();
 
 		rk_set(f, "kind", json_string(rk_find_kind_name((rk_find_kind)k)));
-		rk_set(f, "count", rk_uint(r->kind_count[k]));
+		rk_set(f, "count", rk_num(r->kind_count[k]));
+		rk_set(f, "bad", json_boolean(r->kind_count[k] > 0));
 		json_array_append_new(finds, f);
 	}
 	rk_set(v, "findings", finds);
@@ -435,8 +617,8 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 		json_t *n = json_object();
 
 		rk_set(n, "column", rk_tpl_text(sp->time ? sp->time : "time"));
-		rk_set(n, "source", rk_uint(r->side[0].null_time));
-		rk_set(n, "target", rk_uint(r->side[1].null_time));
+		rk_set(n, "source", rk_num(r->side[0].null_time));
+		rk_set(n, "target", rk_num(r->side[1].null_time));
 		rk_set(v, "null_time", n);
 	} else {
 		rk_set(v, "null_time", json_null());
@@ -445,7 +627,7 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 		json_t *wm = json_object();
 
 		rk_set(wm, "value", rk_time_str(r->watermark));
-		rk_set(wm, "missing", rk_uint(r->behind_watermark_missing));
+		rk_set(wm, "missing", rk_num(r->behind_watermark_missing));
 		rk_set(wm, "holds", json_boolean(r->behind_watermark_missing == 0));
 		rk_set(v, "watermark", wm);
 	} else {
@@ -455,6 +637,7 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_view_diagnosis(v, r, summary);
 	rk_set(v, "damage", rk_view_damage(c, r, &shown));
 	rk_set(v, "timeline", rk_view_timeline(c, r, shown));
+	rk_set(v, "from", rk_time_str(sp->from));
 	rk_set(v, "rerun", rk_view_rerun(r));
 	rk_buf_free(&b);
 	return v;
@@ -481,24 +664,37 @@ int rk_report_html(FILE *out, const rk_report_ctx *c, const rk_check_result *r, 
 	return rk_html_emit(out, rk_tpl_report_html, rk_view_report(c, r, summary), "report.html", err);
 }
 
-/* An integer member of o (or of o's member sub), or null. */
+/* A number member of o (or of o's member sub) as the page shows it (with
+ * thousands separators; seconds to a tenth), or "". */
 static json_t *rk_index_num(const json_t *o, const char *sub, const char *k)
 {
 	const json_t *v = sub ? json_object_get(o, sub) : o;
+	char a[32];
 
 	v = json_is_object(v) ? json_object_get(v, k) : NULL;
-	if (json_is_integer(v))
-		return json_integer(json_integer_value(v));
-	if (json_is_real(v))
-		return json_real(json_real_value(v));
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		return json_string(rk_report_thousands((uint64_t)json_integer_value(v), a));
+	if (json_is_number(v)) {
+		snprintf(a, sizeof a, "%.1f", json_number_value(v));
+		return json_string(a);
+	}
 	return json_string("");
 }
 
-int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row *rows, size_t n, rk_error *err)
+/* A string member of the summary's "range", or "". */
+static json_t *rk_index_range(const json_t *s, const char *k)
+{
+	const json_t *v = json_object_get(json_object_get(s, "range"), k);
+
+	return json_string(json_is_string(v) ? json_string_value(v) : "");
+}
+
+int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_index_row *rows, size_t n,
+                         rk_error *err)
 {
 	json_t *v = json_object(), *tables = json_array();
 	int worst = 0;   /* 0 match, 1 differ, 2 error */
-	size_t bad = 0;
+	size_t count[3] = {0, 0, 0};
 	rk_buf b = RK_BUF_INIT;
 	static const char *const verdicts[] = {"match", "differ", "error"};
 
@@ -510,7 +706,7 @@ int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row
 
 		if (rank > worst)
 			worst = rank;
-		bad += rank > 0;
+		count[rank]++;
 		rk_set(t, "label", rk_tpl_text(rows[i].label));
 		rk_set(t, "verdict", json_string(verdicts[rank]));
 		rk_set(t, "error", rk_view_any(json_object_get(s, "error")));
@@ -520,6 +716,9 @@ int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row
 		rk_set(t, "report", rank < 2 ? rep : json_null());
 		if (rank == 2)
 			json_decref(rep);
+		rk_set(t, "from", rk_index_range(s, "from"));
+		rk_set(t, "to", rk_index_range(s, "to"));
+		rk_set(t, "window", rk_index_range(s, "window"));
 		rk_set(t, "checked", rk_index_num(s, "windows", "checked"));
 		rk_set(t, "differ", rk_index_num(s, "windows", "differ"));
 		for (int k = 0; k < RK_FIND_NKINDS; k++)
@@ -530,16 +729,13 @@ int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row
 		json_array_append_new(tables, t);
 	}
 	rk_buf_reset(&b);
-	if (bad)
-		rk_buf_printf(&b, "%zu of %zu table%s differ%s or failed", bad, n, n == 1 ? "" : "s", bad == 1 ? "s" : "");
-	else if (n == 1)
-		rk_buf_puts(&b, "the table matches");
-	else
-		rk_buf_printf(&b, "all %zu tables match", n);
+	rk_report_job_counts(&b, count[0], count[1], count[2]);
 	rk_set(v, "version", json_string(RK_VERSION));
-	rk_set(v, "title", rk_tpl_text(title ? title : ""));
+	rk_set(v, "title", rk_tpl_text(ix->title ? ix->title : ""));
 	rk_set(v, "verdict", json_string(verdicts[worst]));
 	rk_set(v, "headline", json_string(rk_buf_cstr(&b)));
+	rk_set(v, "repair", ix->repair && count[1] ? rk_tpl_text(ix->repair) : json_null());
+	rk_set(v, "ran_at", ix->ran_at ? rk_time_str(ix->ran_at - ix->ran_at % RK_USEC_PER_SEC) : json_null());
 	rk_set(v, "tables", tables);
 	rk_buf_free(&b);
 	return rk_html_emit(out, rk_tpl_index_html, v, "index.html", err);

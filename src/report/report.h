@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "check/check.h"
+#include "core/buf.h"
 #include "io/afile.h"
 
 /* What the report needs to know besides the result. */
@@ -21,6 +22,8 @@ typedef struct rk_report_ctx {
 	                                 * is then the target relation */
 	const char *const *key_names;   /* header names of the key columns (unquoted) */
 	const char *const *sum_names;   /* header names of the sum columns (unquoted) */
+	const char *repair;             /* the repair command to paste (report.html), or NULL */
+	rk_usec ran_at;                 /* when the run happened (wall clock), or 0 */
 } rk_report_ctx;
 
 /* The readable summary: one line per window (matching windows elided past
@@ -31,6 +34,21 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 /* The damage part of the text summary: each differing window with the
  * first keys of each kind, the NULL-time rows, the watermark's claim. */
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+
+/*
+ * The damage in one phrase, for a headline or the line on stderr: "4 of 24
+ * closed windows differ: 3 missing, 1 extra" (the kinds that occur), or
+ * why a check whose windows all match still differs (NULL times, the
+ * watermark).  Numbers with thousands separators when sep.
+ */
+void rk_report_brief(rk_buf *b, const rk_check_result *r, bool sep);
+
+/* A job's outcome counted: "1 differs, 2 failed, 3 match" (the counts that
+ * are not zero), "all 3 tables match", "the table matches". */
+void rk_report_job_counts(rk_buf *b, size_t match, size_t differ, size_t failed);
+
+/* n with a comma every three digits ("1,234,567"), into out. */
+char *rk_report_thousands(uint64_t n, char out[32]);
 
 /* summary.json as a JSON object (new reference): the verdict, windows,
  * findings, rows, range, key, hashed columns, schema drift, rerun list. */
@@ -141,7 +159,16 @@ typedef struct rk_report_index_row {
 	const json_t *summary;
 } rk_report_index_row;
 
-int rk_report_index_html(FILE *out, const char *title, const rk_report_index_row *rows, size_t n, rk_error *err);
+/* The job's page: title (the job file), the repair command of the whole
+ * job (or NULL) and when the run happened. */
+typedef struct rk_report_index {
+	const char *title;
+	const char *repair;
+	rk_usec ran_at;
+} rk_report_index;
+
+int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_index_row *rows, size_t n,
+                         rk_error *err);
 
 
 #endif

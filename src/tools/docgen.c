@@ -126,7 +126,10 @@ static bool rk_is_literal(const char *s, size_t n)
 static void rk_literals(const rk_optinfo *in, rk_buf *out)
 {
 	rk_buf_reset(out);
-	if (in->choices) {
+	if (in->suggest) {
+		for (size_t j = 0; in->suggest[j]; j++)
+			rk_buf_printf(out, "%s%s", j ? " " : "", in->suggest[j]);
+	} else if (in->choices) {
 		for (size_t j = 0; in->choices[j]; j++)
 			rk_buf_printf(out, "%s%s", j ? " " : "", in->choices[j]);
 	} else if (in->arg) {
@@ -231,6 +234,10 @@ static void rk_roff_option(rk_buf *b, const rk_optinfo *in)
 		rk_buf_puts(b, " (default ");
 		rk_roff_font(b, 'B', in->def, strlen(in->def));
 		rk_buf_putc(b, ')');
+	}
+	for (size_t i = 0; in->suggest && in->suggest[i]; i++) {
+		rk_buf_puts(b, i ? ", " : ": ");
+		rk_roff_font(b, 'B', in->suggest[i], strlen(in->suggest[i]));
 	}
 	rk_buf_putc(b, '\n');
 }
@@ -558,6 +565,18 @@ static const char rk_completion_main[] =
 	"\twords) mapfile -t r < <(compgen -W \"$_reckon_words\" -- \"$1\") ;;\n"
 	"\tfile) mapfile -t r < <(compgen -f -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
 	"\tdir) mapfile -t r < <(compgen -d -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
+	"\tlabels)\n"
+	"\t\t# the [table LABEL] sections of the --job file on the line, after the\n"
+	"\t\t# labels typed already (comma-separated)\n"
+	"\t\tlocal done= l\n"
+	"\t\t[[ $1 == *,* ]] && done=${1%,*},\n"
+	"\t\tif [[ -r $_reckon_job ]]; then\n"
+	"\t\t\tfor l in $(sed -n 's/^[[:space:]]*\\[table[[:space:]]\\{1,\\}\\([A-Za-z0-9_.-]\\{1,\\}\\)[[:space:]]*\\].*/\\1/p' \"$_reckon_job\"); do\n"
+	"\t\t\t\t[[ ,$done == *,$l,* ]] || r+=(\"$done$l\")\n"
+	"\t\t\tdone\n"
+	"\t\tfi\n"
+	"\t\tmapfile -t r < <(compgen -W \"${r[*]}\" -- \"$1\")\n"
+	"\t\tcompopt -o nospace 2>/dev/null ;;\n"
 	"\tesac\n"
 	"\tCOMPREPLY=(\"${r[@]}\")\n"
 	"}\n"
@@ -576,6 +595,13 @@ static const char rk_completion_main[] =
 	"\t\tfi\n"
 	"\tdone\n"
 	"\tcur=${words[-1]}\n"
+	"\tlocal _reckon_job=\n"
+	"\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
+	"\t\tcase ${words[i]} in\n"
+	"\t\t--job) _reckon_job=${words[i + 1]} ;;\n"
+	"\t\t--job=*) _reckon_job=${words[i]#--job=} ;;\n"
+	"\t\tesac\n"
+	"\tdone\n"
 	"\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
 	"\t\tw=${words[i]}\n"
 	"\t\tif [[ $w != -* ]]; then\n"
@@ -601,6 +627,10 @@ static const char rk_completion_main[] =
 	"\t\telse\n"
 	"\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands help\" -- \"$cur\")\n"
 	"\t\tfi\n"
+	"\t\treturn 0\n"
+	"\tfi\n"
+	"\tif [[ $cmd == help ]]; then\n"
+	"\t\t[[ ${words[-2]} == help ]] && mapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands\" -- \"$cur\")\n"
 	"\t\treturn 0\n"
 	"\tfi\n"
 	"\topts=$(_reckon_opts \"$cmd\") || return 0\n"
@@ -643,6 +673,8 @@ static const char *rk_value_kind(const rk_optinfo *in, const rk_buf *literals)
 		return "file";
 	if (in->arg && !strcmp(in->arg, "DIR"))
 		return "dir";
+	if (in->arg && !strcmp(in->arg, "LABELS"))
+		return "labels";
 	return "text";
 }
 

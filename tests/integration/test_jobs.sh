@@ -109,7 +109,7 @@ test_job_of_tables() {
 	assert_eq 60 "$(jget rep/summary.json .tables.events.source_rows)"
 	assert_eq "$RERUN_HEADER" "$(cat rep/orders/rerun.csv)"
 	assert_match "$(cat "$OUT")" "orders +match +4 +0 "
-	assert_contains "$OUT" "job: 3 tables, exit status 0"
+	assert_contains "$OUT" "job: all 3 tables match, exit status 0"
 	# one table damaged: its damage under the table lines, exit 1
 	damage_orders
 	assert_exit 1 job --job nightly.ini --report rep

@@ -165,3 +165,56 @@ on" "$(complete_words reckon check --pushdown =)"
 	assert_eq "--rerun-list" "$(complete_words reckon repair --execute --rer)"
 	assert_eq "" "$(complete_words reckon nosuchcommand --)"
 }
+
+test_completion_of_strategies_job_labels_and_help() {
+	# --strategy: the loader's own names (src/load/strategy.c), as reckon load accepts them
+	complete_words reckon load --strategy '' >strategies
+	assert_eq 7 "$(wc -l <strategies)" "strategies offered"
+	assert_contains strategies write-first-keyed
+	assert_eq "interval
+interval-closed" "$(complete_words reckon load --strategy inter)"
+	local s
+	while read -r s; do
+		"$RECKON" load --strategy "$s" --source 'host=/nonexistent' --table t --key k --time c >/dev/null 2>err.txt || true
+		assert_not_contains err.txt "unknown strategy"
+	done <strategies
+	# --only: the labels of the --job file on the line, after those typed already
+	printf '[defaults]\nwindow = 1h\n\n[table orders]\ntable = a\n\n[table we.ird-1]\ntable = b\n ;[table commented]\n' >job.ini
+	assert_eq "orders
+we.ird-1" "$(complete_words reckon check --job job.ini --only '')"
+	assert_eq "orders,we.ird-1" "$(complete_words reckon check --job=job.ini --only orders,)"
+	assert_eq "" "$(complete_words reckon check --only '')"
+	# reckon help COMMAND
+	assert_eq "check" "$(complete_words reckon help ch)"
+	assert_eq "" "$(complete_words reckon help check '')"
+}
+
+# --help fits an 80-column terminal and says only what applies to its
+# command; reckon help COMMAND prints the same.
+test_help_fits_80_columns_and_speaks_of_its_command() {
+	local name summary
+	while read -r name summary; do
+		assert_exit 0 "$RECKON" "$name" --help
+		cp "$OUT" "help-$name"
+		assert_eq "" "$(awk 'length($0) > 80 { print FILENAME ":" FNR ": " length($0) }' "help-$name")" \
+			"lines wider than 80 columns in reckon $name --help"
+		assert_exit 0 "$RECKON" help "$name"
+		assert_file_eq "$OUT" "help-$name"
+	done < <(help_commands)
+	assert_exit 0 "$RECKON" --help
+	assert_eq "" "$(awk 'length($0) > 80' "$OUT")" "lines wider than 80 columns in reckon --help"
+	assert_contains "$OUT" "reckon help COMMAND"
+	# another command's use of an option is not in this command's help
+	assert_not_contains help-check "repair:"
+	assert_not_contains help-check "the rerun list to replay"
+	assert_contains help-check "write the rerun list (CSV) to FILE"
+	assert_not_contains help-repair "write windows.csv"
+	assert_contains help-repair "the rerun list to replay"
+	assert_not_contains help-check "load: default the source"
+	assert_contains help-load "(default: the source)"
+	# wrapped, not cut: every word of an option's help is there
+	assert_contains "$(tr -s ' \n' ' ' <help-check)" "print no summary line on stderr when differences are found"
+	assert_exit 2 "$RECKON" help nosuchcommand
+	assert_contains "$ERR" "unknown command 'nosuchcommand'"
+	assert_exit 2 "$RECKON" help check extra
+}

@@ -80,9 +80,98 @@ test_demo_report_renders_in_chromium() {
 	assert_eq 0 "$(grep -c 'class="w differ" title=' dom.html || true)" "a damaged window without a link"
 	assert_contains dom.html 'data-verdict="differ"'
 	assert_contains dom.html '<code>(1047, 2)</code><code>(1048, 1)</code>'
-	assert_contains dom.html 'amount <span class="mono">2195.40</span> / <span class="mono">1647.05</span>'
+	assert_contains dom.html 'amount <span class="mono">2,195.40</span> / <span class="mono">1,647.05</span>'
 	assert_contains dom.html 'only the target has <span class="mono">batch_id</span>'
 	assert_contains dom.html '<a href="#w19">2026-03-02T19:00:00Z</a>'
+	# a time axis: the day labels its row, the hours the axis
+	assert_contains dom.html '<span class="tl-label">2026-03-02</span>'
+	local hr
+	for hr in 00 03 06 09 12 15 18 21; do
+		assert_match "$(cat dom.html)" "<span style=\"left: [0-9.]+%\">$hr:00</span>"
+	done
+	# tooltips with line breaks, not \x0a
+	assert_not_contains dom.html '\x0a'
+	assert_contains dom.html 'title="2026-03-02T11:00:00Z differ
+source 8 rows, target 6 rows
+amount 2,195.40 / 1,647.05
+missing 2"'
+	# the range checked, when it ran, and the repair command to paste
+	assert_contains dom.html '<span class="mono" id="range">[2026-03-02T00:00:00Z, 2026-03-03T00:00:00Z)</span>'
+	assert_match "$(cat dom.html)" 'id="ran-at">20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z<'
+	local cmd
+	cmd=$(sed -n 's/.*<pre class="cmd" id="repair">\([^<]*\)<.*/\1/p' dom.html | sed "s/&#39;/'/g; s/&amp;/\&/g")
+	assert_match "$cmd" "^reckon repair --source '[^']*dbname=demo_source[^']*' --target '[^']*dbname=demo_target[^']*' "
+	assert_match "$cmd" " --table mart.orders --key order_id,line_no --time created_at --sum amount "
+	assert_match "$cmd" " --rerun-list $T/rep/rerun.csv --execute\$"
+	# ... which, pasted, repairs the target: a second check matches
+	(cd / && eval "${cmd/#reckon/$RECKON}") >repair.out 2>&1 || fail "the pasted repair failed: $(cat repair.out)"
+	assert_exit 0 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --columns order_id,line_no,created_at,amount,customer \
+		--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z
+	bash "$RK_REPO/tests/harness/demo-data.sh"
+	# at 420 px nothing is wider than the screen
+	assert_fits_420 rep
+}
+
+# The width of DIR/report.html laid out 420 px wide (an iframe of a probe
+# page that measures it: the report itself has no script), as
+# "scrollWidth,clientWidth"; a screenshot of it in $T/narrow.png.
+width_at_420() {
+	cat >"$1/probe.tmp.html" <<-'HTML'
+		<!DOCTYPE html><html><body style="margin:0">
+		<iframe id="f" src="report.html" style="width:420px;height:1600px;border:0"></iframe>
+		<script>document.getElementById("f").onload = function () {
+		  var d = this.contentDocument.documentElement;
+		  document.body.setAttribute("data-width", d.scrollWidth + "," + d.clientWidth);
+		};</script></body></html>
+	HTML
+	"$(command -v chromium)" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync --allow-file-access-from-files \
+		--user-data-dir="$T/chromium-profile" --window-size=440,1600 --screenshot="$T/narrow.png" \
+		--dump-dom "file://$T/$1/probe.tmp.html" 2>chromium.log | sed -n 's/.*data-width="\([0-9]*,[0-9]*\)".*/\1/p'
+	rm -f "$1/probe.tmp.html"
+}
+
+assert_fits_420() {
+	local wh
+	wh=$(width_at_420 "$1")
+	assert_match "$wh" '^[0-9]+,[0-9]+$' "the probe's measure (chromium: $(tail -n 3 chromium.log))"
+	assert_eq "${wh#*,}" "${wh%,*}" "scroll width of the page at 420 px (its client width)"
+}
+
+# 5-minute windows over two days: a row per day of 288 marks, no wrapped
+# grid, the damaged windows visible and linked, nothing wider than 420 px.
+test_report_of_five_minute_windows_fits() {
+	local chromium
+	chromium=$(command -v chromium) || fail "chromium is not installed (tests/harness/deps.sh installs it)"
+	sql $TGT "delete from mart.big where order_id = 5000" >/dev/null
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.big --key order_id,line_no \
+		--time created_at --from 2026-03-01T12:00:00Z --to 2026-03-03T00:00:00Z --window 5m \
+		--now 2026-03-04T00:00:00Z --report rep
+	assert_fits_420 rep
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --window-size=1200,1600 \
+		--screenshot="$T/five.png" --dump-dom "file://$T/rep/report.html" >dom.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	# two rows, a day each; the first padded from midnight to noon
+	assert_eq 2 "$(grep -c '<div class="tl-row"><span class="tl-label">2026-03-0[12]</span>' dom.html)" "day rows"
+	assert_eq 144 "$(grep -o '<span class="w pad"></span>' dom.html | wc -l)" "marks before noon"
+	assert_eq 432 "$(grep -oE 'class="w (match|differ|open)" (href="#w[0-9]+" )?title=' dom.html | wc -l)" "windows"
+	grep -oE 'class="w differ" href="#w[0-9]+" title="[0-9T:Z-]+' dom.html | sed 's/.*title="//' >damaged
+	assert_eq "$(awk -F, '$3 == "differ" { print $1 }' rep/windows.csv)" "$(cat damaged)" "damaged windows in the timeline"
+	assert_eq 1 "$(wc -l <damaged)" "damaged windows"
+	assert_contains dom.html "each mark is one window of 5m; a row per UTC day"
+	mk_big_again
+}
+
+# mart.big as setup_file made it, on the target.
+mk_big_again() {
+	sql $TGT "drop table mart.big; create table mart.big as
+	          select g / 2 + 1 as order_id, g % 2 + 1 as line_no,
+	                 timestamptz '2026-03-02 00:00:00+00' + g * interval '720 milliseconds' as created_at,
+	                 (g * 3.25 + 0.5)::numeric(12,2) as amount
+	          from generate_series(0, 19999) g" >/dev/null
 }
 
 test_text_output_sums_at_scale() {
@@ -372,6 +461,13 @@ test_job_index_and_metrics() {
 	assert_contains rep/index.html '<tr class="error" data-label="gone">'
 	assert_not_contains rep/index.html 'gone/report.html'
 	assert_contains rep/orders/report.html '<title>reckon check orders: differ</title>'
+	# the headline counts what happened; the job's repair command, and each table's
+	assert_contains rep/index.html '<span id="headline">1 differs, 1 failed, 1 matches</span>'
+	assert_contains rep/index.html "<pre class=\"cmd\" id=\"repair\">reckon repair --job $T/job.ini --report $T/rep --execute</pre>"
+	assert_contains rep/orders/report.html "--job $T/job.ini --report $T/rep --only orders --execute</pre>"
+	assert_contains rep/index.html '[2026-03-02T00:00:00Z, 2026-03-02T04:00:00Z) 1h'
+	assert_contains rep/index.html 'id="ran-at">'
+	assert_contains rep/orders/report.html 'id="ran-at">'
 	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
 	assert_contains parsed "reckon_check_exit_status{table=orders} 1"
 	assert_contains parsed "reckon_check_exit_status{table=we.ird} 0"
@@ -438,4 +534,62 @@ test_report_path_checked_first() {
 	assert_contains "$ERR" "option --report plain is not a directory"
 	assert_exit 2 check --report plain/rep
 	assert_contains "$ERR" "option --report plain/rep: 'plain' is not a directory"
+}
+
+# --- quiet cron, loud damage -----------------------------------------------------
+
+# The cron line of docs/cron.md sends stdout to /dev/null: a check that
+# differs says so in one line on stderr (which cron mails), one that
+# matches says nothing, and --quiet silences the line.
+test_differences_reach_stderr_in_one_line() {
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	assert_exit 1 check --report rep
+	assert_eq 1 "$(wc -l <"$ERR")" "lines on stderr: $(cat "$ERR")"
+	assert_eq "reckon: differ: mart.orders: 1 of 4 closed windows differs: 1 missing; see rep/report.html" \
+		"$(cat "$ERR")"
+	assert_exit 1 check --rerun-list todo.csv
+	assert_eq "reckon: differ: mart.orders: 1 of 4 closed windows differs: 1 missing; rerun list todo.csv" \
+		"$(cat "$ERR")"
+	assert_exit 1 check --quiet --format json
+	assert_eq "" "$(cat "$ERR")" "stderr with --quiet"
+	# the documented cron command: its mail is the stderr line
+	local line
+	line=$(sed -n 's/^30 2 \* \* \*  reckon  //p' "$RK_REPO/docs/cron.md")
+	assert_match "$line" '^reckon check .*>/dev/null$'
+	mk_orders $TGT
+	assert_exit 0 check
+	assert_eq "" "$(cat "$ERR")" "stderr of a match"
+}
+
+test_a_job_that_differs_says_so_on_stderr() {
+	mk_orders $TGT
+	sql $TGT "delete from mart.orders where order_id = 3 and line_no = 2" >/dev/null
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn $SRC)
+		target = $(conn $TGT)
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-02T04:00:00Z
+		now = 2026-03-03T00:00:00Z
+		key = order_id,line_no
+		time = created_at
+
+		[table orders]
+		table = mart.orders
+
+		[table again]
+		table = mart.big
+		key = order_id,line_no
+
+		[table gone]
+		table = mart.no_such_table
+	EOF
+	assert_exit 2 rk check --job job.ini --report rep
+	assert_contains "$OUT" "job: 1 differs, 1 failed, 1 matches, exit status 2"
+	assert_eq 1 "$(grep -c '^reckon: differ: ' "$ERR")" "differ lines: $(cat "$ERR")"
+	assert_contains "$ERR" "reckon: differ: job job.ini: 1 differs, 1 failed, 1 matches (differ: orders); see rep/index.html"
+	assert_contains "$ERR" "reckon: error: table gone:"
+	assert_exit 2 rk check --job job.ini --quiet
+	assert_not_contains "$ERR" 'reckon: differ: '
 }

@@ -250,10 +250,82 @@ static void test_html_hostile_keys(void **state)
 	assert_non_null(strstr(h, "href=\"#w1\""));
 	assert_non_null(strstr(h, "id=\"w1\""));
 	/* the sum at its column's scale, in the window's title and the damage */
-	assert_non_null(strstr(h, "amount 2030874.80 / 2030874.80"));
+	assert_non_null(strstr(h, "amount 2,030,874.80 / 2,030,874.80"));
+	/* a tooltip's lines are lines, not \x0a; a hostile name in it still shows as text */
+	assert_null(strstr(h, "\\x0a"));
+	assert_non_null(strstr(h, " differ\nsource 15 rows, target 10 rows\namount 2,030,874.80"));
 	/* no diagnosis in the result: no such section */
 	assert_null(strstr(h, "id=\"causes\""));
 	assert_null(strstr(h, "id=\"warnings\""));
+	free(h);
+	rk_check_result_free(r);
+}
+
+/* r's windows made width wide (the findings keep their window indexes). */
+static void rewidth(rk_check_result *r, rk_usec width)
+{
+	r->width = spec.width = width;
+	spec.to = FROM + (rk_usec)r->nwindows * width;
+	spec.now = spec.to + HOUR;
+}
+
+/* The timeline: an axis of hours over a row per day, marks that share the
+ * row's width (5-minute windows: 288 a row, one per window), several windows
+ * a mark when a day holds more (1-minute windows: 5 a mark), the damaged
+ * ones always shown; rows of windows that do not tile days labelled with
+ * their start. */
+static void test_html_timeline_axis_and_scale(void **state)
+{
+	const char *keys[] = {"1"};
+	size_t differ[] = {100};
+	rk_check_result *r = result(2 * 288, 0, differ, 1, false, keys, 1);
+	char *h;
+
+	rewidth(r, 5 * 60 * INT64_C(1000000));
+	h = html_of(r, NULL, NULL);
+	assert_int_equal(count(h, "<div class=\"tl-row\"><span class=\"tl-label\">2026-03-0"), 2);
+	assert_non_null(strstr(h, "<span class=\"tl-label\">2026-03-03</span>"));
+	for (int hr = 0; hr < 24; hr += 3) {
+		char tick[64];
+
+		snprintf(tick, sizeof tick, "%%\">%02d:00</span>", hr);
+		assert_non_null(strstr(h, tick));
+	}
+	assert_int_equal(cells(h, "match"), 2 * 288 - 1);
+	assert_int_equal(cells(h, "differ"), 1);
+	assert_non_null(strstr(h, "href=\"#w100\" title=\"2026-03-02T08:20:00Z differ"));
+	assert_non_null(strstr(h, "each mark is one window of 5m; a row per UTC day"));
+	assert_non_null(strstr(h, "<div class=\"timeline dense\">"));
+	free(h);
+	rk_check_result_free(r);
+
+	differ[0] = 7;
+	r = result(1440 + 60, 0, differ, 1, false, keys, 1);
+	rewidth(r, 60 * INT64_C(1000000));
+	h = html_of(r, NULL, NULL);
+	/* a day of 1440 windows in 288 marks, the next hour in 12 and padding */
+	assert_int_equal(cells(h, "match") + cells(h, "differ"), 288 + 12);
+	assert_int_equal(count(h, "<span class=\"w pad\"></span>"), 288 - 12);
+	assert_int_equal(cells(h, "differ"), 1);
+	assert_non_null(strstr(h, "href=\"#w7\" title=\"2026-03-02T00:05:00Z to 2026-03-02T00:10:00Z: 5 windows, "
+	                          "1 differ, 4 match\nsource 51 rows, target 50 rows\ndiffers: 2026-03-02T00:07:00Z\""));
+	assert_non_null(strstr(h, "each mark is 5 windows of 1m, shown as the worst of them"));
+	free(h);
+	rk_check_result_free(r);
+
+	/* 7-minute windows do not tile days: rows of 96 labelled with their start */
+	differ[0] = 150;
+	r = result(200, 0, differ, 1, false, keys, 1);
+	rewidth(r, 7 * 60 * INT64_C(1000000));
+	h = html_of(r, NULL, NULL);
+	assert_int_equal(count(h, "<div class=\"tl-row\"><span class=\"tl-label\">2026"), 3);
+	assert_non_null(strstr(h, "<span class=\"tl-label\">2026-03-02T11:12:00Z</span>"));
+	assert_non_null(strstr(h, "<span class=\"tl-label\">2026-03-02T22:24:00Z</span>"));
+	assert_non_null(strstr(h, "<div class=\"timeline spans\">"));
+	assert_non_null(strstr(h, ">+2h48m</span>"));
+	assert_int_equal(cells(h, "match") + cells(h, "differ"), 200);
+	assert_int_equal(count(h, "<span class=\"w pad\"></span>"), 3 * 96 - 200);
+	assert_non_null(strstr(h, "href=\"#w150\""));
 	free(h);
 	rk_check_result_free(r);
 }
@@ -306,23 +378,40 @@ static void test_index_html(void **state)
 	                       "seconds", 1.5);
 	json_t *bad = json_pack("{s:s, s:i, s:s}", "verdict", "error", "exit_status", 3, "error",
 	                        "connection to <server> refused");
-	rk_report_index_row rows[] = {{"orders", ok}, {"we<ird>", bad}};
+	json_t *differ = json_pack("{s:s, s:{s:i, s:i}, s:{s:i}, s:i, s:i, s:f, s:{s:s, s:s, s:s}}", "verdict", "differ",
+	                           "windows", "checked", 24, "differ", 1, "findings", "missing", 1234567, "source_rows",
+	                           2000000, "target_rows", 765433, "seconds", 12.25, "range", "from",
+	                           "2026-03-02T00:00:00Z", "to", "2026-03-03T00:00:00Z", "window", "1h");
+	rk_report_index_row rows[] = {{"orders", ok}, {"we<ird>", bad}, {"lines", differ}};
+	rk_report_index ix = {"nightly.ini", "reckon repair --job /etc/reckon/nightly.ini --report '/var/r e' --execute",
+	                      (rk_usec)1764621000 * RK_USEC_PER_SEC + 123456};
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	rk_error err;
 
-	assert_int_equal(rk_report_index_html(f, "nightly.ini", rows, 2, &err), 0);
+	assert_int_equal(rk_report_index_html(f, &ix, rows, 3, &err), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "href=\"orders/report.html\""));
 	assert_null(strstr(buf, "we&lt;ird&gt;/report.html"));
 	assert_non_null(strstr(buf, "connection to &lt;server&gt; refused"));
 	assert_non_null(strstr(buf, "data-verdict=\"error\""));
-	assert_non_null(strstr(buf, "1 of 2 tables differs or failed"));
+	/* the headline counts what happened */
+	assert_non_null(strstr(buf, "<span id=\"headline\">1 differs, 1 failed, 1 matches</span>"));
+	/* numbers with thousands separators; the range checked; when it ran */
+	assert_non_null(strstr(buf, ">1,234,567<"));
+	assert_non_null(strstr(buf, ">2,000,000<"));
+	assert_non_null(strstr(buf, ">12.2<") ? strstr(buf, ">12.2<") : strstr(buf, ">12.3<"));
+	assert_non_null(strstr(buf, "[2026-03-02T00:00:00Z, 2026-03-03T00:00:00Z) 1h"));
+	assert_non_null(strstr(buf, "<span class=\"mono\" id=\"ran-at\">2025-12-01T20:30:00Z</span>"));
+	/* the repair command to paste, escaped */
+	assert_non_null(strstr(buf, "<pre class=\"cmd\" id=\"repair\">reckon repair --job /etc/reckon/nightly.ini "
+	                            "--report &#39;/var/r e&#39; --execute</pre>"));
 	assert_null(strstr(buf, "<script"));
 	free(buf);
 	json_decref(ok);
 	json_decref(bad);
+	json_decref(differ);
 }
 
 /* ------------------------------------------------------------------------
@@ -455,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_tpl_text_sanitises),
 		cmocka_unit_test(test_html_hostile_keys),
 		cmocka_unit_test(test_html_diagnosis_from_summary),
+		cmocka_unit_test(test_html_timeline_axis_and_scale),
 		cmocka_unit_test(test_html_ten_thousand_windows),
 		cmocka_unit_test(test_index_html),
 		cmocka_unit_test(test_metrics_text),
