@@ -369,6 +369,11 @@ int rk_cmd_init(int argc, char **argv)
 		goto fail;
 	if (!o.window)
 		o.window = 3600 * RK_USEC_PER_SEC;
+	if (o.window < 0) {
+		rk_error_set(&err, RK_EXIT_USAGE, "--window %s: reckon init writes fixed windows", o.text[RK_O_WINDOW]);
+		rk_error_hint(&err, "write window = 1mo and timezone = ZONE into the job file's [defaults] afterwards");
+		goto fail;
+	}
 
 	printf("; reckon job file, written by reckon init on %s\n", rk_time_format(rk_time_now(), when));
 	rk_buf_printf(&name, "the tables of schema %s on the source and %s on the target that have the same name", ss,

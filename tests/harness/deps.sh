@@ -13,6 +13,7 @@ set -eu
 # DuckDB (Parquet, for Delta tables): not a Debian package; tests/harness/duckdb.sh
 #        fetches the pinned build with npm (Debian package npm, unless an npm is
 #        already on PATH, e.g. from a NodeSource nodejs) into .cache/
+# time zones (--timezone, read through the C library): tzdata
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
@@ -30,7 +31,7 @@ set -eu
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
-chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck"
+chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck tzdata"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is

@@ -53,6 +53,9 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 	r->nclosed = nwin - nopen;
 	r->from = FROM;
 	r->width = HOUR;
+	r->bounds = rk_xcalloc(nwin + 1, sizeof *r->bounds);
+	for (size_t w = 0; w <= nwin; w++)
+		r->bounds[w] = FROM + (rk_usec)w * HOUR;
 	r->nsum = 1;
 	r->nkey = 1;
 	r->status = rk_xcalloc(nwin, sizeof *r->status);
@@ -264,6 +267,8 @@ static void test_html_hostile_keys(void **state)
 static void rewidth(rk_check_result *r, rk_usec width)
 {
 	r->width = spec.width = width;
+	for (size_t w = 0; w <= r->nwindows; w++)
+		r->bounds[w] = FROM + (rk_usec)w * width;
 	spec.to = FROM + (rk_usec)r->nwindows * width;
 	spec.now = spec.to + HOUR;
 }
