@@ -60,6 +60,7 @@ typedef enum rk_optid {
 	RK_O_TYPES,
 	RK_O_CSV_DELIMITER,
 	RK_O_CSV_NULL,
+	RK_O_DELTA_PARTITION_ZONE,
 	RK_O_FROM,
 	RK_O_TO,
 	RK_O_LAST,
@@ -152,6 +153,7 @@ typedef struct rk_opts {
 	char *source_where, *target_where;
 	char *csv_delimiter;     /* one character, checked */
 	char *csv_null;
+	char *delta_partition_zone; /* IANA zone of zoneless timestamp partition values */
 
 	/* check */
 	rk_usec from, to;        /* set when given (rk_opts_is_set) */
