@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -687,6 +688,10 @@ done:
 		free(sides[s].types);
 		rk_side_release(&sides[s]);
 	}
+	for (int s = 0; s < 2; s++)
+		if (res->side[s].reads_files)
+			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
+			            res->side[s].files_read, res->side[s].bytes_read);
 	rk_reader_free(rd[0]);
 	rk_reader_free(rd[1]);
 	rk_plan_free(&plan);

@@ -164,6 +164,10 @@ typedef struct rk_side_result {
 	rk_u128 *slice_hash;    /* per slice too, where the drilldown starts */
 	bool slices_ok;         /* the digest pass filled them (a reader may group per window) */
 	bool drill_server;      /* the drilldown narrowed this side in its database */
+	bool reads_files;       /* a reader of files (a Delta table): files_read and
+	                         * bytes_read count what its scans opened, all passes */
+	uint64_t files_read;
+	uint64_t bytes_read;
 } rk_side_result;
 
 typedef struct rk_check_result {

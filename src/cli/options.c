@@ -83,7 +83,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_TARGET] = {"target", RK_OPT_STR, OFF(target), PAIR | RK_CMD_LAB | RK_CMD_INIT,
 	                 RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_INIT, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
 	                 "target: same forms (repair and load: PostgreSQL only; load: default the source)"},
-	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "NAME",
+	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS | RK_CMD_INIT, 0, RK_OPTF_TABLE, "NAME",
 	                "relation name on both sides (schema-qualified allowed)"},
 	[RK_O_SOURCE_TABLE] = {"source-table", RK_OPT_STR, OFF(source_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
 	                       "source relation when the names differ"},
@@ -115,6 +115,10 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                        "CSV field delimiter", ",", .check = rk_opt_check_delimiter},
 	[RK_O_CSV_NULL] = {"csv-null", RK_OPT_STR, OFF(csv_null), PAIR, 0, RK_OPTF_TABLE, "S",
 	                   "CSV NULL marker (default: an unquoted empty field is NULL, \"\" the empty string)"},
+	[RK_O_DELTA_PARTITION_ZONE] = {"delta-partition-zone", RK_OPT_STR, OFF(delta_partition_zone), PAIR, 0,
+	                               RK_OPTF_TABLE, "ZONE",
+	                               "IANA zone of a Delta table's timestamp partition values written without "
+	                               "a zone: the writer's zone (default UTC)"},
 	[RK_O_FROM] = {"from", RK_OPT_TIME, OFF(from), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
 	               "start of the range, ISO-8601 with Z or an offset (or --last)"},
 	[RK_O_TO] = {"to", RK_OPT_TIME, OFF(to), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
@@ -181,6 +185,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_REPLACE_INTERVAL] = {"replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
 	                           RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
 	                           "own whole intervals) instead of changing only the rows that differ"},
+	[RK_O_ALLOW_CASCADE] = {"allow-cascade", RK_OPT_FLAG, OFF(allow_cascade), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                        NULL, "let repair delete target rows that other rows reference through an ON DELETE "
+	                        "CASCADE, SET NULL or SET DEFAULT foreign key (they change with them)"},
 	[RK_O_LOAD_INTERVAL] = {"load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
 	                        "DUR", "with --interval-column: the load's interval width; a row records the start "
 	                        "of the DUR-wide interval holding its time, on the grid counted from "

@@ -60,6 +60,7 @@ typedef enum rk_optid {
 	RK_O_TYPES,
 	RK_O_CSV_DELIMITER,
 	RK_O_CSV_NULL,
+	RK_O_DELTA_PARTITION_ZONE,
 	RK_O_FROM,
 	RK_O_TO,
 	RK_O_LAST,
@@ -86,6 +87,7 @@ typedef enum rk_optid {
 	RK_O_INTERVAL_COLUMN,
 	RK_O_ALLOW_OPEN,
 	RK_O_REPLACE_INTERVAL,
+	RK_O_ALLOW_CASCADE,
 	RK_O_LOAD_INTERVAL,
 	RK_O_FORCE,
 	RK_O_LOCK_TIMEOUT,
@@ -152,6 +154,7 @@ typedef struct rk_opts {
 	char *source_where, *target_where;
 	char *csv_delimiter;     /* one character, checked */
 	char *csv_null;
+	char *delta_partition_zone; /* IANA zone of zoneless timestamp partition values */
 
 	/* check */
 	rk_usec from, to;        /* set when given (rk_opts_is_set) */
@@ -180,6 +183,7 @@ typedef struct rk_opts {
 	char *interval_column;
 	bool allow_open;         /* repair open intervals too */
 	bool replace_interval;   /* repair: replace whole intervals, not rows */
+	bool allow_cascade;      /* repair: deletes may cascade to referencing rows */
 	rk_usec load_interval;   /* repair: the load's interval width (0: not given) */
 	bool force;              /* repair a target a subscription writes into */
 	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */

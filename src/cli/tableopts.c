@@ -33,6 +33,7 @@ static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_erro
 	r->nsettings = 0;
 	rk_reader_setting_add(r, "csv-delimiter", o->csv_delimiter);
 	rk_reader_setting_add(r, "csv-null", o->csv_null);
+	rk_reader_setting_add(r, "delta-partition-zone", o->delta_partition_zone);
 	r->expr_names = (const char *const *)m->names;
 	r->expr_sql = (const char *const *)m->sql;
 	r->nexpr = m->n;

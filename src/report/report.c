@@ -437,6 +437,19 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
 	json_object_set_new(root, "changes", rk_json_changes(r));
+	if (r->side[0].reads_files || r->side[1].reads_files) {
+		/* what the readers of files (Delta tables) opened, all passes */
+		json_t *rd = json_object();
+
+		for (int s = 0; s < 2; s++) {
+			if (!r->side[s].reads_files)
+				continue;
+			json_object_set_new(rd, s ? "target" : "source",
+			                    json_pack("{s:I,s:I}", "files", (json_int_t)r->side[s].files_read, "bytes",
+			                              (json_int_t)r->side[s].bytes_read));
+		}
+		json_object_set_new(root, "read", rd);
+	}
 	if (r->diagnosis) {
 		json_t *dg = json_array(), *wa = json_array();
 
