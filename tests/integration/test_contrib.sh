@@ -157,3 +157,45 @@ test_the_service_runs_the_example_job() {
 	assert_eq 1 "$(jget nightly/summary.json .tables.orders.findings.missing)"
 	assert_eq match "$(jget nightly/summary.json .tables.customers.verdict)"
 }
+
+# contrib/cron: the wrapper the cron line runs.  A night that matches
+# prints nothing (cron mails nothing); damage reaches stderr (reckon's line
+# and the wrapper's, with the repair command); each night's report is in a
+# directory named by its UTC date, latest pointing at it, the oldest beyond
+# RECKON_KEEP removed.  Every command it runs exists (no undefined notify).
+test_cron_wrapper_mails_damage_only() {
+	local wrapper=$RK_REPO/contrib/cron/reckon-nightly day
+	command -v shellcheck >/dev/null && { shellcheck "$wrapper" || fail "shellcheck complains about $wrapper"; }
+	assert_contains "$RK_REPO/contrib/cron/reckon.cron" "30 2 * * *  reckon  reckon-nightly"
+	# a shim that runs this build with the test's connections and clock
+	cat >reckon-shim <<-SH
+		#!/bin/sh
+		exec "$RECKON" "\$@" --source '$(conn $SRC)' --target '$(conn $TGT)' --now 2026-03-03T02:30:00Z
+	SH
+	chmod +x reckon-shim
+	mkdir -p reports/2000-01-01 reports/2000-01-02
+	day=$(date -u +%Y-%m-%d)
+	local job=$RK_REPO/contrib/systemd/nightly.ini
+	nightly() {
+		env RECKON="$T/reckon-shim" RECKON_JOB="$job" RECKON_REPORTS="$T/reports" RECKON_METRICS="$T/reckon.prom" \
+			RECKON_KEEP=2 "$wrapper"
+	}
+	assert_exit 0 nightly
+	assert_eq "" "$(cat "$OUT")$(cat "$ERR")" "output of a night that matches"
+	assert_eq match "$(jget "reports/$day/summary.json" .verdict)"
+	assert_eq "$day" "$(readlink reports/latest)"
+	assert_no_file reports/2000-01-01
+	[[ -d reports/2000-01-02 ]] || fail "the newer old night was removed"
+	assert_file reckon.prom
+	sql $TGT "delete from mart.orders where order_id = 41 and line_no = 1" >/dev/null
+	assert_exit 1 nightly
+	assert_eq "" "$(cat "$OUT")" "stdout"
+	assert_contains "$ERR" "reckon: differ: job $job: 1 differs, 1 matches (differ: orders); see $T/reports/$day/index.html"
+	assert_contains "$ERR" "reckon-nightly: damage: see $T/reports/$day/index.html; repair: reckon repair --job $job --report $T/reports/$day --execute"
+	assert_not_contains "$ERR" "not found"
+	job=$T/nosuch.ini
+	assert_exit 2 nightly
+	assert_contains "$ERR" "reckon-nightly: configuration or input error (exit 2)"
+	export_csv $SRC "select * from mart.orders where order_id = 41 and line_no = 1" back.csv
+	import_csv $TGT mart.orders back.csv
+}
