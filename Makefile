@@ -86,17 +86,29 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
-        deb check-deb fuzz fuzz-bins fuzz-run coverage
+        ext ext-install ext-ready ext-check bench-pushdown bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint
 
 all: $(BUILD)/reckon man completion
 
 help:
-	@echo "make            build $(BUILD)/reckon"
+	@echo "The inner loop (CONTRIBUTING.md):"
+	@echo "make            build $(BUILD)/reckon, its manual pages and bash completion (WERROR=1: warnings are errors)"
+	@echo "make unit       every cmocka unit test, no server; one alone: $(BUILD)/tests/test_NAME"
+	@echo "make integration  every integration file against a private PostgreSQL;"
+	@echo "                one: [RK_CASE=WORD] bash tests/integration/run.sh $(BUILD)/reckon test_FILE"
+	@echo "make check-one  unit and integration on one tree (SANITIZE=1 BUILD=build/asan: under ASan+UBSan)"
+	@echo "make ext-check  the extension's REGRESS tests (src/ext/sql/) on a private cluster"
+	@echo "make format     apply .clang-format to src/ and tests/unit/ (make format-check: fail on a difference)"
+	@echo "make lint       cppcheck and clang-tidy (.clang-tidy) over src/"
+	@echo "make test-counts  how many unit tests, integration cases, REGRESS tests and fuzz targets there are"
+	@echo ""
+	@echo "The whole suite and its companions:"
 	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
-	@echo "make check      the whole test suite, plain and under ASan+UBSan, a short fuzz run, then the Debian packages (the README's second command)"
-	@echo "make fuzz       every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (default $(FUZZ_SECONDS))"
+	@echo "make check      format-check, ext-check, the suite plain and under ASan+UBSan, a short fuzz run, the Debian packages"
 	@echo "make coverage   line coverage of the unit and integration suites, per directory (build/cov/)"
+	@echo "make coverage-check  the same, failing below the floors (src/core, src/io, src/check: 90%; .ci/run)"
+	@echo "make fuzz       every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (default $(FUZZ_SECONDS))"
 	@echo "make bench      benchmarks as ratios to the physical floor, written to reports/bench/"
 	@echo "make install    install the binary, manual pages, bash completion and docs into PREFIX (default /usr/local)"
 	@echo "make deb        Debian packages reckon and postgresql-15-reckon, into build/deb/"
@@ -145,7 +157,7 @@ HOOK_OBJS := $(patsubst tests/hooks/%.c,$(BUILD)/obj/hooks/%.o,$(sort $(wildcard
 TEST_OBJS := $(filter-out $(BUILD)/obj/io/fault.o,$(LIB_OBJS)) $(HOOK_OBJS)
 FAULTS_BIN := $(BUILD)/tests/reckon-faults
 
-$(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS)
+$(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS) | $(DUCKDB_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $^ $(RK_LDLIBS) $(LDLIBS)
 
@@ -196,7 +208,9 @@ check-one: all unit integration
 # warnings as errors and the suite under AddressSanitizer + UBSan, side by
 # side (tests/harness/check-both.sh), then a short fuzz run and the packages.
 check: deps
+	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory WERROR=1 ext-ready
+	$(MAKE) --no-print-directory WERROR=1 ext-check
 	@bash tests/harness/check-both.sh "$(MAKE)"
 	$(MAKE) --no-print-directory WERROR=1 FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) fuzz
 	$(MAKE) --no-print-directory check-deb
@@ -283,6 +297,11 @@ ext-install: ext
 ext-ready: ext
 	@sh tests/harness/ext-install.sh $(EXT_DIR)
 
+# The extension's REGRESS tests (src/ext/sql/, src/ext/expected/): PGXS's
+# installcheck against a private cluster (tests/harness/ext-check.sh).
+ext-check: ext
+	@bash tests/harness/ext-check.sh $(EXT_DIR)
+
 # Fuzzing (docs/testing.md).  A harness is tests/fuzz/fuzz_NAME.c, which
 # defines LLVMFuzzerTestOneInput, plus its seed corpus in
 # tests/fuzz/corpus/NAME/ (and optionally a dictionary tests/fuzz/NAME.dict):
@@ -313,15 +332,56 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
 
 # Line coverage (docs/testing.md): the unit and integration suites run once
 # against a gcc --coverage build in $(COV_BUILD) (counts from earlier runs
-# are cleared first), then gcovr reports per file and per directory and
-# checks the floors.  A failing suite fails the target, after the report.
+# are cleared first), then gcovr reports per file and per directory
+# ($(COV_BUILD)/coverage.md; COVERAGE_REPORT=reports/coverage.md also copies
+# it there).  A failing suite fails the target, after the report.
+# coverage-check is the same and also fails when src/core, src/io or
+# src/check is below its floor (COVERAGE_FLOORS); .ci/run runs it after make
+# check.
 COV_BUILD := build/cov
 
 coverage: deps
 	@mkdir -p $(COV_BUILD)
 	@find $(COV_BUILD) -name '*.gcda' -delete
 	@rc=0; $(MAKE) --no-print-directory BUILD=$(COV_BUILD) COVERAGE=1 check-one || rc=$$?; \
-	sh tests/harness/coverage.sh $(COV_BUILD) && exit $$rc
+	sh tests/harness/coverage.sh $(COV_BUILD) $(if $(COVERAGE_CHECK),check) || exit $$?; \
+	$(if $(COVERAGE_REPORT),cp $(COV_BUILD)/coverage.md $(COVERAGE_REPORT);) exit $$rc
+
+coverage-check:
+	@$(MAKE) --no-print-directory COVERAGE_CHECK=1 coverage
+
+# How many tests of each kind there are, counted from the sources.
+test-counts:
+	@sh tests/harness/count-tests.sh
+
+# The code's style is .clang-format (clang-format-14); make format applies it
+# and format-check (part of make check) fails on any file it would change:
+# the C sources of src/ and tests/unit/.
+CLANG_FORMAT ?= clang-format-14
+FORMAT_SRCS  := $(sort $(shell find src tests/unit -name '*.[ch]'))
+
+format:
+	@$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+format-check:
+	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRCS) || \
+		{ echo "format-check: the files above differ from .clang-format: run make format" >&2; exit 1; }
+
+# Static analysis of src/ (the extension, built against PostgreSQL's headers,
+# aside): cppcheck's warnings and portability checks, and clang-tidy's checks
+# of .clang-tidy; any finding fails.  LINT_JOBS clang-tidy processes at once.
+CLANG_TIDY ?= clang-tidy-14
+LINT_JOBS  ?= 2
+LINT_SRCS  := $(sort $(shell find src -name '*.c' -not -path 'src/ext/*'))
+LINT_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+                 -DRK_VERSION=\"$(VERSION)\"
+
+lint: $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
+	cppcheck --quiet --std=c11 --enable=warning,portability --inline-suppr --error-exitcode=1 \
+		-j $(LINT_JOBS) $(LINT_CPPFLAGS) $(LINT_SRCS)
+	@printf '%s\n' $(LINT_SRCS) | xargs -P $(LINT_JOBS) -n 4 sh -c '$(CLANG_TIDY) --quiet "$$@" -- -std=c11 \
+		$(LINT_CPPFLAGS) 2>/dev/null' clang-tidy || { echo "lint: clang-tidy found the above (.clang-tidy)" >&2; exit 1; }
+	@echo "lint: cppcheck and clang-tidy found nothing"
 
 clean:
 	rm -rf build

@@ -510,7 +510,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 		}
 		break;
 	case RK_OPT_UINT: {
-		char *end;
+		char *end = NULL; /* set by strtoul, read only when it ran */
 		unsigned long v = 0;
 
 		errno = 0;

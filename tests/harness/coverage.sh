@@ -1,17 +1,23 @@
 #!/bin/sh
-# coverage.sh BUILD - line coverage of what the suites just ran against the
-# gcc --coverage build in BUILD (make coverage).
+# coverage.sh BUILD [check] - line coverage of what the suites just ran
+# against the gcc --coverage build in BUILD (make coverage, make
+# coverage-check).
 #
 # Writes BUILD/coverage.txt (per file), BUILD/coverage.json (gcovr's
-# summary) and BUILD/html/index.html (annotated sources), and prints the
-# lines covered per directory of src/.  The extension (src/ext) runs inside
-# the server, which is not instrumented, so it is left out.  Exits 1 when a
-# directory is below its floor: COVERAGE_FLOORS, "DIR=PERCENT ..."
-# (default: src/core, src/io and src/check at 90).
+# summary), BUILD/html/index.html (annotated sources) and BUILD/coverage.md
+# (per directory, with the commit, the command and the test counts: what
+# reports/coverage.md is a copy of), and prints the lines covered per
+# directory of src/.  The extension (src/ext) runs inside the server, which
+# is not instrumented, so it is left out.  With "check", exits 1 when a
+# directory is below its floor: COVERAGE_FLOORS, "DIR=PERCENT ..." (default:
+# src/core, src/io and src/check at 90).
 set -eu
 
 build=$1
+mode=${2:-report}
 floors=${COVERAGE_FLOORS:-src/core=90 src/io=90 src/check=90}
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(cd "$here/../.." && pwd -P)
 
 if ! command -v gcovr >/dev/null 2>&1; then
 	echo "coverage: gcovr not found (tests/harness/deps.sh installs it)" >&2
@@ -22,7 +28,8 @@ gcovr --root . --object-directory "$build/obj" --filter 'src/' --exclude 'src/ex
 	--txt "$build/coverage.txt" --json-summary-pretty --json-summary "$build/coverage.json" \
 	--html-details "$build/html/index.html" >/dev/null
 
-# per directory: the sum of the files' covered and total lines
+# per directory: the sum of the files' covered and total lines, as a table
+# (TSV: directory, covered, lines, percent, floor note), sorted by name
 jq -r '.files[] | [.filename, .line_covered, .line_total] | @tsv' "$build/coverage.json" |
 	awk -F '\t' -v floors="$floors" '
 	{
@@ -32,9 +39,6 @@ jq -r '.files[] | [.filename, .line_covered, .line_total] | @tsv' "$build/covera
 	END {
 		n = split(floors, f, " ")
 		for (i = 1; i <= n; i++) { split(f[i], kv, "="); floor[kv[1]] = kv[2] }
-		printf "%-14s %8s %8s %7s  %s\n", "directory", "covered", "lines", "%", "floor"
-		bad = 0
-		# sorted by name
 		m = 0
 		for (d in tot) names[++m] = d
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (names[j] < names[i]) { t = names[i]; names[i] = names[j]; names[j] = t }
@@ -42,13 +46,33 @@ jq -r '.files[] | [.filename, .line_covered, .line_total] | @tsv' "$build/covera
 			d = names[i]
 			pct = tot[d] ? 100 * cov[d] / tot[d] : 100
 			note = ""
-			if (d in floor) {
+			if (d in floor)
 				note = sprintf("%d%% %s", floor[d], pct + 1e-9 >= floor[d] ? "met" : "NOT MET")
-				if (pct + 1e-9 < floor[d]) bad = 1
-			}
-			printf "%-14s %8d %8d %6.1f%%  %s\n", d, cov[d], tot[d], pct, note
+			printf "%s\t%d\t%d\t%.1f%%\t%s\n", d, cov[d], tot[d], pct, note
 		}
-		printf "%-14s %8d %8d %6.1f%%\n", "total", all_c, all_t, all_t ? 100 * all_c / all_t : 100
-		exit bad
-	}' || { echo "coverage: below a floor (per file: $build/coverage.txt)" >&2; exit 1; }
-echo "coverage: per file in $build/coverage.txt, annotated sources in $build/html/index.html"
+		printf "total\t%d\t%d\t%.1f%%\t\n", all_c, all_t, all_t ? 100 * all_c / all_t : 100
+	}' >"$build/coverage.tsv"
+
+awk -F '\t' 'BEGIN { printf "%-14s %8s %8s %7s  %s\n", "directory", "covered", "lines", "%", "floor" }
+	{ printf "%-14s %8d %8d %7s  %s\n", $1, $2, $3, $4, $5 }' "$build/coverage.tsv"
+
+commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null) || commit="unknown (not a git checkout)"
+git -C "$repo" diff --quiet HEAD -- src tests 2>/dev/null || commit="$commit + uncommitted changes"
+{
+	echo "# Line coverage per directory of src/"
+	echo
+	echo "- produced by: \`make coverage\` (tests/harness/coverage.sh) at commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- suites: $(sh "$here/count-tests.sh" | sed -n 's/^unit: //p') (unit), $(sh "$here/count-tests.sh" | sed -n 's/^integration: //p') (integration); $(gcc --version | head -n 1), $(gcovr --version | head -n 1)"
+	echo "- floors (make coverage-check): $floors"
+	echo
+	echo "| directory | lines covered | lines | % | floor |"
+	echo "| --- | ---: | ---: | ---: | --- |"
+	awk -F '\t' '{ d = $1 == "total" ? "**total**" : "`" $1 "`"; printf "| %s | %d | %d | %s | %s |\n", d, $2, $3, $4, $5 }' "$build/coverage.tsv"
+} >"$build/coverage.md"
+echo "coverage: per file in $build/coverage.txt, annotated sources in $build/html/index.html, the table in $build/coverage.md"
+
+if [ "$mode" = check ] && grep -q 'NOT MET' "$build/coverage.tsv"; then
+	echo "coverage: below a floor (per file: $build/coverage.txt):" >&2
+	grep 'NOT MET' "$build/coverage.tsv" | cut -f1,4,5 | sed 's/^/  /' >&2
+	exit 1
+fi

@@ -25,10 +25,12 @@ set -eu
 #        libFuzzer's runtime and clang's sanitizers (clang-14 only recommends it,
 #        so --no-install-recommends would leave it out)
 # coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
+# format and lint (make format-check, part of make check; make lint):
+#        clang-format-14, clang-tidy-14, cppcheck
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
-chromium python3-prometheus-client"
+chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is
