@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,15 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	if (t >= s->win_lo && t < s->win_hi) {
 		w = s->win;
 		sl = s->slice;
+	} else if (res->calendar) {
+		/* one slice per window, found among the boundaries */
+		w = sl = rk_check_window_of(res, t);
+		s->win = w;
+		s->slice = sl;
+		s->win_lo = res->bounds[w];
+		s->win_hi = res->bounds[w + 1];
+		if (s->meter)
+			rk_side_meter(s, false);
 	} else {
 		rk_usec sw = res->width / (rk_usec)res->slices;
 
@@ -268,11 +278,68 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 	return 0;
 }
 
+size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
+{
+	size_t lo = 0, hi = r->nwindows;
+
+	if (!r->calendar)
+		return (size_t)((t - r->from) / r->width);
+	/* the last w with bounds[w] <= t */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->bounds[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static rk_usec rk_check_gcd(rk_usec a, rk_usec b)
+{
+	while (b) {
+		rk_usec t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Calendar windows: the boundaries as given, the grid they share (the
+ * greatest common divisor of their distances from the first: an hour for
+ * the days of a zone whose offsets differ by whole hours). */
+static int rk_check_calendar(const rk_check_spec *spec, rk_check_result *res, rk_error *err)
+{
+	rk_usec closed_limit = spec->now - spec->settle, g = 0;
+
+	if (spec->nbounds < 2 || spec->nbounds - 1 > RK_MAX_WINDOWS)
+		return rk_error_set(err, RK_EXIT_USAGE, "calendar windows: %zu boundaries", spec->nbounds);
+	res->nwindows = spec->nbounds - 1;
+	res->bounds = rk_xcalloc(spec->nbounds, sizeof *res->bounds);
+	for (size_t i = 0; i < spec->nbounds; i++) {
+		if (i && spec->bounds[i] <= spec->bounds[i - 1])
+			return rk_error_set(err, RK_EXIT_USAGE, "calendar windows: boundary %zu is not after the one before", i);
+		res->bounds[i] = spec->bounds[i];
+		g = rk_check_gcd(g, spec->bounds[i] - spec->bounds[0]);
+	}
+	res->calendar = true;
+	res->from = spec->bounds[0];
+	res->width = g;
+	res->nclosed = 0;
+	while (res->nclosed < res->nwindows && res->bounds[res->nclosed + 1] <= closed_limit)
+		res->nclosed++;
+	return 0;
+}
+
 static int rk_check_grid(const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], w[RK_TIME_STRLEN];
 	rk_usec closed_limit;
 
+	if (spec->nbounds)
+		return rk_check_calendar(spec, res, err);
 	if (spec->from >= spec->to) {
 		rk_error_set(err, RK_EXIT_USAGE, "--from %s is not before --to %s", rk_time_format(spec->from, a),
 		             rk_time_format(spec->to, b));
@@ -294,6 +361,9 @@ static int rk_check_grid(const rk_check_spec *spec, rk_check_result *res, rk_err
 	res->from = spec->from;
 	res->width = spec->width;
 	res->nwindows = (size_t)((spec->to - spec->from) / spec->width);
+	res->bounds = rk_xcalloc(res->nwindows + 1, sizeof *res->bounds);
+	for (size_t i = 0; i <= res->nwindows; i++)
+		res->bounds[i] = spec->from + (rk_usec)i * spec->width;
 	closed_limit = spec->now - spec->settle;
 	if (closed_limit < spec->from + spec->width)
 		res->nclosed = 0;
@@ -317,7 +387,7 @@ static size_t rk_check_slices(const rk_check_spec *spec, size_t nwindows)
 {
 	size_t f = RK_CHECK_SLICES;
 
-	if (!spec->findings)
+	if (!spec->findings || spec->nbounds)
 		return 1;
 	while (f > 1 && (spec->width % (rk_usec)f != 0 || nwindows > RK_CHECK_MAX_SLICES / f))
 		f /= 2;
@@ -357,6 +427,7 @@ void rk_check_result_free(rk_check_result *r)
 	free(r->held);
 	free(r->status);
 	free(r->win_kind);
+	free(r->bounds);
 	free(r);
 }
 
@@ -410,8 +481,8 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 					return -1;
 				}
 			}
-			me->lo = spec->from + (rk_usec)a * spec->width;
-			me->hi = spec->from + (rk_usec)b * spec->width;
+			me->lo = res->bounds[a];
+			me->hi = res->bounds[b];
 			me->null_rows = k == 0;
 			list[n++] = me;
 		}
@@ -551,13 +622,13 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->side[s].slice_hash = rk_xcalloc(res->nwindows * res->slices, sizeof(rk_u128));
 		res->side[s].slices_ok = true;
 		res->side[s].sums = rk_xcalloc(res->nwindows * (spec->nsum ? spec->nsum : 1), sizeof(rk_sum));
-		sides[s].lo = spec->from;
-		sides[s].hi = spec->from + (rk_usec)res->nclosed * spec->width;
+		sides[s].lo = res->from;
+		sides[s].hi = res->bounds[res->nclosed];
 	}
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
 	if (spec->meter) {
-		atomic_store(&spec->meter->span, (int64_t)res->nclosed * spec->width);
+		atomic_store(&spec->meter->span, (int64_t)(res->bounds[res->nclosed] - res->from));
 		atomic_store(&spec->meter->phase, RK_PHASE_DIGEST);
 	}
 	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
@@ -609,6 +680,10 @@ done:
 		free(sides[s].types);
 		rk_side_release(&sides[s]);
 	}
+	for (int s = 0; s < 2; s++)
+		if (res->side[s].reads_files)
+			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
+			            res->side[s].files_read, res->side[s].bytes_read);
 	rk_reader_free(rd[0]);
 	rk_reader_free(rd[1]);
 	rk_plan_free(&plan);

@@ -64,6 +64,14 @@ typedef struct rk_check_spec {
 	const char *const *types;       /* --types items "col:type" */
 	size_t ntypes;
 	rk_usec from, to, width;        /* the check range and window width */
+	/* Calendar windows (--timezone): nbounds >= 2 increasing instants,
+	 * window w = [bounds[w], bounds[w + 1]); from and to are then bounds[0]
+	 * and bounds[nbounds - 1], and width only names the window in reports.
+	 * nbounds 0: windows of width from from. */
+	rk_usec *bounds;                /* owned by whoever filled it (rk_tableopts_free) */
+	size_t nbounds;
+	const struct rk_tz *tz;         /* --timezone: reports show local times beside UTC; or NULL */
+	const char *window_text;        /* the window as given ("1mo"), or NULL: width */
 	rk_usec settle, now;            /* closedness: end <= now - settle */
 	size_t leaf_rows;               /* drilldown memory bound (rows per side) */
 	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
@@ -135,12 +143,19 @@ typedef struct rk_side_result {
 	rk_u128 *slice_hash;    /* per slice too, where the drilldown starts */
 	bool slices_ok;         /* the digest pass filled them (a reader may group per window) */
 	bool drill_server;      /* the drilldown narrowed this side in its database */
+	bool reads_files;       /* a reader of files (a Delta table): files_read and
+	                         * bytes_read count what its scans opened, all passes */
+	uint64_t files_read;
+	uint64_t bytes_read;
 } rk_side_result;
 
 typedef struct rk_check_result {
 	size_t nwindows;        /* windows in [from, to) */
 	size_t nclosed;         /* windows [0, nclosed) are closed */
-	rk_usec from, width;
+	rk_usec from, width;    /* width: every window's, or with calendar windows the
+	                         * grid every boundary lies on (the server's groups) */
+	rk_usec *bounds;        /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
+	bool calendar;          /* windows of different widths (rk_check_spec.bounds) */
 	size_t nsum;
 	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
 	                         * 1, or a power of two dividing width */
@@ -206,7 +221,15 @@ void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *
 
 static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
 {
-	return r->from + (rk_usec)w * r->width;
+	return r->bounds[w];
 }
+
+static inline rk_usec rk_check_window_end(const rk_check_result *r, size_t w)
+{
+	return r->bounds[w + 1];
+}
+
+/* The window holding instant t, which lies in [from, bounds[nwindows]). */
+size_t rk_check_window_of(const rk_check_result *r, rk_usec t);
 
 #endif

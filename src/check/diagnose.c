@@ -96,7 +96,7 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
                      const int *own_pids, size_t nown)
 {
 	rk_diagnosis *d = rk_diag_get(res);
-	rk_usec closed_end = res->from + (rk_usec)res->nclosed * res->width;
+	rk_usec closed_end = res->bounds[res->nclosed];
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 	rk_buf msg = RK_BUF_INIT;
 	rk_open_xacts ox;
@@ -174,7 +174,7 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 			 * column finds them when none serves the key, and a key
 			 * held elsewhere too does not lend this row its commit */
 			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
-			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_start(res, f->window) + res->width - 1;
+			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_end(res, f->window) - 1;
 		}
 		rk_error_clear(&lerr);
 		rc = rk_reader_commit_times(source, &q, c, k, &lerr);
@@ -357,7 +357,11 @@ static void rk_span_add(rk_spans *s, rk_usec first, rk_usec last, size_t rows)
 
 static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
 {
-	return (t - r->from) % r->width == 0 || t % RK_DIAG_HOUR == 0;
+	if (t % RK_DIAG_HOUR == 0)
+		return true;
+	if (r->calendar)
+		return t >= r->from && t < r->bounds[r->nwindows] && r->bounds[rk_check_window_of(r, t)] == t;
+	return (t - r->from) % r->width == 0;
 }
 
 /*

@@ -1035,7 +1035,7 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			e->leaf = true;
 			e->node.window = w;
 			e->node.lo = rk_check_window_start(res, w);
-			e->node.hi = e->node.lo + res->width;
+			e->node.hi = rk_check_window_end(res, w);
 		}
 	}
 	qsort(vk, nv, sizeof *vk, rk_vkey_cmp);
@@ -1174,7 +1174,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		if (res->status[w] != RK_WIN_DIFFER)
 			continue;
 		if (!sliced) {
-			rk_node node = {w, start, start + res->width, 0, 0, {res->side[0].rows[w], res->side[1].rows[w]}};
+			rk_node node = {w, start, rk_check_window_end(res, w), 0, 0,
+			                {res->side[0].rows[w], res->side[1].rows[w]}};
 
 			rk_nodes_push(&queue, &node);
 			continue;

@@ -66,8 +66,14 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 		return rk_pd_bad_row(s, "the window index", &f[0], err);
 	/* a group per window lands in the window's first slice: the side's
 	 * slices then say nothing (rk_pushdown_side) */
-	sl = per == res->slices ? (size_t)w : (size_t)w * res->slices;
-	w /= (int64_t)per;
+	if (res->calendar) {
+		/* groups of the grid the boundaries share: each in its window */
+		w = (int64_t)rk_check_window_of(res, res->from + (rk_usec)w * unit);
+		sl = (size_t)w;
+	} else {
+		sl = per == res->slices ? (size_t)w : (size_t)w * res->slices;
+		w /= (int64_t)per;
+	}
 	if (f[2].null || f[2].len != 32) {
 		return rk_pd_bad_row(s, "the window hash", &f[2], err);
 	} else {

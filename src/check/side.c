@@ -78,6 +78,15 @@ void rk_side_init(rk_side *s, int idx, const rk_plan *plan, rk_check_result *res
 
 void rk_side_release(rk_side *s)
 {
+	uint64_t files, bytes;
+
+	if (s->reader && s->res && rk_reader_io(s->reader, &files, &bytes)) {
+		rk_side_result *sr = &s->res->side[s->idx];
+
+		sr->reads_files = true;
+		sr->files_read += files;
+		sr->bytes_read += bytes;
+	}
 	rk_reader_free(s->reader);
 	s->reader = NULL;
 	rk_buf_free(&s->enc);

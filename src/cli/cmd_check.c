@@ -144,6 +144,7 @@ static int rk_check_metrics(rk_afile *af, const char *path, const char *job, con
 static void rk_table_free(rk_table_run *t)
 {
 	rk_check_result_free(t->res);
+	rk_tableopts_free(&t->spec);
 	rk_opts_free(&t->opts);
 	t->res = NULL;
 }
@@ -242,6 +243,7 @@ static int rk_check_single(rk_opts *o)
 	    !(rerun = rk_afile_open(o->rerun_list, "rerun list", &err)))
 		goto fail;
 
+	rk_tableopts_preload(o, NULL);   /* before the progress thread starts */
 	rk_table_check(&t, rk_time_now());
 	if (t.status > RK_EXIT_DIFFER) {
 		err = t.err;
@@ -304,6 +306,7 @@ done:
 		status = rk_check_metrics(metrics, o->metrics, NULL, &t, 1, status);
 	}
 	rk_check_result_free(t.res);
+	rk_tableopts_free(&t.spec);
 	free(repair);
 	return status;
 }
@@ -657,6 +660,8 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	job.argv = argv;
 	job.ini = ini;
 	job.now = rk_time_now();
+	/* zones are loaded here, before any thread: loading one sets TZ */
+	rk_tableopts_preload(o, ini);
 	pthread_mutex_init(&job.lock, NULL);
 	nth = o->parallel < job.n ? o->parallel : job.n;
 	th = rk_xcalloc(nth ? nth : 1, sizeof *th);

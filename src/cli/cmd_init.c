@@ -19,6 +19,11 @@
  * holding one is left out of columns (and named in a comment); in a
  * comment, control characters are written as '?', so that whatever a name
  * holds, the output parses to exactly the sections init wrote.
+ *
+ * A side that is one table rather than a database (a Delta table: its
+ * driver reads no named relation) is paired with the other side's table
+ * that --table names; its columns and types come from the reader (the
+ * Delta schema), its key from the other side.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +35,7 @@
 #include "core/log.h"
 #include "io/pg.h"
 #include "io/pgident.h"
+#include "io/reader.h"
 #include "rk_sql.h"
 
 /* Time column names in order of preference. */
@@ -101,6 +107,71 @@ static int rk_init_read(const char *conninfo, const char *what, const char *sche
 	rk_pg_result_free(res);
 	rk_pg_close(pg);
 	return 0;
+}
+
+/* A side that is one table (conn names no database): that table, named
+ * name, with the columns and types its reader gives. */
+static int rk_init_read_one(const char *conn, const char *what, const char *name, rk_init_side *side,
+                            rk_error *err)
+{
+	rk_reader_opts ro;
+	rk_reader *r;
+	char **names = NULL;
+	rk_type *types = NULL;
+	size_t n = 0;
+	rk_init_table *t;
+	int rc = -1;
+
+	memset(side, 0, sizeof *side);
+	memset(&ro, 0, sizeof ro);
+	ro.side = what;
+	ro.conn = conn;
+	if (!(r = rk_reader_open(&ro, err)) || rk_reader_columns(r, &names, &n, err) < 0)
+		goto done;
+	types = rk_xcalloc(n ? n : 1, sizeof *types);
+	if (n && rk_reader_bind(r, (const char *const *)names, n, types, err) < 0)
+		goto done;
+	side->tables = rk_xcalloc(1, sizeof *side->tables);
+	side->n = 1;
+	t = &side->tables[0];
+	t->name = rk_xstrdup(name);
+	t->cols = rk_xcalloc(n ? n : 1, sizeof *t->cols);
+	t->ncols = n;
+	for (size_t i = 0; i < n; i++) {
+		t->cols[i].name = names[i];
+		names[i] = NULL;
+		t->cols[i].declared = rk_xstrdup(rk_type_name(types[i]));
+		t->cols[i].time = rk_type_is_time(types[i]);
+	}
+	rk_log_info("%s: %zu columns", rk_reader_describe(r), n);
+	rc = 0;
+done:
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(types);
+	rk_reader_free(r);
+	return rc;
+}
+
+/* Keeps only the table named name of side s. */
+static void rk_init_keep_only(rk_init_side *s, const char *name)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (!strcmp(s->tables[i].name, name)) {
+			s->tables[k++] = s->tables[i];
+			continue;
+		}
+		for (size_t c = 0; c < s->tables[i].ncols; c++) {
+			free(s->tables[i].cols[c].name);
+			free(s->tables[i].cols[c].declared);
+		}
+		free(s->tables[i].cols);
+		free(s->tables[i].name);
+	}
+	s->n = k;
 }
 
 static void rk_init_side_free(rk_init_side *s)
@@ -363,12 +434,35 @@ int rk_cmd_init(int argc, char **argv)
 	}
 	ss = o.source_schema ? o.source_schema : o.schema ? o.schema : "public";
 	ts = o.target_schema ? o.target_schema : o.schema ? o.schema : "public";
-	if (rk_pg_conninfo_public(o.source, &src, &err) < 0 || rk_pg_conninfo_public(o.target, &tgt, &err) < 0 ||
-	    rk_init_read(o.source, "source", ss, &side[0], &err) < 0 ||
-	    rk_init_read(o.target, "target", ts, &side[1], &err) < 0)
-		goto fail;
+	for (int s = 0; s < 2; s++) {
+		const char *conn = s ? o.target : o.source, *what = s ? "target" : "source";
+		rk_buf *pub = s ? &tgt : &src;
+
+		if (rk_conn_has(conn, RK_CAP_RELATION)) {
+			if (rk_pg_conninfo_public(conn, pub, &err) < 0 || rk_init_read(conn, what, s ? ts : ss, &side[s], &err) < 0)
+				goto fail;
+			continue;
+		}
+		if (!o.table) {
+			rk_error_set(&err, RK_EXIT_USAGE, "the %s is %s (%s): give --table NAME, the table of the other side "
+			             "to check it against", what, rk_conn_noun(conn), conn);
+			rk_error_hint(&err, "e.g. reckon init --source 'service=oltp' --target delta:/lake/orders --table orders");
+			goto fail;
+		}
+		rk_buf_puts(pub, conn);   /* a path: no password */
+		if (rk_init_read_one(conn, what, o.table, &side[s], &err) < 0)
+			goto fail;
+	}
+	if (o.table)
+		for (int s = 0; s < 2; s++)
+			rk_init_keep_only(&side[s], o.table);
 	if (!o.window)
 		o.window = 3600 * RK_USEC_PER_SEC;
+	if (o.window < 0) {
+		rk_error_set(&err, RK_EXIT_USAGE, "--window %s: reckon init writes fixed windows", o.text[RK_O_WINDOW]);
+		rk_error_hint(&err, "write window = 1mo and timezone = ZONE into the job file's [defaults] afterwards");
+		goto fail;
+	}
 
 	printf("; reckon job file, written by reckon init on %s\n", rk_time_format(rk_time_now(), when));
 	rk_buf_printf(&name, "the tables of schema %s on the source and %s on the target that have the same name", ss,

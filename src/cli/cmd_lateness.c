@@ -117,6 +117,10 @@ static int rk_lateness_setup(const rk_opts *o, rk_lateness *l, rk_error *err)
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], w[RK_TIME_STRLEN];
 
 	l->width = o->window;
+	if (o->window < 0 || (rk_opts_is_set(o, RK_O_LAST) && o->last < 0)) {
+		rk_error_set(err, RK_EXIT_USAGE, "reckon lateness measures fixed windows, not calendar months");
+		return rk_error_hint(err, "give --window and --last as durations, e.g. --window 1h --last 7d");
+	}
 	if (rk_opts_is_set(o, RK_O_LAST)) {
 		if (rk_tableopts_last(o->last, o->window, now, o->settle, &l->from, &l->to, err) < 0)
 			return -1;

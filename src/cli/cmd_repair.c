@@ -39,7 +39,7 @@ typedef struct rk_rtable {
 typedef struct rk_repair_totals {
 	size_t done, match, differ, already;
 	size_t touched_differ;
-	uint64_t deleted_by_time, deleted_by_key, inserted;
+	uint64_t deleted_by_time, deleted_by_key, inserted, updated, moved;
 } rk_repair_totals;
 
 static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
@@ -60,6 +60,8 @@ static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
 			s->deleted_by_time += v->deleted_by_time;
 			s->deleted_by_key += v->deleted_by_key;
 			s->inserted += v->inserted;
+			s->updated += v->updated;
+			s->moved += v->moved;
 		}
 	}
 	for (size_t j = 0; j < t->res.ntouched; j++)
@@ -88,8 +90,12 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 
 	if (!t->res.ntouched && !t->res.null_time_deleted)
 		return;
-	fprintf(out, "windows outside the list whose stale rows the delete by key %s:\n",
-	        t->spec.execute ? "removed (checked again)" : "would remove");
+	if (t->spec.replace_interval)
+		fprintf(out, "windows outside the list whose stale rows the delete by key %s:\n",
+		        t->spec.execute ? "removed (checked again)" : "would remove");
+	else
+		fprintf(out, "windows outside the list whose rows of a missing key %s into the interval:\n",
+		        t->spec.execute ? "were moved (checked again)" : "would be moved");
 	for (size_t j = 0; j < t->res.ntouched; j++) {
 		const rk_repair_touched *w = &t->res.touched[j];
 		const rk_repair_interval *v = &t->iv[w->interval];
@@ -100,7 +106,9 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "by [%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
-		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell), t->spec.execute ? "deleted" : "delete",
+		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell),
+		        t->spec.replace_interval ? (t->spec.execute ? "deleted" : "delete")
+		                                 : (t->spec.execute ? "moved" : "move"),
 		        (unsigned long long)w->deleted);
 		rk_buf_reset(&cell);
 		if (w->state == RK_REPAIR_MATCH || w->state == RK_REPAIR_DIFFER)
@@ -119,7 +127,7 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 static void rk_repair_text(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
-	bool execute = t->spec.execute;
+	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
 	rk_repair_totals s;
 	rk_buf cell = RK_BUF_INIT;
 
@@ -128,9 +136,14 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
 		return;
 	}
-	fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
-	        execute ? "deleted t+k" : "delete t+k", execute ? "inserted" : "insert", "after s/t", "status",
-	        "damage listed");
+	if (rows)
+		fprintf(out, "%-46s  %-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
+		        execute ? "deleted" : "delete", execute ? "updated" : "update", execute ? "inserted" : "insert",
+		        "after s/t", "status", "damage listed");
+	else
+		fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
+		        execute ? "deleted t+k" : "delete t+k", execute ? "inserted" : "insert", "after s/t", "status",
+		        "damage listed");
 	for (size_t i = 0; i < l->n; i++) {
 		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
 		const rk_repair_interval *v = &t->iv[i];
@@ -145,12 +158,22 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		              (unsigned long long)l->items[i].count[RK_RERUN_TARGET_ROWS]);
 		fprintf(out, "%-13s  ", rk_buf_cstr(&cell));
 		rk_buf_reset(&cell);
-		if (counted)
+		if (counted && rows)
+			rk_buf_printf(&cell, "%llu", (unsigned long long)v->deleted_by_time);
+		else if (counted)
 			rk_buf_printf(&cell, "%llu+%llu", (unsigned long long)v->deleted_by_time,
 			              (unsigned long long)v->deleted_by_key);
 		else
 			rk_buf_putc(&cell, '-');
-		fprintf(out, "%-13s  ", rk_buf_cstr(&cell));
+		fprintf(out, rows ? "%-9s  " : "%-13s  ", rk_buf_cstr(&cell));
+		if (rows) {
+			rk_buf_reset(&cell);
+			if (counted)
+				rk_buf_printf(&cell, "%llu", (unsigned long long)v->updated);
+			else
+				rk_buf_putc(&cell, '-');
+			fprintf(out, "%-9s  ", rk_buf_cstr(&cell));
+		}
 		rk_buf_reset(&cell);
 		if (counted)
 			rk_buf_printf(&cell, "%llu", (unsigned long long)v->inserted);
@@ -169,9 +192,30 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "%s\n", rk_buf_cstr(&cell));
 	}
 	rk_buf_free(&cell);
-	fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
-	             "deleted by time + by key)\n");
+	if (rows)
+		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; only the rows of "
+		             "the keys its check names are written)\n");
+	else
+		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
+		             "deleted by time + by key)\n");
 	rk_repair_text_touched(out, t);
+	if (rows && !execute) {
+		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
+		if (s.already)
+			fprintf(out, " (%zu already match%s)", s.already, s.already == 1 ? "es" : "");
+		fprintf(out, "; would delete %llu target row%s, update %llu (%llu moved in from other windows) and "
+		             "insert %llu; nothing was changed%s\n", (unsigned long long)s.deleted_by_time,
+		        s.deleted_by_time == 1 ? "" : "s", (unsigned long long)s.updated, (unsigned long long)s.moved,
+		        (unsigned long long)s.inserted, t->complete ? " (add --execute to repair)" : " (stopped)");
+		return;
+	}
+	if (rows) {
+		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s, updated %llu (%llu moved in "
+		             "from other windows), inserted %llu; %zu match%s", s.done, l->n, l->n == 1 ? "" : "s",
+		        (unsigned long long)s.deleted_by_time, s.deleted_by_time == 1 ? "" : "s",
+		        (unsigned long long)s.updated, (unsigned long long)s.moved, (unsigned long long)s.inserted, s.match,
+		        s.match == 1 ? "es" : "");
+	}
 	if (!execute) {
 		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
 		if (s.already)
@@ -183,6 +227,7 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		        t->complete ? " (add --execute to repair)" : " (stopped)");
 		return;
 	}
+	if (!rows)
 	fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s (%llu by time, %llu by key), "
 	             "inserted %llu; %zu match%s", s.done, l->n, l->n == 1 ? "" : "s",
 	        (unsigned long long)(s.deleted_by_time + s.deleted_by_key),
@@ -299,8 +344,9 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 	rk_repair_totals s;
 
 	rk_repair_sum(t, &s);
-	fprintf(out, "{\"mode\":\"%s\",\"complete\":%s,\"verdict\":\"%s\",\"intervals\":[",
-	        t->spec.execute ? "execute" : "dry-run", t->complete ? "true" : "false", rk_repair_verdict(t));
+	fprintf(out, "{\"mode\":\"%s\",\"repair\":\"%s\",\"complete\":%s,\"verdict\":\"%s\",\"intervals\":[",
+	        t->spec.execute ? "execute" : "dry-run", t->spec.replace_interval ? "replace-interval" : "rows",
+	        t->complete ? "true" : "false", rk_repair_verdict(t));
 	for (size_t i = 0; i < l->n; i++) {
 		const rk_repair_interval *v = &t->iv[i];
 		const uint64_t *c = l->items[i].count;
@@ -315,9 +361,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		        (unsigned long long)c[RK_RERUN_TARGET_ROWS], (unsigned long long)c[RK_RERUN_MISSING],
 		        (unsigned long long)c[RK_RERUN_EXTRA], (unsigned long long)c[RK_RERUN_DUPLICATED],
 		        (unsigned long long)c[RK_RERUN_CHANGED]);
-		fprintf(out, ",\"source_rows\":%llu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu",
+		fprintf(out, ",\"source_rows\":%llu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu"
+		             ",\"updated\":%llu,\"moved\":%llu",
 		        (unsigned long long)v->source_rows, (unsigned long long)v->deleted_by_time,
-		        (unsigned long long)v->deleted_by_key, (unsigned long long)v->inserted);
+		        (unsigned long long)v->deleted_by_key, (unsigned long long)v->inserted,
+		        (unsigned long long)v->updated, (unsigned long long)v->moved);
 		if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY)
 			fprintf(out, ",\"after\":{\"source_rows\":%llu,\"target_rows\":%llu}}",
 			        (unsigned long long)v->after_source_rows, (unsigned long long)v->after_target_rows);
@@ -344,9 +392,10 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 	}
 	fprintf(out, "],\"totals\":{\"intervals\":%zu,\"repaired\":%zu,\"match\":%zu,\"differ\":%zu,"
 	             "\"already_matches\":%zu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu,"
-	             "\"null_time_deleted\":%llu}}",
+	             "\"updated\":%llu,\"moved\":%llu,\"null_time_deleted\":%llu}}",
 	        l->n, s.done, s.match, s.differ, s.already, (unsigned long long)s.deleted_by_time,
-	        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted,
+	        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted, (unsigned long long)s.updated,
+	        (unsigned long long)s.moved,
 	        (unsigned long long)t->res.null_time_deleted);
 }
 
@@ -405,7 +454,15 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.interval_column = o->interval_column;
 	t->spec.execute = o->execute;
 	t->spec.allow_open = o->allow_open;
+	t->spec.replace_interval = o->replace_interval;
+	t->spec.load_interval = rk_opts_is_set(o, RK_O_LOAD_INTERVAL) ? o->load_interval : 0;
 	t->spec.force = o->force;
+	if (t->spec.load_interval && !o->interval_column) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval says what --interval-column records; no "
+		             "--interval-column was given");
+		rk_error_hint(&t->err, "add --interval-column COL, or leave --load-interval out");
+		goto fail;
+	}
 	if (rk_rerun_read(rerun, &t->list, &t->err) < 0)
 		goto fail;
 	for (size_t i = 0; i < t->list->n; i++) {

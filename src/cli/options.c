@@ -26,6 +26,7 @@ typedef enum rk_optkind {
 	RK_OPT_UINT,    /* an integer in [lo, hi] */
 	RK_OPT_DUR,     /* a duration greater than zero */
 	RK_OPT_DUR0,    /* a duration, zero allowed */
+	RK_OPT_CAL,     /* a duration, or N calendar months ("1mo", stored as -N) */
 	RK_OPT_TIME,    /* an instant, ISO-8601 with a zone */
 	RK_OPT_ENUM,    /* one of choices, stored as its index */
 	RK_OPT_MAP      /* NAME=SQL, repeatable; in a file one key per NAME: option.NAME */
@@ -82,7 +83,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_TARGET] = {"target", RK_OPT_STR, OFF(target), PAIR | RK_CMD_LAB | RK_CMD_INIT,
 	                 RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_INIT, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
 	                 "target: same forms (repair and load: PostgreSQL only; load: default the source)"},
-	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "NAME",
+	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS | RK_CMD_INIT, 0, RK_OPTF_TABLE, "NAME",
 	                "relation name on both sides (schema-qualified allowed)"},
 	[RK_O_SOURCE_TABLE] = {"source-table", RK_OPT_STR, OFF(source_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
 	                       "source relation when the names differ"},
@@ -114,15 +115,23 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                        "CSV field delimiter", ",", .check = rk_opt_check_delimiter},
 	[RK_O_CSV_NULL] = {"csv-null", RK_OPT_STR, OFF(csv_null), PAIR, 0, RK_OPTF_TABLE, "S",
 	                   "CSV NULL marker (default: an unquoted empty field is NULL, \"\" the empty string)"},
+	[RK_O_DELTA_PARTITION_ZONE] = {"delta-partition-zone", RK_OPT_STR, OFF(delta_partition_zone), PAIR, 0,
+	                               RK_OPTF_TABLE, "ZONE",
+	                               "IANA zone of a Delta table's timestamp partition values written without "
+	                               "a zone: the writer's zone (default UTC)"},
 	[RK_O_FROM] = {"from", RK_OPT_TIME, OFF(from), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
 	               "start of the range, ISO-8601 with Z or an offset (or --last)"},
 	[RK_O_TO] = {"to", RK_OPT_TIME, OFF(to), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
 	             "end of the range, exclusive"},
-	[RK_O_LAST] = {"last", RK_OPT_DUR, OFF(last), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
+	[RK_O_LAST] = {"last", RK_OPT_CAL, OFF(last), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
 	               "the range is the latest closed windows covering DUR, on the grid counted from "
-	               "1970-01-01T00:00:00Z (instead of --from/--to)"},
-	[RK_O_WINDOW] = {"window", RK_OPT_DUR, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
-	                 RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d", "1h", RK_CMD_LATENESS},
+	               "1970-01-01T00:00:00Z, or with --timezone the zone's calendar (instead of --from/--to)"},
+	[RK_O_WINDOW] = {"window", RK_OPT_CAL, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
+	                 RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
+	                 "(calendar units)", "1h", RK_CMD_LATENESS},
+	[RK_O_TIMEZONE] = {"timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "ZONE",
+	                   "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
+	                   "h/m/s windows start at its midnight, dates in --from/--to are its midnights"},
 	[RK_O_SETTLE] = {"settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0,
 	                 RK_OPTF_TABLE, "DUR", "closedness margin: a window is closed when end <= now - settle "
 	                 "(repair: an interval too)", "10m"},
@@ -170,6 +179,13 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                          RK_OPTF_TABLE, "COL", "target column recording each row's load interval start"},
 	[RK_O_ALLOW_OPEN] = {"allow-open", RK_OPT_FLAG, OFF(allow_open), RK_CMD_REPAIR, 0, 0, NULL,
 	                     "repair open intervals too (end after now - settle), which may still receive rows"},
+	[RK_O_REPLACE_INTERVAL] = {"replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
+	                           RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
+	                           "own whole intervals) instead of changing only the rows that differ"},
+	[RK_O_LOAD_INTERVAL] = {"load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                        "DUR", "with --interval-column: the load's interval width; a row records the start "
+	                        "of the DUR-wide interval holding its time, on the grid counted from "
+	                        "1970-01-01T00:00:00Z"},
 	[RK_O_FORCE] = {"force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
 	                "repair a target table that an enabled logical-replication subscription writes into"},
 	[RK_O_LOCK_TIMEOUT] = {"lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",
@@ -522,6 +538,27 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 			return rk_error_hint(err, "e.g. --%s %s", d->name, d->def ? d->def : "1");
 		}
 		*(unsigned long *)field = v;
+		break;
+	}
+	case RK_OPT_CAL: {
+		char opt[sizeof where + 2];
+		size_t n = strspn(value, "0123456789");
+
+		snprintf(opt, sizeof opt, "%s%s", ly->path ? "" : "--", ly->path ? where : d->name);
+		if (n > 0 && n < 10 && (!strcmp(value + n, "mo") || !strcmp(value + n, "month") ||
+		                        !strcmp(value + n, "months"))) {
+			long months = strtol(value, NULL, 10);
+
+			if (months < 1 || months > 1200) {
+				rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': 1 to 1200 months", opt, value);
+				return rk_error_hint(err, "e.g. %s 1mo (with --timezone)", opt);
+			}
+			*(rk_usec *)field = -(rk_usec)months;
+			break;
+		}
+		if (rk_duration_parse(opt, value, false, (rk_usec *)field, err) < 0)
+			return rk_error_hint(err, "write a duration as <number><unit>, units us, ms, s, m, h, d, w, mo "
+			                          "(calendar months, with --timezone), e.g. 15m, 1h, 1d, 1mo");
 		break;
 	}
 	case RK_OPT_DUR:

@@ -60,10 +60,12 @@ typedef enum rk_optid {
 	RK_O_TYPES,
 	RK_O_CSV_DELIMITER,
 	RK_O_CSV_NULL,
+	RK_O_DELTA_PARTITION_ZONE,
 	RK_O_FROM,
 	RK_O_TO,
 	RK_O_LAST,
 	RK_O_WINDOW,
+	RK_O_TIMEZONE,
 	RK_O_SETTLE,
 	RK_O_NOW,
 	RK_O_RERUN_LIST,
@@ -83,6 +85,8 @@ typedef enum rk_optid {
 	RK_O_EXECUTE,
 	RK_O_INTERVAL_COLUMN,
 	RK_O_ALLOW_OPEN,
+	RK_O_REPLACE_INTERVAL,
+	RK_O_LOAD_INTERVAL,
 	RK_O_FORCE,
 	RK_O_LOCK_TIMEOUT,
 	RK_O_STRATEGY,
@@ -148,11 +152,13 @@ typedef struct rk_opts {
 	char *source_where, *target_where;
 	char *csv_delimiter;     /* one character, checked */
 	char *csv_null;
+	char *delta_partition_zone; /* IANA zone of zoneless timestamp partition values */
 
 	/* check */
 	rk_usec from, to;        /* set when given (rk_opts_is_set) */
-	rk_usec last;            /* --last: 0 when not given */
-	rk_usec window;          /* 0 when not given */
+	rk_usec last;            /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
+	rk_usec window;          /* 0 when not given; < 0: -N calendar months ("1mo") */
+	char *timezone;          /* --timezone ZONE: calendar windows in that zone */
 	rk_usec settle;          /* default 10m */
 	rk_usec now;             /* set when given; else the caller's clock */
 	char *rerun_list, *report, *audit, *watermark_query;
@@ -173,6 +179,8 @@ typedef struct rk_opts {
 	bool execute;
 	char *interval_column;
 	bool allow_open;         /* repair open intervals too */
+	bool replace_interval;   /* repair: replace whole intervals, not rows */
+	rk_usec load_interval;   /* repair: the load's interval width (0: not given) */
 	bool force;              /* repair a target a subscription writes into */
 	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */
 

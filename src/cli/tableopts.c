@@ -7,7 +7,14 @@
 
 #include <string.h>
 
+#include "core/ini.h"
+#include "core/log.h"
+#include "core/tz.h"
 #include "io/reader.h"
+
+/* More calendar windows than this is a mistake in --window (check.c has
+ * the same bound for fixed ones). */
+#define RK_TABLEOPTS_MAX_WINDOWS 10000000
 
 /* A side's conn, relation and driver settings; a side that takes no SQL
  * (CSV) refuses expressions and filters. */
@@ -26,6 +33,7 @@ static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_erro
 	r->nsettings = 0;
 	rk_reader_setting_add(r, "csv-delimiter", o->csv_delimiter);
 	rk_reader_setting_add(r, "csv-null", o->csv_null);
+	rk_reader_setting_add(r, "delta-partition-zone", o->delta_partition_zone);
 	r->expr_names = (const char *const *)m->names;
 	r->expr_sql = (const char *const *)m->sql;
 	r->nexpr = m->n;
@@ -90,14 +98,106 @@ int rk_tableopts_last(rk_usec last, rk_usec width, rk_usec now, rk_usec settle, 
 	return 0;
 }
 
+void rk_tableopts_free(rk_check_spec *spec)
+{
+	free(spec->bounds);
+	spec->bounds = NULL;
+	spec->nbounds = 0;
+}
+
+void rk_tableopts_preload(const rk_opts *o, const rk_ini *job)
+{
+	rk_error err;
+
+	if (o->timezone)
+		(void)rk_tz_get(o->timezone, "--timezone", &err);
+	for (size_t i = 0; job && i < job->nentries; i++)
+		if (strcmp(job->entries[i].key, "timezone") == 0)
+			(void)rk_tz_get(job->entries[i].value, "timezone", &err);
+}
+
+/* An instant option given as a bare date: ZONE's midnight of that day. */
+static void rk_tableopts_local_date(const rk_opts *o, rk_optid id, const rk_tz *tz, rk_usec *t)
+{
+	int64_t days;
+
+	if (tz && rk_opts_is_set(o, id) && rk_time_arg_date(o->text[id], &days))
+		*t = rk_tz_utc(tz, days * RK_USEC_PER_DAY, NULL);
+}
+
+/* --last with --timezone: calendar units back from the latest closed
+ * boundary, or fixed widths on the grid of the zone's midnight. */
+static int rk_tableopts_last_zone(const rk_opts *o, const rk_tz *tz, bool calendar, rk_calunit unit,
+                                  rk_check_spec *spec, rk_error *err)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+	rk_usec closed = spec->now - spec->settle;
+	const char *lt = o->text[RK_O_LAST], *wt = o->text[RK_O_WINDOW];
+
+	if (calendar) {
+		int64_t count;
+
+		if (unit.months ? o->last >= 0 || -o->last % unit.months != 0
+		                : o->last < 0 || o->last % RK_USEC_PER_DAY != 0 ||
+		                      (o->last / RK_USEC_PER_DAY) % unit.days != 0) {
+			rk_error_set(err, RK_EXIT_USAGE, "--last %s is not a whole number of %s windows", lt, wt);
+			return rk_error_hint(err, "give --last in the window's calendar unit, e.g. --last 7d --window 1d, "
+			                          "--last 3mo --window 1mo");
+		}
+		count = unit.months ? -o->last / unit.months : o->last / RK_USEC_PER_DAY / unit.days;
+		spec->to = rk_tz_floor(tz, unit, closed);
+		spec->from = rk_tz_step(tz, unit, spec->to, -count);
+		return 0;
+	}
+	if (o->last < 0 || o->last % o->window != 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "--last %s is not a whole number of %s windows", lt, wt);
+		return rk_error_hint(err, "give --last as a multiple of --window, e.g. --last 1d --window 1h");
+	}
+	{
+		rk_usec mid = rk_tz_midnight(tz, closed);
+
+		spec->to = mid + (closed - mid) / o->window * o->window;
+		spec->from = spec->to - o->last;
+	}
+	rk_log_debug("--last %s in %s: [%s, %s)", lt, rk_tz_name(tz), rk_time_format(spec->from, a),
+	             rk_time_format(spec->to, b));
+	return 0;
+}
+
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err)
 {
+	const rk_tz *tz = NULL;
+	rk_calunit unit = {0, 0};
+	bool calendar = false;
+
 	spec->width = o->window;
 	if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
 		return -1;
+	if (o->timezone && !(tz = rk_tz_get(o->timezone, "--timezone", err)))
+		return -1;
+	if (!tz && (o->window < 0 || (rk_opts_is_set(o, RK_O_LAST) && o->last < 0))) {
+		rk_error_set(err, RK_EXIT_USAGE, "--%s %s is a calendar unit: it needs --timezone",
+		             o->window < 0 ? "window" : "last", o->text[o->window < 0 ? RK_O_WINDOW : RK_O_LAST]);
+		return rk_error_hint(err, "add --timezone ZONE (e.g. Europe/Berlin, or UTC for UTC months)");
+	}
+	if (tz) {
+		calendar = o->window < 0 || o->window % RK_USEC_PER_DAY == 0;
+		if (o->window < 0)
+			unit.months = (int32_t)-o->window;
+		else if (calendar && o->window / RK_USEC_PER_DAY > 100000)
+			return rk_error_set(err, RK_EXIT_USAGE, "--window %s is too long", o->text[RK_O_WINDOW]);
+		else if (calendar)
+			unit.days = (int32_t)(o->window / RK_USEC_PER_DAY);
+		spec->tz = tz;
+		spec->window_text = o->text[RK_O_WINDOW];
+	}
 	spec->settle = o->settle;
 	spec->now = rk_opts_is_set(o, RK_O_NOW) ? o->now : now;
-	if (rk_opts_is_set(o, RK_O_LAST)) {
+	rk_tableopts_local_date(o, RK_O_NOW, tz, &spec->now);
+	if (tz && rk_opts_is_set(o, RK_O_LAST)) {
+		if (rk_tableopts_last_zone(o, tz, calendar, unit, spec, err) < 0)
+			return -1;
+	} else if (rk_opts_is_set(o, RK_O_LAST)) {
 		if (rk_tableopts_last(o->last, o->window, spec->now, spec->settle, &spec->from, &spec->to, err) < 0)
 			return -1;
 	} else if (!rk_opts_is_set(o, RK_O_FROM) && !rk_opts_is_set(o, RK_O_TO)) {
@@ -108,6 +208,20 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 	} else {
 		spec->from = o->from;
 		spec->to = o->to;
+		rk_tableopts_local_date(o, RK_O_FROM, tz, &spec->from);
+		rk_tableopts_local_date(o, RK_O_TO, tz, &spec->to);
+	}
+	if (calendar) {
+		char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+		if (spec->from >= spec->to) {
+			rk_error_set(err, RK_EXIT_USAGE, "--from %s is not before --to %s", rk_tz_format(tz, spec->from, a),
+			             rk_tz_format(tz, spec->to, b));
+			return rk_error_hint(err, "the check range is [from, to): give a later --to");
+		}
+		if (rk_tz_bounds(tz, unit, spec->from, spec->to, RK_TABLEOPTS_MAX_WINDOWS, &spec->bounds, &spec->nbounds,
+		                 err) < 0)
+			return -1;
 	}
 	spec->jobs = o->jobs;
 	spec->pushdown = o->pushdown == RK_OPT_PUSHDOWN_ON     ? RK_PUSHDOWN_ON

@@ -12,6 +12,8 @@
 #include "cli/options.h"
 #include "core/error.h"
 
+struct rk_ini;
+
 /*
  * Fills the pair part of spec from o: source and target (a PostgreSQL side
  * needs --table or --source-table/--target-table; a CSV side takes no
@@ -28,12 +30,26 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err);
  * window, settle and clock (--now, else now), --jobs, --pushdown,
  * --leaf-rows and --watermark-query.  now is the current time, used when
  * --now is not given.
+ *
+ * With --timezone ZONE: dates in --from/--to/--now are ZONE's midnights;
+ * d, w and mo windows are ZONE's calendar units (spec->bounds, a new array
+ * rk_tableopts_free releases) and --last counts them back from the latest
+ * closed one; h/m/s windows of --last are anchored on ZONE's midnight.
+ * Load the zone before starting threads (core/tz.h): rk_tableopts_preload.
  */
 /* Set to "off" in the environment, check names no likely causes and asks
  * the source nothing for its warnings (docs/runbook.md). */
 #define RK_TABLEOPTS_DIAGNOSE_ENV "RECKON_DIAGNOSE"
 
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err);
+
+/* Releases what rk_tableopts_check allocated in spec (its bounds). */
+void rk_tableopts_free(rk_check_spec *spec);
+
+/* Loads the zones a command line and a job file name (--timezone, every
+ * `timezone` key), so that threads checking its tables find them loaded.
+ * Errors are left to each table's own parse; job may be NULL. */
+void rk_tableopts_preload(const rk_opts *o, const struct rk_ini *job);
 
 /*
  * The range of --last on the epoch grid: to = floor((now - settle) / width)

@@ -609,7 +609,7 @@ int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error 
 		why = "not a finite instant";
 		goto bad;
 	}
-	if (!pt.has_zone) {
+	if (!pt.has_zone && pt.has_time) {
 		rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': no time zone given", option, s);
 		return rk_error_hint(err, "add Z or an offset so the instant is unambiguous, e.g. 2026-03-02T10:00:00Z");
 	}
@@ -619,6 +619,17 @@ int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error 
 bad:
 	rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': %s", option, s, why);
 	return rk_error_hint(err, "write an ISO-8601 instant with Z or an offset, e.g. 2026-03-02T10:00:00Z");
+}
+
+bool rk_time_arg_date(const char *s, int64_t *days)
+{
+	rk_tu_parts pt;
+	const char *why;
+
+	if (!s || rk_tu_parse(s, strlen(s), &pt, &why) < 0 || pt.special || pt.has_time)
+		return false;
+	*days = pt.days;
+	return true;
 }
 
 int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_usec *out, rk_error *err)
@@ -645,6 +656,9 @@ int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_use
 		{ "d", RK_USEC_PER_DAY },
 		{ "day", RK_USEC_PER_DAY },
 		{ "days", RK_USEC_PER_DAY },
+		{ "w", 7 * RK_USEC_PER_DAY },
+		{ "week", 7 * RK_USEC_PER_DAY },
+		{ "weeks", 7 * RK_USEC_PER_DAY },
 	};
 	const char *p = s;
 	const char *why;
@@ -705,7 +719,7 @@ int rk_duration_parse(const char *option, const char *s, bool allow_zero, rk_use
 	return 0;
 bad:
 	rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': %s", option, s, why);
-	return rk_error_hint(err, "write a duration as <number><unit>, units us, ms, s, m, h, d, e.g. 90s, 15m, 1h30m");
+	return rk_error_hint(err, "write a duration as <number><unit>, units us, ms, s, m, h, d, w, e.g. 90s, 15m, 1h30m");
 }
 
 /* ------------------------------------------------------------------ */
@@ -877,6 +891,16 @@ char *rk_duration_format(rk_usec d, char out[RK_TIME_STRLEN])
 	}
 	*p = '\0';
 	return out;
+}
+
+int64_t rk_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	return rk_tu_days_from_civil(y, m, d);
+}
+
+void rk_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	rk_tu_civil_from_days(days, y, m, d);
 }
 
 rk_usec rk_time_now(void)

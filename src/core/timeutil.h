@@ -95,14 +95,19 @@ int rk_date_parse(const char *s, size_t len, int64_t *days, const char **why);
 
 /*
  * Parses a command-line instant (--from, --to, --now): ISO-8601 with a 'Z'
- * or an explicit offset, e.g. "2026-03-02T10:00:00Z", "2026-03-02 10:00+01:00".
- * A value without zone is refused (ambiguous).  Errors name the option.
+ * or an explicit offset, e.g. "2026-03-02T10:00:00Z", "2026-03-02 10:00+01:00",
+ * or a bare date "2026-03-02", which is its midnight UTC here (with
+ * --timezone the caller re-reads it as that zone's midnight: rk_time_arg_date).
+ * A time of day without zone is refused (ambiguous).  Errors name the option.
  */
 int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error *err);
 
+/* Whether s is a bare finite date ("2026-03-29"), and its day number. */
+bool rk_time_arg_date(const char *s, int64_t *days);
+
 /*
  * Parses a duration: a positive sequence of <integer><unit> with units
- * us, ms, s (sec, second, plurals), m (min, minute), h (hour), d (day)
+ * us, ms, s (sec, second, plurals), m (min, minute), h (hour), d (day), w (week: 7 d)
  * (e.g. "90s", "15m", "60min", "1h", "1d", "1h30m").  Errors name
  * the option.  allow_zero permits "0" / "0s" (used by --settle).
  */
@@ -122,6 +127,11 @@ char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN]);
 
 /* Formats a duration compactly ("1h", "90s", "1h30m"). */
 char *rk_duration_format(rk_usec d, char out[RK_TIME_STRLEN]);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (astronomical years:
+ * 1 BC is 0; m 1-12, d 1-31 unchecked), and back. */
+int64_t rk_days_from_civil(int64_t y, unsigned m, unsigned d);
+void rk_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
 /* The current time. */
 rk_usec rk_time_now(void);

@@ -256,6 +256,20 @@ static void replay_free(replay *r)
 	free(r->sidecar);
 }
 
+/* Whether s starts with a URI scheme (RFC 2396: a letter, then letters,
+ * digits, '+', '-', '.', then ':'): s3://..., abfss://...  A relative
+ * path's own ':' would be escaped as %3A. */
+static bool has_scheme(const char *s)
+{
+	size_t i = 0;
+
+	if (!isalpha((unsigned char)s[0]))
+		return false;
+	while (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+		i++;
+	return s[i] == ':';
+}
+
 /* Resolves an action's path ("Add File and Remove File": a URI, relative to
  * the table root or absolute) to a local absolute path, appended to out. */
 static int resolve_path(const char *root, const char *path, rk_buf *out, rk_error *err)
@@ -268,7 +282,7 @@ static int resolve_path(const char *root, const char *path, rk_buf *out, rk_erro
 			p += 2;
 		if (*p != '/')
 			return rk_error_set(err, RK_EXIT_USAGE, "path %s: a file: URI with a host is not readable", path);
-	} else if (strstr(p, "://") || (isalpha((unsigned char)p[0]) && strchr(p, ':') && strchr(p, ':') < strchr(p, '/'))) {
+	} else if (has_scheme(p)) {
 		return rk_error_set(err, RK_EXIT_USAGE, "path %s: only local files are readable", path);
 	} else if (*p != '/') {
 		rk_buf_printf(out, "%s/", root);
@@ -1222,4 +1236,49 @@ int rk_delta_min_reader_version(const rk_delta *d)
 const char *rk_delta_reader_features(const rk_delta *d)
 {
 	return d->reader_features;
+}
+
+int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t *time_ms, rk_error *err)
+{
+	char path[PATH_MAX];
+	rk_buf text = RK_BUF_INIT;
+	struct stat st;
+	const char *p, *end;
+
+	*operation = NULL;
+	*time_ms = 0;
+	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", d->root, (long long)v);
+	if (stat(path, &st) < 0)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "commit %lld of %s: %s", (long long)v, d->root,
+				    strerror(errno));
+	*time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	if (rk_slurp(path, "Delta log file", LOG_FILE_MAX, &text, err) < 0) {
+		rk_buf_free(&text);
+		err->code = RK_EXIT_RUNTIME;
+		return -1;
+	}
+	for (p = text.data, end = text.data + text.len; p && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		json_t *line = json_loadb(p, (size_t)((nl ? nl : end) - p), 0, NULL);
+		json_t *ci = json_object_get(line, "commitInfo");
+
+		if (json_is_object(ci)) {
+			json_t *ict = json_object_get(ci, "inCommitTimestamp"), *ts = json_object_get(ci, "timestamp");
+			const char *op = json_string_value(json_object_get(ci, "operation"));
+
+			if (json_is_integer(ict))
+				*time_ms = json_integer_value(ict);
+			else if (json_is_integer(ts))
+				*time_ms = json_integer_value(ts);
+			*operation = rk_xstrdup(op ? op : "");
+			json_decref(line);
+			break;
+		}
+		json_decref(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	rk_buf_free(&text);
+	if (!*operation)
+		*operation = rk_xstrdup("");
+	return 0;
 }

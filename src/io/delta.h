@@ -221,6 +221,16 @@ const char *rk_delta_column_mapping(const rk_delta *d);
 int rk_delta_min_reader_version(const rk_delta *d);
 const char *rk_delta_reader_features(const rk_delta *d);
 
+/*
+ * The commitInfo of version v ("Commit Provenance Information"), for
+ * naming the commits that wrote a window: *operation (malloc'd, the caller
+ * frees; "" when the commit has none) and *time_ms (inCommitTimestamp, else
+ * commitInfo.timestamp, else the commit file's modification time; ms since
+ * the epoch).  A version whose commit file is gone (cleaned up after a
+ * checkpoint) is RK_EXIT_RUNTIME.  Returns 0 or -1.
+ */
+int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t *time_ms, rk_error *err);
+
 /* ---- the rows ---------------------------------------------------------- */
 
 /* rk_delta_view flags */

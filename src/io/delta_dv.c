@@ -145,10 +145,22 @@ int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *wha
 		uint32_t *low = rk_xmalloc((card ? card : 1) * sizeof *low);
 
 		roaring_bitmap_to_uint32_array(bm, low);
-		for (uint64_t i = 0; i < card; i++)
-			out[count++] = (uint64_t)key << 32 | low[i];
-		free(low);
 		roaring_bitmap_free(bm);
+		/* CRoaring 0.2.66 takes an array container's values as they
+		 * come: unsorted or repeated ones are a damaged bitmap, not a
+		 * set of rows */
+		for (uint64_t i = 0; i < card; i++) {
+			if (i && low[i] <= low[i - 1]) {
+				free(low);
+				free(out);
+				return rk_error_set(err, RK_EXIT_RUNTIME,
+						    "deletion vector %s: bucket %u holds row numbers out of order or "
+						    "repeated",
+						    what, key);
+			}
+			out[count++] = (uint64_t)key << 32 | low[i];
+		}
+		free(low);
 	}
 	if (at != len) {
 		free(out);

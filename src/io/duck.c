@@ -3,9 +3,12 @@
  */
 #include "io/duck.h"
 
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct rk_duck {
 	duckdb_database db;
@@ -36,6 +39,22 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err)
 			duckdb_destroy_config(&config);
 			return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot set %s=%s", settings[i][0],
 					    settings[i][1]);
+		}
+	}
+	/* An in-memory database spills to ".tmp" in the working directory by
+	 * default: a cron job's cwd would get one.  Its own directory under
+	 * TMPDIR instead, one per database (DuckDB creates it only to spill,
+	 * and removes it at close). */
+	{
+		static atomic_uint seq;
+		const char *base = getenv("TMPDIR");
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof tmp, "%s/reckon-duckdb.%ld.%u", base && *base ? base : "/tmp", (long)getpid(),
+			 atomic_fetch_add(&seq, 1));
+		if (duckdb_set_config(config, "temp_directory", tmp) != DuckDBSuccess) {
+			duckdb_destroy_config(&config);
+			return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot set temp_directory=%s", tmp);
 		}
 	}
 	if (threads > 0) {

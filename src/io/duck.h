@@ -3,7 +3,8 @@
  * Parquet for the Delta reader).  Every database reckon opens comes from
  * rk_duck_open, so every one has the same settings:
  *
- *   - in memory, no database file;
+ *   - in memory, no database file; what it spills goes to its own
+ *     directory under $TMPDIR (default /tmp), never the working directory;
  *   - extension autoloading and autoinstalling off, unsigned and community
  *     extensions refused: nothing reaches for the network (parquet, json
  *     and icu are built into the pinned library, tests/harness/duckdb.sh);

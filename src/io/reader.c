@@ -16,6 +16,7 @@ struct rk_reader {
  * takes whatever no other driver claims, so it stays last. */
 static const rk_reader_driver *const rk_reader_drivers[] = {
 	&rk_csvreader_driver,
+	&rk_deltareader_driver,
 	&rk_pgreader_driver,
 };
 
@@ -114,6 +115,15 @@ int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk
 int rk_reader_scale(const rk_reader *r, size_t col)
 {
 	return r->ops->scale ? r->ops->scale(r->impl, col) : -1;
+}
+
+bool rk_reader_io(const rk_reader *r, uint64_t *files, uint64_t *bytes)
+{
+	*files = *bytes = 0;
+	if (!r->ops->io)
+		return false;
+	r->ops->io(r->impl, files, bytes);
+	return true;
 }
 
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)

@@ -167,6 +167,10 @@ int rk_reader_scale(const rk_reader *r, size_t col);
  */
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
 
+/* The data files and bytes this reader's scans have read so far, for
+ * readers that read files (a Delta table); false (and zeros) for others. */
+bool rk_reader_io(const rk_reader *r, uint64_t *files, uint64_t *bytes);
+
 /*
  * Lists every column the relation has (PostgreSQL, attnum order) or the
  * header of the first CSV file holds, as plain names.  *names is a new

@@ -32,6 +32,8 @@ typedef struct rk_reader_ops {
 	int (*lateness)(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 	/* optional: the display scale of bound column col (rk_reader_scale) */
 	int (*scale)(const void *impl, size_t col);
+	/* optional: the files and bytes the scans have read so far (rk_reader_io) */
+	void (*io)(const void *impl, uint64_t *files, uint64_t *bytes);
 } rk_reader_ops;
 
 /*
@@ -53,6 +55,7 @@ typedef struct rk_reader_driver {
 /* The built-in drivers, each defined in its own file and listed once in
  * reader.c (rk_reader_drivers). */
 extern const rk_reader_driver rk_csvreader_driver;
+extern const rk_reader_driver rk_deltareader_driver;
 extern const rk_reader_driver rk_pgreader_driver;
 
 /*

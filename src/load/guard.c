@@ -68,6 +68,11 @@ static void rk_guard_on_signal(int sig)
 	signal(SIGTERM, SIG_DFL);
 }
 
+rk_usec rk_guard_lock_timeout(void)
+{
+	return rk_guard.on ? rk_guard.lock_timeout : 0;
+}
+
 int rk_guard_signal(void)
 {
 	return rk_guard_caught;

@@ -640,8 +640,12 @@ static int rk_lab_repair(rk_lab *lab, const char *label, rk_error *err)
 	rk_lab_arg(&a, path);
 	rk_lab_arg(&a, "--execute");
 	if (rk_load_strategy_is_interval(lab->scen->strategy)) {
+		/* the loads' intervals are the hours: repair records the one the
+		 * load would have */
 		rk_lab_arg(&a, "--interval-column");
 		rk_lab_arg(&a, "interval_start");
+		rk_lab_arg(&a, "--load-interval");
+		rk_lab_arg(&a, "1h");
 	}
 	rc = rk_lab_spawn(lab, label, &a, err);
 	rk_lab_argv_free(&a);

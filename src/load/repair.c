@@ -12,6 +12,7 @@
  */
 #include "load/repair.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@
 /* What a scan of the source stages. */
 typedef enum rk_stage_what {
 	RK_STAGE_ROWS,       /* the rows of the intervals to replace */
-	RK_STAGE_KEYS        /* the keys outside them */
+	RK_STAGE_KEYS,       /* the keys outside them */
+	RK_STAGE_ONE         /* the rows of one interval (row-level), untagged */
 } rk_stage_what;
 
 typedef struct rk_repair {
@@ -62,6 +64,15 @@ typedef struct rk_repair {
 	char *sql_twice, *sql_reach, *sql_refuse;
 	char *sql_plan_time, *sql_plan_key;
 	char *sql_delete_time, *sql_delete_key, *sql_insert;
+	char *sql_icol_probe;
+	/* row-level repair (the default) */
+	char *sql_row_stage, *sql_row_want, *sql_row_pair, *sql_row_inside, *sql_row_moved, *sql_row_add;
+	char *sql_row_delete, *sql_row_update, *sql_row_insert, *sql_row_verify;
+	bool can_update;     /* some written column is neither key nor identity */
+	char ***want;        /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
+	size_t *nwant;
+	char **icol_value;   /* per interval: the interval column's value (no --load-interval) */
+	size_t cur;          /* the interval a row-level scan stages */
 
 	/* the scan being staged */
 	rk_stage_what what;
@@ -132,6 +143,23 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_delete_time);
 	free(r->sql_delete_key);
 	free(r->sql_insert);
+	free(r->sql_icol_probe);
+	free(r->sql_row_stage);
+	free(r->sql_row_want);
+	free(r->sql_row_pair);
+	free(r->sql_row_inside);
+	free(r->sql_row_moved);
+	free(r->sql_row_add);
+	free(r->sql_row_delete);
+	free(r->sql_row_update);
+	free(r->sql_row_insert);
+	free(r->sql_row_verify);
+	for (size_t i = 0; r->want && i < r->n; i++) {
+		rk_repair_strv_free(r->want[i], r->nwant[i] * r->nkey);
+	}
+	free(r->want);
+	free(r->nwant);
+	rk_repair_strv_free(r->icol_value, r->icol_value ? r->n : 0);
 	rk_buf_free(&r->out);
 }
 
@@ -276,6 +304,27 @@ done:
 }
 
 /* Quoted target columns of the written entries idx[0..n), joined by ", ",
+ * each prefixed and suffixed. */
+static char *rk_repair_list2(rk_repair *r, const size_t *idx, size_t n, const char *prefix, const char *suffix,
+                             rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		char *q = rk_dest_quote(&r->dest, r->map.c[idx ? idx[i] : i].tcol, err);
+
+		if (!q) {
+			rk_buf_free(&b);
+			return NULL;
+		}
+		rk_buf_printf(&b, "%s%s%s%s", i ? ", " : "", prefix, q, suffix);
+		free(q);
+	}
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+/* Quoted target columns of the written entries idx[0..n), joined by ", ",
  * each prefixed. */
 static char *rk_repair_list(rk_repair *r, const size_t *idx, size_t n, const char *prefix, rk_error *err)
 {
@@ -306,12 +355,132 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 	return b.data;
 }
 
+/*
+ * Renders the statements of a row-level repair.  Only the pair statement
+ * and the verification hold the user's filter text (rk_sql_filter), each as
+ * one boolean column of a subquery in a statement that writes nothing but
+ * reckon's temporary tables; every write applies the interval and the
+ * finding keys itself.
+ */
+static int rk_repair_row_statements(rk_repair *r, const char *filter, const char *icol, rk_error *err)
+{
+	size_t *set = rk_xcalloc(r->map.n + 1, sizeof *set), nset = 0;
+	char *columns = NULL, *s_columns = NULL, *keys = NULL, *t_keys = NULL, *s_keys = NULL, *tk = NULL;
+	char *t_time = NULL, *s_time = NULL, *set_cols = NULL, *s_set = NULL, *t_cmp = NULL, *s_cmp = NULL;
+	rk_buf tq = RK_BUF_INIT, same = RK_BUF_INIT, extra = RK_BUF_INIT, ival = RK_BUF_INIT, ic = RK_BUF_INIT;
+	int rc = -1;
+
+	for (size_t i = 0; i < r->map.n; i++) {
+		bool is_key = false;
+
+		for (size_t k = 0; k < r->map.nkey; k++)
+			is_key = is_key || r->map.key[k] == i;
+		/* an update leaves the key, identity values and target-only columns */
+		if (!is_key && !r->dest.identity[r->map.c[i].tcol])
+			set[nset++] = i;
+	}
+	r->can_update = nset > 0;
+	rk_buf_printf(&tq, "%s.", r->dest.qualified);
+	if (!(columns = rk_repair_list(r, NULL, r->map.n, "", err)) ||
+	    !(s_columns = rk_repair_list(r, NULL, r->map.n, "s.", err)) ||
+	    !(keys = rk_repair_list(r, r->map.key, r->map.nkey, "", err)) ||
+	    !(t_keys = rk_repair_list(r, r->map.key, r->map.nkey, "t.", err)) ||
+	    !(s_keys = rk_repair_list(r, r->map.key, r->map.nkey, "s.", err)) ||
+	    !(tk = rk_repair_list(r, r->map.key, r->map.nkey, rk_buf_cstr(&tq), err)) ||
+	    !(t_time = rk_repair_list(r, &r->map.time, 1, "t.", err)) ||
+	    !(s_time = rk_repair_list(r, &r->map.time, 1, "s.", err)) ||
+	    !(set_cols = rk_repair_list(r, set, nset, "", err)) ||
+	    !(s_set = rk_repair_list(r, set, nset, "s.", err)) ||
+	    !(t_cmp = rk_repair_list2(r, set, nset, "t.", "::text", err)) ||
+	    !(s_cmp = rk_repair_list2(r, set, nset, "s.", "::text", err)))
+		goto done;
+	if (nset)
+		rk_buf_printf(&same, "(ROW(%s) IS NOT DISTINCT FROM ROW(%s))", t_cmp, s_cmp);
+	else
+		rk_buf_puts(&same, "true");
+	if (icol) {
+		/* the value the load would have written ($3): the load interval
+		 * holding the row's time, or the one the target's rows record */
+		if (r->spec->load_interval > 0)
+			rk_buf_printf(&ival, "pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($3::numeric / 1000000)) "
+			              "* ($3::numeric / 1000000))", s_time);
+		else
+			rk_buf_puts(&ival, "$3");
+		rk_buf_printf(&ic, ", %s", icol);
+		rk_buf_printf(&extra, ", %s = CASE WHEN d.act = 'm' THEN %s ELSE t.%s END", icol, rk_buf_cstr(&ival), icol);
+		rk_buf_puts(&ival, "");
+	}
+	{
+		char *icol_value = NULL;
+		rk_sqlvar vars[] = {
+			{"target_table", r->dest.qualified},
+			{"target_filter", filter},
+			{"target_keys", tk},
+			{"columns", columns},
+			{"s_columns", s_columns},
+			{"keys", keys},
+			{"t_keys", t_keys},
+			{"s_keys", s_keys},
+			{"t_time", t_time},
+			{"s_time", s_time},
+			{"same", rk_buf_cstr(&same)},
+			{"set_columns", set_cols},
+			{"s_set_columns", s_set},
+			{"set_extra", rk_buf_cstr(&extra)},
+			{"icol", rk_buf_cstr(&ic)},
+			{"icol_value", ""},
+		};
+		size_t nv = sizeof vars / sizeof vars[0];
+
+		if (icol) {
+			rk_buf b = RK_BUF_INIT;
+
+			rk_buf_printf(&b, ", %s", rk_buf_cstr(&ival));
+			icol_value = b.data;
+			vars[nv - 1].sql = icol_value;
+		}
+		rc = 0;
+		if (!(r->sql_row_stage = rk_repair_render(rk_sql_repair_row_stage_create, vars, nv, err)) ||
+		    !(r->sql_row_want = rk_repair_render(rk_sql_repair_row_want_create, vars, nv, err)) ||
+		    !(r->sql_row_pair = rk_repair_render(rk_sql_repair_row_pair, vars, nv, err)) ||
+		    !(r->sql_row_inside = rk_repair_render(rk_sql_repair_row_diff_inside, vars, nv, err)) ||
+		    !(r->sql_row_moved = rk_repair_render(rk_sql_repair_row_diff_moved, vars, nv, err)) ||
+		    !(r->sql_row_add = rk_repair_render(rk_sql_repair_row_diff_insert, vars, nv, err)) ||
+		    !(r->sql_row_delete = rk_repair_render(rk_sql_repair_row_delete, vars, nv, err)) ||
+		    (nset && !(r->sql_row_update = rk_repair_render(rk_sql_repair_row_update, vars, nv, err))) ||
+		    !(r->sql_row_insert = rk_repair_render(rk_sql_repair_row_insert, vars, nv, err)) ||
+		    !(r->sql_row_verify = rk_repair_render(rk_sql_repair_row_verify, vars, nv, err)))
+			rc = -1;
+		free(icol_value);
+	}
+done:
+	free(set);
+	free(columns);
+	free(s_columns);
+	free(keys);
+	free(t_keys);
+	free(s_keys);
+	free(tk);
+	free(t_time);
+	free(s_time);
+	free(set_cols);
+	free(s_set);
+	free(t_cmp);
+	free(s_cmp);
+	rk_buf_free(&tq);
+	rk_buf_free(&same);
+	rk_buf_free(&extra);
+	rk_buf_free(&ival);
+	rk_buf_free(&ic);
+	return rc;
+}
+
 /* Renders every statement that names the user's table and columns. */
 static int rk_repair_statements(rk_repair *r, rk_error *err)
 {
 	char *columns = NULL, *keys = NULL, *skeys = NULL, *okeys = NULL, *tkeys = NULL, *tcol = NULL, *ttime = NULL;
 	char *icol = NULL, *filter = rk_sql_filter(r->spec->check.target.where);
-	rk_buf b = RK_BUF_INIT;
+	rk_buf b = RK_BUF_INIT, iv = RK_BUF_INIT, ti = RK_BUF_INIT;
 	int rc = -1;
 
 	rk_buf_printf(&b, "%s.", r->dest.qualified);
@@ -327,8 +496,22 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		goto done;
 	if (r->spec->check.target.where && rk_repair_check_filter(r, filter, err) < 0)
 		goto done;
+	if (rk_repair_row_statements(r, filter, icol, err) < 0)
+		goto done;
+	if (icol) {
+		/* the value the load would have written: the load interval holding
+		 * the row's time, or the one the target's rows record ($2) */
+		if (r->spec->load_interval > 0)
+			rk_buf_printf(&iv, ", pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($2::numeric / 1000000)) "
+			              "* ($2::numeric / 1000000))", tcol);
+		else
+			rk_buf_puts(&iv, ", $2");
+		rk_buf_printf(&ti, "%s%s", rk_buf_cstr(&b), icol);
+	}
 	{
 		const rk_sqlvar vars[] = {
+			{"icol_value", rk_buf_cstr(&iv)},
+			{"t_icol", rk_buf_cstr(&ti)},
 			{"target_table", r->dest.qualified},
 			{"columns", columns},
 			{"keys", keys},
@@ -352,7 +535,8 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		    !(r->sql_delete_time = rk_repair_render(rk_sql_repair_delete_by_time, vars, nv, err)) ||
 		    !(r->sql_delete_key = rk_repair_render(rk_sql_repair_delete_by_key, vars, nv, err)) ||
 		    !(r->sql_insert = rk_repair_render(icol ? rk_sql_repair_insert_interval : rk_sql_repair_insert, vars,
-		                                       nv, err)))
+		                                       nv, err)) ||
+		    (icol && !(r->sql_icol_probe = rk_repair_render(rk_sql_repair_icol_probe, vars, nv, err))))
 			goto done;
 	}
 	rc = 0;
@@ -367,6 +551,8 @@ done:
 	free(icol);
 	free(filter);
 	rk_buf_free(&b);
+	rk_buf_free(&iv);
+	rk_buf_free(&ti);
 	return rc;
 }
 
@@ -569,9 +755,19 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 			err->field = (int)r->map.time;
 			return -1;
 		}
-		hit = rk_repair_find(r, t);
+		hit = r->what == RK_STAGE_ONE ? -1 : rk_repair_find(r, t);
 	}
-	if (r->what == RK_STAGE_ROWS) {
+	if (r->what == RK_STAGE_ONE) {
+		const rk_repair_interval *v = &r->iv[r->cur];
+
+		if (tf->null || t < v->start || t >= v->end)
+			return 0;
+		for (size_t i = 0; i < r->map.n; i++) {
+			if (i)
+				rk_buf_putc(&r->out, '\t');
+			rk_repair_put(&r->out, &fields[i]);
+		}
+	} else if (r->what == RK_STAGE_ROWS) {
 		char s[RK_TIME_STRLEN];
 		rk_repair_interval *v;
 
@@ -609,7 +805,9 @@ static int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk
 	rk_scan scan;
 	int rc = -1;
 
-	if (what == RK_STAGE_ROWS) {
+	if (what == RK_STAGE_ONE) {
+		ranges[nr++] = (rk_range){r->iv[r->cur].start, r->iv[r->cur].end};
+	} else if (what == RK_STAGE_ROWS) {
 		for (size_t i = 0; i < r->ntodo; i++)
 			ranges[nr++] = (rk_range){r->iv[r->todo[i]].start, r->iv[r->todo[i]].end};
 	} else {
@@ -627,11 +825,18 @@ static int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk
 	scan.ranges = ranges;
 	scan.nranges = nr;
 	scan.include_null_time = what == RK_STAGE_KEYS;
+	if (what == RK_STAGE_ONE) {
+		/* a hint: a PostgreSQL source asks for the finding keys only */
+		scan.key_index = r->map.key;
+		scan.nkey = r->map.nkey;
+		scan.key_text = (const char *const *)r->want[r->cur];
+		scan.nkeys = r->nwant[r->cur];
+	}
 	r->what = what;
 	r->rows = 0;
 	r->copy_failed = false;
 	rk_buf_reset(&r->out);
-	if (rk_pg_copy_in_begin(r->tgt, what == RK_STAGE_ROWS ? "stage rows" : "stage keys", copy, err) < 0) {
+	if (rk_pg_copy_in_begin(r->tgt, what == RK_STAGE_KEYS ? "stage keys" : "stage rows", copy, err) < 0) {
 		rk_repair_tgt_fail(r, err);
 		goto done;
 	}
@@ -860,8 +1065,14 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
 	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	char li[32];
+	const char *ins[2] = {bounds[0], NULL};
 	rk_repair_result mine;
 
+	if (r->interval_col >= 0) {
+		snprintf(li, sizeof li, "%lld", (long long)r->spec->load_interval);
+		ins[1] = r->spec->load_interval > 0 ? li : r->icol_value[i];
+	}
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
 	if (rk_guard_busy(r->tgt, err) < 0)
@@ -873,7 +1084,8 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 	if (rk_repair_lock(r, err) < 0 ||
 	    rk_repair_count(r, "delete by time", r->sql_delete_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
 	    rk_repair_by_key(r, i, "delete by key", r->sql_delete_key, RK_REPAIR_COMMITTED, &mine, err) < 0 ||
-	    rk_repair_count(r, "insert rows", r->sql_insert, 1, bounds, &v->inserted, NULL, err) < 0 ||
+	    rk_repair_count(r, "insert rows", r->sql_insert, r->interval_col >= 0 ? 2 : 1, ins, &v->inserted, NULL,
+	                    err) < 0 ||
 	    rk_guard_check(err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
@@ -930,9 +1142,262 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	return 0;
 }
 
-/* Checks [start, end) as `reckon check` would: *match, and the counts. */
-static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
-                                  uint64_t *trows, rk_error *err)
+/* ------------------------------------------------------------------------
+ * row-level repair (the default): one interval, one transaction, only the
+ * rows of its finding keys
+ * ---------------------------------------------------------------------- */
+
+/* The transaction's own settings (nothing is kept in the session, so a
+ * transaction pooler may hand each transaction to another server session). */
+static int rk_repair_row_settings(rk_repair *r, rk_error *err)
+{
+	char ms[32];
+	const char *params[1] = {ms};
+	rk_usec lt = rk_guard_lock_timeout();
+
+	snprintf(ms, sizeof ms, "%lldms", (long long)((lt + 999) / 1000));
+	if (rk_pg_exec(r->tgt, "transaction settings", rk_sql_repair_row_settings, 1, params, RK_PG_ONE_ROW, NULL,
+	               err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	return 0;
+}
+
+/* The interval's finding keys and source rows, staged in the transaction's
+ * own temporary tables, and the tables the plan is worked out in. */
+static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	int rc = -1;
+
+	if (rk_repair_cmd(r, "create staging table", r->sql_row_stage, err) < 0 ||
+	    rk_repair_cmd(r, "create key table", r->sql_row_want, err) < 0 ||
+	    rk_repair_cmd(r, "create pair table", rk_sql_repair_row_pair_create, err) < 0 ||
+	    rk_repair_cmd(r, "create plan table", rk_sql_repair_row_diff_create, err) < 0 ||
+	    rk_repair_cmd(r, "create written table", rk_sql_repair_row_written_create, err) < 0)
+		goto done;
+	if (rk_pg_copy_in_begin(r->tgt, "stage finding keys", rk_sql_repair_row_want_copy, err) < 0) {
+		rk_repair_tgt_fail(r, err);
+		goto done;
+	}
+	for (size_t k = 0; k < r->nwant[i]; k++) {
+		for (size_t c = 0; c < r->nkey; c++) {
+			const char *v = r->want[i][k * r->nkey + c];
+
+			if (c)
+				rk_buf_putc(&b, '\t');
+			rk_copytext_put(&b, v, v ? strlen(v) : 0);
+		}
+		rk_buf_putc(&b, '\n');
+	}
+	if ((b.len && rk_pg_copy_in_put(r->tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(r->tgt, err) < 0) {
+		if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
+			err->code = RK_EXIT_USAGE;
+		rk_repair_tgt_fail(r, err);
+		goto done;
+	}
+	r->cur = i;
+	if (rk_repair_scan(r, RK_STAGE_ONE, rk_sql_repair_row_stage_copy, err) < 0)
+		goto done;
+	if (plan && rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_row_read_only, err) < 0)
+		goto done;
+	rc = 0;
+done:
+	rk_buf_free(&b);
+	return rc;
+}
+
+/* Works out what the interval's repair writes (reckon_repair_diff), counts
+ * it into the interval, and notes the windows the moved rows leave. */
+static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_repair_result *mine, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN], w[32];
+	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	const char *grid[2] = {bounds[0], w};
+	rk_pg_result *res = NULL;
+	uint64_t n[4];
+	uint64_t total;
+	int rc;
+
+	snprintf(w, sizeof w, "%lld", (long long)(v->end - v->start));
+	if (rk_pg_exec(r->tgt, "select the pair's rows", r->sql_row_pair, 0, NULL, RK_PG_COMMAND, NULL, err) < 0 ||
+	    rk_pg_exec(r->tgt, "compare the interval's rows", r->sql_row_inside, 2, bounds, RK_PG_COMMAND, NULL,
+	               err) < 0 ||
+	    (r->can_update && rk_pg_exec(r->tgt, "find moved rows", r->sql_row_moved, 2, bounds, RK_PG_COMMAND, NULL,
+	                                 err) < 0) ||
+	    rk_pg_exec(r->tgt, "find missing rows", r->sql_row_add, 0, NULL, RK_PG_COMMAND, NULL, err) < 0 ||
+	    rk_pg_exec(r->tgt, "count the plan", rk_sql_repair_row_counts, 0, NULL, RK_PG_ONE_ROW, &res, err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	for (int c = 0; c < 4; c++) {
+		const char *x = rk_pg_result_value(res, 0, c);
+
+		n[c] = x ? strtoull(x, NULL, 10) : 0;
+	}
+	rk_pg_result_free(res);
+	v->inserted = n[0];
+	v->updated = n[1] + n[3];
+	v->deleted_by_time = n[2];
+	v->moved = n[3];
+	if (!n[3])
+		return 0;
+	if (rk_pg_exec(r->tgt, "windows of moved rows", rk_sql_repair_row_moved_windows, 2, grid, RK_PG_ANY_ROWS, &res,
+	               err) < 0)
+		return rk_repair_tgt_fail(r, err);
+	rc = rk_repair_touch(r, i, res, state, mine, &total, err);
+	rk_pg_result_free(res);
+	return rc;
+}
+
+/* Names the target columns --target-where mentions that repair does not
+ * write (a word of the condition equal to the column's name), ", "-joined
+ * into b; returns how many. */
+static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
+{
+	const char *w = r->spec->check.target.where;
+	size_t n = 0;
+
+	if (!w)
+		return 0;
+	for (size_t c = 0; c < r->dest.ncols; c++) {
+		bool written = (long)c == r->interval_col, found = false;
+		size_t len = strlen(r->dest.cols[c]);
+
+		for (size_t i = 0; i < r->map.n && !written; i++)
+			written = r->map.c[i].tcol == c;
+		if (written || r->dest.generated[c] || !len)
+			continue;
+		for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
+			bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+			bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
+
+			if (!before && !after) {
+				found = true;
+				break;
+			}
+		}
+		if (found)
+			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
+	}
+	return n;
+}
+
+/* Every row the repair inserted or updated is a row of the pair: else the
+ * interval is rolled back (a column the filter needs that no source column
+ * fills takes its default, perhaps another owner's value). */
+static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
+{
+	uint64_t bad = 0;
+	rk_buf b = RK_BUF_INIT, cols = RK_BUF_INIT;
+	size_t ncols;
+
+	if (!r->spec->check.target.where)
+		return 0;
+	if (rk_repair_count(r, "check the written rows", r->sql_row_verify, 0, NULL, &bad, NULL, err) < 0)
+		return -1;
+	if (!bad)
+		return 0;
+	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+	ncols = rk_repair_unfilled(r, &cols);
+	rk_error_set(err, RK_EXIT_USAGE, "%llu row%s repair wrote into %s %s not selected by --target-where %s: "
+	             "the interval was rolled back", (unsigned long long)bad, bad == 1 ? "" : "s", rk_buf_cstr(&b),
+	             bad == 1 ? "is" : "are", r->spec->check.target.where);
+	if (ncols)
+		rk_error_hint(err, "no source column fills %s %s, so written rows take %s default; map %s with "
+		              "--source-expr %s=SQL", ncols == 1 ? "the target column" : "the target columns",
+		              rk_buf_cstr(&cols), ncols == 1 ? "its" : "their", ncols == 1 ? "it" : "them",
+		              ncols == 1 ? rk_buf_cstr(&cols) : "COL");
+	else
+		rk_error_hint(err, "the source's rows of the pair must satisfy --target-where once written: map the "
+		              "columns it tests with --source-expr COL=SQL");
+	rk_buf_free(&b);
+	rk_buf_free(&cols);
+	return -1;
+}
+
+/* One interval repaired row by row in one transaction. */
+static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN], li[32];
+	const char *params[3] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb), NULL};
+	int np = 2;
+	rk_repair_result mine;
+	uint64_t deleted = 0, updated = 0, inserted = 0;
+
+	memset(&mine, 0, sizeof mine);
+	if (r->interval_col >= 0) {
+		if (r->spec->load_interval > 0) {
+			snprintf(li, sizeof li, "%lld", (long long)r->spec->load_interval);
+			params[2] = li;
+		} else {
+			params[2] = r->icol_value[i];
+		}
+		np = 3;
+	}
+	v->state = RK_REPAIR_FAILED;
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, "begin repair", rk_sql_repair_row_begin, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	if (rk_repair_row_settings(r, err) < 0 || rk_repair_lock(r, err) < 0 || rk_repair_row_stage(r, i, false, err) < 0 ||
+	    rk_repair_row_diff(r, i, RK_REPAIR_COMMITTED, &mine, err) < 0 ||
+	    rk_repair_count(r, "delete rows", r->sql_row_delete, 2, params, &deleted, NULL, err) < 0 ||
+	    (r->sql_row_update &&
+	     rk_repair_count(r, "update rows", r->sql_row_update, np, params, &updated, NULL, err) < 0) ||
+	    rk_repair_count(r, "insert rows", r->sql_row_insert, np, params, &inserted, NULL, err) < 0 ||
+	    rk_repair_row_verify(r, i, err) < 0 || rk_guard_check(err) < 0) {
+		rk_repair_result_free(&mine);
+		rk_repair_rollback(r);
+		return -1;
+	}
+	v->deleted_by_time = deleted;
+	v->updated = updated;
+	v->inserted = inserted;
+	if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
+		rk_guard_idle(r->tgt);
+		rk_repair_result_free(&mine);
+		if (rk_pg_error_is_connection(err))
+			v->state = RK_REPAIR_UNKNOWN;
+		return rk_repair_tgt_fail(r, err);
+	}
+	rk_guard_idle(r->tgt);
+	v->state = RK_REPAIR_COMMITTED;
+	rk_repair_merge(out, &mine);
+	return 0;
+}
+
+/* One interval's row-level plan, in a transaction rolled back at the end. */
+static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	rk_repair_result mine;
+
+	memset(&mine, 0, sizeof mine);
+	v->state = RK_REPAIR_FAILED;
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, "begin the plan", rk_sql_repair_row_plan_begin, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
+	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0) {
+		rk_repair_result_free(&mine);
+		rk_repair_rollback(r);
+		return -1;
+	}
+	rk_repair_rollback(r);
+	rk_repair_merge(out, &mine);
+	v->state = RK_REPAIR_PLANNED;
+	return 0;
+}
+
+/* Checks [start, end) as `reckon check` would: *match, and the counts;
+ * with keep, the key-level findings too, and the result is kept there. */
+static int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
+                                   uint64_t *trows, rk_check_result **keep, rk_error *err)
 {
 	rk_check_spec cs = r->spec->check;
 	rk_check_result *res = NULL;
@@ -944,7 +1409,8 @@ static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool
 	cs.width = end - start;
 	cs.settle = 0;
 	cs.now = end;
-	cs.findings = false;
+	cs.findings = keep != NULL;
+	cs.diagnose = false;
 	cs.watermark_query = NULL;
 	if (rk_check_run(&cs, &res, err) < 0) {
 		if (rk_guard_is_lock_timeout(err)) {
@@ -960,8 +1426,96 @@ static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool
 	/* the window's own verdict: NULL-time rows elsewhere in the table make
 	 * the run's verdict differ but are no business of this interval */
 	*match = res->status[0] == RK_WIN_MATCH;
-	rk_check_result_free(res);
+	if (keep)
+		*keep = res;
+	else
+		rk_check_result_free(res);
 	return 0;
+}
+
+static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
+                                  uint64_t *trows, rk_error *err)
+{
+	return rk_repair_check_window2(r, start, end, match, srows, trows, NULL, err);
+}
+
+/* Takes interval i's finding keys from its check: the keys a row-level
+ * repair may write.  A key the source holds twice in the interval is
+ * refused (which copy would the target hold?); a key with a NULL part is
+ * left out (it matches no row by "="). */
+static int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk_error *err)
+{
+	size_t n = 0, skipped = 0;
+
+	r->want[i] = rk_xcalloc(res->nfindings * r->nkey + 1, sizeof *r->want[i]);
+	for (size_t f = 0; f < res->nfindings; f++) {
+		const rk_finding *fd = &res->findings[f];
+		bool null = false;
+
+		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
+			rk_buf b = RK_BUF_INIT, k = RK_BUF_INIT;
+
+			rk_repair_put_key(r, &b);
+			rk_finding_key_text(&k, res, fd);
+			r->nwant[i] = n;
+			rk_buf_printf(&b, " is not unique at the source within an interval: the source holds %s %u times "
+			              "in ", rk_buf_cstr(&k), (unsigned)fd->source_copies);
+			rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
+			             rk_buf_cstr(&b));
+			rk_buf_free(&b);
+			rk_buf_free(&k);
+			return rk_error_hint(err, "give --key the columns that identify one row (a primary key), and "
+			                          "check with the same key");
+		}
+		for (size_t c = 0; c < r->nkey; c++)
+			null = null || !fd->key[c];
+		if (null) {
+			skipped++;
+			continue;
+		}
+		for (size_t c = 0; c < r->nkey; c++)
+			r->want[i][n * r->nkey + c] = rk_xstrdup(fd->key[c]);
+		n++;
+	}
+	r->nwant[i] = n;
+	if (skipped) {
+		rk_buf b = RK_BUF_INIT;
+
+		rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no "
+		            "row); --replace-interval replaces the whole interval", skipped, skipped == 1 ? "" : "s",
+		            rk_buf_cstr(&b), skipped == 1 ? "has" : "have", skipped == 1 ? "it" : "them");
+		rk_buf_free(&b);
+	}
+	return 0;
+}
+
+/* --interval-column without --load-interval: the value the target's rows
+ * of interval i record, or a refusal when they record none or several. */
+static int rk_repair_icol_probe(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
+	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	uint64_t distinct = 0;
+	char *value = NULL;
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_repair_count(r, "read the interval column", r->sql_icol_probe, 2, bounds, &distinct, &value, err) < 0)
+		return -1;
+	if (distinct == 1) {
+		r->icol_value[i] = value;
+		return 0;
+	}
+	free(value);
+	rk_repair_put_interval(&b, v->start, v->end);
+	rk_error_set(err, RK_EXIT_USAGE, "--interval-column %s: cannot tell the load's interval for %s: the target's "
+	             "rows of it record %s; nothing was changed", r->spec->interval_column, rk_buf_cstr(&b),
+	             distinct ? "several different values" : "none");
+	rk_buf_free(&b);
+	return rk_error_hint(err, "give --load-interval DUR, the width of the load's intervals: a row then records the "
+	                          "start of the DUR-wide interval holding its time");
 }
 
 /* Checks the replaced interval again, then the windows its delete by key
@@ -1061,8 +1615,48 @@ static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interv
 
 /* Checks every interval first; those that match are left alone.  Then
  * stages the others and refuses what must be refused. */
+static int rk_repair_prepare_rows(rk_repair *r, rk_error *err)
+{
+	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);
+	r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
+	r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
+	for (size_t i = 0; i < r->n; i++) {
+		rk_repair_interval *v = &r->iv[i];
+		rk_check_result *res = NULL;
+		bool match;
+		int rc;
+
+		if (rk_guard_check(err) < 0 ||
+		    rk_repair_check_window2(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows,
+		                            &res, err) < 0)
+			return -1;
+		if (match) {
+			rk_check_result_free(res);
+			v->state = RK_REPAIR_ALREADY;
+			continue;
+		}
+		v->source_rows = v->after_source_rows;
+		v->after_source_rows = v->after_target_rows = 0;
+		rc = rk_repair_want(r, i, res, err);
+		rk_check_result_free(res);
+		if (rc < 0)
+			return -1;
+		r->todo[r->ntodo++] = i;
+	}
+	if (r->interval_col >= 0 && r->spec->load_interval <= 0) {
+		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
+		for (size_t k = 0; k < r->ntodo; k++)
+			if (rk_repair_icol_probe(r, r->todo[k], err) < 0)
+				return -1;
+	}
+	return 0;
+}
+
 static int rk_repair_prepare(rk_repair *r, rk_error *err)
 {
+	if (!r->spec->replace_interval)
+		return rk_repair_prepare_rows(r, err);
+
 	/* the staging table is made first: referring to the target, it waits
 	 * (under the guard) for whoever holds the table exclusively, before a
 	 * check's reader would wait where no one can name the blocker */
@@ -1092,6 +1686,13 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 	}
 	if (!r->ntodo)
 		return 0;
+	if (r->interval_col >= 0 && r->spec->load_interval <= 0) {
+		/* the values are read before the deletes remove them */
+		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
+		for (size_t k = 0; k < r->ntodo; k++)
+			if (rk_repair_icol_probe(r, r->todo[k], err) < 0)
+				return -1;
+	}
 	if (rk_guard_busy(r->tgt, err) < 0)
 		return -1;
 	if (rk_repair_stage(r, err) < 0 || rk_repair_survey(r, err) < 0) {
@@ -1120,6 +1721,7 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		iv[i].state = RK_REPAIR_PENDING;
 		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
+		iv[i].updated = iv[i].moved = 0;
 		iv[i].after_source_rows = iv[i].after_target_rows = 0;
 	}
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
@@ -1140,8 +1742,11 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 		rk_log_info("%s interval %s of %s", spec->execute ? "repairing" : "planning", rk_buf_cstr(&b),
 		            r.dest.display);
 		rk_buf_free(&b);
-		if (spec->execute ? rk_repair_execute(&r, i, res, err) < 0 || rk_repair_verify(&r, i, res, err) < 0
-		                  : rk_repair_plan(&r, i, res, err) < 0) {
+		if (spec->execute ? (spec->replace_interval ? rk_repair_execute(&r, i, res, err)
+		                                            : rk_repair_row_execute(&r, i, res, err)) < 0 ||
+		                        rk_repair_verify(&r, i, res, err) < 0
+		                  : (spec->replace_interval ? rk_repair_plan(&r, i, res, err)
+		                                            : rk_repair_row_plan(&r, i, res, err)) < 0) {
 			if (rk_guard_signal())
 				rk_guard_check(err);
 			rk_repair_explain(spec, iv, n, i, err);

@@ -66,6 +66,9 @@ typedef struct rk_repair_interval {
 	uint64_t deleted_by_time;   /* target rows in [start, end) deleted (dry run: would be) */
 	uint64_t deleted_by_key;    /* target rows outside it holding one of its source keys */
 	uint64_t inserted;          /* rows inserted (dry run: would be) */
+	uint64_t updated;           /* rows updated in place (row-level repair; dry run: would be),
+	                             * moved in from another window included */
+	uint64_t moved;             /* of those, rows moved in from outside the interval */
 	/* the re-check (MATCH, DIFFER), or the first check (ALREADY) */
 	uint64_t after_source_rows;
 	uint64_t after_target_rows;
@@ -98,6 +101,9 @@ typedef struct rk_repair_spec {
 	 * interval. */
 	rk_check_spec check;
 	const char *interval_column;   /* --interval-column, or NULL */
+	rk_usec load_interval;         /* --load-interval: the load's interval width, or 0 (then the
+	                                * value is taken from the target's rows of the interval) */
+	bool replace_interval;         /* --replace-interval: replace whole intervals, not rows */
 	bool execute;                  /* false: dry run */
 	bool allow_open;               /* --allow-open: open intervals too */
 	bool force;                    /* --force: a target a subscription writes into */

@@ -499,7 +499,7 @@ static int rk_audit_copy_windows(rk_pg *pg, const rk_report_ctx *c, const rk_che
 
 		rk_buf_printf(&b, "%s\t", run_id);
 		rk_buf_printf(&b, "%s\t", rk_time_format(start, t));
-		rk_buf_printf(&b, "%s\t", rk_time_format(start + r->width, t));
+		rk_buf_printf(&b, "%s\t", rk_time_format(rk_check_window_end(r, w), t));
 		rk_buf_puts(&b, open ? "open" : r->status[w] == RK_WIN_MATCH ? "match" : "differ");
 		if (open) {
 			/* rows, hashes, sums, five kinds: unknown while the window is open */
@@ -602,7 +602,7 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 
 		rk_buf_printf(&b, "%s\t", run_id);
 		rk_buf_printf(&b, "%s\t", rk_time_format(start, t));
-		rk_buf_printf(&b, "%s\t", rk_time_format(start + r->width, t));
+		rk_buf_printf(&b, "%s\t", rk_time_format(rk_check_window_end(r, f->window), t));
 		rk_buf_printf(&b, "%s\t", rk_find_kind_name(f->kind));
 		for (size_t k = 0; k < r->nkey; k++)
 			json_array_append_new(key, rk_audit_json_string(f->key[k]));

@@ -227,7 +227,7 @@ static json_t *rk_tick(double at, const char *label)
 static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r, size_t shown_damage)
 {
 	json_t *tl = json_object(), *rows = json_array(), *axis = json_array(), *row = NULL, *cells = NULL;
-	bool by_day = r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0;
+	bool by_day = !r->calendar && r->width <= RK_USEC_PER_DAY && RK_USEC_PER_DAY % r->width == 0;
 	size_t per_row = by_day ? (size_t)(RK_USEC_PER_DAY / r->width) : RK_HTML_ROW_CELLS;
 	size_t k = by_day ? (per_row + RK_HTML_ROW_MAX - 1) / RK_HTML_ROW_MAX : 1;
 	size_t marks = (per_row + k - 1) / k, in_row = 0, damaged = 0;
@@ -322,9 +322,10 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 	rk_buf_reset(&b);
 	if (k > 1)
 		rk_buf_printf(&b, "each mark is %zu windows of %s, shown as the worst of them (differ, then open)", k,
-		              rk_duration_format(r->width, d));
+		              c->spec->window_text ? c->spec->window_text : rk_duration_format(r->width, d));
 	else
-		rk_buf_printf(&b, "each mark is one window of %s", rk_duration_format(r->width, d));
+		rk_buf_printf(&b, "each mark is one window of %s",
+		              c->spec->window_text ? c->spec->window_text : rk_duration_format(r->width, d));
 	rk_buf_printf(&b, by_day ? "; a row per UTC day" : "; a row per %zu windows, labelled with its start", per_row);
 	rk_set(tl, "scale", json_string(rk_buf_cstr(&b)));
 	rk_buf_free(&b);
@@ -351,7 +352,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		kinds = json_array();
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
+		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
@@ -414,7 +415,7 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 		it = json_object();
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_start(r, w) + r->width));
+		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
@@ -450,10 +451,10 @@ static bool rk_view_window_of(const rk_check_result *r, const char *start, size_
 	rk_usec t;
 	const char *why;
 
-	if (rk_time_parse(start, strlen(start), &t, &why) < 0 || t < r->from || (t - r->from) % r->width)
+	if (rk_time_parse(start, strlen(start), &t, &why) < 0 || t < r->from || t >= r->bounds[r->nwindows])
 		return false;
-	*w = (size_t)((t - r->from) / r->width);
-	return *w < r->nwindows;
+	*w = rk_check_window_of(r, t);
+	return r->bounds[*w] == t;
 }
 
 /*

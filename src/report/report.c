@@ -9,6 +9,7 @@
 
 #include "check/diagnose.h"
 #include "core/buf.h"
+#include "core/tz.h"
 #include "io/afile.h"
 #include "report/report_impl.h"
 
@@ -140,8 +141,11 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 				continue;
 			fprintf(out, "  [%s, %s)  source %llu rows, target %llu rows\n",
 			        rk_time_format(rk_check_window_start(r, w), a),
-			        rk_time_format(rk_check_window_start(r, w) + r->width, b),
+			        rk_time_format(rk_check_window_end(r, w), b),
 			        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
+			if (c->spec->tz)
+				fprintf(out, "    local [%s, %s) in %s\n", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), a),
+				        rk_tz_format(c->spec->tz, rk_check_window_end(r, w), b), rk_tz_name(c->spec->tz));
 			while (fi < r->nfindings && r->findings[fi].window < w)
 				fi++;
 			for (int k = 0; k < RK_FIND_NKINDS; k++) {
@@ -186,14 +190,26 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 
 	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
 	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
-	        rk_time_format(c->spec->to, b), rk_duration_format(r->width, d), r->nclosed, nopen);
+	        rk_time_format(c->spec->to, b),
+	        c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d), r->nclosed, nopen);
+	if (c->spec->tz)
+		fprintf(out, "local:  [%s, %s)  in %s (%s)\n", rk_tz_format(c->spec->tz, c->spec->from, a),
+		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
+		        r->calendar ? "calendar windows" : "fixed widths from its midnight");
 	rk_report_text_pair(out, r);
-	fprintf(out, "%-22s %-7s %10s %10s%s\n", "window start", "status", "source", "target",
-	        r->nsum ? "  sums source/target" : "");
+	if (c->spec->tz)
+		fprintf(out, "%-22s %-26s %-7s %10s %10s%s\n", "window start", "local start", "status", "source", "target",
+		        r->nsum ? "  sums source/target" : "");
+	else
+		fprintf(out, "%-22s %-7s %10s %10s%s\n", "window start", "status", "source", "target",
+		        r->nsum ? "  sums source/target" : "");
 	for (size_t w = 0; w < r->nwindows; w++) {
 		if (!all && r->status[w] != RK_WIN_DIFFER)
 			continue;
-		fprintf(out, "%-22s %-7s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
+		fprintf(out, "%-22s", rk_time_format(rk_check_window_start(r, w), a));
+		if (c->spec->tz)
+			fprintf(out, " %-26s", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), b));
+		fprintf(out, " %-7s", rk_report_status_name(r->status[w]));
 		if (r->status[w] == RK_WIN_OPEN) {
 			fputc('\n', out);
 			continue;
@@ -293,7 +309,13 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(root, "null_time_rows", nul);
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
-	json_object_set_new(range, "window", json_string(rk_duration_format(c->spec->width, d)));
+	json_object_set_new(range, "window", json_string(c->spec->window_text ? c->spec->window_text
+	                                                                      : rk_duration_format(c->spec->width, d)));
+	if (c->spec->tz) {
+		json_object_set_new(range, "timezone", json_string(rk_tz_name(c->spec->tz)));
+		json_object_set_new(range, "from_local", json_string(rk_tz_format(c->spec->tz, c->spec->from, d)));
+		json_object_set_new(range, "to_local", json_string(rk_tz_format(c->spec->tz, c->spec->to, d)));
+	}
 	json_object_set_new(range, "now", rk_json_time(c->spec->now));
 	json_object_set_new(range, "settle", json_string(rk_duration_format(c->spec->settle, d)));
 	json_object_set_new(root, "range", range);
@@ -310,7 +332,12 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			continue;
 		it = json_object();
 		json_object_set_new(it, "interval_start", rk_json_time(rk_check_window_start(r, w)));
-		json_object_set_new(it, "interval_end", rk_json_time(rk_check_window_start(r, w) + r->width));
+		json_object_set_new(it, "interval_end", rk_json_time(rk_check_window_end(r, w)));
+		if (c->spec->tz) {
+			char lb[RK_TIME_STRLEN];
+
+			json_object_set_new(it, "window_label", json_string(rk_tz_format(c->spec->tz, rk_check_window_start(r, w), lb)));
+		}
 		json_object_set_new(it, "source_rows", json_integer((json_int_t)r->side[0].rows[w]));
 		json_object_set_new(it, "target_rows", json_integer((json_int_t)r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
@@ -321,6 +348,19 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
+	if (r->side[0].reads_files || r->side[1].reads_files) {
+		/* what the readers of files (Delta tables) opened, all passes */
+		json_t *rd = json_object();
+
+		for (int s = 0; s < 2; s++) {
+			if (!r->side[s].reads_files)
+				continue;
+			json_object_set_new(rd, s ? "target" : "source",
+			                    json_pack("{s:I,s:I}", "files", (json_int_t)r->side[s].files_read, "bytes",
+			                              (json_int_t)r->side[s].bytes_read));
+		}
+		json_object_set_new(root, "read", rd);
+	}
 	if (r->diagnosis) {
 		json_t *dg = json_array(), *wa = json_array();
 
@@ -377,15 +417,24 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 		rk_report_csv_field(out, rk_buf_cstr(&nm));
 		rk_buf_free(&nm);
 	}
-	fputs(",source_hash,target_hash\n", out);
+	fputs(c->spec->tz ? ",source_hash,target_hash,window_label\n" : ",source_hash,target_hash\n", out);
 	for (size_t w = 0; w < r->nwindows; w++) {
 		rk_usec s = rk_check_window_start(r, w);
-		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_report_status_name(r->status[w]));
+		char label[RK_TIME_STRLEN + 2];
+
+		/* --timezone: the window's local start, after the UTC columns */
+		label[0] = '\0';
+		if (c->spec->tz) {
+			label[0] = ',';
+			rk_tz_format(c->spec->tz, s, label + 1);
+		}
+		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, w), b),
+		        rk_report_status_name(r->status[w]));
 		if (r->status[w] == RK_WIN_OPEN) {
 			fputs(",,", out);
 			for (size_t j = 0; j < r->nsum; j++)
 				fputs(",,", out);
-			fputs(",,\n", out);
+			fprintf(out, ",,%s\n", label);
 			continue;
 		}
 		fprintf(out, ",%llu,%llu", (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
@@ -396,7 +445,7 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 		}
 		rk_hash_hex(r->side[0].hash[w], h1);
 		rk_hash_hex(r->side[1].hash[w], h2);
-		fprintf(out, ",%s,%s\n", h1, h2);
+		fprintf(out, ",%s,%s%s\n", h1, h2, label);
 	}
 	return ferror(out) ? -1 : 0;
 }
@@ -414,7 +463,8 @@ static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_ch
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const rk_finding *f = &r->findings[i];
 		rk_usec s = rk_check_window_start(r, f->window);
-		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b), rk_find_kind_name(f->kind));
+		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, f->window), b),
+		        rk_find_kind_name(f->kind));
 		for (size_t k = 0; k < r->nkey; k++) {
 			fputc(',', out);
 			rk_report_csv_field(out, f->key[k]);
@@ -433,7 +483,7 @@ static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
 		rk_usec s = rk_check_window_start(r, w);
 		if (!rk_win_rerun(r, w))
 			continue;
-		fprintf(out, "%s,%s,%llu,%llu,%u,%u,%u,%u\n", rk_time_format(s, a), rk_time_format(s + r->width, b),
+		fprintf(out, "%s,%s,%llu,%llu,%u,%u,%u,%u\n", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, w), b),
 		        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w],
 		        r->win_kind[w][RK_FIND_MISSING], r->win_kind[w][RK_FIND_EXTRA], r->win_kind[w][RK_FIND_DUPLICATED],
 		        r->win_kind[w][RK_FIND_CHANGED]);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# coverage.sh BUILD [check] - line coverage of what the suites just ran
-# against the gcc --coverage build in BUILD (make coverage, make
-# coverage-check).
+# coverage.sh BUILD [check|stamp] - line coverage of what the suites just
+# ran against the gcc --coverage build in BUILD (make coverage, make
+# coverage-check); "stamp", before the suites run, notes the commit they
+# measure (BUILD/measured-commit), which the report names.
 #
 # Writes BUILD/coverage.txt (per file), BUILD/coverage.json (gcovr's
 # summary), BUILD/html/index.html (annotated sources) and BUILD/coverage.md
@@ -19,12 +20,24 @@ floors=${COVERAGE_FLOORS:-src/core=90 src/io=90 src/check=90}
 here=$(cd "$(dirname "$0")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 
+commit_of_tree() {
+	c=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null) || { echo "unknown (not a git checkout)"; return; }
+	git -C "$repo" diff --quiet HEAD -- src tests sql 2>/dev/null || c="$c + uncommitted changes"
+	echo "$c"
+}
+if [ "$mode" = stamp ]; then
+	mkdir -p "$build"
+	commit_of_tree >"$build/measured-commit"
+	sh "$here/count-tests.sh" >"$build/measured-counts"
+	exit 0
+fi
+
 if ! command -v gcovr >/dev/null 2>&1; then
 	echo "coverage: gcovr not found (tests/harness/deps.sh installs it)" >&2
 	exit 1
 fi
 mkdir -p "$build/html"
-gcovr --root . --object-directory "$build/obj" --filter 'src/' --exclude 'src/ext/' \
+gcovr --root . --object-directory "$build/obj" --filter 'src/' --exclude 'src/ext/' --exclude 'src/tools/' \
 	--txt "$build/coverage.txt" --json-summary-pretty --json-summary "$build/coverage.json" \
 	--html-details "$build/html/index.html" >/dev/null
 
@@ -56,13 +69,17 @@ jq -r '.files[] | [.filename, .line_covered, .line_total] | @tsv' "$build/covera
 awk -F '\t' 'BEGIN { printf "%-14s %8s %8s %7s  %s\n", "directory", "covered", "lines", "%", "floor" }
 	{ printf "%-14s %8d %8d %7s  %s\n", $1, $2, $3, $4, $5 }' "$build/coverage.tsv"
 
-commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null) || commit="unknown (not a git checkout)"
-git -C "$repo" diff --quiet HEAD -- src tests 2>/dev/null || commit="$commit + uncommitted changes"
+if [ -s "$build/measured-commit" ]; then
+	commit=$(cat "$build/measured-commit")
+else
+	commit="$(commit_of_tree) (at the report; no stamp of the run)"
+fi
 {
 	echo "# Line coverage per directory of src/"
 	echo
 	echo "- produced by: \`make coverage\` (tests/harness/coverage.sh) at commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- suites: $(sh "$here/count-tests.sh" | sed -n 's/^unit: //p') (unit), $(sh "$here/count-tests.sh" | sed -n 's/^integration: //p') (integration); $(gcc --version | head -n 1), $(gcovr --version | head -n 1)"
+	[ -s "$build/measured-counts" ] || sh "$here/count-tests.sh" >"$build/measured-counts"
+	echo "- suites: $(sed -n 's/^unit: //p' "$build/measured-counts") (unit), $(sed -n 's/^integration: //p' "$build/measured-counts") (integration); $(gcc --version | head -n 1), $(gcovr --version | head -n 1)"
 	echo "- floors (make coverage-check): $floors"
 	echo
 	echo "| directory | lines covered | lines | % | floor |"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh - make sure the Debian packages reckon builds and tests with are
-# installed.  A fast no-op when they are.  As root it installs what is
-# missing; otherwise it prints the command to run and exits 1.
+# installed, then that the pinned DuckDB is fetched (tests/harness/duckdb.sh,
+# no root needed).  A fast no-op when both are.  As root it installs the
+# missing packages; otherwise it prints the command to run and exits 1.
 #
 # POSIX sh on purpose: it is the first thing a fresh machine runs, before
 # anything else is known to be there (the Makefile calls it with sh).
@@ -13,10 +14,12 @@ set -eu
 # DuckDB (Parquet, for Delta tables): not a Debian package; tests/harness/duckdb.sh
 #        fetches the pinned build with npm (Debian package npm, unless an npm is
 #        already on PATH, e.g. from a NodeSource nodejs) into .cache/
+# time zones (--timezone, read through the C library): tzdata
 # tests: postgresql (server binaries for the private clusters), postgresql-client
 #        (psql, pg_isready), jq (reads summary.json), time (GNU time: peak RSS in bench),
 #        chromium (renders report.html headless in the integration suite),
-#        python3-prometheus-client (parses the --metrics file as Prometheus would)
+#        python3-prometheus-client (parses the --metrics file as Prometheus would),
+#        pgbouncer (repair through a pooler in pool_mode=transaction, test_repair_rows.sh)
 # pushdown extension (src/ext, PGXS): postgresql-server-dev-15
 # packages (make deb, and make check builds them): debhelper dpkg-dev
 # manual pages (tests render them): groff-base; the systemd examples
@@ -28,9 +31,9 @@ set -eu
 # format and lint (make format-check, part of make check; make lint):
 #        clang-format-14, clang-tidy-14, cppcheck
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
-libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15
+libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15 pgbouncer
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
-chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck"
+chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck tzdata"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is

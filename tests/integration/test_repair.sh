@@ -16,7 +16,10 @@
 SRC=rp_src
 TGT=rp_tgt
 
-REPAIR_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount)
+# These cases pin --replace-interval (loads that own whole intervals); the
+# default, row by row, is test_repair_rows.sh.
+TABLE_OPTS=(--table mart.orders --key order_id,line_no --time created_at --sum amount)
+REPAIR_OPTS=("${TABLE_OPTS[@]}" --replace-interval)
 
 # The interval bounds of each window as SQL literals.
 B0="'2026-03-02 00:00:00+00'"
@@ -203,10 +206,10 @@ test_text_output() {
 test_second_repair_changes_nothing() {
 	damaged_target
 	rerun_list
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h
 	local first
 	first=$(snapshot_all)
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --format json
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h --format json
 	assert_eq "$first" "$(snapshot_all)" "target after the second repair, loaded_at included"
 	assert_eq "already_matches|already_matches|already_matches" "$(jget "$OUT" '[.intervals[].status] | join("|")')"
 	assert_eq "match 0 0 3" "$(jget "$OUT" '"\(.verdict) \(.totals.repaired) \(.totals.deleted_by_time) \(.totals.already_matches)"')"
@@ -223,7 +226,7 @@ test_second_repair_changes_nothing() {
 test_interval_column_records_start() {
 	damaged_target
 	rerun_list
-	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start
+	assert_exit 0 repair --rerun-list rerun.csv --execute --interval-column interval_start --load-interval 1h
 	# every row of a repaired window carries its start; W1's rows stay NULL
 	assert_eq "2026-03-02 00:00:00+00|9
 2026-03-02 02:00:00+00|8
@@ -432,7 +435,7 @@ test_load_waits_for_repair() {
 	poll_until "select count(*) = 1 from pg_stat_activity
 	            where datname = '$TGT' and wait_event_type = 'Lock' and application_name <> 'rk_holder'" \
 		postgres "repair paused after its first write"
-	(exec "$RECKON" load --source "$(conn $SRC)" --target "$(conn $TGT)" "${REPAIR_OPTS[@]}" \
+	(exec "$RECKON" load --source "$(conn $SRC)" --target "$(conn $TGT)" "${TABLE_OPTS[@]}" \
 		--strategy interval --interval-start 2026-03-02T00:00:00Z --interval-end 2026-03-02T01:00:00Z \
 		--lock-timeout 10min >load.out 2>load.err) &
 	lpid=$!
@@ -852,7 +855,7 @@ mcheck() {
 }
 
 mrepair() {
-	rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${MAP_OPTS[@]}" "$@"
+	rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${MAP_OPTS[@]}" --replace-interval "$@"
 }
 
 other_md5() {

@@ -391,6 +391,28 @@ static void test_bitmap_array(void **state)
 	rk_buf_free(&b);
 }
 
+/* Found by fuzz_deltadv: an array container whose values are out of order
+ * (0xf803 then 7) passes CRoaring's deserializer; the rows it gave were
+ * not a set.  Refused now. */
+static void test_bitmap_unsorted(void **state)
+{
+	static const unsigned char in[] = {
+		0xd1, 0xd3, 0x39, 0x64, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x3a, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x10, 0x00, 0x00, 0x00,
+		0x03, 0xf8, 0x07, 0x00, 0x01, 0x00, 0x00, 0x00, 0x3a, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x05, 0x00,
+	};
+	uint64_t *rows;
+	size_t n;
+	rk_error err;
+
+	rk_error_clear(&err);
+	assert_int_equal(rk_delta_dv_bitmap_parse(in, sizeof in, "t", &rows, &n, &err), -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "out of order"));
+	assert_null(rows);
+}
+
 /* Replay: adds, a remove; time travel by version and by commit time. */
 static void test_replay_and_time_travel(void **state)
 {
@@ -419,6 +441,27 @@ static void test_replay_and_time_travel(void **state)
 	ts[0].tv_sec = ts[1].tv_sec = 1772323200 + 86400;
 	assert_int_equal(utimensat(AT_FDCWD, path("s/_delta_log/%020d.json", 1), ts, 0), 0);
 	assert_count_sum(conn("s@2026-02-28T12:00:00Z"), "id", "5 15");
+	/* the commits' provenance */
+	{
+		rk_delta *d;
+		rk_error err;
+		char msg[512], *op;
+		int64_t ms;
+
+		assert_int_equal(try_open(conn("s"), NULL, &d, msg, sizeof msg), 0);
+		rk_error_clear(&err);
+		assert_int_equal(rk_delta_commit_info(d, 2, &op, &ms, &err), 0);
+		assert_string_equal(op, "DELETE");
+		assert_int_equal(ms, INT64_C(1772323200000) + 2 * 86400000); /* no timestamp: the file's */
+		free(op);
+		assert_int_equal(rk_delta_commit_info(d, 1, &op, &ms, &err), 0);
+		assert_string_equal(op, "");
+		assert_int_equal(ms, INT64_C(1772236800000));
+		free(op);
+		assert_int_equal(rk_delta_commit_info(d, 7, &op, &ms, &err), -1);
+		assert_int_equal(err.code, RK_EXIT_RUNTIME);
+		rk_delta_free(d);
+	}
 }
 
 static void test_missing_version(void **state)
@@ -435,10 +478,23 @@ static void test_missing_data_file(void **state)
 	small_table("m");
 	unlink(path("m/b.parquet"));
 	refused(conn("m"), RK_EXIT_RUNTIME, "b.parquet", "does not exist", NULL);
+	/* a path on another file system is refused, naming it */
+	commit("m", 3, "{\"add\":{\"path\":\"s3a://bucket/t/x.parquet\",\"partitionValues\":{},\"size\":1,"
+		       "\"modificationTime\":0,\"dataChange\":true}}\n");
+	refused(conn("m"), RK_EXIT_USAGE, "s3a://bucket/t/x.parquet", "only local files", NULL);
 	/* a removed file may be gone: version 2 no longer names a */
 	small_table("m2");
 	unlink(path("m2/a.parquet"));
 	assert_count_sum(conn("m2"), "id", "2 9");
+	/* an absolute file: URI names the same file as the relative path */
+	{
+		char buf[4400];
+
+		snprintf(buf, sizeof buf, "{\"remove\":{\"path\":\"file://%s\",\"dataChange\":true}}\n",
+			 path("m2/b.parquet"));
+		commit("m2", 3, buf);
+		assert_count_sum(conn("m2"), "id", "0 -");
+	}
 }
 
 static void test_not_a_table(void **state)
@@ -874,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_z85),
 		cmocka_unit_test(test_uri_decode),
 		cmocka_unit_test(test_bitmap_array),
+		cmocka_unit_test(test_bitmap_unsorted),
 		cmocka_unit_test(test_replay_and_time_travel),
 		cmocka_unit_test(test_missing_version),
 		cmocka_unit_test(test_missing_data_file),

@@ -30,6 +30,9 @@ static rk_check_result *result(size_t nwin, const uint64_t *rows)
 	r->nwindows = r->nclosed = nwin;
 	r->from = T0;
 	r->width = HOUR;
+	r->bounds = rk_xcalloc(nwin + 1, sizeof *r->bounds);
+	for (size_t w = 0; w <= nwin; w++)
+		r->bounds[w] = T0 + (rk_usec)w * HOUR;
 	r->nkey = 1;
 	r->key_names = rk_xcalloc(1, sizeof *r->key_names);
 	r->key_names[0] = rk_xstrdup("id");

@@ -63,6 +63,15 @@ static void test_settings(void **state)
 	assert_one(d, "SELECT current_setting('autoload_known_extensions')::text", "false");
 	assert_one(d, "SELECT current_setting('autoinstall_known_extensions')::text", "false");
 	assert_one(d, "SELECT current_setting('threads')::text", "1");
+	/* spills under TMPDIR, not into the working directory */
+	{
+		const char *base = getenv("TMPDIR");
+		char sql[512];
+
+		snprintf(sql, sizeof sql, "SELECT starts_with(current_setting('temp_directory'), '%s/reckon-duckdb.')",
+			 base && *base ? base : "/tmp");
+		assert_one(d, sql, "true");
+	}
 	/* a naive timestamp (INT96, timestamp_ntz) taken as UTC */
 	assert_one(d, "SELECT epoch_us(TIMESTAMP '2021-09-08 11:11:11'::TIMESTAMPTZ)::text", "1631099471000000");
 	assert_one(d, "SELECT TIMESTAMPTZ '2021-09-08 11:11:11-07'::text", "2021-09-08 18:11:11+00");

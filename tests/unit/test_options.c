@@ -107,7 +107,7 @@ static void test_ranges_and_choices(void **state)
 	refuse(RK_CMD_CHECK, ARGV("check", "--pushdown=maybe"), "must be off, on or auto, not 'maybe'");
 	refuse(RK_CMD_CHECK, ARGV("check", "--window", "1fortnight"), "--window");
 	refuse(RK_CMD_CHECK, ARGV("check", "--settle", "-1m"), "--settle");
-	refuse(RK_CMD_CHECK, ARGV("check", "--from", "2026-03-02"), "--from");
+	refuse(RK_CMD_CHECK, ARGV("check", "--from", "2026-03-02 10:00"), "--from");
 	refuse(RK_CMD_CHECK, ARGV("check", "--csv-delimiter", "ab"), "must be one character");
 	refuse(RK_CMD_CHECK, ARGV("check", "--execute"), "option '--execute' does not apply to reckon check");
 	refuse(RK_CMD_CHECK, ARGV("check", "--windwo", "1h"), "unknown option '--windwo'");

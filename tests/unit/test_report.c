@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -53,6 +54,9 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 	r->nclosed = nwin - nopen;
 	r->from = FROM;
 	r->width = HOUR;
+	r->bounds = rk_xcalloc(nwin + 1, sizeof *r->bounds);
+	for (size_t w = 0; w <= nwin; w++)
+		r->bounds[w] = FROM + (rk_usec)w * HOUR;
 	r->nsum = 1;
 	r->nkey = 1;
 	r->status = rk_xcalloc(nwin, sizeof *r->status);
@@ -264,6 +268,8 @@ static void test_html_hostile_keys(void **state)
 static void rewidth(rk_check_result *r, rk_usec width)
 {
 	r->width = spec.width = width;
+	for (size_t w = 0; w <= r->nwindows; w++)
+		r->bounds[w] = FROM + (rk_usec)w * width;
 	spec.to = FROM + (rk_usec)r->nwindows * width;
 	spec.now = spec.to + HOUR;
 }
@@ -463,6 +469,57 @@ static void test_metrics_text(void **state)
  * sums at their scale
  * ---------------------------------------------------------------------- */
 
+/* rk_report_path: "rep/" is "rep"; names reckon cannot replace as a whole,
+ * a missing parent and a file are refused (exit 2, with a hint). */
+static void test_report_path(void **state)
+{
+	static const char *const refused[] = {"", ".", "./", "..", "../", "/", "//", "a/.", "a/..", "a/../"};
+	char base[] = "/tmp/rk-report-path.XXXXXX", p[256];
+	rk_error err;
+	char *dir;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		rk_error_clear(&err);
+		if ((dir = rk_report_path("--report", refused[i], &err)) != NULL)
+			fail_msg("--report '%s' was taken as '%s'", refused[i], dir);
+		assert_int_equal(err.code, RK_EXIT_USAGE);
+		assert_true(strstr(err.msg, "option --report") != NULL);
+		assert_true(err.hint[0] != '\0');
+	}
+	assert_non_null(mkdtemp(base));
+	snprintf(p, sizeof p, "%s/rep//", base);
+	dir = rk_report_path("--report", p, &err);
+	assert_non_null(dir);
+	snprintf(p, sizeof p, "%s/rep", base);
+	assert_string_equal(dir, p);
+	free(dir);
+	snprintf(p, sizeof p, "%s/", base);
+	dir = rk_report_path("--report", p, &err);
+	assert_string_equal(dir, base);
+	free(dir);
+	/* no parent; a file in the way, as the path or as its parent */
+	snprintf(p, sizeof p, "%s/none/rep", base);
+	rk_error_clear(&err);
+	assert_null(rk_report_path("--report", p, &err));
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_true(strstr(err.msg, "/none' does not exist") != NULL);
+	snprintf(p, sizeof p, "%s/plain", base);
+	assert_non_null(f = fopen(p, "w"));
+	fclose(f);
+	rk_error_clear(&err);
+	assert_null(rk_report_path("--report", p, &err));
+	assert_true(strstr(err.msg, "is not a directory") != NULL);
+	snprintf(p, sizeof p, "%s/plain/rep", base);
+	rk_error_clear(&err);
+	assert_null(rk_report_path("--report", p, &err));
+	assert_true(strstr(err.msg, "/plain' is not a directory") != NULL);
+	snprintf(p, sizeof p, "%s/plain", base);
+	remove(p);
+	rmdir(base);
+}
+
 static void test_sum_scale(void **state)
 {
 	rk_sum s;
@@ -498,6 +555,7 @@ static void test_sum_scale(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_path),
 		cmocka_unit_test(test_tpl_values_and_sections),
 		cmocka_unit_test(test_tpl_mistakes),
 		cmocka_unit_test(test_tpl_text_sanitises),

@@ -1,7 +1,8 @@
 /*
  * test_timeutil.c - calendar arithmetic against a naive day counter, the
  * accepted timestamp/date forms and their errors, formatting round trips,
- * command-line instants and durations.
+ * command-line instants and durations; time zones (core/tz.c): offsets, the
+ * DST-hour rule, calendar days, weeks and months across DST changes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "core/timeutil.h"
+#include "core/tz.h"
 
 /* A copy of s without its NUL, so ASan sees any read past the value. */
 static char *exact(const char *s, size_t len)
@@ -406,8 +408,18 @@ static void test_time_parse_arg(void **state)
 	assert_string_equal(err.msg, "invalid --from '2026-03-02 10:00': no time zone given");
 	assert_true(err.hint[0] != '\0');
 
-	assert_int_equal(rk_time_parse_arg("--to", "2026-03-02", &t, &err), -1);
-	assert_string_equal(err.msg, "invalid --to '2026-03-02': no time zone given");
+	/* a bare date is its midnight (UTC here; --timezone re-reads it) */
+	assert_int_equal(rk_time_parse_arg("--to", "2026-03-02", &t, &err), 0);
+	assert_true(t == INT64_C(1772409600000000));
+	{
+		int64_t d = 0;
+
+		assert_true(rk_time_arg_date("2026-03-02", &d));
+		assert_true(d * RK_USEC_PER_DAY == INT64_C(1772409600000000));
+		assert_false(rk_time_arg_date("2026-03-02T00:00:00Z", &d));
+		assert_false(rk_time_arg_date("infinity", &d));
+		assert_false(rk_time_arg_date("2026-02-30", &d));
+	}
 
 	assert_int_equal(rk_time_parse_arg("--now", "infinity", &t, &err), -1);
 	assert_string_equal(err.msg, "invalid --now 'infinity': not a finite instant");
@@ -454,6 +466,7 @@ static void test_duration_parse(void **state)
 	DUR("15m", false, INT64_C(900000000));
 	DUR("1h", false, INT64_C(3600000000));
 	DUR("1d", false, RK_USEC_PER_DAY);
+	DUR("1w", false, 7 * RK_USEC_PER_DAY);
 	DUR("1h30m", false, INT64_C(5400000000));
 	DUR("1d2h3m4s5ms6us", false, RK_USEC_PER_DAY + INT64_C(7384005006));
 	DUR("500ms", false, INT64_C(500000));
@@ -515,6 +528,158 @@ static void test_now(void **state)
 	assert_true(b >= a);
 }
 
+
+/* An instant from its ISO text (test input, so it must parse). */
+static rk_usec at(const char *s)
+{
+	rk_usec t = 0;
+	const char *why = NULL;
+
+	if (rk_time_parse(s, strlen(s), &t, &why) < 0)
+		fail_msg("'%s': %s", s, why);
+	return t;
+}
+
+static const rk_tz *zone(const char *name)
+{
+	rk_error err;
+	const rk_tz *z;
+
+	rk_error_clear(&err);
+	z = rk_tz_get(name, "--timezone", &err);
+	if (!z)
+		fail_msg("%s: %s", name, err.msg);
+	return z;
+}
+
+/* Berlin's 2026 changes: 2026-03-29 01:00Z (+1 to +2), 2026-10-25 01:00Z
+ * (+2 to +1), to the second, from the system's zoneinfo. */
+static void test_tz_offsets(void **state)
+{
+	const rk_tz *z = zone("Europe/Berlin");
+	char b[RK_TIME_STRLEN];
+
+	(void)state;
+	assert_int_equal(rk_tz_offset(z, at("2026-03-29T00:59:59Z")), 3600);
+	assert_int_equal(rk_tz_offset(z, at("2026-03-29T01:00:00Z")), 7200);
+	assert_int_equal(rk_tz_offset(z, at("2026-10-25T00:59:59.999999Z")), 7200);
+	assert_int_equal(rk_tz_offset(z, at("2026-10-25T01:00:00Z")), 3600);
+	assert_int_equal(rk_tz_offset(z, at("1950-06-01T00:00:00Z")), 3600);
+	assert_string_equal(rk_tz_format(z, at("2026-03-29T01:00:00Z"), b), "2026-03-29T03:00:00+02:00");
+	assert_string_equal(rk_tz_format(z, at("2026-03-29T00:59:59.5Z"), b), "2026-03-29T01:59:59.500000+01:00");
+	assert_string_equal(rk_tz_format(zone("Asia/Kolkata"), at("2026-03-29T00:00:00Z"), b),
+	                    "2026-03-29T05:30:00+05:30");
+	assert_string_equal(rk_tz_format(zone("America/New_York"), at("2026-03-29T00:00:00Z"), b),
+	                    "2026-03-28T20:00:00-04:00");
+	assert_string_equal(rk_tz_format(zone("UTC"), at("2026-03-29T00:00:00Z"), b), "2026-03-29T00:00:00+00:00");
+	/* the same zone twice is the same table */
+	assert_ptr_equal(zone("Europe/Berlin"), z);
+}
+
+/* The DST hour, placed as PostgreSQL's AT TIME ZONE places it: a time in
+ * the March gap with the offset before it, a time of the repeated October
+ * hour with the offset after it (the later instant). */
+static void test_tz_dst_hour_rule(void **state)
+{
+	const rk_tz *z = zone("Europe/Berlin");
+	rk_tz_fit fit;
+
+	(void)state;
+	assert_true(rk_tz_utc(z, at("2026-03-29T12:00:00Z"), &fit) == at("2026-03-29T10:00:00Z"));
+	assert_int_equal(fit, RK_TZ_EXACT);
+	assert_true(rk_tz_utc(z, at("2026-03-29T02:30:00Z"), &fit) == at("2026-03-29T01:30:00Z"));
+	assert_int_equal(fit, RK_TZ_GAP);
+	assert_true(rk_tz_utc(z, at("2026-03-29T03:00:00Z"), &fit) == at("2026-03-29T01:00:00Z"));
+	assert_int_equal(fit, RK_TZ_EXACT);
+	assert_true(rk_tz_utc(z, at("2026-03-29T01:59:59Z"), &fit) == at("2026-03-29T00:59:59Z"));
+	assert_int_equal(fit, RK_TZ_EXACT);
+	assert_true(rk_tz_utc(z, at("2026-10-25T02:30:00Z"), &fit) == at("2026-10-25T01:30:00Z"));
+	assert_int_equal(fit, RK_TZ_AMBIGUOUS);
+	assert_true(rk_tz_utc(z, at("2026-10-25T02:00:00Z"), &fit) == at("2026-10-25T01:00:00Z"));
+	assert_int_equal(fit, RK_TZ_AMBIGUOUS);
+	assert_true(rk_tz_utc(z, at("2026-10-25T01:59:59Z"), &fit) == at("2026-10-24T23:59:59Z"));
+	assert_int_equal(fit, RK_TZ_EXACT);
+	assert_true(rk_tz_utc(z, at("2026-10-25T03:00:00Z"), &fit) == at("2026-10-25T02:00:00Z"));
+	assert_int_equal(fit, RK_TZ_EXACT);
+}
+
+/* Calendar days across both changes: 23 h in March, 25 h in October;
+ * months and weeks on local midnights; a range off the grid refused. */
+static void test_tz_calendar_bounds(void **state)
+{
+	const rk_tz *z = zone("Europe/Berlin");
+	rk_calunit day = {0, 1}, week = {0, 7}, month = {1, 0};
+	rk_usec *v = NULL;
+	size_t n = 0;
+	rk_error err;
+
+	(void)state;
+	rk_error_clear(&err);
+	assert_int_equal(rk_tz_bounds(z, day, at("2026-03-27T23:00:00Z"), at("2026-03-30T22:00:00Z"), 100, &v, &n, &err),
+	                 0);
+	assert_int_equal(n, 4);
+	assert_true(v[1] - v[0] == 24 * INT64_C(3600000000));
+	assert_true(v[2] - v[1] == 23 * INT64_C(3600000000));
+	assert_true(v[3] - v[2] == 24 * INT64_C(3600000000));
+	assert_true(v[2] == at("2026-03-29T22:00:00Z"));
+	free(v);
+	assert_int_equal(rk_tz_bounds(z, day, at("2026-10-24T22:00:00Z"), at("2026-10-25T23:00:00Z"), 100, &v, &n, &err),
+	                 0);
+	assert_int_equal(n, 2);
+	assert_true(v[1] - v[0] == 25 * INT64_C(3600000000));
+	free(v);
+	assert_int_equal(rk_tz_bounds(z, month, at("2026-02-28T23:00:00Z"), at("2026-04-30T22:00:00Z"), 100, &v, &n, &err),
+	                 0);
+	assert_int_equal(n, 3);
+	assert_true(v[1] == at("2026-03-31T22:00:00Z"));
+	free(v);
+
+	/* not a local midnight: 00:00Z is 01:00 in Berlin */
+	assert_int_equal(rk_tz_bounds(z, day, at("2026-03-28T00:00:00Z"), at("2026-03-30T00:00:00Z"), 100, &v, &n, &err),
+	                 -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "is not the start of a day in Europe/Berlin"));
+	assert_null(v);
+	/* a 24 h range over the March change is not a whole day there */
+	assert_int_equal(rk_tz_bounds(z, day, at("2026-03-28T23:00:00Z"), at("2026-03-29T23:00:00Z"), 100, &v, &n, &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "not a whole number of 1-day windows in Europe/Berlin"));
+	assert_non_null(strstr(err.hint, "--to 2026-03-31T00:00:00+02:00"));
+	/* a month must start on the first */
+	assert_int_equal(rk_tz_bounds(z, month, at("2026-03-01T23:00:00Z"), at("2026-04-30T22:00:00Z"), 100, &v, &n, &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "is not the start of a month"));
+	/* the bound on windows */
+	assert_int_equal(rk_tz_bounds(z, day, at("2026-03-27T23:00:00Z"), at("2026-03-30T22:00:00Z"), 2, &v, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "more than 2 windows"));
+
+	/* the latest boundary at or before an instant, and steps back */
+	assert_true(rk_tz_floor(z, day, at("2026-03-29T21:59:59Z")) == at("2026-03-28T23:00:00Z"));
+	assert_true(rk_tz_floor(z, day, at("2026-03-29T22:00:00Z")) == at("2026-03-29T22:00:00Z"));
+	assert_true(rk_tz_floor(z, week, at("2026-04-01T12:00:00Z")) == at("2026-03-29T22:00:00Z")); /* Monday 30th */
+	assert_true(rk_tz_floor(z, month, at("2026-04-01T12:00:00Z")) == at("2026-03-31T22:00:00Z"));
+	assert_true(rk_tz_step(z, day, at("2026-03-30T22:00:00Z"), -7) == at("2026-03-23T23:00:00Z"));
+	assert_true(rk_tz_step(z, month, at("2026-03-31T22:00:00Z"), -3) == at("2025-12-31T23:00:00Z"));
+	assert_true(rk_tz_midnight(z, at("2026-10-25T12:00:00Z")) == at("2026-10-24T22:00:00Z"));
+}
+
+/* Names that are no zone file are refused, naming the option. */
+static void test_tz_unknown(void **state)
+{
+	static const char *const bad[] = {"Europe/Berln", "../../etc/passwd", "/usr/share/zoneinfo/UTC",
+	                                  "zone.tab", "", "Europe/Berlin ", "Europe"};
+	rk_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		rk_error_clear(&err);
+		assert_null(rk_tz_get(bad[i], "--timezone", &err));
+		assert_int_equal(err.code, RK_EXIT_USAGE);
+		assert_true(strncmp(err.msg, "invalid --timezone '", 20) == 0);
+		assert_non_null(strstr(err.hint, "Europe/Berlin"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +697,10 @@ int main(void)
 		cmocka_unit_test(test_duration_parse),
 		cmocka_unit_test(test_duration_format),
 		cmocka_unit_test(test_now),
+		cmocka_unit_test(test_tz_offsets),
+		cmocka_unit_test(test_tz_dst_hour_rule),
+		cmocka_unit_test(test_tz_calendar_bounds),
+		cmocka_unit_test(test_tz_unknown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

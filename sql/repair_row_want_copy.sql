@@ -1,0 +1,2 @@
+-- Streams the interval's finding keys (COPY text format).
+COPY reckon_repair_want FROM STDIN;
