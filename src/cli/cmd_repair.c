@@ -455,6 +455,7 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.execute = o->execute;
 	t->spec.allow_open = o->allow_open;
 	t->spec.replace_interval = o->replace_interval;
+	t->spec.allow_cascade = o->allow_cascade;
 	t->spec.load_interval = rk_opts_is_set(o, RK_O_LOAD_INTERVAL) ? o->load_interval : 0;
 	t->spec.force = o->force;
 	if (t->spec.load_interval && !o->interval_column) {

@@ -182,6 +182,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_REPLACE_INTERVAL] = {"replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
 	                           RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
 	                           "own whole intervals) instead of changing only the rows that differ"},
+	[RK_O_ALLOW_CASCADE] = {"allow-cascade", RK_OPT_FLAG, OFF(allow_cascade), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                        NULL, "let repair delete target rows that other rows reference through an ON DELETE "
+	                        "CASCADE, SET NULL or SET DEFAULT foreign key (they change with them)"},
 	[RK_O_LOAD_INTERVAL] = {"load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
 	                        "DUR", "with --interval-column: the load's interval width; a row records the start "
 	                        "of the DUR-wide interval holding its time, on the grid counted from "

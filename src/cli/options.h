@@ -86,6 +86,7 @@ typedef enum rk_optid {
 	RK_O_INTERVAL_COLUMN,
 	RK_O_ALLOW_OPEN,
 	RK_O_REPLACE_INTERVAL,
+	RK_O_ALLOW_CASCADE,
 	RK_O_LOAD_INTERVAL,
 	RK_O_FORCE,
 	RK_O_LOCK_TIMEOUT,
@@ -180,6 +181,7 @@ typedef struct rk_opts {
 	char *interval_column;
 	bool allow_open;         /* repair open intervals too */
 	bool replace_interval;   /* repair: replace whole intervals, not rows */
+	bool allow_cascade;      /* repair: deletes may cascade to referencing rows */
 	rk_usec load_interval;   /* repair: the load's interval width (0: not given) */
 	bool force;              /* repair a target a subscription writes into */
 	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */

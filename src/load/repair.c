@@ -42,6 +42,13 @@ typedef enum rk_stage_what {
 	RK_STAGE_ONE         /* the rows of one interval (row-level), untagged */
 } rk_stage_what;
 
+/* A foreign key that references the target table. */
+typedef struct rk_repair_fk {
+	char *name, *child;  /* the constraint, the referencing table (as the server quotes it) */
+	char action;         /* on delete: 'a' no action, 'r' restrict, 'c' cascade, 'n' set null, 'd' set default */
+	char *sql_count;     /* the referencing rows of the rows a row-level repair deletes */
+} rk_repair_fk;
+
 typedef struct rk_repair {
 	const rk_repair_spec *spec;
 	char **key;          /* the logical key: the spec's, or discovered (rk_check_key) */
@@ -73,6 +80,8 @@ typedef struct rk_repair {
 	size_t *nwant;
 	char **icol_value;   /* per interval: the interval column's value (no --load-interval) */
 	size_t cur;          /* the interval a row-level scan stages */
+	rk_repair_fk *fk;    /* the foreign keys that reference the target */
+	size_t nfk;
 
 	/* the scan being staged */
 	rk_stage_what what;
@@ -160,6 +169,12 @@ static void rk_repair_close(rk_repair *r)
 	free(r->want);
 	free(r->nwant);
 	rk_repair_strv_free(r->icol_value, r->icol_value ? r->n : 0);
+	for (size_t i = 0; i < r->nfk; i++) {
+		free(r->fk[i].name);
+		free(r->fk[i].child);
+		free(r->fk[i].sql_count);
+	}
+	free(r->fk);
 	rk_buf_free(&r->out);
 }
 
@@ -257,6 +272,158 @@ static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *er
 		return rk_error_hint(err, "write a condition on the columns of %s, e.g. 'not is_test'", r->dest.display);
 	}
 	return 0;
+}
+
+static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparams, const char *const *params,
+                           uint64_t *out, char **out2, rk_error *err);
+
+/* What a delete does to the rows that reference a deleted row. */
+static const char *rk_repair_fk_action(char a)
+{
+	switch (a) {
+	case 'c':
+		return "ON DELETE CASCADE: they are deleted too";
+	case 'n':
+		return "ON DELETE SET NULL: their reference is cleared";
+	case 'd':
+		return "ON DELETE SET DEFAULT: their reference is reset";
+	default:
+		return "ON DELETE NO ACTION/RESTRICT: the delete fails";
+	}
+}
+
+static bool rk_repair_fk_cascades(char a)
+{
+	return a == 'c' || a == 'n' || a == 'd';
+}
+
+/* Refuses, before any change, a target role that may not write what the
+ * repair writes. */
+static int rk_repair_privileges(rk_repair *r, rk_error *err)
+{
+	const char *params[2] = {r->dest.oid, r->spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE"};
+	rk_pg_result *res;
+	const char *missing;
+
+	if (rk_pg_exec(r->tgt, "read the target's privileges", rk_sql_repair_privileges, 2, params, RK_PG_ONE_ROW, &res,
+	               err) < 0)
+		return -1;
+	missing = rk_pg_result_value(res, 0, 0);
+	if (missing) {
+		rk_error_set(err, RK_EXIT_USAGE, "the target role may not %s target table %s on %s: repair %s; nothing "
+		             "was changed", missing, r->dest.display, rk_pg_location(r->tgt),
+		             r->spec->replace_interval ? "deletes and inserts rows" : "inserts, updates and deletes rows");
+		rk_pg_result_free(res);
+		return rk_error_hint(err, "GRANT the privileges on the table to the target role, or connect as a role "
+		                          "that holds them");
+	}
+	rk_pg_result_free(res);
+	return 0;
+}
+
+/* Reads the foreign keys that reference the target.  --replace-interval
+ * deletes every row of an interval: a cascading one is refused before any
+ * change unless --allow-cascade, a blocking one named.  Row by row, the
+ * referencing rows of the rows to delete are counted per interval. */
+static int rk_repair_referencing(rk_repair *r, rk_error *err)
+{
+	const char *params[1] = {r->dest.oid};
+	rk_pg_result *res;
+	rk_buf names = RK_BUF_INIT;
+	size_t ncascade = 0;
+
+	if (rk_pg_exec(r->tgt, "read the referencing foreign keys", rk_sql_repair_referencing, 1, params,
+	               RK_PG_ANY_ROWS, &res, err) < 0)
+		return -1;
+	r->nfk = (size_t)rk_pg_result_rows(res);
+	r->fk = rk_xcalloc(r->nfk + 1, sizeof *r->fk);
+	for (size_t i = 0; i < r->nfk; i++) {
+		rk_repair_fk *f = &r->fk[i];
+		const char *a = rk_pg_result_value(res, (int)i, 2);
+		rk_buf q = RK_BUF_INIT;
+
+		f->name = rk_xstrdup(rk_pg_result_value(res, (int)i, 0));
+		f->child = rk_xstrdup(rk_pg_result_value(res, (int)i, 1));
+		f->action = a ? a[0] : 'a';
+		rk_buf_printf(&q, "SELECT count(*) FROM %s AS c WHERE (%s) IN (SELECT %s FROM %s AS t JOIN "
+		              "reckon_repair_diff AS d ON t.tableoid = d.relid AND t.ctid = d.row_id WHERE d.act = 'd')",
+		              f->child, rk_pg_result_value(res, (int)i, 3), rk_pg_result_value(res, (int)i, 4),
+		              r->dest.qualified);
+		f->sql_count = rk_xstrdup(rk_buf_cstr(&q));
+		rk_buf_free(&q);
+		if (rk_repair_fk_cascades(f->action)) {
+			rk_buf_printf(&names, "%s%s on %s (%s)", ncascade ? "; " : "", f->name, f->child,
+			              rk_repair_fk_action(f->action));
+			ncascade++;
+		}
+	}
+	rk_pg_result_free(res);
+	if (r->spec->replace_interval && ncascade && !r->spec->allow_cascade) {
+		rk_error_set(err, RK_EXIT_USAGE, "--replace-interval deletes every target row of an interval, and %zu "
+		             "foreign key%s reference%s target table %s: %s; nothing was changed", ncascade,
+		             ncascade == 1 ? "" : "s", ncascade == 1 ? "s" : "", r->dest.display, rk_buf_cstr(&names));
+		rk_buf_free(&names);
+		return rk_error_hint(err, "repair row by row (leave --replace-interval out): only rows that differ are "
+		                          "deleted; or add --allow-cascade if the referencing rows may go");
+	}
+	if (r->spec->replace_interval)
+		for (size_t i = 0; i < r->nfk; i++)
+			if (!rk_repair_fk_cascades(r->fk[i].action))
+				rk_log_warn("foreign key %s on %s references target table %s (%s): --replace-interval fails on "
+				            "a row that is referenced", r->fk[i].name, r->fk[i].child, r->dest.display,
+				            rk_repair_fk_action(r->fk[i].action));
+	if (ncascade && r->spec->allow_cascade)
+		rk_log_warn("foreign keys referencing %s: %s; deleting anyway (--allow-cascade)", r->dest.display,
+		            rk_buf_cstr(&names));
+	rk_buf_free(&names);
+	return 0;
+}
+
+/* Row by row: refuses, in the interval's transaction before its writes
+ * (the dry run: in its plan), deleting rows that other rows reference -
+ * the delete would fail (NO ACTION, RESTRICT) or reach them (CASCADE, SET
+ * NULL, SET DEFAULT; allowed with --allow-cascade) - and moving a row whose
+ * time is out of reckon's range. */
+static int rk_repair_row_refuse(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	uint64_t n = 0;
+	char *example = NULL;
+
+	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+	if (rk_repair_count(r, "rows moved from out of range", rk_sql_repair_row_unbounded, 0, NULL, &n, &example,
+	                    err) < 0)
+		goto fail;
+	if (n) {
+		rk_error_set(err, RK_EXIT_USAGE, "the target holds %llu row%s of a missing key of %s at +-infinity or out "
+		             "of reckon's time range (e.g. %s): its window cannot be checked again; nothing was changed",
+		             (unsigned long long)n, n == 1 ? "" : "s", rk_buf_cstr(&b), example ? example : "?");
+		rk_error_hint(err, "correct or delete those rows' time first; reckon checks windows of finite times only");
+		goto fail;
+	}
+	for (size_t f = 0; r->iv[i].deleted_by_time && f < r->nfk; f++) {
+		if (rk_repair_count(r, "count referencing rows", r->fk[f].sql_count, 0, NULL, &n, NULL, err) < 0)
+			goto fail;
+		if (!n || (rk_repair_fk_cascades(r->fk[f].action) && r->spec->allow_cascade))
+			continue;
+		rk_error_set(err, RK_EXIT_USAGE, "repairing %s deletes %llu target row%s that %llu row%s of %s "
+		             "reference%s through foreign key %s (%s); nothing was changed in it", rk_buf_cstr(&b),
+		             (unsigned long long)r->iv[i].deleted_by_time, r->iv[i].deleted_by_time == 1 ? "" : "s",
+		             (unsigned long long)n, n == 1 ? "" : "s", r->fk[f].child, n == 1 ? "s" : "",
+		             r->fk[f].name, rk_repair_fk_action(r->fk[f].action));
+		if (rk_repair_fk_cascades(r->fk[f].action))
+			rk_error_hint(err, "add --allow-cascade if the referencing rows may go with the extra rows");
+		else
+			rk_error_hint(err, "delete or re-point the referencing rows first, or repair that interval by hand");
+		goto fail;
+	}
+	free(example);
+	rk_buf_free(&b);
+	return 0;
+fail:
+	free(example);
+	rk_buf_free(&b);
+	return -1;
 }
 
 /* Binds the source reader to the written columns and learns how to read
@@ -609,6 +776,8 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 		}
 		r->interval_col = t;
 	}
+	if (rk_repair_privileges(r, err) < 0 || rk_repair_referencing(r, err) < 0)
+		return -1;
 	/* the source's snapshot starts here and serves every interval */
 	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		return -1;
@@ -1342,7 +1511,7 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 		return -1;
 	}
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_lock(r, err) < 0 || rk_repair_row_stage(r, i, false, err) < 0 ||
-	    rk_repair_row_diff(r, i, RK_REPAIR_COMMITTED, &mine, err) < 0 ||
+	    rk_repair_row_diff(r, i, RK_REPAIR_COMMITTED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0 ||
 	    rk_repair_count(r, "delete rows", r->sql_row_delete, 2, params, &deleted, NULL, err) < 0 ||
 	    (r->sql_row_update &&
 	     rk_repair_count(r, "update rows", r->sql_row_update, np, params, &updated, NULL, err) < 0) ||
@@ -1383,7 +1552,7 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 		return -1;
 	}
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
-	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0) {
+	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;

@@ -104,6 +104,7 @@ typedef struct rk_repair_spec {
 	rk_usec load_interval;         /* --load-interval: the load's interval width, or 0 (then the
 	                                * value is taken from the target's rows of the interval) */
 	bool replace_interval;         /* --replace-interval: replace whole intervals, not rows */
+	bool allow_cascade;            /* --allow-cascade: deletes may reach referencing rows */
 	bool execute;                  /* false: dry run */
 	bool allow_open;               /* --allow-open: open intervals too */
 	bool force;                    /* --force: a target a subscription writes into */

@@ -356,3 +356,46 @@ test_through_a_transaction_pooler() {
 	pgbouncer_stop
 	trap - EXIT
 }
+
+# The dry run predicts what would fail or be unsafe, before any change,
+# exit 2, no retry hint: a target role without the privileges repair needs,
+# extra rows that a foreign key references (blocking: the delete would
+# fail; cascading: refused without --allow-cascade, and --replace-interval
+# refuses any cascading key).  (Failed before: the dry run said nothing; a
+# repair deleted the children of correct rows.)
+test_dry_run_refuses_what_would_fail() {
+	damaged_target
+	rerun_list
+	# a role that may read but not write
+	sql $TGT "drop role if exists rr_reader; create role rr_reader login;
+	          grant usage on schema mart to rr_reader; grant select on mart.orders to rr_reader" >/dev/null
+	assert_exit 2 rk repair --source "$(conn $SRC)" --target "$(conn $TGT) user=rr_reader" "${REPAIR_OPTS[@]}" \
+		--rerun-list rerun.csv
+	assert_contains "$ERR" "the target role may not INSERT, UPDATE, DELETE target table mart.orders"
+	assert_not_contains "$ERR" "run the same command again"
+	# the extra copy of (10, 1) in W2 is referenced by a child row
+	sql $TGT >/dev/null <<-SQL
+		alter table mart.orders add column id bigint generated always as identity unique;
+		create table mart.order_notes (order_id bigint references mart.orders (id) on delete cascade);
+		insert into mart.order_notes select id from mart.orders where batch_id = 8;
+	SQL
+	local before
+	before=$(physical)
+	assert_exit 2 repair --rerun-list rerun.csv
+	assert_contains "$ERR" "dry run of interval [2026-03-02T02:00:00Z, 2026-03-02T03:00:00Z) failed; nothing was changed"
+	assert_contains "$ERR" "deletes 1 target row that 1 row of mart.order_notes references through foreign key order_notes_order_id_fkey (ON DELETE CASCADE: they are deleted too)"
+	assert_contains "$ERR" "--allow-cascade"
+	assert_not_contains "$ERR" "run the same command again"
+	assert_eq "$before" "$(physical)" "nothing changed by the dry run"
+	# --execute stops at W2, before its writes: the child is still there
+	assert_exit 2 repair --rerun-list rerun.csv --execute
+	assert_contains "$ERR" "interval [2026-03-02T02:00:00Z, 2026-03-02T03:00:00Z) was not changed"
+	assert_eq 1 "$(sql $TGT 'select count(*) from mart.order_notes')" "the child"
+	assert_exit 2 repair --rerun-list rerun.csv --replace-interval
+	assert_contains "$ERR" "--replace-interval deletes every target row of an interval, and 1 foreign key references"
+	# allowed, the extra row goes with its child; the other rows stay
+	assert_exit 0 repair --rerun-list rerun.csv --execute --allow-cascade
+	assert_eq 0 "$(sql $TGT 'select count(*) from mart.order_notes')"
+	assert_exit 0 check
+	sql $TGT "drop table mart.order_notes; drop owned by rr_reader; drop role rr_reader" >/dev/null
+}
