@@ -273,13 +273,15 @@ install: all
 	$(CC) $(filter-out -Wl$(comma)-rpath$(comma)%,$(RK_LDFLAGS)) -Wl,-rpath,$(LIBDIR) $(LDFLAGS) \
 		-o $(BUILD)/install/reckon $(OBJS) $(RK_LDLIBS) $(LDLIBS)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(DOCDIR)/examples/systemd $(DESTDIR)$(LIBDIR)
+		$(DESTDIR)$(DOCDIR)/examples/systemd $(DESTDIR)$(DOCDIR)/examples/cron $(DESTDIR)$(LIBDIR)
 	install -m 0755 $(BUILD)/install/reckon $(DESTDIR)$(PREFIX)/bin/reckon
 	install -m 0644 $(DUCKDB_LIB) $(DESTDIR)$(LIBDIR)/libduckdb.so
 	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(BUILD)/completion/reckon $(DESTDIR)$(BASHCOMPDIR)/reckon
 	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 0644 contrib/systemd/* $(DESTDIR)$(DOCDIR)/examples/systemd/
+	install -m 0755 contrib/cron/reckon-nightly $(DESTDIR)$(DOCDIR)/examples/cron/
+	install -m 0644 contrib/cron/reckon.cron $(DESTDIR)$(DOCDIR)/examples/cron/
 
 # Debian packages (debian/), built from a copy of the tree in build/deb so
 # that neither dpkg-buildpackage's clean nor its output in the parent

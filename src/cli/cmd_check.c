@@ -84,30 +84,47 @@ static void rk_table_check(rk_table_run *t, rk_usec now)
 	t->seconds = rk_clock() - t0;
 }
 
-/* The metrics' table label: a job's label, else the target relation (a
- * CSV target: its csv:PATH, which holds no password). */
-static const char *rk_table_metrics_name(const rk_table_run *t)
+/* The target relation (a file target: its path, which holds no password):
+ * the metrics' table label in both modes. */
+static const char *rk_table_relation(const rk_table_run *t)
 {
 	const rk_opts *o = &t->opts;
 
-	if (t->label)
-		return t->label;
 	if (o->target_table || o->table)
 		return o->target_table ? o->target_table : o->table;
 	return o->target && !rk_conn_has(o->target, RK_CAP_LIBPQ) ? o->target : "";
 }
 
+/* How a table is named on stderr: a job's label, else its relation. */
+static const char *rk_table_metrics_name(const rk_table_run *t)
+{
+	return t->label ? t->label : rk_table_relation(t);
+}
+
 /* --metrics: written whatever the outcome, with each table's exit status,
  * so that a monitor sees failed runs too.  af is consumed.  Returns the
  * status to exit with (3 when the file cannot be written). */
-static int rk_check_metrics(rk_afile *af, const char *path, const rk_table_run *tables, size_t n, int status)
+static int rk_check_metrics(rk_afile *af, const char *path, const char *job, const rk_table_run *tables, size_t n,
+                            int status)
 {
 	rk_metrics_table *m = rk_xcalloc(n ? n : 1, sizeof *m);
 	rk_usec now = rk_time_now();
 	rk_error err;
+	char *name = NULL;
 
+	/* the job's name: its file's, without directory and .ini */
+	if (job) {
+		const char *base = strrchr(job, '/') ? strrchr(job, '/') + 1 : job;
+		size_t len = strlen(base);
+
+		if (len > 4 && !strcmp(base + len - 4, ".ini"))
+			len -= 4;
+		name = rk_xstrndup(base, len);
+	}
 	for (size_t i = 0; i < n; i++) {
-		m[i].table = rk_table_metrics_name(&tables[i]);
+		m[i].table = rk_table_relation(&tables[i]);
+		m[i].job = name;
+		m[i].label = tables[i].label;
 		m[i].result = tables[i].res;
 		m[i].exit_status = tables[i].status;
 		m[i].seconds = tables[i].seconds;
@@ -120,6 +137,7 @@ static int rk_check_metrics(rk_afile *af, const char *path, const rk_table_run *
 			status = RK_EXIT_RUNTIME;
 	}
 	free(m);
+	free(name);
 	return status;
 }
 
@@ -285,7 +303,7 @@ fail:
 done:
 	if (metrics) {
 		t.status = status;
-		status = rk_check_metrics(metrics, o->metrics, &t, 1, status);
+		status = rk_check_metrics(metrics, o->metrics, NULL, &t, 1, status);
 	}
 	rk_check_result_free(t.res);
 	rk_tableopts_free(&t.spec);
@@ -711,7 +729,7 @@ fail:
 done:
 	rk_adir_abort(report);
 	if (metrics)
-		status = rk_check_metrics(metrics, o->metrics, job.tables, job.n, status);
+		status = rk_check_metrics(metrics, o->metrics, o->job, job.tables, job.n, status);
 	json_decref(summary);
 	for (size_t i = 0; i < job.n; i++)
 		rk_table_free(&job.tables[i]);

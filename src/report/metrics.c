@@ -4,6 +4,7 @@
 #include "report/metrics.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -51,12 +52,11 @@ static void rk_metrics_label(rk_buf *b, const char *s)
 	}
 }
 
-/* name{table="...",key="value"} (key NULL: the table label only) */
-static void rk_metrics_sample(rk_buf *b, const char *name, const char *table, const char *key, const char *value)
+/* name{LABELS,key="value"} (key NULL: the table's labels only); labels is
+ * the table's label set, rendered by rk_metrics_labels */
+static void rk_metrics_sample(rk_buf *b, const char *name, const char *labels, const char *key, const char *value)
 {
-	rk_buf_printf(b, "%s{table=\"", name);
-	rk_metrics_label(b, table);
-	rk_buf_putc(b, '"');
+	rk_buf_printf(b, "%s{%s", name, labels);
 	if (key)
 		rk_buf_printf(b, ",%s=\"%s\"", key, value);
 	rk_buf_puts(b, "} ");
@@ -128,16 +128,42 @@ static const rk_family rk_families[] = {
 	 rk_fam_last_run},
 };
 
+/* A table's label set: job="NAME",label="LABEL" for a job's table, then
+ * table="RELATION" (the target relation, whatever the mode). */
+static void rk_metrics_labels(rk_buf *b, const rk_metrics_table *t)
+{
+	if (t->job) {
+		rk_buf_puts(b, "job=\"");
+		rk_metrics_label(b, t->job);
+		rk_buf_puts(b, "\",label=\"");
+		rk_metrics_label(b, t->label ? t->label : "");
+		rk_buf_puts(b, "\",");
+	}
+	rk_buf_puts(b, "table=\"");
+	rk_metrics_label(b, t->table ? t->table : "");
+	rk_buf_putc(b, '"');
+}
+
 static void rk_metrics_text(rk_buf *b, const rk_metrics_table *t, size_t n)
 {
+	rk_buf *labels = rk_xcalloc(n ? n : 1, sizeof *labels);
+
+	rk_buf_puts(b, "# HELP reckon_build_info The reckon that wrote this file (always 1).\n"
+	               "# TYPE reckon_build_info gauge\n");
+	rk_buf_printf(b, "reckon_build_info{version=\"%s\"} 1\n", RK_VERSION);
+	for (size_t i = 0; i < n; i++)
+		rk_metrics_labels(&labels[i], &t[i]);
 	for (size_t f = 0; f < sizeof rk_families / sizeof rk_families[0]; f++) {
 		const rk_family *fam = &rk_families[f];
 
 		rk_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
 		for (size_t i = 0; i < n; i++)
 			if (t[i].result || !fam->needs_result)
-				fam->samples(b, fam->name, t[i].table ? t[i].table : "", &t[i]);
+				fam->samples(b, fam->name, rk_buf_cstr(&labels[i]), &t[i]);
 	}
+	for (size_t i = 0; i < n; i++)
+		rk_buf_free(&labels[i]);
+	free(labels);
 }
 
 int rk_metrics_write(FILE *out, const rk_metrics_table *t, size_t n)

@@ -2,7 +2,10 @@
  * metrics.h - the Prometheus text exposition format of check runs, for
  * node_exporter's textfile collector (check --metrics FILE).
  *
- * Families (each with # HELP and # TYPE, all gauges), per table:
+ * reckon_build_info{version} 1, then these families (each with # HELP and
+ * # TYPE, all gauges), per table labelled table (the target relation, in
+ * both modes) and, in a job, job (the job file's name) and label (the
+ * table's label in it):
  *   reckon_check_windows{table,status}            match, differ, open
  *   reckon_check_findings{table,kind}             missing, extra, duplicated,
  *                                                 changed, source_duplicate
@@ -24,7 +27,9 @@
 #include "io/afile.h"
 
 typedef struct rk_metrics_table {
-	const char *table;              /* the label value: a job's label, or the target relation */
+	const char *table;              /* label table: the target relation (a CSV target: csv:PATH) */
+	const char *job;                /* label job: the job file's name without .ini, or NULL (no --job) */
+	const char *label;              /* label label: the table's [table LABEL] in the job */
 	const rk_check_result *result;  /* NULL when the check failed */
 	int exit_status;                /* the table's exit status */
 	double seconds;                 /* how long its check took */

@@ -469,11 +469,18 @@ test_job_index_and_metrics() {
 	assert_contains rep/index.html 'id="ran-at">'
 	assert_contains rep/orders/report.html 'id="ran-at">'
 	prom_parse m.prom >parsed || fail "prometheus_client could not parse m.prom: $(cat m.prom)"
-	assert_contains parsed "reckon_check_exit_status{table=orders} 1"
-	assert_contains parsed "reckon_check_exit_status{table=we.ird} 0"
-	assert_contains parsed "reckon_check_exit_status{table=gone} 2"
-	assert_contains parsed "reckon_check_findings{kind=missing,table=orders} 1"
-	assert_not_contains parsed "reckon_check_windows{status=match,table=gone}"
+	# labelled by job and label; table is the relation, as without a job
+	assert_contains parsed "reckon_check_exit_status{job=job,label=orders,table=mart.orders} 1"
+	assert_contains parsed 'reckon_check_exit_status{job=job,label=we.ird,table=mart."we""ird\name"} 0'
+	assert_contains parsed "reckon_check_exit_status{job=job,label=gone,table=mart.no_such_table} 2"
+	assert_contains parsed "reckon_check_findings{job=job,kind=missing,label=orders,table=mart.orders} 1"
+	assert_not_contains parsed "label=gone,status=match"
+	assert_contains parsed "family reckon_build_info"
+	assert_match "$(cat parsed)" 'reckon_build_info\{version=[0-9]+\.[0-9]+\.[0-9]+\} 1'
+	# the same relation checked alone: the same table label
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${ORDERS_OPTS[@]}" --metrics one.prom
+	prom_parse one.prom >one || fail "prometheus_client could not parse one.prom"
+	assert_contains one "reckon_check_exit_status{table=mart.orders} 1"
 	# the job's report directory is replaced as one set too
 	echo mine >rep/notes.txt
 	assert_exit 2 rk check --job job.ini --report rep

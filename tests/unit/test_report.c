@@ -429,9 +429,11 @@ static void test_metrics_text(void **state)
 	static const char *const keys[] = {"1", "2"};
 	rk_check_result *r = result(3, 1, differ, 1, false, keys, 2);
 	rk_metrics_table t[2] = {
-		{"mart.\"we\\ird\"\nname", r, 1, 1.25, FROM + 1500},
-		{"failed", NULL, 3, 0.5, FROM},
+		{.table = "mart.\"we\\ird\"\nname", .result = r, .exit_status = 1, .seconds = 1.25, .finished = FROM + 1500},
+		{.table = "failed", .exit_status = 3, .seconds = 0.5, .finished = FROM},
 	};
+	rk_metrics_table in_job = {.table = "mart.orders", .job = "nightly", .label = "orders", .result = r,
+	                           .exit_status = 1, .seconds = 1, .finished = FROM};
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -449,6 +451,16 @@ static void test_metrics_text(void **state)
 	assert_non_null(strstr(buf, "reckon_check_duration_seconds{table=\"failed\"} 0.500\n"));
 	/* a failed table has no windows, findings or rows */
 	assert_null(strstr(buf, "reckon_check_windows{table=\"failed\""));
+	/* which reckon wrote it */
+	assert_non_null(strstr(buf, "# TYPE reckon_build_info gauge\nreckon_build_info{version=\"" RK_VERSION "\"} 1\n"));
+	free(buf);
+	/* a job's table: its job and label, and table the relation as without a job */
+	f = open_memstream(&buf, &n);
+	assert_int_equal(rk_metrics_write(f, &in_job, 1), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "reckon_check_windows{job=\"nightly\",label=\"orders\",table=\"mart.orders\","
+	                            "status=\"differ\"} 1\n"));
+	assert_non_null(strstr(buf, "reckon_check_exit_status{job=\"nightly\",label=\"orders\",table=\"mart.orders\"} 1\n"));
 	free(buf);
 	rk_check_result_free(r);
 }
