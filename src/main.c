@@ -20,13 +20,13 @@ typedef struct rk_command {
 } rk_command;
 
 static const rk_command rk_commands[] = {
-	{RK_CMD_CHECK, rk_cmd_check},
-	{RK_CMD_REPAIR, rk_cmd_repair},
-	{RK_CMD_LOAD, rk_cmd_load},
-	{RK_CMD_LAB, rk_cmd_lab},
-	{RK_CMD_RERUN, rk_cmd_rerun_list},
-	{RK_CMD_INIT, rk_cmd_init},
-	{RK_CMD_LATENESS, rk_cmd_lateness},
+	{ RK_CMD_CHECK, rk_cmd_check },
+	{ RK_CMD_REPAIR, rk_cmd_repair },
+	{ RK_CMD_LOAD, rk_cmd_load },
+	{ RK_CMD_LAB, rk_cmd_lab },
+	{ RK_CMD_RERUN, rk_cmd_rerun_list },
+	{ RK_CMD_INIT, rk_cmd_init },
+	{ RK_CMD_LATENESS, rk_cmd_lateness },
 };
 
 static void rk_usage(FILE *out)

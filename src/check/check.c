@@ -26,7 +26,7 @@
 
 const char *rk_find_kind_name(rk_find_kind k)
 {
-	static const char *const names[] = {"missing", "extra", "duplicated", "changed", "source_duplicate"};
+	static const char *const names[] = { "missing", "extra", "duplicated", "changed", "source_duplicate" };
 
 	return k < RK_FIND_NKINDS ? names[k] : "?";
 }
@@ -151,10 +151,9 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 
 static int rk_digest_side(rk_side *s)
 {
-	rk_range range = {s->lo, s->hi};
+	rk_range range = { s->lo, s->hi };
 	/* every form: a PostgreSQL side may stream binary COPY */
-	rk_scan scan = {.time_index = s->plan->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0,
-	                .include_null_time = s->null_rows, .binary = true};
+	rk_scan scan = { .time_index = s->plan->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0, .include_null_time = s->null_rows, .binary = true };
 	int rc = rk_pushdown_side(s);
 
 	/* with nothing closed the scan still counts the rows no window can hold */
@@ -263,14 +262,16 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 
 		if (!rk_type_is_time(tt)) {
 			rk_error_set(err, RK_EXIT_USAGE, "time column %s has type %s on the %s; it must be timestamptz, "
-			                                 "timestamp or date", p->cols[p->time_idx], rk_type_name(tt), me->name);
+			                                 "timestamp or date",
+			             p->cols[p->time_idx], rk_type_name(tt), me->name);
 			return rk_error_hint(err, "choose another --time column, or declare its type with --types");
 		}
 		for (size_t j = 0; j < p->nsum; j++) {
 			size_t c = p->sum_idx[j];
 			if (!rk_type_summable(me->types[c])) {
 				rk_error_set(err, RK_EXIT_USAGE, "sum column %s has type %s on the %s; exact sums need an "
-				                                 "integer or numeric column", p->cols[c], rk_type_name(me->types[c]),
+				                                 "integer or numeric column",
+				             p->cols[c], rk_type_name(me->types[c]),
 				             me->name);
 				return rk_error_hint(err, "remove it from --sum (it is still hashed), or cast it in a view");
 			}
@@ -474,7 +475,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 				me = &(*jobs)[(*njobs)++];
 				rk_side_init(me, s, plan, res, sides[s].pushdown);
 				me->meter = spec->meter;
-				me->types = sides[s].types;   /* shared, read-only */
+				me->types = sides[s].types; /* shared, read-only */
 				o.snapshot = snap;
 				me->reader = rk_reader_open(&o, err);
 				me->server_text = me->reader && rk_reader_has(me->reader, RK_CAP_CANON_INTS);
@@ -548,10 +549,10 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	rk_check_result *res = rk_xcalloc(1, sizeof *res);
 	rk_check_spec eff = *spec;
 	rk_side sides[2];
-	rk_reader *rd[2] = {NULL, NULL};
+	rk_reader *rd[2] = { NULL, NULL };
 	rk_pair pair;
 	rk_plan plan;
-	char **names[2] = {NULL, NULL};
+	char **names[2] = { NULL, NULL };
 	rk_side *jobs = NULL;
 	size_t njobs = 0;
 	int rc = -1;
@@ -604,7 +605,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	if (rk_assign_types(sides, spec, &plan, err) < 0)
 		goto done;
 	{
-		const rk_type *const types[2] = {sides[0].types, sides[1].types};
+		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
 		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
 	}
@@ -613,7 +614,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	rk_drift_take(&res->drift, &pair);
 	if (spec->diagnose && spec->findings) {
 		/* asked now, while the sides' snapshots are new */
-		int own[2] = {rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader)};
+		int own[2] = { rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader) };
 
 		rk_diagnose_warn(res, sides[0].reader, plan.key_idx, plan.nkey, own, 2);
 	}
@@ -735,7 +736,7 @@ void rk_change_value_text(rk_buf *b, const rk_change *ch, int s)
 
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err)
 {
-	rk_reader *rd[2] = {NULL, NULL};
+	rk_reader *rd[2] = { NULL, NULL };
 	rk_pair pair;
 	int rc = -1;
 

@@ -21,9 +21,9 @@
 
 /* --pushdown: where a PostgreSQL side's window digests are computed. */
 typedef enum rk_pushdown {
-	RK_PUSHDOWN_OFF = 0,    /* stream the rows and digest them here */
-	RK_PUSHDOWN_ON,         /* in the server (reckon extension); missing: error 2 */
-	RK_PUSHDOWN_AUTO        /* in the server when it has the extension, else stream */
+	RK_PUSHDOWN_OFF = 0, /* stream the rows and digest them here */
+	RK_PUSHDOWN_ON,      /* in the server (reckon extension); missing: error 2 */
+	RK_PUSHDOWN_AUTO     /* in the server when it has the extension, else stream */
 } rk_pushdown;
 
 /*
@@ -32,15 +32,18 @@ typedef enum rk_pushdown {
  * without locks), and any thread may read them at any time.  Zeroed by the
  * caller; rk_check_run sets span and phase.
  */
-#define RK_METER_EVERY 16384u   /* a power of two */
+#define RK_METER_EVERY 16384u /* a power of two */
 
-enum { RK_PHASE_START, RK_PHASE_DIGEST, RK_PHASE_DRILL, RK_PHASE_DONE };
+enum { RK_PHASE_START,
+       RK_PHASE_DIGEST,
+       RK_PHASE_DRILL,
+       RK_PHASE_DONE };
 
 typedef struct rk_check_meter {
-	_Atomic uint64_t rows[2];       /* rows read per side (0 source, 1 target) */
-	_Atomic int64_t done[2];        /* per side: microseconds of the closed range its readers have passed */
-	_Atomic int64_t span;           /* the closed range, in microseconds */
-	_Atomic int phase;              /* RK_PHASE_* */
+	_Atomic uint64_t rows[2]; /* rows read per side (0 source, 1 target) */
+	_Atomic int64_t done[2];  /* per side: microseconds of the closed range its readers have passed */
+	_Atomic int64_t span;     /* the closed range, in microseconds */
+	_Atomic int phase;        /* RK_PHASE_* */
 } rk_check_meter;
 
 /* Default bound on the rows per side the drilldown holds at once: about
@@ -48,59 +51,61 @@ typedef struct rk_check_meter {
 #define RK_CHECK_LEAF_ROWS 200000
 
 typedef struct rk_check_spec {
-	rk_reader_opts source;          /* side = "source" */
-	rk_reader_opts target;          /* side = "target" */
-	const char *const *key;         /* key columns, in --key order; none: the target's
+	rk_reader_opts source;  /* side = "source" */
+	rk_reader_opts target;  /* side = "target" */
+	const char *const *key; /* key columns, in --key order; none: the target's
 	                                 * primary key, else the source's */
 	size_t nkey;
-	const char *time;               /* the time column */
-	const char *const *sum;         /* --sum columns */
+	const char *time;       /* the time column */
+	const char *const *sum; /* --sum columns */
 	size_t nsum;
-	const char *const *columns;     /* hashed columns; none: the whole row (every column
+	const char *const *columns; /* hashed columns; none: the whole row (every column
 	                                 * both sides have, in the target's order) */
 	size_t ncolumns;
-	const char *const *exclude;     /* left out of the whole row (--exclude-columns) */
+	const char *const *exclude; /* left out of the whole row (--exclude-columns) */
 	size_t nexclude;
-	const char *const *types;       /* --types items "col:type" */
+	const char *const *types; /* --types items "col:type" */
 	size_t ntypes;
-	rk_usec from, to, width;        /* the check range and window width */
+	rk_usec from, to, width; /* the check range and window width */
 	/* Calendar windows (--timezone): nbounds >= 2 increasing instants,
 	 * window w = [bounds[w], bounds[w + 1]); from and to are then bounds[0]
 	 * and bounds[nbounds - 1], and width only names the window in reports.
 	 * nbounds 0: windows of width from from. */
-	rk_usec *bounds;                /* owned by whoever filled it (rk_tableopts_free) */
+	rk_usec *bounds; /* owned by whoever filled it (rk_tableopts_free) */
 	size_t nbounds;
-	const struct rk_tz *tz;         /* --timezone: reports show local times beside UTC; or NULL */
-	const char *window_text;        /* the window as given ("1mo"), or NULL: width */
-	rk_usec settle, now;            /* closedness: end <= now - settle */
-	size_t leaf_rows;               /* drilldown memory bound (rows per side) */
-	size_t jobs;                    /* parallel readers per PostgreSQL side (0 or 1: one) */
-	rk_pushdown pushdown;           /* window digests computed by the server */
-	bool findings;                  /* run the key-level drilldown */
-	bool diagnose;                  /* name the likely causes and warn (diagnose.h), find which
+	const struct rk_tz *tz;      /* --timezone: reports show local times beside UTC; or NULL */
+	const char *window_text;     /* the window as given ("1mo"), or NULL: width */
+	rk_usec settle, now;         /* closedness: end <= now - settle */
+	size_t leaf_rows;            /* drilldown memory bound (rows per side) */
+	size_t jobs;                 /* parallel readers per PostgreSQL side (0 or 1: one) */
+	rk_pushdown pushdown;        /* window digests computed by the server */
+	bool findings;               /* run the key-level drilldown */
+	bool diagnose;               /* name the likely causes and warn (diagnose.h), find which
 	                                 * columns of the changed keys differ (keys.h); needs findings */
-	bool no_values;                 /* --no-values: the changed columns' names, not their values */
-	const char *watermark_query;    /* optional, run on the source (PostgreSQL only) */
-	rk_check_meter *meter;          /* optional: progress counters to keep up to date */
+	bool no_values;              /* --no-values: the changed columns' names, not their values */
+	const char *watermark_query; /* optional, run on the source (PostgreSQL only) */
+	rk_check_meter *meter;       /* optional: progress counters to keep up to date */
 } rk_check_spec;
 
 /* A logical column whose two sides' types differ in kind (rk_type_kind). */
 typedef struct rk_drift_kind {
-	char *name;              /* the logical column, unquoted */
-	char *source_type;       /* type names (rk_type_name) */
+	char *name;        /* the logical column, unquoted */
+	char *source_type; /* type names (rk_type_name) */
 	char *target_type;
 } rk_drift_kind;
 
 /* Schema drift: what one side has that the other does not.  It never
  * changes the verdict. */
 typedef struct rk_drift {
-	char **only[2];          /* [0] columns only the source has, [1] only the target */
+	char **only[2]; /* [0] columns only the source has, [1] only the target */
 	size_t nonly[2];
 	rk_drift_kind *kinds;
 	size_t nkinds;
 } rk_drift;
 
-typedef enum rk_win_status { RK_WIN_MATCH, RK_WIN_DIFFER, RK_WIN_OPEN } rk_win_status;
+typedef enum rk_win_status { RK_WIN_MATCH,
+	                     RK_WIN_DIFFER,
+	                     RK_WIN_OPEN } rk_win_status;
 
 typedef enum rk_find_kind {
 	RK_FIND_MISSING,
@@ -115,23 +120,23 @@ typedef enum rk_find_kind {
 const char *rk_find_kind_name(rk_find_kind k);
 
 typedef struct rk_finding {
-	size_t window;          /* index into the windows */
+	size_t window; /* index into the windows */
 	rk_find_kind kind;
-	char **key;             /* nkey display texts; NULL entry = SQL NULL; owned */
-	rk_u128 key_hash;       /* the hash of its canonical key encoding */
+	char **key;       /* nkey display texts; NULL entry = SQL NULL; owned */
+	rk_u128 key_hash; /* the hash of its canonical key encoding */
 	uint32_t source_copies;
 	uint32_t target_copies;
-	rk_usec source_time;    /* time of the (first) source copy, or RK_USEC_NINF */
-	rk_usec target_time;    /* time of the (first) target copy, or RK_USEC_NINF */
+	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
+	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
 	/* The earliest and the latest time of its source copies in the window
 	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
 	rk_usec source_min, source_max;
-	bool same_copies;       /* duplicated, one source copy: every target copy is that row */
+	bool same_copies; /* duplicated, one source copy: every target copy is that row */
 	/* An extra key looked up by key on both sides over all time (keys.c),
 	 * when each side has an index that serves it: */
 	bool looked_up;
 	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
-	bool target_has_it;     /* the target holds that copy, as the source has it */
+	bool target_has_it;       /* the target holds that copy, as the source has it */
 } rk_finding;
 
 /* Longest value text a change keeps, in bytes (cut on a character). */
@@ -139,11 +144,11 @@ typedef struct rk_finding {
 
 /* One differing column of a changed finding (changes.csv). */
 typedef struct rk_change {
-	size_t finding;         /* index into the findings */
-	size_t column;          /* index into column_names */
-	char *value[2];         /* each side's text (as read), cut to RK_CHANGE_VALUE_MAX bytes;
+	size_t finding; /* index into the findings */
+	size_t column;  /* index into column_names */
+	char *value[2]; /* each side's text (as read), cut to RK_CHANGE_VALUE_MAX bytes;
 	                         * NULL for SQL NULL, or for every value with --no-values */
-	bool cut[2];            /* the text was cut */
+	bool cut[2];    /* the text was cut */
 } rk_change;
 
 /* A span of source time, both ends included (rk_check_result.held). */
@@ -153,30 +158,30 @@ typedef struct rk_held {
 
 /* Per-side digest of all windows. */
 typedef struct rk_side_result {
-	char *describe;         /* "source table x on host=..." (no password) */
-	uint64_t *rows;         /* [nwindows] */
-	rk_u128 *hash;          /* [nwindows] */
-	rk_sum *sums;           /* [nwindows * nsum] */
-	uint64_t null_time;     /* rows whose time is NULL */
-	uint64_t total;         /* rows in closed windows */
-	uint64_t rows_read;     /* rows delivered by the reader, all passes */
-	uint64_t *slice_rows;   /* [nwindows * slices]: each window's count and hash */
-	rk_u128 *slice_hash;    /* per slice too, where the drilldown starts */
-	bool slices_ok;         /* the digest pass filled them (a reader may group per window) */
-	bool drill_server;      /* the drilldown narrowed this side in its database */
-	bool reads_files;       /* a reader of files (a Delta table): files_read and
+	char *describe;       /* "source table x on host=..." (no password) */
+	uint64_t *rows;       /* [nwindows] */
+	rk_u128 *hash;        /* [nwindows] */
+	rk_sum *sums;         /* [nwindows * nsum] */
+	uint64_t null_time;   /* rows whose time is NULL */
+	uint64_t total;       /* rows in closed windows */
+	uint64_t rows_read;   /* rows delivered by the reader, all passes */
+	uint64_t *slice_rows; /* [nwindows * slices]: each window's count and hash */
+	rk_u128 *slice_hash;  /* per slice too, where the drilldown starts */
+	bool slices_ok;       /* the digest pass filled them (a reader may group per window) */
+	bool drill_server;    /* the drilldown narrowed this side in its database */
+	bool reads_files;     /* a reader of files (a Delta table): files_read and
 	                         * bytes_read count what its scans opened, all passes */
 	uint64_t files_read;
 	uint64_t bytes_read;
 } rk_side_result;
 
 typedef struct rk_check_result {
-	size_t nwindows;        /* windows in [from, to) */
-	size_t nclosed;         /* windows [0, nclosed) are closed */
-	rk_usec from, width;    /* width: every window's, or with calendar windows the
+	size_t nwindows;     /* windows in [from, to) */
+	size_t nclosed;      /* windows [0, nclosed) are closed */
+	rk_usec from, width; /* width: every window's, or with calendar windows the
 	                         * grid every boundary lies on (the server's groups) */
-	rk_usec *bounds;        /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
-	bool calendar;          /* windows of different widths (rk_check_spec.bounds) */
+	rk_usec *bounds;     /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
+	bool calendar;       /* windows of different widths (rk_check_spec.bounds) */
 	size_t nsum;
 	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
 	                         * 1, or a power of two dividing width */
@@ -193,12 +198,12 @@ typedef struct rk_check_result {
 	                         * described type, --types numeric(p,s)); -1: none declared */
 	char **column_names;    /* the hashed columns, unquoted, in order */
 	size_t ncolumns;
-	bool whole_row;         /* they are the default whole row */
-	rk_drift drift;         /* schema drift */
+	bool whole_row; /* they are the default whole row */
+	rk_drift drift; /* schema drift */
 	size_t kind_count[RK_FIND_NKINDS];
 	/* per window: keys of each kind */
 	uint32_t (*win_kind)[RK_FIND_NKINDS];
-	uint64_t drill_rows;    /* rows re-read by the drilldown (both sides) */
+	uint64_t drill_rows;        /* rows re-read by the drilldown (both sides) */
 	uint64_t drill_server_rows; /* rows it digested inside the databases (both sides) */
 	int drill_passes;
 	/* With the diagnosis (rk_check_spec.diagnose), where the source rows of
@@ -215,12 +220,12 @@ typedef struct rk_check_result {
 	rk_change *changes;
 	size_t nchanges;
 	bool values_omitted;
-	size_t changed_unread;  /* changed findings whose columns were not read (past the bound) */
+	size_t changed_unread; /* changed findings whose columns were not read (past the bound) */
 	bool has_watermark;
 	rk_usec watermark;
-	uint64_t behind_watermark_missing;  /* missing keys at or before the watermark */
-	bool differ;            /* the verdict */
-	struct rk_diagnosis *diagnosis; /* likely causes and warnings (diagnose.h), or NULL */
+	uint64_t behind_watermark_missing; /* missing keys at or before the watermark */
+	bool differ;                       /* the verdict */
+	struct rk_diagnosis *diagnosis;    /* likely causes and warnings (diagnose.h), or NULL */
 } rk_check_result;
 
 /*

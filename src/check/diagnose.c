@@ -37,48 +37,48 @@ static const struct {
 	const char *cause;
 	const char *next_step;
 } rk_pat_text[RK_PAT_COUNT] = {
-	[RK_PAT_LATE_COMMIT] = {"late_commit",
-	                        "the rows' transactions committed after the load had read past their time",
-	                        "replace these windows (reckon repair with the rerun list); then re-read behind the "
-	                        "watermark by more than the lag (a lookback), or rerun recent intervals: reckon lateness "
-	                        "measures the margin"},
-	[RK_PAT_BOUNDARY] = {"boundary", "an interval load with an inclusive end (BETWEEN, <=) read the boundary rows twice",
-	                     "replace these windows (reckon repair with the rerun list); then read half-open intervals: "
-	                     "time >= start AND time < end"},
-	[RK_PAT_MOVED] = {"moved",
-	                  "a stale copy: the row was updated into a later window and the load does not delete by key",
-	                  "replace these windows (reckon repair deletes stale copies by key); then make the load delete "
-	                  "the keys it writes before inserting them (a keyed write)"},
-	[RK_PAT_APPENDED_UPDATE] = {"appended_update",
-	                            "an update loaded by append: the target holds the row's new version where it belongs "
-	                            "and its old version too, and the load does not delete by key",
-	                            "replace these windows (reckon repair deletes the old copies by key); then make the "
-	                            "load delete the keys it writes before inserting them (a keyed write or a merge)"},
-	[RK_PAT_DELETED_AT_SOURCE] = {"deleted_at_source",
-	                              "a hard delete at the source: the source holds the key nowhere, and an incremental "
-	                              "load never sees a delete",
-	                              "replace these windows (reckon repair removes the rows); then carry deletes to the "
-	                              "target: soft deletes (a deleted_at column the load reads), or change data capture"},
-	[RK_PAT_UNBUMPED_UPDATE] = {"unbumped_update",
-	                            "the rows were updated without moving their time column: no incremental load can see "
-	                            "that",
-	                            "replace these windows (reckon repair with the rerun list); then make every update set "
-	                            "the time column (a trigger), or reload these tables in full"},
-	[RK_PAT_GAP] = {"gap",
-	                "a run's rows never arrived: its watermark was saved before its write (crash), or a run was "
-	                "skipped",
-	                "reload these windows (reckon repair with the rerun list); then commit the watermark after the "
-	                "write, or with it in one transaction"},
-	[RK_PAT_REPEAT] = {"repeat", "a run was applied twice: an append retried after its write",
-	                   "replace these windows (reckon repair with the rerun list); then make the write idempotent: a "
-	                   "keyed write or an interval replace instead of an append"},
-	[RK_PAT_SOURCE_DUPLICATE] = {"source_duplicate", "the key is not unique at the source",
-	                             "make the key unique at the source, or check with a key that is (--key)"},
-	[RK_PAT_NULL_TIME] = {"null_time", "rows with a NULL time: no time-based load reads them",
-	                      "give these rows a time at the source, or load them by another path"},
-	[RK_PAT_UNCLASSIFIED] = {"unclassified", "no known pattern explains these findings",
-	                         "look at these keys in findings.csv, then replace the windows (reckon repair with the "
-	                         "rerun list)"},
+	[RK_PAT_LATE_COMMIT] = { "late_commit",
+	                         "the rows' transactions committed after the load had read past their time",
+	                         "replace these windows (reckon repair with the rerun list); then re-read behind the "
+	                         "watermark by more than the lag (a lookback), or rerun recent intervals: reckon lateness "
+	                         "measures the margin" },
+	[RK_PAT_BOUNDARY] = { "boundary", "an interval load with an inclusive end (BETWEEN, <=) read the boundary rows twice",
+	                      "replace these windows (reckon repair with the rerun list); then read half-open intervals: "
+	                      "time >= start AND time < end" },
+	[RK_PAT_MOVED] = { "moved",
+	                   "a stale copy: the row was updated into a later window and the load does not delete by key",
+	                   "replace these windows (reckon repair deletes stale copies by key); then make the load delete "
+	                   "the keys it writes before inserting them (a keyed write)" },
+	[RK_PAT_APPENDED_UPDATE] = { "appended_update",
+	                             "an update loaded by append: the target holds the row's new version where it belongs "
+	                             "and its old version too, and the load does not delete by key",
+	                             "replace these windows (reckon repair deletes the old copies by key); then make the "
+	                             "load delete the keys it writes before inserting them (a keyed write or a merge)" },
+	[RK_PAT_DELETED_AT_SOURCE] = { "deleted_at_source",
+	                               "a hard delete at the source: the source holds the key nowhere, and an incremental "
+	                               "load never sees a delete",
+	                               "replace these windows (reckon repair removes the rows); then carry deletes to the "
+	                               "target: soft deletes (a deleted_at column the load reads), or change data capture" },
+	[RK_PAT_UNBUMPED_UPDATE] = { "unbumped_update",
+	                             "the rows were updated without moving their time column: no incremental load can see "
+	                             "that",
+	                             "replace these windows (reckon repair with the rerun list); then make every update set "
+	                             "the time column (a trigger), or reload these tables in full" },
+	[RK_PAT_GAP] = { "gap",
+	                 "a run's rows never arrived: its watermark was saved before its write (crash), or a run was "
+	                 "skipped",
+	                 "reload these windows (reckon repair with the rerun list); then commit the watermark after the "
+	                 "write, or with it in one transaction" },
+	[RK_PAT_REPEAT] = { "repeat", "a run was applied twice: an append retried after its write",
+	                    "replace these windows (reckon repair with the rerun list); then make the write idempotent: a "
+	                    "keyed write or an interval replace instead of an append" },
+	[RK_PAT_SOURCE_DUPLICATE] = { "source_duplicate", "the key is not unique at the source",
+	                              "make the key unique at the source, or check with a key that is (--key)" },
+	[RK_PAT_NULL_TIME] = { "null_time", "rows with a NULL time: no time-based load reads them",
+	                       "give these rows a time at the source, or load them by another path" },
+	[RK_PAT_UNCLASSIFIED] = { "unclassified", "no known pattern explains these findings",
+	                          "look at these keys in findings.csv, then replace the windows (reckon repair with the "
+	                          "rerun list)" },
 };
 
 const char *rk_pattern_name(rk_pattern p)
@@ -134,7 +134,7 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 	rc = rk_reader_open_xacts(source, closed_end, own_pids, nown, &ox, &err);
 	if (rc == 0 && ox.count) {
 		rk_buf_printf(&msg, "%llu source transaction%s open since before %s, the end of the newest closed window "
-		              "(oldest: session %d%s%s%s, since %s): rows %s writes may still land in windows just judged",
+		                    "(oldest: session %d%s%s%s, since %s): rows %s writes may still land in windows just judged",
 		              (unsigned long long)ox.count, ox.count == 1 ? "" : "s", rk_time_format(closed_end, a),
 		              ox.oldest_pid, ox.oldest_app[0] ? " '" : "", ox.oldest_app, ox.oldest_app[0] ? "'" : "",
 		              rk_time_format(ox.oldest, b), ox.count == 1 ? "it" : "they");
@@ -171,7 +171,7 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 	for (size_t at = 0; at < n && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
 		size_t m = n - at < RK_DIAG_COMMIT_BATCH ? n - at : RK_DIAG_COMMIT_BATCH;
 		rk_usec *c = rk_xcalloc(m, sizeof *c), *lo = rk_xcalloc(m, sizeof *lo), *hi = rk_xcalloc(m, sizeof *hi);
-		rk_key_query q = {key_index, nkey, values, m, time_index, lo, hi};
+		rk_key_query q = { key_index, nkey, values, m, time_index, lo, hi };
 		bool *k = rk_xcalloc(m, sizeof *k);
 		rk_error lerr;
 
@@ -243,7 +243,7 @@ static int rk_fkey_cmp(const void *a, const void *b)
 typedef struct rk_diag {
 	rk_check_result *res;
 	rk_pattern *of;
-	const rk_finding **byk;      /* scratch: findings by key */
+	const rk_finding **byk; /* scratch: findings by key */
 } rk_diag;
 
 static _Thread_local const rk_finding **rk_sort_base;
@@ -277,7 +277,7 @@ static int rk_idx_time_cmp(const void *a, const void *b)
  */
 typedef struct rk_breaks {
 	rk_held *v;
-	rk_usec *reach;              /* reach[k]: the latest end among v[0..k] */
+	rk_usec *reach; /* reach[k]: the latest end among v[0..k] */
 	size_t n;
 } rk_breaks;
 
@@ -300,7 +300,7 @@ static void rk_breaks_make(rk_breaks *b, const rk_check_result *r, bool (*breaks
 		const rk_finding *f = &r->findings[i];
 
 		if (f->source_copies && f->source_min != RK_USEC_NINF && breaks(f))
-			b->v[b->n++] = (rk_held){f->source_min, f->source_max};
+			b->v[b->n++] = (rk_held){ f->source_min, f->source_max };
 	}
 	if (b->n)
 		qsort(b->v, b->n, sizeof *b->v, rk_held_cmp);
@@ -362,7 +362,7 @@ typedef struct rk_spans {
 static void rk_span_add(rk_spans *s, rk_usec first, rk_usec last, size_t rows)
 {
 	s->v = rk_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
-	s->v[s->n++] = (rk_span){first, last, rows};
+	s->v[s->n++] = (rk_span){ first, last, rows };
 }
 
 static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
@@ -627,7 +627,8 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		break;
 	case RK_PAT_GAP:
 		rk_buf_printf(&ev, "%zu source rows, none of them in the target, and the target holds no source row "
-		                   "between them: ", c.findings);
+		                   "between them: ",
+		              c.findings);
 		rk_spans_text(&ev, spans);
 		break;
 	case RK_PAT_REPEAT:
@@ -637,7 +638,8 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 			break;
 		}
 		rk_buf_printf(&ev, "%zu source rows the target holds more than once, and every source row between them "
-		                   "too: ", c.findings);
+		                   "too: ",
+		              c.findings);
 		rk_spans_text(&ev, spans);
 		break;
 	case RK_PAT_BOUNDARY:
@@ -651,16 +653,19 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	case RK_PAT_APPENDED_UPDATE:
 		rk_buf_printf(&ev, "%zu key%s the target holds twice: an old copy in a window the source no longer has it "
 		                   "in, and the source's row where it belongs (looked up by key, in the checked range or "
-		                   "not): ", c.keys, c.keys == 1 ? "" : "s");
+		                   "not): ",
+		              c.keys, c.keys == 1 ? "" : "s");
 		break;
 	case RK_PAT_DELETED_AT_SOURCE:
 		rk_buf_printf(&ev, "%zu extra key%s that the source holds nowhere (looked up by key outside the range "
-		                   "too): ", c.keys, c.keys == 1 ? "" : "s");
+		                   "too): ",
+		              c.keys, c.keys == 1 ? "" : "s");
 		break;
 	case RK_PAT_MOVED:
 		rk_buf_printf(&ev, "%zu key%s with a target copy in one window that the source no longer has there, and "
 		                   "a missing row in a later window (or a source row past the checked range, looked up by "
-		                   "key, that the target does not hold): ", c.keys, c.keys == 1 ? "" : "s");
+		                   "key, that the target does not hold): ",
+		              c.keys, c.keys == 1 ? "" : "s");
 		break;
 	case RK_PAT_UNBUMPED_UPDATE:
 		rk_buf_printf(&ev, "%zu changed row%s whose time is the same on both sides: ", c.findings,
@@ -684,7 +689,8 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		rk_buf cs = RK_BUF_INIT;
 
 		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
-		                   "on the boundary", nmissing < c.findings ? rk_pat_text[p].cause : "",
+		                   "on the boundary",
+		              nmissing < c.findings ? rk_pat_text[p].cause : "",
 		              nmissing < c.findings ? "; " : "");
 		c.cause = rk_xstrdup(rk_buf_cstr(&cs));
 		rk_buf_free(&cs);
@@ -765,7 +771,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	size_t *cand = rk_xcalloc(n ? n : 1, sizeof *cand);
 	rk_breaks brk;
 	const rk_finding **base = rk_xcalloc(n ? n : 1, sizeof *base);
-	rk_spans gaps = {NULL, 0}, repeats = {NULL, 0}, bounds = {NULL, 0};
+	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
 	rk_diag g;
 
 	rk_causes_free(d);

@@ -44,28 +44,28 @@ const char *rk_pattern_name(rk_pattern p);
 /* One pattern found: its findings' windows and keys, and what to say. */
 typedef struct rk_cause {
 	rk_pattern pattern;
-	size_t *windows;         /* window indexes, ascending (none for null_time) */
+	size_t *windows; /* window indexes, ascending (none for null_time) */
 	size_t nwindows;
-	size_t keys;             /* distinct keys (null_time: rows with a NULL time) */
-	size_t findings;         /* findings it holds (null_time: 0) */
-	double max_lag;          /* late_commit: the largest commit lag, seconds */
+	size_t keys;     /* distinct keys (null_time: rows with a NULL time) */
+	size_t findings; /* findings it holds (null_time: 0) */
+	double max_lag;  /* late_commit: the largest commit lag, seconds */
 	char *cause, *evidence, *next_step;
 } rk_cause;
 
 /* A fact the verdict cannot see; it never changes the verdict. */
 typedef struct rk_warning {
-	const char *kind;        /* "open_transaction", "sessions_hidden", "key_not_unique", "not_checked" */
+	const char *kind; /* "open_transaction", "sessions_hidden", "key_not_unique", "not_checked" */
 	char *message;
 } rk_warning;
 
 typedef struct rk_diagnosis {
-	rk_cause *causes;        /* in rk_pattern order */
+	rk_cause *causes; /* in rk_pattern order */
 	size_t ncauses;
 	rk_warning *warnings;
 	size_t nwarnings;
-	rk_pattern *of;          /* [nfindings]: each finding's pattern */
-	bool late_examined;      /* commit times were read */
-	char late_why[sizeof ((rk_error *)0)->msg]; /* ... or why not */
+	rk_pattern *of;                            /* [nfindings]: each finding's pattern */
+	bool late_examined;                        /* commit times were read */
+	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
 } rk_diagnosis;
 
 /*

@@ -120,7 +120,7 @@ void rk_drill_round_free(rk_drill_round *rd)
 void rk_drill_plan(const rk_node *queue, size_t nq, uint64_t leaf, bool eager, rk_drill_round *rd,
                    rk_nodes *wait, bool *split_time)
 {
-	uint64_t budget[2] = {0, 0};
+	uint64_t budget[2] = { 0, 0 };
 	bool any_leaf = false;
 	size_t capp = 0, npieces = 0;
 
@@ -137,12 +137,13 @@ void rk_drill_plan(const rk_node *queue, size_t nq, uint64_t leaf, bool eager, r
 
 		if (small || !splittable) {
 			if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
-				rk_nodes_push(wait, nd);   /* a later round */
+				rk_nodes_push(wait, nd); /* a later round */
 				continue;
 			}
 			if (!small)
 				rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
-				            "beyond --leaf-rows", nd->window, (unsigned long long)most);
+				            "beyond --leaf-rows",
+				            nd->window, (unsigned long long)most);
 			rk_round_entry(rd, nd, true, 0, 0);
 			budget[0] += nd->cnt[0];
 			budget[1] += nd->cnt[1];
@@ -248,25 +249,25 @@ typedef struct rk_drow {
 	rk_usec t;
 	size_t window;
 	uint16_t side;
-	bool damaged;           /* its key's copies differ (rk_drill_leaves) */
-	uint32_t entry;         /* the round's entry it was collected for */
-	size_t disp;            /* offset of the key's display encoding in the side's arena */
+	bool damaged;   /* its key's copies differ (rk_drill_leaves) */
+	uint32_t entry; /* the round's entry it was collected for */
+	size_t disp;    /* offset of the key's display encoding in the side's arena */
 } rk_drow;
 
 /* One side's state in a round or the verify pass. */
 typedef struct rk_dside {
-	rk_entry *entries;      /* shared by both sides, sorted by (lo, hval) */
+	rk_entry *entries; /* shared by both sides, sorted by (lo, hval) */
 	size_t nentries;
 	const rk_drill_round *rd; /* the round's split parts (NULL in the verify pass) */
-	bool server;            /* this side's pieces are computed by its database */
-	bool need_key;          /* some entry needs the key hash */
-	const rk_u128 *keyset;  /* when set: only rows of these keys (sorted) */
+	bool server;              /* this side's pieces are computed by its database */
+	bool need_key;            /* some entry needs the key hash */
+	const rk_u128 *keyset;    /* when set: only rows of these keys (sorted) */
 	size_t nkeyset;
 	const char *const *key_text; /* ... whose display texts these are (a hint for the reader) */
 	rk_drow *rows;
 	size_t nrows, caprows;
-	rk_buf arena;           /* display texts of collected keys */
-	uint64_t server_rows;   /* rows the database digested for this side */
+	rk_buf arena;         /* display texts of collected keys */
+	uint64_t server_rows; /* rows the database digested for this side */
 } rk_dside;
 
 /* Appends the display text of the key columns: per column a flag byte, a
@@ -482,11 +483,11 @@ static int rk_drill_side(rk_side *s)
 	int rc = 0;
 
 	if (d->server && d->rd && d->rd->nparts) {
-		rk_drill_query q = {p->time_idx, p->hash_idx, p->nhash, p->key_idx, p->nkey, d->rd->parts, d->rd->nparts};
+		rk_drill_query q = { p->time_idx, p->hash_idx, p->nhash, p->key_idx, p->nkey, d->rd->parts, d->rd->nparts };
 
 		rc = rk_reader_drill_digest(s->reader, &q, rk_drill_piece_row, s, &s->err);
 		if (rc == 1)
-			rc = -1;   /* it could when probed: s->err says what changed */
+			rc = -1; /* it could when probed: s->err says what changed */
 	}
 	for (size_t i = 0; i < d->nentries && rc == 0; i++) {
 		const rk_node *nd = &d->entries[i].node;
@@ -543,7 +544,7 @@ typedef struct rk_tally {
 	size_t window;
 	rk_u128 key;
 	uint32_t s, t;
-	rk_u128 hs, ht;         /* the sums of its copies' row hashes, per side */
+	rk_u128 hs, ht; /* the sums of its copies' row hashes, per side */
 	rk_usec src_t;
 	rk_usec tgt_t;          /* time of the first target copy */
 	rk_usec src_lo, src_hi; /* the span of its source copies' times (rk_finding) */
@@ -665,7 +666,7 @@ static void rk_leaf_runs(const rk_dside *d0, size_t nentries, rk_helds *held)
 	nd = 0;
 	for (size_t i = 0; i < d0->nrows; i++)
 		if (d0->rows[i].damaged)
-			dmg[nd++] = (rk_dmg){d0->rows[i].entry, d0->rows[i].t};
+			dmg[nd++] = (rk_dmg){ d0->rows[i].entry, d0->rows[i].t };
 	if (nd)
 		qsort(dmg, nd, sizeof *dmg, rk_dmg_cmp);
 	/* entry e's slots: e + the index of each of its damaged rows, and one
@@ -935,7 +936,7 @@ static void rk_dside_reset(rk_dside *d, rk_entry *entries, size_t n)
 static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2], rk_tallies *ts, rk_helds *held,
                          rk_error *err)
 {
-	rk_side *both[2] = {&sides[0], &sides[1]};
+	rk_side *both[2] = { &sides[0], &sides[1] };
 	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
 
 	for (int s = 0; s < 2; s++)
@@ -1146,13 +1147,13 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
 	uint64_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
-	rk_nodes queue = {NULL, 0, 0}, next = {NULL, 0, 0};
+	rk_nodes queue = { NULL, 0, 0 }, next = { NULL, 0, 0 };
 	rk_dside ds[2];
 	rk_drill_round rd;
-	rk_tallies ts = {NULL, 0, 0};
-	rk_helds hl = {NULL, 0, 0}, *held = spec->diagnose ? &hl : NULL;
+	rk_tallies ts = { NULL, 0, 0 };
+	rk_helds hl = { NULL, 0, 0 }, *held = spec->diagnose ? &hl : NULL;
 	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
-	bool server[2] = {false, false}, eager, sliced;
+	bool server[2] = { false, false }, eager, sliced;
 	bool any = false;
 	int rc = -1;
 
@@ -1183,8 +1184,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		if (res->status[w] != RK_WIN_DIFFER)
 			continue;
 		if (!sliced) {
-			rk_node node = {w, start, rk_check_window_end(res, w), 0, 0,
-			                {res->side[0].rows[w], res->side[1].rows[w]}};
+			rk_node node = { w, start, rk_check_window_end(res, w), 0, 0, { res->side[0].rows[w], res->side[1].rows[w] } };
 
 			rk_nodes_push(&queue, &node);
 			continue;
@@ -1192,8 +1192,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		for (size_t k = 0; k < res->slices; k++) {
 			size_t i = w * res->slices + k;
 			rk_usec sw = res->width / (rk_usec)res->slices;
-			rk_node node = {w, start + (rk_usec)k * sw, start + (rk_usec)(k + 1) * sw, 0, 0,
-			                {res->side[0].slice_rows[i], res->side[1].slice_rows[i]}};
+			rk_node node = { w, start + (rk_usec)k * sw, start + (rk_usec)(k + 1) * sw, 0, 0, { res->side[0].slice_rows[i], res->side[1].slice_rows[i] } };
 
 			if (res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
 			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i]) {
@@ -1212,7 +1211,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		for (size_t i = 0; i < queue.n; i++)
 			damaged += queue.v[i].cnt[0] > queue.v[i].cnt[1] ? queue.v[i].cnt[0] : queue.v[i].cnt[1];
 		cap = damaged / RK_DRILL_RANGED_ROUNDS > RK_DRILL_RANGED_LEAF ? damaged / RK_DRILL_RANGED_ROUNDS
-		                                                               : RK_DRILL_RANGED_LEAF;
+		                                                              : RK_DRILL_RANGED_LEAF;
 		if (leaf > cap)
 			leaf = cap;
 	}

@@ -37,20 +37,20 @@ void rk_nodes_push(rk_nodes *q, const rk_node *node);
 typedef struct rk_entry {
 	rk_node node;
 	bool leaf;
-	uint32_t part;          /* a piece: the index of the node it splits among the round's parts */
-	uint32_t piece;         /* ... and its own among that node's pieces */
-	uint64_t sub_cnt[2];    /* its rows per side ... */
-	rk_u128 sub_hash[2];    /* ... their hash ... */
+	uint32_t part;              /* a piece: the index of the node it splits among the round's parts */
+	uint32_t piece;             /* ... and its own among that node's pieces */
+	uint64_t sub_cnt[2];        /* its rows per side ... */
+	rk_u128 sub_hash[2];        /* ... their hash ... */
 	rk_usec min_t[2], max_t[2]; /* ... and their time span (empty: min > max) */
 } rk_entry;
 
 typedef struct rk_drill_round {
-	rk_entry *entries;      /* sorted by (lo, hval): the pieces of a split instant share lo */
+	rk_entry *entries; /* sorted by (lo, hval): the pieces of a split instant share lo */
 	size_t nentries;
-	rk_drill_part *parts;   /* the split nodes, as a server computes their pieces */
+	rk_drill_part *parts; /* the split nodes, as a server computes their pieces */
 	size_t nparts;
-	uint32_t *part_first;   /* [nparts + 1]: part i's pieces are at piece_entry[part_first[i]...] */
-	size_t *piece_entry;    /* the entry of each piece */
+	uint32_t *part_first; /* [nparts + 1]: part i's pieces are at piece_entry[part_first[i]...] */
+	size_t *piece_entry;  /* the entry of each piece */
 	size_t nleaves;
 	size_t cap;
 } rk_drill_round;

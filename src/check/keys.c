@@ -28,24 +28,24 @@
 typedef struct rk_krow {
 	rk_u128 key, row;
 	rk_usec t;
-	size_t window;          /* SIZE_MAX: outside the closed range */
-	size_t col;             /* its first column in the side's cols, or SIZE_MAX */
+	size_t window; /* SIZE_MAX: outside the closed range */
+	size_t col;    /* its first column in the side's cols, or SIZE_MAX */
 } rk_krow;
 
 /* One column of a collected row. */
 typedef struct rk_kcol {
 	rk_u128 h;
 	bool null;
-	size_t off;             /* its text in the side's arena */
+	size_t off; /* its text in the side's arena */
 	uint32_t len;
-	bool cut;               /* ... cut to RK_CHANGE_VALUE_MAX bytes */
+	bool cut; /* ... cut to RK_CHANGE_VALUE_MAX bytes */
 } rk_kcol;
 
 typedef struct rk_kside {
 	const rk_scan *scan;
-	const rk_u128 *set;     /* the keys wanted, sorted */
+	const rk_u128 *set; /* the keys wanted, sorted */
 	size_t nset;
-	bool values;            /* take each row apart */
+	bool values; /* take each row apart */
 	rk_krow *rows;
 	size_t nrows, caprows;
 	rk_kcol *cols;
@@ -465,7 +465,7 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 {
 	size_t n = 0;
 	size_t *fi, *out;
-	rk_range all = {RK_USEC_NINF, RK_USEC_PINF};
+	rk_range all = { RK_USEC_NINF, RK_USEC_PINF };
 	rk_u128 *row;
 	int rc = 0;
 

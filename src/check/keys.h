@@ -35,10 +35,10 @@ int rk_keys_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *re
  */
 typedef struct rk_kcopy {
 	rk_u128 row;
-	const rk_u128 *col;     /* [ncol] each column's hash (of its canonical encoding) */
-	const bool *null;       /* [ncol] */
-	const char *const *text;/* [ncol] its text as read (NULL: SQL NULL) ... */
-	const bool *cut;        /* [ncol] ... already cut (or NULL: none) */
+	const rk_u128 *col;      /* [ncol] each column's hash (of its canonical encoding) */
+	const bool *null;        /* [ncol] */
+	const char *const *text; /* [ncol] its text as read (NULL: SQL NULL) ... */
+	const bool *cut;         /* [ncol] ... already cut (or NULL: none) */
 } rk_kcopy;
 
 void rk_keys_compare(rk_check_result *res, size_t fi, size_t ncol, const rk_kcopy *src, size_t ns,

@@ -17,11 +17,11 @@
 /* One side as the resolution sees it: its relation's columns and its
  * mappings. */
 typedef struct rk_pside {
-	const char *name;        /* "source" / "target" */
-	bool header;             /* names match as a header's: no RK_CAP_SQL_NAMES (CSV) */
-	char **phys;             /* the relation's columns (CSV: the header) */
+	const char *name; /* "source" / "target" */
+	bool header;      /* names match as a header's: no RK_CAP_SQL_NAMES (CSV) */
+	char **phys;      /* the relation's columns (CSV: the header) */
 	size_t nphys;
-	bool *used;              /* [nphys] a logical column reads it */
+	bool *used; /* [nphys] a logical column reads it */
 	const char *const *map_names;
 	const char *const *map_sql;
 	size_t nmap;

@@ -19,13 +19,13 @@
 #include "io/reader.h"
 
 typedef struct rk_pair {
-	char **key;              /* the key columns, as written */
+	char **key; /* the key columns, as written */
 	size_t nkey;
-	const char *key_origin;  /* "--key", "the target's primary key", "the source's primary key" */
-	char **columns;          /* the hashed columns, as written, in order */
+	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
+	char **columns;         /* the hashed columns, as written, in order */
 	size_t ncolumns;
-	bool whole_row;          /* columns is the default whole row */
-	rk_drift drift;          /* one-side columns (kinds: rk_pair_kinds) */
+	bool whole_row; /* columns is the default whole row */
+	rk_drift drift; /* one-side columns (kinds: rk_pair_kinds) */
 } rk_pair;
 
 /*

@@ -33,7 +33,7 @@ static int rk_pd_bad_row(const rk_side *s, const char *what, const rk_field *f, 
 
 typedef struct rk_pd_ctx {
 	rk_side *s;
-	const rk_digest_query *q;  /* its slices say what a group's index counts */
+	const rk_digest_query *q; /* its slices say what a group's index counts */
 } rk_pd_ctx;
 
 /* One slice or window (or the NULL-time group) as the server computed it. */
@@ -44,7 +44,7 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 	const rk_plan *p = s->plan;
 	rk_check_result *res = s->res;
 	rk_side_result *sr = &res->side[s->idx];
-	size_t per = pc->q->slices > 1 ? pc->q->slices : 1;   /* groups per window */
+	size_t per = pc->q->slices > 1 ? pc->q->slices : 1; /* groups per window */
 	rk_usec unit = res->width / (rk_usec)per;
 	int64_t w, n;
 	size_t sl;
@@ -54,7 +54,7 @@ static int rk_pd_row(void *ctx, const rk_field *f, rk_error *err)
 	if (rk_field_int64(&f[1], &n) < 0 || n < 0)
 		return rk_pd_bad_row(s, "the row count", &f[1], err);
 	if (n == 0)
-		return 0;  /* a window of a foreign partition that has no rows */
+		return 0; /* a window of a foreign partition that has no rows */
 	s->rows_read += (uint64_t)n;
 	if (f[0].null) {
 		s->null_time += (uint64_t)n;
@@ -113,12 +113,11 @@ overflow:
 int rk_pushdown_side(rk_side *s)
 {
 	const rk_plan *p = s->plan;
-	rk_range range = {s->lo, s->hi};
-	rk_scan scan = {.time_index = p->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0,
-	                .include_null_time = s->null_rows};
-	rk_digest_query q = {&scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width,
-	                     s->res->slices};
-	rk_pd_ctx pc = {s, &q};
+	rk_range range = { s->lo, s->hi };
+	rk_scan scan = { .time_index = p->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0, .include_null_time = s->null_rows };
+	rk_digest_query q = { &scan, p->hash_idx, p->nhash, p->sum_idx, p->nsum, s->res->from, s->res->width,
+		              s->res->slices };
+	rk_pd_ctx pc = { s, &q };
 	int rc;
 
 	if (s->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))

@@ -187,7 +187,8 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 
 void rk_side_meter(rk_side *s, bool at_end)
 {
-	rk_usec done = at_end ? s->hi - s->lo : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo : 0;
+	rk_usec done = at_end ? s->hi - s->lo : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo
+	                                                          : 0;
 
 	if (!s->meter)
 		return;

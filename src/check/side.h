@@ -13,52 +13,52 @@
 
 /* The columns a side is bound to, and the role of each. */
 typedef struct rk_plan {
-	char **cols;            /* distinct column names as the user wrote them */
+	char **cols; /* distinct column names as the user wrote them */
 	size_t ncols;
-	size_t *hash_idx;       /* hashed columns, --columns order */
+	size_t *hash_idx; /* hashed columns, --columns order */
 	size_t nhash;
-	size_t *key_idx;        /* key columns, --key order */
+	size_t *key_idx; /* key columns, --key order */
 	size_t nkey;
 	size_t time_idx;
 	size_t *sum_idx;
 	size_t nsum;
-	long *sum_hashpos;      /* per sum column: its position among the hashed columns, or -1 */
-	long time_hashpos;      /* the time column's position among the hashed columns, or -1 */
-	bool hash_is_row;       /* the hashed columns are the bound ones, in order */
+	long *sum_hashpos; /* per sum column: its position among the hashed columns, or -1 */
+	long time_hashpos; /* the time column's position among the hashed columns, or -1 */
+	bool hash_is_row;  /* the hashed columns are the bound ones, in order */
 } rk_plan;
 
 /* One side's reader and the state its row callbacks need. */
 typedef struct rk_side {
-	int idx;                /* 0 source, 1 target */
-	const char *name;       /* "source" / "target" */
+	int idx;          /* 0 source, 1 target */
+	const char *name; /* "source" / "target" */
 	rk_reader *reader;
-	rk_type *types;         /* [plan->ncols] */
+	rk_type *types; /* [plan->ncols] */
 	const rk_plan *plan;
 	rk_check_result *res;
-	rk_usec lo, hi;         /* rows outside [lo, hi) are skipped */
-	rk_usec win_lo, win_hi; /* the last row's slice [win_lo, win_hi) (empty at */
-	size_t win, slice;      /* first: zeroed), its window and its index (rk_digest_row) */
+	rk_usec lo, hi;           /* rows outside [lo, hi) are skipped */
+	rk_usec win_lo, win_hi;   /* the last row's slice [win_lo, win_hi) (empty at */
+	size_t win, slice;        /* first: zeroed), its window and its index (rk_digest_row) */
 	rk_sec_digits sec_digits; /* the last instant's whole seconds (rk_canon_enc_instant) */
-	bool null_rows;         /* this reader counts the rows with a NULL time */
-	rk_pushdown pushdown;   /* digest pass: server-side digests wanted (pushdown.c) */
-	bool server_text;       /* values are PostgreSQL's output text (RK_CAP_CANON_INTS): its
+	bool null_rows;           /* this reader counts the rows with a NULL time */
+	rk_pushdown pushdown;     /* digest pass: server-side digests wanted (pushdown.c) */
+	bool server_text;         /* values are PostgreSQL's output text (RK_CAP_CANON_INTS): its
 	                         * integers are canonical already (rk_side_encode_row) */
-	bool whole_windows;     /* its digests came per window, not per slice; merged */
-	uint64_t rows_read;     /* rows delivered to this side object; merged */
-	uint64_t null_time;     /* into res->side[idx] after each parallel run */
+	bool whole_windows;       /* its digests came per window, not per slice; merged */
+	uint64_t rows_read;       /* rows delivered to this side object; merged */
+	uint64_t null_time;       /* into res->side[idx] after each parallel run */
 	uint64_t total;
-	rk_buf enc;             /* row / key encoding scratch */
-	rk_buf tmp;             /* canonical text scratch */
-	size_t *canon_off;      /* per hashed column: where its canonical text starts in enc */
-	uint32_t *canon_len;    /* ... and its length (NULL columns: not set) */
+	rk_buf enc;              /* row / key encoding scratch */
+	rk_buf tmp;              /* canonical text scratch */
+	size_t *canon_off;       /* per hashed column: where its canonical text starts in enc */
+	uint32_t *canon_len;     /* ... and its length (NULL columns: not set) */
 	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
 	                          * (ok), so that a summed one is not parsed again */
-	rk_check_meter *meter;  /* progress counters (spec->meter), or NULL */
-	uint64_t meter_rows;    /* what this side object has added to them so far */
+	rk_check_meter *meter;   /* progress counters (spec->meter), or NULL */
+	uint64_t meter_rows;     /* what this side object has added to them so far */
 	rk_usec meter_done;
-	rk_error err;           /* the thread's error */
+	rk_error err; /* the thread's error */
 	int rc;
-	void *drill;            /* drilldown pass state (drill.c) */
+	void *drill; /* drilldown pass state (drill.c) */
 } rk_side;
 
 /* Lays out the columns of spec: the hashed ones first (in --columns order),

@@ -31,16 +31,16 @@
 
 /* One table of a run: a lone check, or one [table LABEL] of a job. */
 typedef struct rk_table_run {
-	const char *label;       /* NULL for a lone check */
+	const char *label; /* NULL for a lone check */
 	rk_opts opts;
-	bool parsed;             /* opts hold this table's options */
+	bool parsed; /* opts hold this table's options */
 	rk_check_spec spec;
 	rk_check_result *res;
 	rk_report_ctx ctx;
-	int status;              /* its exit status */
-	rk_error err;            /* why it failed (status 2 or 3) */
+	int status;   /* its exit status */
+	rk_error err; /* why it failed (status 2 or 3) */
 	double seconds;
-	rk_check_meter meter;    /* its progress (--progress) */
+	rk_check_meter meter; /* its progress (--progress) */
 } rk_table_run;
 
 static double rk_clock(void)
@@ -65,10 +65,10 @@ static void rk_table_check(rk_table_run *t, rk_usec now)
 	t->spec.meter = &t->meter;
 	progress = rk_progress_start(t->opts.progress, t->label, &t->meter);
 	rc = rk_tableopts_pair(&t->opts, &t->spec, &t->err) < 0 ||
-	             rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 ||
-	             rk_check_run(&t->spec, &t->res, &t->err) < 0
-	         ? -1
-	         : 0;
+	                     rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 ||
+	                     rk_check_run(&t->spec, &t->res, &t->err) < 0
+	             ? -1
+	             : 0;
 	rk_progress_stop(progress);
 	if (rc < 0) {
 		t->status = t->err.code ? t->err.code : RK_EXIT_RUNTIME;
@@ -229,7 +229,7 @@ static int rk_check_single(rk_opts *o)
 	int status;
 
 	memset(&t, 0, sizeof t);
-	t.opts = *o;   /* borrowed: freed by the caller */
+	t.opts = *o; /* borrowed: freed by the caller */
 	rk_error_clear(&err);
 	/* outputs are opened first: an unwritable path fails before the work
 	 * (the metrics first of all: they report the other failures too) */
@@ -243,7 +243,7 @@ static int rk_check_single(rk_opts *o)
 	    !(rerun = rk_afile_open(o->rerun_list, "rerun list", &err)))
 		goto fail;
 
-	rk_tableopts_preload(o, NULL);   /* before the progress thread starts */
+	rk_tableopts_preload(o, NULL); /* before the progress thread starts */
 	rk_table_check(&t, rk_time_now());
 	if (t.status > RK_EXIT_DIFFER) {
 		err = t.err;
@@ -321,9 +321,9 @@ typedef struct rk_job {
 	const rk_ini *ini;
 	rk_table_run *tables;
 	size_t n;
-	size_t next;             /* the next table a worker takes */
+	size_t next; /* the next table a worker takes */
 	pthread_mutex_t lock;
-	rk_usec now;             /* one clock for every table */
+	rk_usec now; /* one clock for every table */
 } rk_job;
 
 static void *rk_job_worker(void *arg)
@@ -406,7 +406,8 @@ static json_t *rk_job_summary(const rk_job *job, int status)
 		any_error |= t->status > RK_EXIT_DIFFER;
 		any_differ |= t->status == RK_EXIT_DIFFER;
 	}
-	json_object_set_new(root, "verdict", json_string(any_error ? "error" : any_differ ? "differ" : "match"));
+	json_object_set_new(root, "verdict", json_string(any_error ? "error" : any_differ ? "differ"
+	                                                                                  : "match"));
 	json_object_set_new(root, "exit_status", json_integer(status));
 	json_object_set_new(root, "tables", tables);
 	return root;
@@ -538,7 +539,8 @@ static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
 
 	/* the summary's tables, in file order: those checked, and those an
 	 * --only run kept (rk_job_keep) */
-	json_object_foreach(tables, label, entry) {
+	json_object_foreach(tables, label, entry)
+	{
 		rows[n].label = label;
 		rows[n++].summary = entry;
 	}
@@ -594,7 +596,7 @@ static int rk_job_keep(const char *dir, const char *const *labels, size_t nlabel
  * checked table's files, DIR/index.html and DIR/summary.json. */
 static int rk_job_reports(const rk_job *job, const rk_opts *o, rk_adir *d, json_t *summary, rk_error *err)
 {
-	rk_job_index ix = {job, summary, {o->job, NULL, rk_time_now()}};
+	rk_job_index ix = { job, summary, { o->job, NULL, rk_time_now() } };
 	char *repair = rk_repair_command(o, NULL, NULL);
 
 	ix.page.repair = repair;
@@ -607,8 +609,8 @@ static int rk_job_reports(const rk_job *job, const rk_opts *o, rk_adir *d, json_
 		t->ctx.repair = rk_repair_command(o, NULL, t->label);
 		t->ctx.ran_at = ix.page.ran_at;
 		rc = rk_adir_mkdir(d, t->label, err) < 0 || rk_report_set_write(d, t->label, NULL, &t->ctx, t->res, err) < 0
-		         ? -1
-		         : 0;
+		             ? -1
+		             : 0;
 		free((char *)t->ctx.repair);
 		t->ctx.repair = NULL;
 		if (rc < 0)

@@ -40,15 +40,27 @@
 
 /* Time column names in order of preference. */
 static const char *const rk_init_time_names[] = {
-	"updated_at", "modified_at", "last_modified", "last_updated", "updated", "modified", "changed_at",
-	"updated_on", "modified_on", "created_at", "created", "inserted_at", "created_on", NULL,
+	"updated_at",
+	"modified_at",
+	"last_modified",
+	"last_updated",
+	"updated",
+	"modified",
+	"changed_at",
+	"updated_on",
+	"modified_on",
+	"created_at",
+	"created",
+	"inserted_at",
+	"created_on",
+	NULL,
 };
 
 typedef struct rk_init_col {
 	char *name;
 	char *declared;
-	bool time;              /* timestamptz, timestamp or date */
-	int key_position;       /* 1-based place in the primary key, 0: none */
+	bool time;        /* timestamptz, timestamp or date */
+	int key_position; /* 1-based place in the primary key, 0: none */
 } rk_init_col;
 
 typedef struct rk_init_table {
@@ -72,7 +84,7 @@ static bool rk_init_is_time(const char *base)
 static int rk_init_read(const char *conninfo, const char *what, const char *schema, rk_init_side *side,
                         rk_error *err)
 {
-	const char *params[1] = {schema};
+	const char *params[1] = { schema };
 	rk_pg_result *res = NULL;
 	rk_pg *pg = rk_pg_connect(conninfo, what, err);
 	int rows;
@@ -277,9 +289,9 @@ static void rk_init_label(rk_buf *b, const char *name)
 		char c = *p;
 
 		rk_buf_putc(b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-		                       c == '.' || c == '-'
-		                   ? c
-		                   : '_');
+		                               c == '.' || c == '-'
+		                       ? c
+		                       : '_');
 	}
 }
 
@@ -306,7 +318,7 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	const char *time = rk_init_time(s, t);
 	const char *why = NULL, *c = "";
 	bool key_ok = rk_init_key(t, s, &key);
-	bool editable = true;    /* an edit of the section makes it checkable */
+	bool editable = true; /* an edit of the section makes it checkable */
 	int ncommon = 0;
 
 	if (!key_ok) {
@@ -413,7 +425,7 @@ int rk_cmd_init(int argc, char **argv)
 	rk_error err;
 	rk_init_side side[2];
 	rk_buf src = RK_BUF_INIT, tgt = RK_BUF_INIT, name = RK_BUF_INIT;
-	rk_init_labels labels = {NULL, 0};
+	rk_init_labels labels = { NULL, 0 };
 	const char *ss, *ts;
 	char when[RK_TIME_STRLEN], w[RK_TIME_STRLEN], l[RK_TIME_STRLEN];
 	size_t paired = 0, active = 0, skipped = 0;
@@ -432,8 +444,10 @@ int rk_cmd_init(int argc, char **argv)
 		rk_error_hint(&err, "give --schema S for both sides, or --source-schema S --target-schema T");
 		goto fail;
 	}
-	ss = o.source_schema ? o.source_schema : o.schema ? o.schema : "public";
-	ts = o.target_schema ? o.target_schema : o.schema ? o.schema : "public";
+	ss = o.source_schema ? o.source_schema : o.schema ? o.schema
+	                                                  : "public";
+	ts = o.target_schema ? o.target_schema : o.schema ? o.schema
+	                                                  : "public";
 	for (int s = 0; s < 2; s++) {
 		const char *conn = s ? o.target : o.source, *what = s ? "target" : "source";
 		rk_buf *pub = s ? &tgt : &src;
@@ -445,11 +459,12 @@ int rk_cmd_init(int argc, char **argv)
 		}
 		if (!o.table) {
 			rk_error_set(&err, RK_EXIT_USAGE, "the %s is %s (%s): give --table NAME, the table of the other side "
-			             "to check it against", what, rk_conn_noun(conn), conn);
+			                                  "to check it against",
+			             what, rk_conn_noun(conn), conn);
 			rk_error_hint(&err, "e.g. reckon init --source 'service=oltp' --target delta:/lake/orders --table orders");
 			goto fail;
 		}
-		rk_buf_puts(pub, conn);   /* a path: no password */
+		rk_buf_puts(pub, conn); /* a path: no password */
 		if (rk_init_read_one(conn, what, o.table, &side[s], &err) < 0)
 			goto fail;
 	}
@@ -511,7 +526,8 @@ int rk_cmd_init(int argc, char **argv)
 	if (!active) {
 		/* what was written is a start, not yet a job file */
 		rk_error_set(&err, RK_EXIT_USAGE, "no table of schema %s and %s can be checked as it is (%zu with a namesake, "
-		             "%zu left out)", ss, ts, paired, paired - active);
+		                                  "%zu left out)",
+		             ss, ts, paired, paired - active);
 		rk_error_hint(&err, "complete the sections left out (key, time), or point --schema at the tables");
 		goto fail;
 	}

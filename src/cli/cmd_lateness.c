@@ -18,7 +18,7 @@
 #include "io/reader.h"
 
 /* The margins every report shows, besides the --settle given. */
-static const rk_usec rk_lateness_margins[] = {0, 60 * RK_USEC_PER_SEC, 600 * RK_USEC_PER_SEC};
+static const rk_usec rk_lateness_margins[] = { 0, 60 * RK_USEC_PER_SEC, 600 * RK_USEC_PER_SEC };
 #define RK_LATENESS_NFIXED (sizeof rk_lateness_margins / sizeof rk_lateness_margins[0])
 
 typedef struct rk_lateness {
@@ -106,7 +106,8 @@ static void rk_lateness_text(FILE *out, const char *describe, const rk_lateness 
 	}
 	if (l->all.rows > l->all.known)
 		fprintf(out, "%llu row%s without a known commit time (frozen, or written before track_commit_timestamp "
-		             "was on) are not in the lags\n", (unsigned long long)(l->all.rows - l->all.known),
+		             "was on) are not in the lags\n",
+		        (unsigned long long)(l->all.rows - l->all.known),
 		        l->all.rows - l->all.known == 1 ? "" : "s");
 }
 
@@ -192,7 +193,8 @@ int rk_cmd_lateness(int argc, char **argv)
 		goto fail;
 	if (!rk_type_is_time(type)) {
 		rk_error_set(&err, RK_EXIT_USAGE, "time column %s has type %s on the source; it must be timestamptz, "
-		                                  "timestamp or date", o.time, rk_type_name(type));
+		                                  "timestamp or date",
+		             o.time, rk_type_name(type));
 		rk_error_hint(&err, "choose another --time column");
 		goto fail;
 	}

@@ -24,13 +24,13 @@
 
 /* One table's repair, as the outputs and the audit trail need it. */
 typedef struct rk_rtable {
-	const char *label;          /* the job's label, or NULL */
+	const char *label; /* the job's label, or NULL */
 	rk_repair_spec spec;
 	rk_rerun_list *list;
 	rk_repair_interval *iv;
 	rk_repair_result res;
-	bool ran;                   /* the repair was started */
-	bool complete;              /* ... and finished */
+	bool ran;      /* the repair was started */
+	bool complete; /* ... and finished */
 	bool failed;
 	int status;
 	rk_error err;
@@ -72,8 +72,8 @@ static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
 /* The rerun list's damage counts of one interval: "missing 1, extra 2" or "-". */
 static void rk_repair_damage(rk_buf *b, const rk_rerun_interval *li)
 {
-	static const char *const names[] = {"missing", "extra", "duplicated", "changed"};
-	static const int idx[] = {RK_RERUN_MISSING, RK_RERUN_EXTRA, RK_RERUN_DUPLICATED, RK_RERUN_CHANGED};
+	static const char *const names[] = { "missing", "extra", "duplicated", "changed" };
+	static const int idx[] = { RK_RERUN_MISSING, RK_RERUN_EXTRA, RK_RERUN_DUPLICATED, RK_RERUN_CHANGED };
 	size_t mark = b->len;
 
 	for (size_t k = 0; k < 4; k++)
@@ -204,14 +204,16 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		if (s.already)
 			fprintf(out, " (%zu already match%s)", s.already, s.already == 1 ? "es" : "");
 		fprintf(out, "; would delete %llu target row%s, update %llu (%llu moved in from other windows) and "
-		             "insert %llu; nothing was changed%s\n", (unsigned long long)s.deleted_by_time,
+		             "insert %llu; nothing was changed%s\n",
+		        (unsigned long long)s.deleted_by_time,
 		        s.deleted_by_time == 1 ? "" : "s", (unsigned long long)s.updated, (unsigned long long)s.moved,
 		        (unsigned long long)s.inserted, t->complete ? " (add --execute to repair)" : " (stopped)");
 		return;
 	}
 	if (rows) {
 		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s, updated %llu (%llu moved in "
-		             "from other windows), inserted %llu; %zu match%s", s.done, l->n, l->n == 1 ? "" : "s",
+		             "from other windows), inserted %llu; %zu match%s",
+		        s.done, l->n, l->n == 1 ? "" : "s",
 		        (unsigned long long)s.deleted_by_time, s.deleted_by_time == 1 ? "" : "s",
 		        (unsigned long long)s.updated, (unsigned long long)s.moved, (unsigned long long)s.inserted, s.match,
 		        s.match == 1 ? "es" : "");
@@ -228,12 +230,13 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		return;
 	}
 	if (!rows)
-	fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s (%llu by time, %llu by key), "
-	             "inserted %llu; %zu match%s", s.done, l->n, l->n == 1 ? "" : "s",
-	        (unsigned long long)(s.deleted_by_time + s.deleted_by_key),
-	        s.deleted_by_time + s.deleted_by_key == 1 ? "" : "s", (unsigned long long)s.deleted_by_time,
-	        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted, s.match,
-	        s.match == 1 ? "es" : "");
+		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s (%llu by time, %llu by key), "
+		             "inserted %llu; %zu match%s",
+		        s.done, l->n, l->n == 1 ? "" : "s",
+		        (unsigned long long)(s.deleted_by_time + s.deleted_by_key),
+		        s.deleted_by_time + s.deleted_by_key == 1 ? "" : "s", (unsigned long long)s.deleted_by_time,
+		        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted, s.match,
+		        s.match == 1 ? "es" : "");
 	if (s.already)
 		fprintf(out, ", %zu already matched (left alone)", s.already);
 	if (s.differ)
@@ -241,8 +244,8 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 	if (s.touched_differ)
 		fprintf(out, ", %zu window%s outside the list still differ%s", s.touched_differ,
 		        s.touched_differ == 1 ? "" : "s", s.touched_differ == 1 ? "s" : "");
-	fprintf(out, "%s\n", t->complete ? ""
-	                     : rk_guard_signal() ? " (interrupted)" : " (stopped by an error)");
+	fprintf(out, "%s\n", t->complete ? "" : rk_guard_signal() ? " (interrupted)"
+	                                                          : " (stopped by an error)");
 }
 
 /* The run's verdict, as --format json and the audit trail say it. */
@@ -278,8 +281,8 @@ static const char *rk_repair_audit_status(rk_repair_state s)
 /* One interval as the audit trail records it. */
 static void rk_repair_audit_interval(const rk_rerun_interval *li, const rk_repair_interval *v, rk_audit_interval *a)
 {
-	static const int before[6] = {RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA,
-	                              RK_RERUN_DUPLICATED, RK_RERUN_CHANGED};
+	static const int before[6] = { RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA,
+		                       RK_RERUN_DUPLICATED, RK_RERUN_CHANGED };
 
 	memset(a, 0, sizeof *a);
 	a->start = v->start;
@@ -316,7 +319,10 @@ static void rk_json_string(FILE *out, const char *s)
 
 	fputc('"', out);
 	while (*p) {
-		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+		size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2
+		                   : (*p & 0xf0) == 0xe0       ? 3
+		                   : (*p & 0xf8) == 0xf0       ? 4
+		                                               : 0;
 		size_t k;
 
 		for (k = 1; k < n && (p[k] & 0xc0) == 0x80; k++)
@@ -460,7 +466,7 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.force = o->force;
 	if (t->spec.load_interval && !o->interval_column) {
 		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval says what --interval-column records; no "
-		             "--interval-column was given");
+		                                     "--interval-column was given");
 		rk_error_hint(&t->err, "add --interval-column COL, or leave --load-interval out");
 		goto fail;
 	}
@@ -472,7 +478,8 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 		if (!t->list->items[i].zoneless)
 			continue;
 		rk_error_set(&t->err, RK_EXIT_USAGE, "%s:%lu: interval [%s, %s) is written without a time zone; repair "
-		             "reads an instant as --from does and does not guess one", t->list->name,
+		                                     "reads an instant as --from does and does not guess one",
+		             t->list->name,
 		             t->list->items[i].line, rk_time_format(t->list->items[i].start, a),
 		             rk_time_format(t->list->items[i].end, z));
 		rk_error_hint(&t->err, "write Z or an offset, as reckon check does: 2026-03-02T10:00:00Z");
@@ -633,7 +640,8 @@ static int rk_repair_job(rk_opts *o, int argc, char **argv)
 		goto fail;
 	{
 		struct stat st;
-		int e = stat(o->report, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		int e = stat(o->report, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0
+		                                                                : ENOTDIR;
 
 		if (e) {
 			rk_error_set(&err, RK_EXIT_USAGE, "option --report %s: %s", o->report,

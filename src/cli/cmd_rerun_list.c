@@ -25,7 +25,8 @@ static int rk_rerun_input(const rk_opts *o, const char **path, rk_error *err)
 		return rk_error_hint(err, "reckon rerun-list reads one rerun list; merge lists with reckon check over "
 		                          "the whole range instead");
 	}
-	*path = o->input ? o->input : o->args.n ? o->args.items[0] : NULL;
+	*path = o->input ? o->input : o->args.n ? o->args.items[0]
+	                                        : NULL;
 	if (!*path || !**path) {
 		rk_error_set(err, RK_EXIT_USAGE, "missing rerun list");
 		return rk_error_hint(err, "give the file written by reckon check --rerun-list: 'reckon rerun-list "
@@ -68,7 +69,7 @@ static int rk_rerun_as_opts(const rk_opts *o, rk_error *err)
 
 int rk_cmd_rerun_list(int argc, char **argv)
 {
-	static const char *const reprocess[] = {"none", "failed", "completed"};
+	static const char *const reprocess[] = { "none", "failed", "completed" };
 	rk_opts o;
 	rk_error err;
 	rk_rerun_list *list = NULL, *merged = NULL;

@@ -20,42 +20,42 @@
 #include "load/strategy.h"
 
 typedef enum rk_optkind {
-	RK_OPT_STR,     /* text */
-	RK_OPT_LIST,    /* comma-separated list */
-	RK_OPT_FLAG,    /* no value on the command line; true/false in a file */
-	RK_OPT_UINT,    /* an integer in [lo, hi] */
-	RK_OPT_DUR,     /* a duration greater than zero */
-	RK_OPT_DUR0,    /* a duration, zero allowed */
-	RK_OPT_CAL,     /* a duration, or N calendar months ("1mo", stored as -N) */
-	RK_OPT_TIME,    /* an instant, ISO-8601 with a zone */
-	RK_OPT_ENUM,    /* one of choices, stored as its index */
-	RK_OPT_MAP      /* NAME=SQL, repeatable; in a file one key per NAME: option.NAME */
+	RK_OPT_STR,  /* text */
+	RK_OPT_LIST, /* comma-separated list */
+	RK_OPT_FLAG, /* no value on the command line; true/false in a file */
+	RK_OPT_UINT, /* an integer in [lo, hi] */
+	RK_OPT_DUR,  /* a duration greater than zero */
+	RK_OPT_DUR0, /* a duration, zero allowed */
+	RK_OPT_CAL,  /* a duration, or N calendar months ("1mo", stored as -N) */
+	RK_OPT_TIME, /* an instant, ISO-8601 with a zone */
+	RK_OPT_ENUM, /* one of choices, stored as its index */
+	RK_OPT_MAP   /* NAME=SQL, repeatable; in a file one key per NAME: option.NAME */
 } rk_optkind;
 
 /* Option flags. */
 enum {
-	RK_OPTF_TABLE = 1 << 0,   /* a job's [defaults] and [table LABEL] may set it */
-	RK_OPTF_NOFILE = 1 << 1,  /* the command line only (--config, --job) */
-	RK_OPTF_CONN = 1 << 2,    /* a connection string: shown with passwords masked */
-	RK_OPTF_JOBONLY = 1 << 3  /* only with --job */
+	RK_OPTF_TABLE = 1 << 0,  /* a job's [defaults] and [table LABEL] may set it */
+	RK_OPTF_NOFILE = 1 << 1, /* the command line only (--config, --job) */
+	RK_OPTF_CONN = 1 << 2,   /* a connection string: shown with passwords masked */
+	RK_OPTF_JOBONLY = 1 << 3 /* only with --job */
 };
 
 typedef struct rk_optdef {
 	const char *name;
 	rk_optkind kind;
-	size_t offset;             /* its field in rk_opts */
-	unsigned cmds;             /* commands that take it */
-	unsigned required;         /* commands that need it (checked after every layer) */
+	size_t offset;     /* its field in rk_opts */
+	unsigned cmds;     /* commands that take it */
+	unsigned required; /* commands that need it (checked after every layer) */
 	unsigned flags;
-	const char *arg;           /* metavariable shown in --help */
+	const char *arg; /* metavariable shown in --help */
 	const char *help;
-	const char *def;           /* default, applied when no layer sets it */
-	unsigned def_cmds;         /* ... for these commands (0: every command that takes it) */
-	unsigned long lo, hi;      /* RK_OPT_UINT */
-	const char *const *choices; /* RK_OPT_ENUM, NULL-terminated */
-	const char *bare;          /* the value of --NAME given alone, or NULL when a value is needed */
-	int (*check)(const char *value, rk_error *err);  /* more checks of a STR value */
-	const char *const *(*suggest)(void); /* names the completion offers (rk_optinfo) */
+	const char *def;                                /* default, applied when no layer sets it */
+	unsigned def_cmds;                              /* ... for these commands (0: every command that takes it) */
+	unsigned long lo, hi;                           /* RK_OPT_UINT */
+	const char *const *choices;                     /* RK_OPT_ENUM, NULL-terminated */
+	const char *bare;                               /* the value of --NAME given alone, or NULL when a value is needed */
+	int (*check)(const char *value, rk_error *err); /* more checks of a STR value */
+	const char *const *(*suggest)(void);            /* names the completion offers (rk_optinfo) */
 } rk_optdef;
 
 #define OFF(f) offsetof(rk_opts, f)
@@ -67,179 +67,186 @@ static int rk_opt_check_delimiter(const char *v, rk_error *err);
 static const char *const *rk_suggest_strategies(void);
 static const char *const *rk_suggest_crash_points(void);
 
-static const char *const rk_choices_format[] = {"text", "json", NULL};
-static const char *const rk_choices_pushdown[] = {"off", "on", "auto", NULL};
-static const char *const rk_choices_progress[] = {"auto", "always", "never", NULL};
-static const char *const rk_choices_as[] = {"airflow", "airflow3", "dagster", "dbt", "json", NULL};
-static const char *const rk_choices_reprocess[] = {"none", "failed", "completed", NULL};
-static const char *const rk_choices_partitions[] = {"daily", "hourly", NULL};
+static const char *const rk_choices_format[] = { "text", "json", NULL };
+static const char *const rk_choices_pushdown[] = { "off", "on", "auto", NULL };
+static const char *const rk_choices_progress[] = { "auto", "always", "never", NULL };
+static const char *const rk_choices_as[] = { "airflow", "airflow3", "dagster", "dbt", "json", NULL };
+static const char *const rk_choices_reprocess[] = { "none", "failed", "completed", NULL };
+static const char *const rk_choices_partitions[] = { "daily", "hourly", NULL };
 
 /* The one option table: parser, INI readers, --help, manual pages and
  * completion all read it.  Order is the order of --help. */
 static const rk_optdef rk_optdefs[RK_O_COUNT] = {
-	[RK_O_SOURCE] = {"source", RK_OPT_STR, OFF(source), PAIR | RK_CMD_LAB | RK_CMD_INIT | RK_CMD_LATENESS,
-	                 PAIR | RK_CMD_LAB | RK_CMD_INIT | RK_CMD_LATENESS, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
-	                 "source: libpq conninfo or URI, or csv:PATH (a file, or a directory of *.csv read in name order)"},
-	[RK_O_TARGET] = {"target", RK_OPT_STR, OFF(target), PAIR | RK_CMD_LAB | RK_CMD_INIT,
-	                 RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_INIT, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
-	                 "target: same forms (repair and load: PostgreSQL only; load: default the source)"},
-	[RK_O_TABLE] = {"table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS | RK_CMD_INIT, 0, RK_OPTF_TABLE, "NAME",
-	                "relation name on both sides (schema-qualified allowed)"},
-	[RK_O_SOURCE_TABLE] = {"source-table", RK_OPT_STR, OFF(source_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
-	                       "source relation when the names differ"},
-	[RK_O_TARGET_TABLE] = {"target-table", RK_OPT_STR, OFF(target_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
-	                       "target relation when the names differ"},
-	[RK_O_KEY] = {"key", RK_OPT_LIST, OFF(key), PAIR, RK_CMD_LOAD, RK_OPTF_TABLE, "COLS",
-	              "comma-separated key columns (default: the target's primary key, else the source's)"},
-	[RK_O_TIME] = {"time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, PAIR | RK_CMD_LATENESS, RK_OPTF_TABLE,
-	               "COL", "the time column: timestamptz, timestamp (taken as UTC) or date"},
-	[RK_O_SUM] = {"sum", RK_OPT_LIST, OFF(sum), PAIR, 0, RK_OPTF_TABLE, "COLS",
-	              "integer or numeric columns summed exactly per window (not floats: docs/reference.md)"},
-	[RK_O_COLUMNS] = {"columns", RK_OPT_LIST, OFF(columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
-	                  "columns hashed per row, in this order (default: the whole row: every column both sides "
-	                  "have, in the target's order)"},
-	[RK_O_EXCLUDE_COLUMNS] = {"exclude-columns", RK_OPT_LIST, OFF(exclude_columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
-	                          "columns left out of the default whole-row hash (loaded_at-like columns)"},
-	[RK_O_SOURCE_EXPR] = {"source-expr", RK_OPT_MAP, OFF(source_expr), PAIR, 0, RK_OPTF_TABLE, "NAME=SQL",
-	                      "the source's column or SQL expression for logical column NAME (repeatable; in a file: "
-	                      "source-expr.NAME = SQL)"},
-	[RK_O_TARGET_EXPR] = {"target-expr", RK_OPT_MAP, OFF(target_expr), PAIR, 0, RK_OPTF_TABLE, "NAME=SQL",
-	                      "the target's column or SQL expression for logical column NAME (repeatable)"},
-	[RK_O_SOURCE_WHERE] = {"source-where", RK_OPT_STR, OFF(source_where), PAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE,
-	                       "SQL", "only the source rows the load is meant to carry (e.g. 'not is_test')"},
-	[RK_O_TARGET_WHERE] = {"target-where", RK_OPT_STR, OFF(target_where), PAIR, 0, RK_OPTF_TABLE, "SQL",
-	                       "only these target rows belong to the pair"},
-	[RK_O_TYPES] = {"types", RK_OPT_LIST, OFF(types), PAIR, 0, RK_OPTF_TABLE, "COL:TYPE,...",
-	                "column types for CSV data (default: the PostgreSQL side's catalog types)"},
-	[RK_O_CSV_DELIMITER] = {"csv-delimiter", RK_OPT_STR, OFF(csv_delimiter), PAIR, 0, RK_OPTF_TABLE, "C",
-	                        "CSV field delimiter", ",", .check = rk_opt_check_delimiter},
-	[RK_O_CSV_NULL] = {"csv-null", RK_OPT_STR, OFF(csv_null), PAIR, 0, RK_OPTF_TABLE, "S",
-	                   "CSV NULL marker (default: an unquoted empty field is NULL, \"\" the empty string)"},
-	[RK_O_DELTA_PARTITION_ZONE] = {"delta-partition-zone", RK_OPT_STR, OFF(delta_partition_zone), PAIR, 0,
-	                               RK_OPTF_TABLE, "ZONE",
-	                               "IANA zone of a Delta table's timestamp partition values written without "
-	                               "a zone: the writer's zone (default UTC)"},
-	[RK_O_FROM] = {"from", RK_OPT_TIME, OFF(from), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
-	               "start of the range, ISO-8601 with Z or an offset (or --last)"},
-	[RK_O_TO] = {"to", RK_OPT_TIME, OFF(to), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
-	             "end of the range, exclusive"},
-	[RK_O_LAST] = {"last", RK_OPT_CAL, OFF(last), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
-	               "the range is the latest closed windows covering DUR, on the grid counted from "
-	               "1970-01-01T00:00:00Z, or with --timezone the zone's calendar (instead of --from/--to)"},
-	[RK_O_WINDOW] = {"window", RK_OPT_CAL, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
-	                 RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
-	                 "(calendar units)", "1h", RK_CMD_LATENESS},
-	[RK_O_TIMEZONE] = {"timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "ZONE",
-	                   "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
-	                   "h/m/s windows start at its midnight, dates in --from/--to are its midnights"},
-	[RK_O_SETTLE] = {"settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0,
-	                 RK_OPTF_TABLE, "DUR", "closedness margin: a window is closed when end <= now - settle "
-	                 "(repair: an interval too)", "10m"},
-	[RK_O_NOW] = {"now", RK_OPT_TIME, OFF(now), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE,
-	              "TS", "the clock used for closedness (default: the current time)"},
-	[RK_O_RERUN_LIST] = {"rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
-	                     "check: write the rerun list (CSV); repair: the rerun list to replay"},
-	[RK_O_REPORT] = {"report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
-	                 "check: write windows.csv, findings.csv, changes.csv, rerun.csv, summary.json and report.html into DIR, "
-	                 "replaced as one set (a job: DIR/LABEL/ each); "
-	                 "repair --job: the job's report directory"},
-	[RK_O_FORMAT] = {"format", RK_OPT_ENUM, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, 0,
-	                 NULL, "what goes to stdout", "text", .choices = rk_choices_format},
-	[RK_O_JOBS] = {"jobs", RK_OPT_UINT, OFF(jobs), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
-	               "parallel readers per PostgreSQL side, in one snapshot", "1", .lo = 1, .hi = 64},
-	[RK_O_PUSHDOWN] = {"pushdown", RK_OPT_ENUM, OFF(pushdown), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
-	                   "compute PostgreSQL sides' window digests in the server (reckon extension, docs/pushdown.md); "
-	                   "auto: stream the sides without it", "off", .choices = rk_choices_pushdown, .bare = "on"},
-	[RK_O_AUDIT] = {"audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_CONN, "CONN",
-	                "record the run in schema reckon of that database (check: windows, findings; repair: intervals)"},
-	[RK_O_METRICS] = {"metrics", RK_OPT_STR, OFF(metrics), RK_CMD_CHECK, 0, 0, "FILE",
-	                  "write the run's metrics in Prometheus text format, atomically (node_exporter's textfile "
-	                  "collector: docs/cron.md)"},
-	[RK_O_PROGRESS] = {"progress", RK_OPT_ENUM, OFF(progress), RK_CMD_CHECK, 0, 0, NULL,
-	                   "progress on stderr: rows read per side, rate, share of the range, ETA (auto: when stderr is "
-	                   "a terminal)", "auto", .choices = rk_choices_progress},
-	[RK_O_QUIET] = {"quiet", RK_OPT_FLAG, OFF(quiet), RK_CMD_CHECK, 0, 0, NULL,
-	                "print no summary line on stderr when differences are found (by default a check that "
-	                "differs says so there, so that cron mails it even with stdout discarded)"},
-	[RK_O_LEAF_ROWS] = {"leaf-rows", RK_OPT_UINT, OFF(leaf_rows), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
-	                    "most rows per side the key-level drilldown holds at once", "200000", .lo = 1,
-	                    .hi = 100000000},
-	[RK_O_WATERMARK_QUERY] = {"watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, 0, RK_OPTF_TABLE,
-	                          "SQL", "source query returning one timestamp, run as written in a read-only "
-	                                 "transaction: audit the watermark's claim"},
-	[RK_O_NO_VALUES] = {"no-values", RK_OPT_FLAG, OFF(no_values), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
-	                    "name the columns a changed row differs in, without their values (tables holding "
-	                    "personal data)"},
-	[RK_O_JOB] = {"job", RK_OPT_STR, OFF(job), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_NOFILE, "FILE",
-	              "a job file: [defaults] and one [table LABEL] section per table pair (docs/jobs.md)"},
-	[RK_O_ONLY] = {"only", RK_OPT_LIST, OFF(only), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_JOBONLY, "LABELS",
-	               "with --job: only these tables"},
-	[RK_O_PARALLEL] = {"parallel", RK_OPT_UINT, OFF(parallel), RK_CMD_CHECK, 0, RK_OPTF_JOBONLY, "N",
-	                   "with --job: tables checked at once", "1", .lo = 1, .hi = 64},
-	[RK_O_EXECUTE] = {"execute", RK_OPT_FLAG, OFF(execute), RK_CMD_REPAIR, 0, 0, NULL,
-	                  "really change the target (default: print the plan only)"},
-	[RK_O_INTERVAL_COLUMN] = {"interval-column", RK_OPT_STR, OFF(interval_column), RK_CMD_REPAIR | RK_CMD_LOAD, 0,
-	                          RK_OPTF_TABLE, "COL", "target column recording each row's load interval start"},
-	[RK_O_ALLOW_OPEN] = {"allow-open", RK_OPT_FLAG, OFF(allow_open), RK_CMD_REPAIR, 0, 0, NULL,
-	                     "repair open intervals too (end after now - settle), which may still receive rows"},
-	[RK_O_REPLACE_INTERVAL] = {"replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
-	                           RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
-	                           "own whole intervals) instead of changing only the rows that differ"},
-	[RK_O_ALLOW_CASCADE] = {"allow-cascade", RK_OPT_FLAG, OFF(allow_cascade), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
-	                        NULL, "let repair delete target rows that other rows reference through an ON DELETE "
-	                        "CASCADE, SET NULL or SET DEFAULT foreign key (they change with them)"},
-	[RK_O_LOAD_INTERVAL] = {"load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
-	                        "DUR", "with --interval-column: the load's interval width; a row records the start "
-	                        "of the DUR-wide interval holding its time, on the grid counted from "
-	                        "1970-01-01T00:00:00Z"},
-	[RK_O_FORCE] = {"force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
-	                "repair a target table that an enabled logical-replication subscription writes into"},
-	[RK_O_LOCK_TIMEOUT] = {"lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",
-	                       "longest wait for another session's lock before giving up, nothing changed (0: no "
-	                       "limit)", "30s"},
-	[RK_O_STRATEGY] = {"strategy", RK_OPT_STR, OFF(strategy), RK_CMD_LOAD, RK_CMD_LOAD, 0, "NAME",
-	                   "load strategy (docs/loader.md)", .suggest = rk_suggest_strategies},
-	[RK_O_WATERMARK_TABLE] = {"watermark-table", RK_OPT_STR, OFF(watermark_table), RK_CMD_LOAD, 0, 0, "NAME",
-	                          "the watermark table (one row per load name)"},
-	[RK_O_LOAD_NAME] = {"load-name", RK_OPT_STR, OFF(load_name), RK_CMD_LOAD, 0, 0, "NAME",
-	                    "the watermark row this load owns"},
-	[RK_O_LOOKBACK] = {"lookback", RK_OPT_DUR0, OFF(lookback), RK_CMD_LOAD, 0, 0, "DUR",
-	                   "re-read this far behind the watermark (keyed strategies)", "0"},
-	[RK_O_INTERVAL_START] = {"interval-start", RK_OPT_TIME, OFF(interval_start), RK_CMD_LOAD, 0, 0, "TS",
-	                         "start of the data interval of this run"},
-	[RK_O_INTERVAL_END] = {"interval-end", RK_OPT_TIME, OFF(interval_end), RK_CMD_LOAD, 0, 0, "TS",
-	                       "end of the data interval of this run"},
-	[RK_O_CRASH_AT] = {"crash-at", RK_OPT_STR, OFF(crash_at), RK_CMD_LOAD, 0, 0, "POINT",
-	                   "fault injection: SIGKILL this process at POINT", .suggest = rk_suggest_crash_points},
-	[RK_O_UNSAFE] = {"unsafe", RK_OPT_FLAG, OFF(unsafe), RK_CMD_LOAD, 0, 0, NULL,
-	                 "allow the strategies that lose or duplicate rows"},
-	[RK_O_ENGINE] = {"engine", RK_OPT_STR, OFF(engine), RK_CMD_LAB, 0, 0, "postgres|split|all", "lab engines", "all"},
-	[RK_O_SCENARIO] = {"scenario", RK_OPT_STR, OFF(scenario), RK_CMD_LAB, 0, 0, "NAME|all", "lab scenario", "all"},
-	[RK_O_OUT] = {"out", RK_OPT_STR, OFF(out), RK_CMD_LAB, 0, 0, "DIR", "lab output directory", "out"},
-	[RK_O_MERGE] = {"merge", RK_OPT_FLAG, OFF(merge), RK_CMD_RERUN, 0, 0, NULL, "merge adjacent intervals into ranges"},
-	[RK_O_AS] = {"as", RK_OPT_ENUM, OFF(as), RK_CMD_RERUN, 0, 0, NULL,
-	             "print scheduler commands: airflow (Airflow 2), airflow3, dagster, dbt, or json (one object per "
-	             "interval)", .choices = rk_choices_as},
-	[RK_O_DAG] = {"dag", RK_OPT_STR, OFF(dag), RK_CMD_RERUN, 0, 0, "DAG",
-	              "the Airflow DAG id (with --as airflow or airflow3)"},
-	[RK_O_REPROCESS] = {"reprocess-behavior", RK_OPT_ENUM, OFF(reprocess), RK_CMD_RERUN, 0, 0, NULL,
-	                    "with --as airflow3: which existing runs the backfill runs again (completed: every one, "
-	                    "as damaged data needs)", "completed", .choices = rk_choices_reprocess},
-	[RK_O_SELECT] = {"select", RK_OPT_STR, OFF(select), RK_CMD_RERUN, 0, 0, "SELECTOR",
-	                 "with --as dagster: the assets to materialize; with --as dbt: the models to run"},
-	[RK_O_PARTITIONS] = {"partitions", RK_OPT_ENUM, OFF(partitions), RK_CMD_RERUN, 0, 0, NULL,
-	                     "with --as dagster: the assets' time partitions (UTC keys)", "daily",
-	                     .choices = rk_choices_partitions},
-	[RK_O_INPUT] = {"input", RK_OPT_STR, OFF(input), RK_CMD_RERUN, 0, 0, "FILE",
-	                "the rerun list to read (default: the first argument)"},
-	[RK_O_SCHEMA] = {"schema", RK_OPT_STR, OFF(schema), RK_CMD_INIT, 0, 0, "S",
-	                 "the schema to pair on both sides (default public)"},
-	[RK_O_SOURCE_SCHEMA] = {"source-schema", RK_OPT_STR, OFF(source_schema), RK_CMD_INIT, 0, 0, "S",
-	                        "the source's schema when the names differ"},
-	[RK_O_TARGET_SCHEMA] = {"target-schema", RK_OPT_STR, OFF(target_schema), RK_CMD_INIT, 0, 0, "S",
-	                        "the target's schema when the names differ"},
-	[RK_O_CONFIG] = {"config", RK_OPT_STR, OFF(config), ALL, 0, RK_OPTF_NOFILE, "FILE",
-	                 "INI file with the same keys ([reckon] and [COMMAND] sections; the command line wins)"},
+	[RK_O_SOURCE] = { "source", RK_OPT_STR, OFF(source), PAIR | RK_CMD_LAB | RK_CMD_INIT | RK_CMD_LATENESS,
+	                  PAIR | RK_CMD_LAB | RK_CMD_INIT | RK_CMD_LATENESS, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
+	                  "source: libpq conninfo or URI, or csv:PATH (a file, or a directory of *.csv read in name order)" },
+	[RK_O_TARGET] = { "target", RK_OPT_STR, OFF(target), PAIR | RK_CMD_LAB | RK_CMD_INIT,
+	                  RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_INIT, RK_OPTF_TABLE | RK_OPTF_CONN, "CONN",
+	                  "target: same forms (repair and load: PostgreSQL only; load: default the source)" },
+	[RK_O_TABLE] = { "table", RK_OPT_STR, OFF(table), PAIR | RK_CMD_LATENESS | RK_CMD_INIT, 0, RK_OPTF_TABLE, "NAME",
+	                 "relation name on both sides (schema-qualified allowed)" },
+	[RK_O_SOURCE_TABLE] = { "source-table", RK_OPT_STR, OFF(source_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
+	                        "source relation when the names differ" },
+	[RK_O_TARGET_TABLE] = { "target-table", RK_OPT_STR, OFF(target_table), PAIR, 0, RK_OPTF_TABLE, "NAME",
+	                        "target relation when the names differ" },
+	[RK_O_KEY] = { "key", RK_OPT_LIST, OFF(key), PAIR, RK_CMD_LOAD, RK_OPTF_TABLE, "COLS",
+	               "comma-separated key columns (default: the target's primary key, else the source's)" },
+	[RK_O_TIME] = { "time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, PAIR | RK_CMD_LATENESS, RK_OPTF_TABLE,
+	                "COL", "the time column: timestamptz, timestamp (taken as UTC) or date" },
+	[RK_O_SUM] = { "sum", RK_OPT_LIST, OFF(sum), PAIR, 0, RK_OPTF_TABLE, "COLS",
+	               "integer or numeric columns summed exactly per window (not floats: docs/reference.md)" },
+	[RK_O_COLUMNS] = { "columns", RK_OPT_LIST, OFF(columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
+	                   "columns hashed per row, in this order (default: the whole row: every column both sides "
+	                   "have, in the target's order)" },
+	[RK_O_EXCLUDE_COLUMNS] = { "exclude-columns", RK_OPT_LIST, OFF(exclude_columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
+	                           "columns left out of the default whole-row hash (loaded_at-like columns)" },
+	[RK_O_SOURCE_EXPR] = { "source-expr", RK_OPT_MAP, OFF(source_expr), PAIR, 0, RK_OPTF_TABLE, "NAME=SQL",
+	                       "the source's column or SQL expression for logical column NAME (repeatable; in a file: "
+	                       "source-expr.NAME = SQL)" },
+	[RK_O_TARGET_EXPR] = { "target-expr", RK_OPT_MAP, OFF(target_expr), PAIR, 0, RK_OPTF_TABLE, "NAME=SQL",
+	                       "the target's column or SQL expression for logical column NAME (repeatable)" },
+	[RK_O_SOURCE_WHERE] = { "source-where", RK_OPT_STR, OFF(source_where), PAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE,
+	                        "SQL", "only the source rows the load is meant to carry (e.g. 'not is_test')" },
+	[RK_O_TARGET_WHERE] = { "target-where", RK_OPT_STR, OFF(target_where), PAIR, 0, RK_OPTF_TABLE, "SQL",
+	                        "only these target rows belong to the pair" },
+	[RK_O_TYPES] = { "types", RK_OPT_LIST, OFF(types), PAIR, 0, RK_OPTF_TABLE, "COL:TYPE,...",
+	                 "column types for CSV data (default: the PostgreSQL side's catalog types)" },
+	[RK_O_CSV_DELIMITER] = { "csv-delimiter", RK_OPT_STR, OFF(csv_delimiter), PAIR, 0, RK_OPTF_TABLE, "C",
+	                         "CSV field delimiter", ",", .check = rk_opt_check_delimiter },
+	[RK_O_CSV_NULL] = { "csv-null", RK_OPT_STR, OFF(csv_null), PAIR, 0, RK_OPTF_TABLE, "S",
+	                    "CSV NULL marker (default: an unquoted empty field is NULL, \"\" the empty string)" },
+	[RK_O_DELTA_PARTITION_ZONE] = { "delta-partition-zone", RK_OPT_STR, OFF(delta_partition_zone), PAIR, 0,
+	                                RK_OPTF_TABLE, "ZONE",
+	                                "IANA zone of a Delta table's timestamp partition values written without "
+	                                "a zone: the writer's zone (default UTC)" },
+	[RK_O_FROM] = { "from", RK_OPT_TIME, OFF(from), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
+	                "start of the range, ISO-8601 with Z or an offset (or --last)" },
+	[RK_O_TO] = { "to", RK_OPT_TIME, OFF(to), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "TS",
+	              "end of the range, exclusive" },
+	[RK_O_LAST] = { "last", RK_OPT_CAL, OFF(last), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
+	                "the range is the latest closed windows covering DUR, on the grid counted from "
+	                "1970-01-01T00:00:00Z, or with --timezone the zone's calendar (instead of --from/--to)" },
+	[RK_O_WINDOW] = { "window", RK_OPT_CAL, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
+	                  RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
+	                                        "(calendar units)",
+	                  "1h", RK_CMD_LATENESS },
+	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "ZONE",
+	                    "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
+	                    "h/m/s windows start at its midnight, dates in --from/--to are its midnights" },
+	[RK_O_SETTLE] = { "settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0,
+	                  RK_OPTF_TABLE, "DUR", "closedness margin: a window is closed when end <= now - settle "
+	                                        "(repair: an interval too)",
+	                  "10m" },
+	[RK_O_NOW] = { "now", RK_OPT_TIME, OFF(now), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, RK_OPTF_TABLE,
+	               "TS", "the clock used for closedness (default: the current time)" },
+	[RK_O_RERUN_LIST] = { "rerun-list", RK_OPT_STR, OFF(rerun_list), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "FILE",
+	                      "check: write the rerun list (CSV); repair: the rerun list to replay" },
+	[RK_O_REPORT] = { "report", RK_OPT_STR, OFF(report), RK_CMD_CHECK | RK_CMD_REPAIR, 0, 0, "DIR",
+	                  "check: write windows.csv, findings.csv, changes.csv, rerun.csv, summary.json and report.html into DIR, "
+	                  "replaced as one set (a job: DIR/LABEL/ each); "
+	                  "repair --job: the job's report directory" },
+	[RK_O_FORMAT] = { "format", RK_OPT_ENUM, OFF(format), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0, 0,
+	                  NULL, "what goes to stdout", "text", .choices = rk_choices_format },
+	[RK_O_JOBS] = { "jobs", RK_OPT_UINT, OFF(jobs), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
+	                "parallel readers per PostgreSQL side, in one snapshot", "1", .lo = 1, .hi = 64 },
+	[RK_O_PUSHDOWN] = { "pushdown", RK_OPT_ENUM, OFF(pushdown), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
+	                    "compute PostgreSQL sides' window digests in the server (reckon extension, docs/pushdown.md); "
+	                    "auto: stream the sides without it",
+	                    "off", .choices = rk_choices_pushdown, .bare = "on" },
+	[RK_O_AUDIT] = { "audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_CONN, "CONN",
+	                 "record the run in schema reckon of that database (check: windows, findings; repair: intervals)" },
+	[RK_O_METRICS] = { "metrics", RK_OPT_STR, OFF(metrics), RK_CMD_CHECK, 0, 0, "FILE",
+	                   "write the run's metrics in Prometheus text format, atomically (node_exporter's textfile "
+	                   "collector: docs/cron.md)" },
+	[RK_O_PROGRESS] = { "progress", RK_OPT_ENUM, OFF(progress), RK_CMD_CHECK, 0, 0, NULL,
+	                    "progress on stderr: rows read per side, rate, share of the range, ETA (auto: when stderr is "
+	                    "a terminal)",
+	                    "auto", .choices = rk_choices_progress },
+	[RK_O_QUIET] = { "quiet", RK_OPT_FLAG, OFF(quiet), RK_CMD_CHECK, 0, 0, NULL,
+	                 "print no summary line on stderr when differences are found (by default a check that "
+	                 "differs says so there, so that cron mails it even with stdout discarded)" },
+	[RK_O_LEAF_ROWS] = { "leaf-rows", RK_OPT_UINT, OFF(leaf_rows), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
+	                     "most rows per side the key-level drilldown holds at once", "200000", .lo = 1,
+	                     .hi = 100000000 },
+	[RK_O_WATERMARK_QUERY] = { "watermark-query", RK_OPT_STR, OFF(watermark_query), RK_CMD_CHECK, 0, RK_OPTF_TABLE,
+	                           "SQL", "source query returning one timestamp, run as written in a read-only "
+	                                  "transaction: audit the watermark's claim" },
+	[RK_O_NO_VALUES] = { "no-values", RK_OPT_FLAG, OFF(no_values), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
+	                     "name the columns a changed row differs in, without their values (tables holding "
+	                     "personal data)" },
+	[RK_O_JOB] = { "job", RK_OPT_STR, OFF(job), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_NOFILE, "FILE",
+	               "a job file: [defaults] and one [table LABEL] section per table pair (docs/jobs.md)" },
+	[RK_O_ONLY] = { "only", RK_OPT_LIST, OFF(only), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_JOBONLY, "LABELS",
+	                "with --job: only these tables" },
+	[RK_O_PARALLEL] = { "parallel", RK_OPT_UINT, OFF(parallel), RK_CMD_CHECK, 0, RK_OPTF_JOBONLY, "N",
+	                    "with --job: tables checked at once", "1", .lo = 1, .hi = 64 },
+	[RK_O_EXECUTE] = { "execute", RK_OPT_FLAG, OFF(execute), RK_CMD_REPAIR, 0, 0, NULL,
+	                   "really change the target (default: print the plan only)" },
+	[RK_O_INTERVAL_COLUMN] = { "interval-column", RK_OPT_STR, OFF(interval_column), RK_CMD_REPAIR | RK_CMD_LOAD, 0,
+	                           RK_OPTF_TABLE, "COL", "target column recording each row's load interval start" },
+	[RK_O_ALLOW_OPEN] = { "allow-open", RK_OPT_FLAG, OFF(allow_open), RK_CMD_REPAIR, 0, 0, NULL,
+	                      "repair open intervals too (end after now - settle), which may still receive rows" },
+	[RK_O_REPLACE_INTERVAL] = { "replace-interval", RK_OPT_FLAG, OFF(replace_interval), RK_CMD_REPAIR, 0,
+	                            RK_OPTF_TABLE, NULL, "replace every target row of each interval (for loads that "
+	                                                 "own whole intervals) instead of changing only the rows that differ" },
+	[RK_O_ALLOW_CASCADE] = { "allow-cascade", RK_OPT_FLAG, OFF(allow_cascade), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                         NULL, "let repair delete target rows that other rows reference through an ON DELETE "
+	                               "CASCADE, SET NULL or SET DEFAULT foreign key (they change with them)" },
+	[RK_O_LOAD_INTERVAL] = { "load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	                         "DUR", "with --interval-column: the load's interval width; a row records the start "
+	                                "of the DUR-wide interval holding its time, on the grid counted from "
+	                                "1970-01-01T00:00:00Z" },
+	[RK_O_FORCE] = { "force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
+	                 "repair a target table that an enabled logical-replication subscription writes into" },
+	[RK_O_LOCK_TIMEOUT] = { "lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",
+	                        "longest wait for another session's lock before giving up, nothing changed (0: no "
+	                        "limit)",
+	                        "30s" },
+	[RK_O_STRATEGY] = { "strategy", RK_OPT_STR, OFF(strategy), RK_CMD_LOAD, RK_CMD_LOAD, 0, "NAME",
+	                    "load strategy (docs/loader.md)", .suggest = rk_suggest_strategies },
+	[RK_O_WATERMARK_TABLE] = { "watermark-table", RK_OPT_STR, OFF(watermark_table), RK_CMD_LOAD, 0, 0, "NAME",
+	                           "the watermark table (one row per load name)" },
+	[RK_O_LOAD_NAME] = { "load-name", RK_OPT_STR, OFF(load_name), RK_CMD_LOAD, 0, 0, "NAME",
+	                     "the watermark row this load owns" },
+	[RK_O_LOOKBACK] = { "lookback", RK_OPT_DUR0, OFF(lookback), RK_CMD_LOAD, 0, 0, "DUR",
+	                    "re-read this far behind the watermark (keyed strategies)", "0" },
+	[RK_O_INTERVAL_START] = { "interval-start", RK_OPT_TIME, OFF(interval_start), RK_CMD_LOAD, 0, 0, "TS",
+	                          "start of the data interval of this run" },
+	[RK_O_INTERVAL_END] = { "interval-end", RK_OPT_TIME, OFF(interval_end), RK_CMD_LOAD, 0, 0, "TS",
+	                        "end of the data interval of this run" },
+	[RK_O_CRASH_AT] = { "crash-at", RK_OPT_STR, OFF(crash_at), RK_CMD_LOAD, 0, 0, "POINT",
+	                    "fault injection: SIGKILL this process at POINT", .suggest = rk_suggest_crash_points },
+	[RK_O_UNSAFE] = { "unsafe", RK_OPT_FLAG, OFF(unsafe), RK_CMD_LOAD, 0, 0, NULL,
+	                  "allow the strategies that lose or duplicate rows" },
+	[RK_O_ENGINE] = { "engine", RK_OPT_STR, OFF(engine), RK_CMD_LAB, 0, 0, "postgres|split|all", "lab engines", "all" },
+	[RK_O_SCENARIO] = { "scenario", RK_OPT_STR, OFF(scenario), RK_CMD_LAB, 0, 0, "NAME|all", "lab scenario", "all" },
+	[RK_O_OUT] = { "out", RK_OPT_STR, OFF(out), RK_CMD_LAB, 0, 0, "DIR", "lab output directory", "out" },
+	[RK_O_MERGE] = { "merge", RK_OPT_FLAG, OFF(merge), RK_CMD_RERUN, 0, 0, NULL, "merge adjacent intervals into ranges" },
+	[RK_O_AS] = { "as", RK_OPT_ENUM, OFF(as), RK_CMD_RERUN, 0, 0, NULL,
+	              "print scheduler commands: airflow (Airflow 2), airflow3, dagster, dbt, or json (one object per "
+	              "interval)",
+	              .choices = rk_choices_as },
+	[RK_O_DAG] = { "dag", RK_OPT_STR, OFF(dag), RK_CMD_RERUN, 0, 0, "DAG",
+	               "the Airflow DAG id (with --as airflow or airflow3)" },
+	[RK_O_REPROCESS] = { "reprocess-behavior", RK_OPT_ENUM, OFF(reprocess), RK_CMD_RERUN, 0, 0, NULL,
+	                     "with --as airflow3: which existing runs the backfill runs again (completed: every one, "
+	                     "as damaged data needs)",
+	                     "completed", .choices = rk_choices_reprocess },
+	[RK_O_SELECT] = { "select", RK_OPT_STR, OFF(select), RK_CMD_RERUN, 0, 0, "SELECTOR",
+	                  "with --as dagster: the assets to materialize; with --as dbt: the models to run" },
+	[RK_O_PARTITIONS] = { "partitions", RK_OPT_ENUM, OFF(partitions), RK_CMD_RERUN, 0, 0, NULL,
+	                      "with --as dagster: the assets' time partitions (UTC keys)", "daily",
+	                      .choices = rk_choices_partitions },
+	[RK_O_INPUT] = { "input", RK_OPT_STR, OFF(input), RK_CMD_RERUN, 0, 0, "FILE",
+	                 "the rerun list to read (default: the first argument)" },
+	[RK_O_SCHEMA] = { "schema", RK_OPT_STR, OFF(schema), RK_CMD_INIT, 0, 0, "S",
+	                  "the schema to pair on both sides (default public)" },
+	[RK_O_SOURCE_SCHEMA] = { "source-schema", RK_OPT_STR, OFF(source_schema), RK_CMD_INIT, 0, 0, "S",
+	                         "the source's schema when the names differ" },
+	[RK_O_TARGET_SCHEMA] = { "target-schema", RK_OPT_STR, OFF(target_schema), RK_CMD_INIT, 0, 0, "S",
+	                         "the target's schema when the names differ" },
+	[RK_O_CONFIG] = { "config", RK_OPT_STR, OFF(config), ALL, 0, RK_OPTF_NOFILE, "FILE",
+	                  "INI file with the same keys ([reckon] and [COMMAND] sections; the command line wins)" },
 };
 
 /* Layers, highest first (options.h). */
@@ -255,8 +262,8 @@ enum {
 
 /* A layer being applied: where its values come from, for messages. */
 typedef struct rk_layer {
-	int rank;             /* RK_LAYER_* */
-	const char *path;     /* the file, or NULL for the command line */
+	int rank;         /* RK_LAYER_* */
+	const char *path; /* the file, or NULL for the command line */
 } rk_layer;
 
 static const char *rk_cmd_label(unsigned cmd)
@@ -386,16 +393,17 @@ static int rk_opt_check_delimiter(const char *v, rk_error *err)
 	if (strlen(v) == 1 && v[0] != '"' && v[0] != '\n' && v[0] != '\r')
 		return 0;
 	rk_error_set(err, RK_EXIT_USAGE, "option --csv-delimiter must be one character other than a quote or newline, "
-	                                 "not '%s'", v);
+	                                 "not '%s'",
+	             v);
 	return rk_error_hint(err, "e.g. --csv-delimiter ';'");
 }
 
 typedef struct rk_optstate {
 	rk_opts *opts;
-	unsigned char rank[RK_O_COUNT];   /* the layer that set each option (0: none) */
+	unsigned char rank[RK_O_COUNT];      /* the layer that set each option (0: none) */
 	unsigned char *map_rank[RK_O_COUNT]; /* per mapping name, for RK_OPT_MAP */
 	size_t map_cap[RK_O_COUNT];
-	bool tables;                      /* parsing the base of a job: table options not required */
+	bool tables; /* parsing the base of a job: table options not required */
 } rk_optstate;
 
 /* The "option --name" or "FILE: key name" a message starts with. */
@@ -465,8 +473,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 		while (*sql == ' ' || *sql == '\t')
 			sql++;
 		if (!*name || !*sql) {
-			rk_error_set(err, RK_EXIT_USAGE, "%s: %s", where, !*name ? "a mapping without a column name"
-			                                                       : "a mapping without an expression");
+			rk_error_set(err, RK_EXIT_USAGE, "%s: %s", where, !*name ? "a mapping without a column name" : "a mapping without an expression");
 			free(name);
 			return rk_error_hint(err, "write %s NAME=SQL, e.g. amount=amount_cents / 100.0", d->name);
 		}
@@ -474,7 +481,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 			if (!strcmp(m->names[i], name))
 				break;
 		if (i < m->n && st->map_rank[id][i] < ly->rank) {
-			free(name);   /* a higher layer mapped it */
+			free(name); /* a higher layer mapped it */
 			return 0;
 		}
 		if (i == m->n) {
@@ -499,7 +506,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 		return 0;
 	}
 	if (st->rank[id] && st->rank[id] < ly->rank)
-		return 0;   /* a higher layer set it */
+		return 0; /* a higher layer set it */
 	if (rk_opt_hidden(st, d, ly->rank))
 		return 0;
 	switch (d->kind) {
@@ -551,8 +558,7 @@ static int rk_opt_store(rk_optstate *st, const rk_optdef *d, const char *mapname
 		size_t n = strspn(value, "0123456789");
 
 		snprintf(opt, sizeof opt, "%s%s", ly->path ? "" : "--", ly->path ? where : d->name);
-		if (n > 0 && n < 10 && (!strcmp(value + n, "mo") || !strcmp(value + n, "month") ||
-		                        !strcmp(value + n, "months"))) {
+		if (n > 0 && n < 10 && (!strcmp(value + n, "mo") || !strcmp(value + n, "month") || !strcmp(value + n, "months"))) {
 			long months = strtol(value, NULL, 10);
 
 			if (months < 1 || months > 1200) {
@@ -637,7 +643,7 @@ static int rk_opt_layer_done(rk_optstate *st, const rk_layer *ly, rk_error *err)
 static int rk_opts_argv(rk_optstate *st, int argc, char **argv, rk_error *err)
 {
 	rk_opts *opts = st->opts;
-	rk_layer ly = {RK_LAYER_ARGV, NULL};
+	rk_layer ly = { RK_LAYER_ARGV, NULL };
 	bool only_args = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -720,7 +726,7 @@ int rk_opts_leading(int argc, char **argv, int first)
 			const rk_optdef *d = rk_opt_find(a + 2, strlen(a + 2));
 
 			if (d && d->kind != RK_OPT_FLAG && !d->bare && i + 1 < argc)
-				i++;   /* its value */
+				i++; /* its value */
 		}
 		i++;
 	}
@@ -739,7 +745,7 @@ int rk_opts_leading(int argc, char **argv, int first)
 static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *section, int rank, bool table_only,
                            bool own, rk_error *err)
 {
-	rk_layer ly = {rank, ini->path};
+	rk_layer ly = { rank, ini->path };
 
 	for (size_t i = 0; i < ini->nentries; i++) {
 		const rk_ini_entry *e = &ini->entries[i];
@@ -776,7 +782,7 @@ static int rk_opts_section(rk_optstate *st, const rk_ini *ini, const char *secti
 				             st->opts->cmd_name);
 				return rk_error_hint(err, "move it to the section of the command that takes it, or to [reckon]");
 			}
-			continue;   /* shared: another command's key */
+			continue; /* shared: another command's key */
 		}
 		if (rk_opt_store(st, d, dot ? dot + 1 : NULL, e->value, &ly, err) < 0)
 			return -1;
@@ -845,7 +851,7 @@ done:
 static int rk_opts_finish(rk_optstate *st, rk_error *err)
 {
 	rk_opts *o = st->opts;
-	rk_layer ly = {RK_LAYER_BUILTIN, NULL};
+	rk_layer ly = { RK_LAYER_BUILTIN, NULL };
 
 	for (size_t i = 0; i < RK_O_COUNT; i++) {
 		const rk_optdef *d = &rk_optdefs[i];
@@ -855,7 +861,7 @@ static int rk_opts_finish(rk_optstate *st, rk_error *err)
 		if (d->def_cmds && !(d->def_cmds & o->cmd))
 			continue;
 		if (rk_opt_store(st, d, NULL, d->def, &ly, err) < 0)
-			return -1;   /* a default the table itself got wrong */
+			return -1; /* a default the table itself got wrong */
 	}
 	for (size_t i = 0; i < RK_O_COUNT; i++) {
 		if ((rk_optdefs[i].flags & RK_OPTF_JOBONLY) && o->set[i] && !o->job) {
@@ -869,7 +875,7 @@ static int rk_opts_finish(rk_optstate *st, rk_error *err)
 		if (!(d->required & o->cmd) || o->set[i])
 			continue;
 		if (st->tables && (d->flags & RK_OPTF_TABLE))
-			continue;   /* each table of the job needs it */
+			continue; /* each table of the job needs it */
 		rk_error_set(err, RK_EXIT_USAGE, "missing required option --%s", d->name);
 		return rk_error_hint(err, "see 'reckon %s --help' for what --%s takes", o->cmd_name, d->name);
 	}
@@ -1303,22 +1309,22 @@ typedef struct rk_opthelp {
 } rk_opthelp;
 
 static const rk_opthelp rk_opthelps[] = {
-	{RK_O_TARGET, RK_CMD_CHECK, "target: same forms as --source"},
-	{RK_O_TARGET, RK_CMD_REPAIR, "target: the PostgreSQL database whose intervals are replaced"},
-	{RK_O_TARGET, RK_CMD_LOAD, "target: a PostgreSQL database (default: the source)"},
-	{RK_O_KEY, RK_CMD_LOAD, "comma-separated key columns"},
-	{RK_O_SETTLE, RK_CMD_CHECK, "closedness margin: a window is closed when end <= now - settle"},
-	{RK_O_SETTLE, RK_CMD_REPAIR, "closedness margin: an interval is replaced only when end <= now - settle"},
-	{RK_O_SETTLE, RK_CMD_LATENESS, "a load margin whose missed rows are counted beside 0s, 1m and 10m"},
-	{RK_O_WINDOW, RK_CMD_INIT, "the window width the job file's [defaults] get"},
-	{RK_O_WINDOW, RK_CMD_LATENESS, "width of the windows the lag is given for"},
-	{RK_O_RERUN_LIST, RK_CMD_CHECK, "write the rerun list (CSV) to FILE"},
-	{RK_O_RERUN_LIST, RK_CMD_REPAIR, "the rerun list to replay (CSV, as reckon check writes it)"},
-	{RK_O_REPORT, RK_CMD_CHECK, "write windows.csv, findings.csv, rerun.csv, summary.json and report.html "
-	                            "into DIR, replaced as one set (a job: DIR/LABEL/ each)"},
-	{RK_O_REPORT, RK_CMD_REPAIR, "with --job: the job's report directory, whose DIR/LABEL/rerun.csv are replayed"},
-	{RK_O_AUDIT, RK_CMD_CHECK, "record the run, its windows and findings in schema reckon of that database"},
-	{RK_O_AUDIT, RK_CMD_REPAIR, "record the run and its intervals in schema reckon of that database"},
+	{ RK_O_TARGET, RK_CMD_CHECK, "target: same forms as --source" },
+	{ RK_O_TARGET, RK_CMD_REPAIR, "target: the PostgreSQL database whose intervals are replaced" },
+	{ RK_O_TARGET, RK_CMD_LOAD, "target: a PostgreSQL database (default: the source)" },
+	{ RK_O_KEY, RK_CMD_LOAD, "comma-separated key columns" },
+	{ RK_O_SETTLE, RK_CMD_CHECK, "closedness margin: a window is closed when end <= now - settle" },
+	{ RK_O_SETTLE, RK_CMD_REPAIR, "closedness margin: an interval is replaced only when end <= now - settle" },
+	{ RK_O_SETTLE, RK_CMD_LATENESS, "a load margin whose missed rows are counted beside 0s, 1m and 10m" },
+	{ RK_O_WINDOW, RK_CMD_INIT, "the window width the job file's [defaults] get" },
+	{ RK_O_WINDOW, RK_CMD_LATENESS, "width of the windows the lag is given for" },
+	{ RK_O_RERUN_LIST, RK_CMD_CHECK, "write the rerun list (CSV) to FILE" },
+	{ RK_O_RERUN_LIST, RK_CMD_REPAIR, "the rerun list to replay (CSV, as reckon check writes it)" },
+	{ RK_O_REPORT, RK_CMD_CHECK, "write windows.csv, findings.csv, rerun.csv, summary.json and report.html "
+	                             "into DIR, replaced as one set (a job: DIR/LABEL/ each)" },
+	{ RK_O_REPORT, RK_CMD_REPAIR, "with --job: the job's report directory, whose DIR/LABEL/rerun.csv are replayed" },
+	{ RK_O_AUDIT, RK_CMD_CHECK, "record the run, its windows and findings in schema reckon of that database" },
+	{ RK_O_AUDIT, RK_CMD_REPAIR, "record the run and its intervals in schema reckon of that database" },
 };
 
 /* The names of src/load/strategy.c, NULL-terminated, for the completion. */
@@ -1446,7 +1452,9 @@ void rk_opts_usage(unsigned cmd)
 	printf("usage:\n");
 	for (const char *p = syn; p < (para ? para : syn + strlen(syn));) {
 		const char *nl = strchr(p, '\n');
-		int n = (int)((nl && (!para || nl <= para) ? nl : para ? para : syn + strlen(syn)) - p);
+		int n = (int)((nl && (!para || nl <= para) ? nl : para ? para
+		                                                       : syn + strlen(syn)) -
+		              p);
 
 		printf("  %.*s\n", n, p);
 		p += n + 1;
@@ -1456,7 +1464,8 @@ void rk_opts_usage(unsigned cmd)
 	rk_opts_usage_entry("-v, --verbose", "more diagnostics on stderr (repeat for debug)");
 	rk_opts_usage_entry("-h, --help", "this help");
 	printf("\nexit status: 0 match / success, 1 differences found, 2 usage or input error,\n"
-	       "3 runtime error (connection, query, file%s)\n", cmd & (RK_CMD_REPAIR | RK_CMD_LOAD) ? ", lock timeout" : "");
+	       "3 runtime error (connection, query, file%s)\n",
+	       cmd & (RK_CMD_REPAIR | RK_CMD_LOAD) ? ", lock timeout" : "");
 	if (cmd & (RK_CMD_REPAIR | RK_CMD_LOAD))
 		printf("130 / 143 interrupted by SIGINT / SIGTERM (what was done is kept and said)\n");
 }

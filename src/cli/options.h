@@ -130,21 +130,33 @@ typedef struct rk_map {
 } rk_map;
 
 /* --pushdown */
-enum { RK_OPT_PUSHDOWN_OFF, RK_OPT_PUSHDOWN_ON, RK_OPT_PUSHDOWN_AUTO };
+enum { RK_OPT_PUSHDOWN_OFF,
+       RK_OPT_PUSHDOWN_ON,
+       RK_OPT_PUSHDOWN_AUTO };
 /* --format */
-enum { RK_OPT_FORMAT_TEXT, RK_OPT_FORMAT_JSON };
+enum { RK_OPT_FORMAT_TEXT,
+       RK_OPT_FORMAT_JSON };
 /* rerun-list --as */
-enum { RK_OPT_AS_AIRFLOW, RK_OPT_AS_AIRFLOW3, RK_OPT_AS_DAGSTER, RK_OPT_AS_DBT, RK_OPT_AS_JSON };
+enum { RK_OPT_AS_AIRFLOW,
+       RK_OPT_AS_AIRFLOW3,
+       RK_OPT_AS_DAGSTER,
+       RK_OPT_AS_DBT,
+       RK_OPT_AS_JSON };
 /* rerun-list --reprocess-behavior */
-enum { RK_OPT_REPROCESS_NONE, RK_OPT_REPROCESS_FAILED, RK_OPT_REPROCESS_COMPLETED };
+enum { RK_OPT_REPROCESS_NONE,
+       RK_OPT_REPROCESS_FAILED,
+       RK_OPT_REPROCESS_COMPLETED };
 /* rerun-list --partitions */
-enum { RK_OPT_PARTITIONS_DAILY, RK_OPT_PARTITIONS_HOURLY };
+enum { RK_OPT_PARTITIONS_DAILY,
+       RK_OPT_PARTITIONS_HOURLY };
 /* --progress */
-enum { RK_OPT_PROGRESS_AUTO, RK_OPT_PROGRESS_ALWAYS, RK_OPT_PROGRESS_NEVER };
+enum { RK_OPT_PROGRESS_AUTO,
+       RK_OPT_PROGRESS_ALWAYS,
+       RK_OPT_PROGRESS_NEVER };
 
 typedef struct rk_opts {
-	unsigned cmd;            /* the RK_CMD_* being parsed */
-	const char *cmd_name;    /* "check", ... */
+	unsigned cmd;         /* the RK_CMD_* being parsed */
+	const char *cmd_name; /* "check", ... */
 
 	/* table options (docs/reference.md) */
 	char *source, *target, *table, *source_table, *target_table;
@@ -152,46 +164,46 @@ typedef struct rk_opts {
 	char *time;
 	rk_map source_expr, target_expr;
 	char *source_where, *target_where;
-	char *csv_delimiter;     /* one character, checked */
+	char *csv_delimiter; /* one character, checked */
 	char *csv_null;
 	char *delta_partition_zone; /* IANA zone of zoneless timestamp partition values */
 
 	/* check */
-	rk_usec from, to;        /* set when given (rk_opts_is_set) */
-	rk_usec last;            /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
-	rk_usec window;          /* 0 when not given; < 0: -N calendar months ("1mo") */
-	char *timezone;          /* --timezone ZONE: calendar windows in that zone */
-	rk_usec settle;          /* default 10m */
-	rk_usec now;             /* set when given; else the caller's clock */
+	rk_usec from, to; /* set when given (rk_opts_is_set) */
+	rk_usec last;     /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
+	rk_usec window;   /* 0 when not given; < 0: -N calendar months ("1mo") */
+	char *timezone;   /* --timezone ZONE: calendar windows in that zone */
+	rk_usec settle;   /* default 10m */
+	rk_usec now;      /* set when given; else the caller's clock */
 	char *rerun_list, *report, *audit, *watermark_query;
-	char *metrics;           /* --metrics FILE */
-	int progress;            /* RK_OPT_PROGRESS_* */
-	bool quiet;              /* no summary line on stderr when a check differs */
-	int format;              /* RK_OPT_FORMAT_* */
-	unsigned long jobs;      /* >= 1 */
-	int pushdown;            /* RK_OPT_PUSHDOWN_* */
+	char *metrics;      /* --metrics FILE */
+	int progress;       /* RK_OPT_PROGRESS_* */
+	bool quiet;         /* no summary line on stderr when a check differs */
+	int format;         /* RK_OPT_FORMAT_* */
+	unsigned long jobs; /* >= 1 */
+	int pushdown;       /* RK_OPT_PUSHDOWN_* */
 	unsigned long leaf_rows;
-	bool no_values;          /* changed columns named, their values not written */
+	bool no_values; /* changed columns named, their values not written */
 
 	/* jobs */
 	char *job;
 	rk_list only;
-	unsigned long parallel;  /* >= 1 */
+	unsigned long parallel; /* >= 1 */
 
 	/* repair */
 	bool execute;
 	char *interval_column;
-	bool allow_open;         /* repair open intervals too */
-	bool replace_interval;   /* repair: replace whole intervals, not rows */
-	bool allow_cascade;      /* repair: deletes may cascade to referencing rows */
-	rk_usec load_interval;   /* repair: the load's interval width (0: not given) */
-	bool force;              /* repair a target a subscription writes into */
-	rk_usec lock_timeout;    /* repair, load: 0 = wait forever; default 30s */
+	bool allow_open;       /* repair open intervals too */
+	bool replace_interval; /* repair: replace whole intervals, not rows */
+	bool allow_cascade;    /* repair: deletes may cascade to referencing rows */
+	rk_usec load_interval; /* repair: the load's interval width (0: not given) */
+	bool force;            /* repair a target a subscription writes into */
+	rk_usec lock_timeout;  /* repair, load: 0 = wait forever; default 30s */
 
 	/* load */
 	char *strategy, *watermark_table, *load_name, *crash_at;
 	rk_usec lookback;
-	rk_usec interval_start, interval_end;   /* set when given */
+	rk_usec interval_start, interval_end; /* set when given */
 	bool unsafe;
 
 	/* lab */
@@ -199,17 +211,17 @@ typedef struct rk_opts {
 
 	/* rerun-list */
 	bool merge;
-	int as;                  /* RK_OPT_AS_* (rk_opts_is_set tells whether given) */
+	int as; /* RK_OPT_AS_* (rk_opts_is_set tells whether given) */
 	char *dag, *input;
-	int reprocess;           /* --reprocess-behavior: RK_OPT_REPROCESS_* (airflow3) */
-	char *select;            /* --select (dagster, dbt) */
-	int partitions;          /* RK_OPT_PARTITIONS_* (dagster) */
+	int reprocess;  /* --reprocess-behavior: RK_OPT_REPROCESS_* (airflow3) */
+	char *select;   /* --select (dagster, dbt) */
+	int partitions; /* RK_OPT_PARTITIONS_* (dagster) */
 
 	/* init */
 	char *schema, *source_schema, *target_schema;
 
 	char *config;
-	int verbose;             /* -v repeatable */
+	int verbose; /* -v repeatable */
 	bool help;
 
 	/* positional arguments left after options (owned) */
@@ -317,14 +329,14 @@ int rk_opts_leading(int argc, char **argv, int first);
  * values.  Calls fn once per option in table order.
  */
 typedef struct rk_optinfo {
-	const char *name;        /* long name without dashes */
-	const char *arg;         /* metavariable, or NULL for a flag */
+	const char *name; /* long name without dashes */
+	const char *arg;  /* metavariable, or NULL for a flag */
 	const char *help;
-	const char *def;         /* default as the user would write it, or NULL */
+	const char *def;            /* default as the user would write it, or NULL */
 	const char *const *choices; /* allowed values (NULL-terminated), or NULL */
 	const char *const *suggest; /* values the completion offers for a free-text value
 	                             * (the load strategies), NULL-terminated, or NULL */
-	bool optional_value;     /* --NAME alone is allowed (--pushdown) */
+	bool optional_value;        /* --NAME alone is allowed (--pushdown) */
 	bool repeatable;
 } rk_optinfo;
 void rk_opts_each(unsigned cmd, void (*fn)(void *ctx, const rk_optinfo *info), void *ctx);

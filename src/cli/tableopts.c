@@ -27,7 +27,7 @@ static int rk_tableopts_side(const rk_opts *o, int s, rk_reader_opts *r, rk_erro
 	r->side = side;
 	r->conn = s ? o->target : o->source;
 	if (s && !r->conn && o->cmd == RK_CMD_LOAD)
-		r->conn = o->source;   /* a load within one database */
+		r->conn = o->source; /* a load within one database */
 	r->table = (s ? o->target_table : o->source_table) ? (s ? o->target_table : o->source_table) : o->table;
 	/* the options a driver reads itself, by option name (the CSV dialect) */
 	r->nsettings = 0;
@@ -139,7 +139,7 @@ static int rk_tableopts_last_zone(const rk_opts *o, const rk_tz *tz, bool calend
 
 		if (unit.months ? o->last >= 0 || -o->last % unit.months != 0
 		                : o->last < 0 || o->last % RK_USEC_PER_DAY != 0 ||
-		                      (o->last / RK_USEC_PER_DAY) % unit.days != 0) {
+		                          (o->last / RK_USEC_PER_DAY) % unit.days != 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "--last %s is not a whole number of %s windows", lt, wt);
 			return rk_error_hint(err, "give --last in the window's calendar unit, e.g. --last 7d --window 1d, "
 			                          "--last 3mo --window 1mo");
@@ -167,7 +167,7 @@ static int rk_tableopts_last_zone(const rk_opts *o, const rk_tz *tz, bool calend
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err)
 {
 	const rk_tz *tz = NULL;
-	rk_calunit unit = {0, 0};
+	rk_calunit unit = { 0, 0 };
 	bool calendar = false;
 
 	spec->width = o->window;

@@ -56,7 +56,7 @@ void rk_buf_grow(rk_buf *b, size_t n)
 	size_t cap = b->cap ? b->cap : 64;
 
 	if (b->data && b->cap - b->len >= n + 1)
-		return;   /* room already: rk_buf_printf asks every time */
+		return; /* room already: rk_buf_printf asks every time */
 	while (cap - b->len < n + 1)
 		cap *= 2;
 	b->data = rk_xrealloc(b->data, cap);

@@ -9,12 +9,15 @@
 #include <string.h>
 
 typedef struct rk_buf {
-	char *data;   /* owned; NUL-terminated after rk_buf_cstr() */
+	char *data; /* owned; NUL-terminated after rk_buf_cstr() */
 	size_t len;
 	size_t cap;
 } rk_buf;
 
-#define RK_BUF_INIT { NULL, 0, 0 }
+#define RK_BUF_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 /* Makes room for n more bytes; aborts the process on out-of-memory. */
 void rk_buf_grow(rk_buf *b, size_t n);
@@ -22,13 +25,16 @@ void rk_buf_free(rk_buf *b);
 /* Appends a printf-formatted string. */
 void rk_buf_printf(rk_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+        __attribute__((format(printf, 2, 3)))
 #endif
-	;
+        ;
 /* Ensures a terminating NUL (not counted in len) and returns data. */
 const char *rk_buf_cstr(rk_buf *b);
 
-static inline void rk_buf_reset(rk_buf *b) { b->len = 0; }
+static inline void rk_buf_reset(rk_buf *b)
+{
+	b->len = 0;
+}
 
 static inline void rk_buf_append(rk_buf *b, const void *p, size_t n)
 {
@@ -46,7 +52,10 @@ static inline void rk_buf_putc(rk_buf *b, char c)
 	b->data[b->len++] = c;
 }
 
-static inline void rk_buf_puts(rk_buf *b, const char *s) { rk_buf_append(b, s, strlen(s)); }
+static inline void rk_buf_puts(rk_buf *b, const char *s)
+{
+	rk_buf_append(b, s, strlen(s));
+}
 
 /* Out-of-memory is not recoverable for this tool. */
 void *rk_xmalloc(size_t n);

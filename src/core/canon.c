@@ -70,7 +70,7 @@ static char *rk_cn_reserve(rk_buf *out, size_t n)
 /* smallint, integer, bigint */
 
 static int rk_canon_int(const char *p, size_t len, uint64_t max_pos, const char *range_why,
-			rk_buf *out, const char **why)
+                        rk_buf *out, const char **why)
 {
 	const char *e, *d;
 	bool neg = false;
@@ -200,7 +200,7 @@ static size_t rk_cn_plain_text(const rk_cn_plain *pl, char *w)
 
 	if (!pl->frac && ni == 1 && *pl->ip == '0') {
 		if (w)
-			*w = '0';   /* 0, -0, 0.000 */
+			*w = '0'; /* 0, -0, 0.000 */
 		return 1;
 	}
 	if (w) {
@@ -269,14 +269,13 @@ static int rk_canon_numeric(const char *p, size_t len, rk_buf *out, const char *
 	e = p + len;
 	if (len == 0)
 		goto bad;
-	if (!rk_cn_digit(*p) && *p != '.' && !((*p == '-' || *p == '+') && len > 1 &&
-					       (rk_cn_digit(p[1]) || p[1] == '.'))) {
+	if (!rk_cn_digit(*p) && *p != '.' && !((*p == '-' || *p == '+') && len > 1 && (rk_cn_digit(p[1]) || p[1] == '.'))) {
 		const char *word;
 
 		if (rk_cn_word(p, len, "nan"))
 			word = "NaN";
 		else if (rk_cn_word(p, len, "infinity") || rk_cn_word(p, len, "+infinity") ||
-			 rk_cn_word(p, len, "inf") || rk_cn_word(p, len, "+inf"))
+		         rk_cn_word(p, len, "inf") || rk_cn_word(p, len, "+inf"))
 			word = "Infinity";
 		else if (rk_cn_word(p, len, "-infinity") || rk_cn_word(p, len, "-inf"))
 			word = "-Infinity";
@@ -415,8 +414,29 @@ static bool rk_cn_float_fast(const char *p, size_t len, bool single, double *out
 {
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
 	static const double p10[23] = {
-		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+		1e0,
+		1e1,
+		1e2,
+		1e3,
+		1e4,
+		1e5,
+		1e6,
+		1e7,
+		1e8,
+		1e9,
+		1e10,
+		1e11,
+		1e12,
+		1e13,
+		1e14,
+		1e15,
+		1e16,
+		1e17,
+		1e18,
+		1e19,
+		1e20,
+		1e21,
+		1e22,
 	};
 	static const float p10f[11] = { 1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f };
 	const char *e = p + len, *q;
@@ -512,7 +532,7 @@ static int rk_canon_float(const char *p, size_t len, bool single, rk_buf *out, c
 		goto done;
 	/* strtod would skip other leading white space and stop at a NUL byte */
 	if (len == 0 || !(rk_cn_digit(*p) || *p == '-' || *p == '+' || *p == '.' ||
-			  (rk_cn_lower(*p) >= 'a' && rk_cn_lower(*p) <= 'z')))
+	                  (rk_cn_lower(*p) >= 'a' && rk_cn_lower(*p) <= 'z')))
 		goto bad;
 	if (len < sizeof tmp) {
 		memcpy(tmp, p, len);
@@ -562,10 +582,10 @@ static int rk_canon_bool(const char *p, size_t len, rk_buf *out, const char **wh
 	if (len == 1 && (*p == 't' || *p == 'f')) {
 		v = *p;
 	} else if (rk_cn_word(p, len, "t") || rk_cn_word(p, len, "true") || rk_cn_word(p, len, "yes") ||
-		   rk_cn_word(p, len, "on") || rk_cn_word(p, len, "1")) {
+	           rk_cn_word(p, len, "on") || rk_cn_word(p, len, "1")) {
 		v = 't';
 	} else if (rk_cn_word(p, len, "f") || rk_cn_word(p, len, "false") || rk_cn_word(p, len, "no") ||
-		   rk_cn_word(p, len, "off") || rk_cn_word(p, len, "0")) {
+	           rk_cn_word(p, len, "off") || rk_cn_word(p, len, "0")) {
 		v = 'f';
 	} else {
 		*why = "not a valid boolean";
@@ -603,20 +623,33 @@ static int rk_canon_date(const char *p, size_t len, rk_buf *out, const char **wh
 }
 
 const uint64_t rk_canon_pow10[20] = {
-	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
-	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-	UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-	UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-	UINT64_C(1000000000000000), UINT64_C(10000000000000000),
-	UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+	UINT64_C(1),
+	UINT64_C(10),
+	UINT64_C(100),
+	UINT64_C(1000),
+	UINT64_C(10000),
+	UINT64_C(100000),
+	UINT64_C(1000000),
+	UINT64_C(10000000),
+	UINT64_C(100000000),
+	UINT64_C(1000000000),
+	UINT64_C(10000000000),
+	UINT64_C(100000000000),
+	UINT64_C(1000000000000),
+	UINT64_C(10000000000000),
+	UINT64_C(100000000000000),
+	UINT64_C(1000000000000000),
+	UINT64_C(10000000000000000),
+	UINT64_C(100000000000000000),
+	UINT64_C(1000000000000000000),
 	UINT64_C(10000000000000000000),
 };
 
 /* The two decimal digits of 0..99, in order. */
 const char rk_canon_pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
 
 /* The decimal digits of v, with its '-', written backwards from end. */
 static char *rk_cn_digits(char *end, int64_t v)

@@ -47,7 +47,7 @@ void rk_canon_enc_null(rk_buf *out);
  * digits are printed per row.  Zero-initialise *sc; one per thread.
  */
 typedef struct rk_sec_digits {
-	int64_t sec;            /* the whole seconds whose digits follow (0: none) */
+	int64_t sec; /* the whole seconds whose digits follow (0: none) */
 	size_t n;
 	char digits[24];
 } rk_sec_digits;

@@ -224,7 +224,10 @@ int rk_sum_merge(rk_sum *a, const rk_sum *b, const char **why)
 	return 0;
 }
 
-enum { RK_SUM_FINITE, RK_SUM_NAN, RK_SUM_PINF, RK_SUM_NINF };
+enum { RK_SUM_FINITE,
+       RK_SUM_NAN,
+       RK_SUM_PINF,
+       RK_SUM_NINF };
 
 /* What the sum denotes, as numeric arithmetic defines it. */
 static int rk_sum_class(const rk_sum *s)

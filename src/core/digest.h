@@ -27,10 +27,10 @@ int rk_hash_parse(const char *hex, rk_u128 *out);
  */
 typedef struct rk_sum {
 	rk_i128 v;
-	int32_t scale;       /* digits after the point held in v */
-	uint32_t nan;        /* count of NaN values added */
-	uint32_t pinf;       /* count of Infinity */
-	uint32_t ninf;       /* count of -Infinity */
+	int32_t scale; /* digits after the point held in v */
+	uint32_t nan;  /* count of NaN values added */
+	uint32_t pinf; /* count of Infinity */
+	uint32_t ninf; /* count of -Infinity */
 } rk_sum;
 
 /*

@@ -19,18 +19,18 @@
 
 /* Exit statuses, the same for every command (docs/reference.md). */
 enum rk_exit {
-	RK_EXIT_OK = 0,      /* everything matches / succeeded */
-	RK_EXIT_DIFFER = 1,  /* differences found */
-	RK_EXIT_USAGE = 2,   /* usage, configuration or input error */
-	RK_EXIT_RUNTIME = 3  /* connection, query, I/O failure */
+	RK_EXIT_OK = 0,     /* everything matches / succeeded */
+	RK_EXIT_DIFFER = 1, /* differences found */
+	RK_EXIT_USAGE = 2,  /* usage, configuration or input error */
+	RK_EXIT_RUNTIME = 3 /* connection, query, I/O failure */
 };
 
 typedef struct rk_error {
-	int code;           /* RK_EXIT_USAGE or RK_EXIT_RUNTIME once set; 0 = no error */
-	int field;          /* index of the offending field in a row callback, or -1 */
-	char sqlstate[6];   /* server SQLSTATE when the failure came from PostgreSQL */
-	char msg[1536];     /* lowercase, no trailing period */
-	char hint[768];     /* optional: what the user can do about it */
+	int code;         /* RK_EXIT_USAGE or RK_EXIT_RUNTIME once set; 0 = no error */
+	int field;        /* index of the offending field in a row callback, or -1 */
+	char sqlstate[6]; /* server SQLSTATE when the failure came from PostgreSQL */
+	char msg[1536];   /* lowercase, no trailing period */
+	char hint[768];   /* optional: what the user can do about it */
 } rk_error;
 
 /* Resets err to "no error". */

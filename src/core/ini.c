@@ -49,14 +49,14 @@ static size_t rk_ini_put(rk_buf *arena, const char *b, const char *e, bool fold)
 typedef struct rk_ini_raw {
 	size_t section, key, value;
 	int line;
-	int again;               /* a section: where its header repeats */
+	int again; /* a section: where its header repeats */
 } rk_ini_raw;
 
 /* Sections seen so far, by name: an open-addressing table of indexes into
  * the section list, so that a file of many sections is not quadratic. */
 typedef struct rk_ini_index {
-	size_t *slot;            /* index + 1, 0 = empty */
-	size_t cap;              /* a power of two */
+	size_t *slot; /* index + 1, 0 = empty */
+	size_t cap;   /* a power of two */
 } rk_ini_index;
 
 static size_t rk_ini_hash(const char *s)
@@ -168,7 +168,7 @@ rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *e
 	rk_ini *ini = rk_xcalloc(1, sizeof *ini);
 	rk_buf arena = RK_BUF_INIT;
 	rk_ini_raw *ents = NULL, *secs = NULL;
-	rk_ini_index index = {NULL, 0};
+	rk_ini_index index = { NULL, 0 };
 	size_t nents = 0, cap = 0, nsecs = 0, scap = 0;
 	const char *p = data, *end = data + len;
 	size_t section;

@@ -29,25 +29,25 @@
 #include "core/error.h"
 
 typedef struct rk_ini_entry {
-	const char *section;     /* "" before the first section header */
+	const char *section; /* "" before the first section header */
 	const char *key;
 	const char *value;
-	int line;                /* 1-based */
+	int line; /* 1-based */
 } rk_ini_entry;
 
 typedef struct rk_ini_section {
 	const char *name;
-	int line;                /* where it first appears */
-	int again;               /* where its header appears a second time, or 0 */
+	int line;  /* where it first appears */
+	int again; /* where its header appears a second time, or 0 */
 } rk_ini_section;
 
 typedef struct rk_ini {
-	char *path;              /* for messages */
-	rk_ini_entry *entries;   /* in file order */
+	char *path;            /* for messages */
+	rk_ini_entry *entries; /* in file order */
 	size_t nentries;
 	rk_ini_section *sections; /* distinct, in order of first appearance */
 	size_t nsections;
-	char *arena;             /* the strings */
+	char *arena; /* the strings */
 } rk_ini;
 
 /*

@@ -112,7 +112,8 @@ void rk_text_escape(rk_buf *out, const char *s, size_t n)
 		}
 		if (c == '\t' || c == '\n' || c == '\r') {
 			rk_buf_putc(out, '\\');
-			rk_buf_putc(out, c == '\t' ? 't' : c == '\n' ? 'n' : 'r');
+			rk_buf_putc(out, c == '\t' ? 't' : c == '\n' ? 'n'
+			                                             : 'r');
 			i++;
 			continue;
 		}

@@ -22,7 +22,7 @@
  * about 30 years further, to 294276 AD; those last years are refused here).
  */
 
-#define RK_MIN_DAYS INT64_C(-2440588)      /* 4714-11-24 BC = Julian day 0 */
+#define RK_MIN_DAYS INT64_C(-2440588)        /* 4714-11-24 BC = Julian day 0 */
 #define RK_DATE_END_DAYS INT64_C(2145042906) /* 5874898-01-01, exclusive */
 #define RK_MAX_YEAR_DIGITS 7
 #define RK_MAX_FRAC_DIGITS 40
@@ -126,7 +126,7 @@ static int64_t rk_tu_round_fraction(const char *digits, size_t n)
 	if (rk_tu_c_locale != (locale_t)0)
 		frac = strtod_l(tmp, NULL, rk_tu_c_locale);
 	else
-		frac = strtod(tmp, NULL);  /* newlocale failed: only '.' is at stake */
+		frac = strtod(tmp, NULL); /* newlocale failed: only '.' is at stake */
 	return (int64_t)rint(frac * 1000000.0);
 }
 
@@ -134,9 +134,9 @@ static int64_t rk_tu_round_fraction(const char *digits, size_t n)
 /* Parsing. */
 
 typedef struct rk_tu_parts {
-	int special;        /* 0 finite, +1 infinity, -1 -infinity */
-	int64_t days;       /* date part, days since 1970-01-01 */
-	int64_t tod_usec;   /* time of day (may reach 24:00:00 plus a rounding carry) */
+	int special;      /* 0 finite, +1 infinity, -1 -infinity */
+	int64_t days;     /* date part, days since 1970-01-01 */
+	int64_t tod_usec; /* time of day (may reach 24:00:00 plus a rounding carry) */
 	bool has_time;
 	bool has_zone;
 	int32_t offset_sec; /* east of UTC */
@@ -408,7 +408,7 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 
 		for (i++; i < len && rk_tu_digit(s[i]); i++, n++) {
 			if (n == 6)
-				return false;  /* rounding: the general path */
+				return false; /* rounding: the general path */
 			frac = frac * 10 + (s[i] - '0');
 		}
 		if (n == 0)
@@ -423,7 +423,7 @@ static bool rk_tu_parse_fast(const char *s, size_t len, rk_tu_parts *o)
 		if (rest == 1 && s[i] == 'Z') {
 			off = 0;
 		} else if ((rest == 3 || (rest == 6 && s[i + 3] == ':')) && (s[i] == '+' || s[i] == '-') &&
-			   rk_tu_digit(s[i + 1]) && rk_tu_digit(s[i + 2])) {
+		           rk_tu_digit(s[i + 1]) && rk_tu_digit(s[i + 2])) {
 			int32_t oh = (s[i + 1] - '0') * 10 + (s[i + 2] - '0'), om = 0;
 
 			if (rest == 6) {

@@ -241,7 +241,8 @@ int rk_type_scale(const char *name)
 	if (!comma || comma > strchr(open, ')'))
 		return 0;
 	sc = strtol(comma + 1, NULL, 10);
-	return sc < 0 ? 0 : sc > 1000 ? 1000 : (int)sc;
+	return sc < 0 ? 0 : sc > 1000 ? 1000
+	                              : (int)sc;
 }
 
 int rk_field_int64(const rk_field *f, int64_t *out)

@@ -13,7 +13,7 @@ __extension__ typedef unsigned __int128 rk_u128;
 __extension__ typedef __int128 rk_i128;
 
 typedef enum rk_type {
-	RK_T_UNKNOWN = 0,  /* not yet known (a CSV side before types are assigned) */
+	RK_T_UNKNOWN = 0, /* not yet known (a CSV side before types are assigned) */
 	RK_T_INT2,
 	RK_T_INT4,
 	RK_T_INT8,
@@ -21,13 +21,13 @@ typedef enum rk_type {
 	RK_T_FLOAT4,
 	RK_T_FLOAT8,
 	RK_T_BOOL,
-	RK_T_TEXT,         /* text, varchar, name, citext... bytes as they are */
-	RK_T_BPCHAR,       /* char(n): trailing spaces removed */
+	RK_T_TEXT,   /* text, varchar, name, citext... bytes as they are */
+	RK_T_BPCHAR, /* char(n): trailing spaces removed */
 	RK_T_DATE,
-	RK_T_TIMESTAMP,    /* without time zone, taken as UTC */
+	RK_T_TIMESTAMP, /* without time zone, taken as UTC */
 	RK_T_TIMESTAMPTZ,
 	RK_T_UUID,
-	RK_T_OTHER         /* PostgreSQL's text output, as is */
+	RK_T_OTHER /* PostgreSQL's text output, as is */
 } rk_type;
 
 /*
@@ -37,10 +37,10 @@ typedef enum rk_type {
  * decoded, so neither the server prints them nor reckon parses them.
  */
 typedef enum rk_form {
-	RK_FORM_TEXT = 0,  /* p/len: the value's text, as PostgreSQL prints it */
-	RK_FORM_INT,       /* an integer column's value in m; p/len empty */
-	RK_FORM_INSTANT,   /* a timestamp's finite instant in m (rk_usec); p/len empty */
-	RK_FORM_CANON      /* p/len its canonical text (digest.md); a numeric's
+	RK_FORM_TEXT = 0, /* p/len: the value's text, as PostgreSQL prints it */
+	RK_FORM_INT,      /* an integer column's value in m; p/len empty */
+	RK_FORM_INSTANT,  /* a timestamp's finite instant in m (rk_usec); p/len empty */
+	RK_FORM_CANON     /* p/len its canonical text (digest.md); a numeric's
 	                    * value in m and scale when exact is set */
 } rk_form;
 
@@ -54,7 +54,7 @@ typedef struct rk_field {
 	const char *p;
 	size_t len;
 	bool null;
-	bool exact;        /* RK_FORM_CANON: m and scale hold the value */
+	bool exact;         /* RK_FORM_CANON: m and scale hold the value */
 	unsigned char form; /* rk_form */
 	int32_t scale;
 	rk_i128 m;

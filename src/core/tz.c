@@ -224,7 +224,7 @@ char *rk_tz_format(const rk_tz *z, rk_usec t, char out[RK_TIME_STRLEN])
 	rk_time_format(t + (rk_usec)off * RK_USEC_PER_SEC, out);
 	n = strlen(out);
 	if (n == 0 || out[n - 1] != 'Z')
-		return out;   /* an infinity, or BC: outside any table */
+		return out; /* an infinity, or BC: outside any table */
 	if (a % 60)
 		snprintf(out + n - 1, RK_TIME_STRLEN - (n - 1), "%c%02d:%02d:%02d", off < 0 ? '-' : '+', a / 3600,
 		         a / 60 % 60, a % 60);
@@ -312,7 +312,7 @@ int rk_tz_bounds(const rk_tz *z, rk_calunit unit, rk_usec from, rk_usec to, size
 	*bounds = NULL;
 	*n = 0;
 	if (rk_tz_midnight(z, from) != from ||
-	    (unit.months && rk_tz_floor(z, (rk_calunit){1, 0}, from) != from)) {
+	    (unit.months && rk_tz_floor(z, (rk_calunit){ 1, 0 }, from) != from)) {
 		rk_error_set(err, RK_EXIT_USAGE, "--from %s is not the start of a %s in %s", rk_tz_format(z, from, a),
 		             unit.months ? "month" : "day", rk_tz_name(z));
 		return rk_error_hint(err, "give --from as a date (e.g. %.*s%s), meaning that %s's first midnight in %s",

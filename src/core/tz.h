@@ -50,9 +50,9 @@ static inline rk_usec rk_tz_local(const rk_tz *z, rk_usec t)
 
 /* How a wall-clock time fits the zone. */
 typedef enum rk_tz_fit {
-	RK_TZ_EXACT,      /* one instant has it */
-	RK_TZ_AMBIGUOUS,  /* two instants have it (a fall-back hour) */
-	RK_TZ_GAP         /* none has it (a spring-forward hour) */
+	RK_TZ_EXACT,     /* one instant has it */
+	RK_TZ_AMBIGUOUS, /* two instants have it (a fall-back hour) */
+	RK_TZ_GAP        /* none has it (a spring-forward hour) */
 } rk_tz_fit;
 
 /*

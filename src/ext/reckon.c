@@ -75,7 +75,7 @@ StaticAssertDecl(RK_PG_EPOCH_DAYS == POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE, "P
 /* Settings a type's output text depends on (see rkx_check_settings). */
 #define RKX_NEED_DATESTYLE 0x01
 #define RKX_NEED_FLOAT_DIGITS 0x02
-#define RKX_NEED_ALL_OUTPUT 0x04   /* "other" types: every setting reckon pins */
+#define RKX_NEED_ALL_OUTPUT 0x04 /* "other" types: every setting reckon pins */
 #define RKX_NEED_MONETARY 0x08
 
 static void rkx_time_range_error(const char *what) pg_attribute_noreturn();
@@ -134,30 +134,30 @@ typedef enum rkx_kind {
  * fn_extra for the rest of the query (a parallel worker builds its own).
  */
 typedef struct rkx_cache {
-	int nargs;              /* value arguments */
-	int first;              /* index of the first value argument (1 or 2 in the aggregates) */
-	char *role;             /* per value argument: RKX_HASH, RKX_SUM or RKX_BOTH */
-	int nsum;               /* arguments summed (RKX_SUM, RKX_BOTH), in argument order */
-	Oid *typid;             /* as passed */
-	rk_type *type;          /* as the client maps it */
-	FmgrInfo *out;          /* output functions */
-	rkx_kind *kind;         /* how the canonical text is made */
-	bool utf8;              /* the database encoding needs no conversion */
-	rk_buf enc;             /* row encoding, malloc'd by core/buf.c: freed by
+	int nargs;         /* value arguments */
+	int first;         /* index of the first value argument (1 or 2 in the aggregates) */
+	char *role;        /* per value argument: RKX_HASH, RKX_SUM or RKX_BOTH */
+	int nsum;          /* arguments summed (RKX_SUM, RKX_BOTH), in argument order */
+	Oid *typid;        /* as passed */
+	rk_type *type;     /* as the client maps it */
+	FmgrInfo *out;     /* output functions */
+	rkx_kind *kind;    /* how the canonical text is made */
+	bool utf8;         /* the database encoding needs no conversion */
+	rk_buf enc;        /* row encoding, malloc'd by core/buf.c: freed by
 	                         * the reset callback of the cache's context */
-	rk_buf scratch;         /* decimal digits of a long numeric, likewise */
-	rk_buf sumval;          /* the encoding of a summed, not hashed, value */
-	rk_sec_digits sec;      /* the last instant's whole seconds (rk_canon_enc_instant) */
-	char time_kind;         /* reckon_windows' time argument: 't' a timestamp or
+	rk_buf scratch;    /* decimal digits of a long numeric, likewise */
+	rk_buf sumval;     /* the encoding of a summed, not hashed, value */
+	rk_sec_digits sec; /* the last instant's whole seconds (rk_canon_enc_instant) */
+	char time_kind;    /* reckon_windows' time argument: 't' a timestamp or
 	                         * timestamptz, 'd' a date, 0 not yet known */
 	MemoryContextCallback cb;
 } rkx_cache;
 
 /* The roles of reckon_window's value arguments (its first argument spells
  * one letter per value argument). */
-#define RKX_HASH 'h'    /* hashed: part of the row encoding */
-#define RKX_SUM 's'     /* summed only */
-#define RKX_BOTH 'b'    /* hashed and summed */
+#define RKX_HASH 'h' /* hashed: part of the row encoding */
+#define RKX_SUM 's'  /* summed only */
+#define RKX_BOTH 'b' /* hashed and summed */
 
 static void rkx_cache_release(void *arg)
 {
@@ -222,7 +222,8 @@ static void rkx_setting_error(const char *name, const char *have, const char *wa
 	        (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 	         errmsg("reckon digests need %s = %s, but it is %s", name, want, have),
 	         errdetail("Values are hashed as their type's output text under reckon's pinned session settings; "
-	                   "another %s would give other text, so other digests.", name),
+	                   "another %s would give other text, so other digests.",
+	                   name),
 	         errhint("SET %s = '%s' in this session (reckon check does it on its own sessions).", name, want)));
 }
 
@@ -294,16 +295,17 @@ static void rkx_cache_roles(FunctionCallInfo fcinfo, rkx_cache *c, int roles)
 		                errmsg("reckon_window: the roles argument must be a constant, not NULL")));
 	t = PG_GETARG_BYTEA_PP(roles);
 	r = VARDATA_ANY(t);
-	if ((int) VARSIZE_ANY_EXHDR(t) != c->nargs)
+	if ((int)VARSIZE_ANY_EXHDR(t) != c->nargs)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 		                errmsg("reckon_window: the roles '%.*s' name %d columns, but %d follow",
-		                       (int) VARSIZE_ANY_EXHDR(t), VARDATA_ANY(t), (int) VARSIZE_ANY_EXHDR(t), c->nargs),
+		                       (int)VARSIZE_ANY_EXHDR(t), VARDATA_ANY(t), (int)VARSIZE_ANY_EXHDR(t), c->nargs),
 		                errhint("One letter per column: h hashed, s summed, b both.")));
 	for (int i = 0; i < c->nargs; i++) {
 		if (r[i] != RKX_HASH && r[i] != RKX_SUM && r[i] != RKX_BOTH)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			                errmsg("reckon_window: role '%c' of column %d is none of h (hashed), s (summed), "
-			                       "b (both)", r[i], i + 1)));
+			                       "b (both)",
+			                       r[i], i + 1)));
 		c->role[i] = r[i];
 		if (r[i] != RKX_HASH)
 			c->nsum++;
@@ -381,7 +383,8 @@ static rkx_cache *rkx_cache_build(FunctionCallInfo fcinfo, int first, int roles)
 		if (c->role[i] != RKX_HASH && !rk_type_summable(c->type[i]))
 			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
 			                errmsg("reckon_window: column %d has type %s; exact sums need an integer or numeric "
-			                       "column", i + 1, format_type_be(c->typid[i]))));
+			                       "column",
+			                       i + 1, format_type_be(c->typid[i]))));
 	}
 	if (nhash == 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -436,7 +439,7 @@ static inline char *rkx_val_begin(rk_buf *b, size_t max)
 
 static inline void rkx_val_end(rk_buf *b, size_t n)
 {
-	rk_canon_put_len(b->data + b->len + 1, (uint32) n);
+	rk_canon_put_len(b->data + b->len + 1, (uint32)n);
 	b->len += RK_CANON_HDR + n;
 }
 
@@ -483,7 +486,7 @@ typedef rk_canon_dec rkx_dec;
  */
 static inline struct varlena *rkx_packed(Datum d)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	struct varlena *v = (struct varlena *)DatumGetPointer(d);
 
 	if (unlikely(VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v)))
 		v = pg_detoast_datum_packed(v);
@@ -532,7 +535,7 @@ static pg_attribute_always_inline bool rkx_enc_numeric(rkx_cache *c, Datum d, rk
 	case RKX_NUM_SHORT:
 		neg = (hdr & RKX_NUM_SHORT_NEG) != 0;
 		dscale = (hdr & RKX_NUM_SHORT_DSCALE_MASK) >> RKX_NUM_SHORT_DSCALE_SHIFT;
-		weight = (int) (hdr & RKX_NUM_SHORT_WEIGHT_MASK) - ((hdr & RKX_NUM_SHORT_WEIGHT_SIGN) ? 64 : 0);
+		weight = (int)(hdr & RKX_NUM_SHORT_WEIGHT_MASK) - ((hdr & RKX_NUM_SHORT_WEIGHT_SIGN) ? 64 : 0);
 		p += 2;
 		n -= 2;
 		break;
@@ -553,7 +556,7 @@ static pg_attribute_always_inline bool rkx_enc_numeric(rkx_cache *c, Datum d, rk
 	if (n % 2 != 0)
 		return false;
 	ndigits = n / 2;
-	return rk_canon_enc_numeric_nbase(b, &c->scratch, (const unsigned char *) p, ndigits, weight, dscale, neg,
+	return rk_canon_enc_numeric_nbase(b, &c->scratch, (const unsigned char *)p, ndigits, weight, dscale, neg,
 	                                  false, dec);
 }
 
@@ -586,7 +589,7 @@ static pg_noinline void rkx_enc_general(FunctionCallInfo fcinfo, rkx_cache *c, i
 	} else {
 		if (c->kind[i] == RKX_RAW) {
 			/* what text_to_cstring would copy, without the copy */
-			text *t = (text *) rkx_packed(d);
+			text *t = (text *)rkx_packed(d);
 
 			txt = VARDATA_ANY(t);
 			len = VARSIZE_ANY_EXHDR(t);
@@ -596,7 +599,7 @@ static pg_noinline void rkx_enc_general(FunctionCallInfo fcinfo, rkx_cache *c, i
 		}
 		if (!c->utf8) {
 			/* SQL_ASCII is passed through as COPY does; the rest converted */
-			char *conv = pg_server_to_any(txt, (int) len, PG_UTF8);
+			char *conv = pg_server_to_any(txt, (int)len, PG_UTF8);
 
 			if (conv != txt)
 				len = strlen(conv);
@@ -606,7 +609,7 @@ static pg_noinline void rkx_enc_general(FunctionCallInfo fcinfo, rkx_cache *c, i
 	if (rk_canon_enc_value(c->type[i], txt, len, b, &why) < 0)
 		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 		                errmsg("reckon digests: value '%.*s%s' of argument %d is not a valid %s: %s",
-		                       len > 80 ? 80 : (int) len, txt, len > 80 ? "..." : "", c->first + i + 1,
+		                       len > 80 ? 80 : (int)len, txt, len > 80 ? "..." : "", c->first + i + 1,
 		                       rk_type_name(c->type[i]), why)));
 }
 
@@ -617,7 +620,7 @@ static pg_noinline void rkx_enc_general(FunctionCallInfo fcinfo, rkx_cache *c, i
  * rkx_kind) its canonical text made from the stored value.
  */
 static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rkx_cache *c, int i, rk_buf *b,
-                                                      rkx_dec *dec)
+                                                     rkx_dec *dec)
 {
 	int a = c->first + i;
 	Datum d;
@@ -659,7 +662,7 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 		break;
 	case RKX_TEXT: {
 		/* a text in a UTF-8 database, copied as it is stored */
-		text *t = (text *) rkx_packed(d);
+		text *t = (text *)rkx_packed(d);
 
 		rk_canon_enc_raw(b, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 		return;
@@ -691,13 +694,13 @@ typedef struct rkx_u128 {
 
 static rk_u128 rkx_get(const rkx_u128 *v)
 {
-	return ((rk_u128) v->hi << 64) | (rk_u128) v->lo;
+	return ((rk_u128)v->hi << 64) | (rk_u128)v->lo;
 }
 
 static void rkx_set(rkx_u128 *v, rk_u128 h)
 {
-	v->hi = (uint64) (h >> 64);
-	v->lo = (uint64) h;
+	v->hi = (uint64)(h >> 64);
+	v->lo = (uint64)h;
 }
 
 static text *rkx_hex(rk_u128 h)
@@ -737,7 +740,7 @@ Datum reckon_key_hash(PG_FUNCTION_ARGS)
 	rkx_cache *c = rkx_cache_get(fcinfo, 0, -1);
 
 	rkx_encode(fcinfo, c);
-	PG_RETURN_INT64((int64) (uint64) rk_row_hash(c->enc.data, c->enc.len));
+	PG_RETURN_INT64((int64)(uint64)rk_row_hash(c->enc.data, c->enc.len));
 }
 
 /* reckon_row_encoding(VARIADIC "any") -> bytea: the canonical encoding itself */
@@ -811,7 +814,7 @@ PG_FUNCTION_INFO_V1(reckon_digest_trans);
 Datum reckon_digest_trans(PG_FUNCTION_ARGS)
 {
 	rkx_u128 *st = PG_ARGISNULL(0) ? rkx_state_new(rkx_aggcontext(fcinfo, "reckon_digest_trans"))
-	                               : (rkx_u128 *) PG_GETARG_POINTER(0);
+	                               : (rkx_u128 *)PG_GETARG_POINTER(0);
 	rkx_cache *c = rkx_cache_get(fcinfo, 1, -1);
 
 	rkx_encode(fcinfo, c);
@@ -823,8 +826,8 @@ PG_FUNCTION_INFO_V1(reckon_digest_combine);
 Datum reckon_digest_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_digest_combine");
-	rkx_u128 *a = PG_ARGISNULL(0) ? NULL : (rkx_u128 *) PG_GETARG_POINTER(0);
-	rkx_u128 *b = PG_ARGISNULL(1) ? NULL : (rkx_u128 *) PG_GETARG_POINTER(1);
+	rkx_u128 *a = PG_ARGISNULL(0) ? NULL : (rkx_u128 *)PG_GETARG_POINTER(0);
+	rkx_u128 *b = PG_ARGISNULL(1) ? NULL : (rkx_u128 *)PG_GETARG_POINTER(1);
 
 	if (!b)
 		PG_RETURN_POINTER(a ? a : rkx_state_new(ctx));
@@ -838,7 +841,7 @@ Datum reckon_digest_combine(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_digest_serial);
 Datum reckon_digest_serial(PG_FUNCTION_ARGS)
 {
-	rkx_u128 *st = (rkx_u128 *) PG_GETARG_POINTER(0);
+	rkx_u128 *st = (rkx_u128 *)PG_GETARG_POINTER(0);
 	bytea *out = palloc(VARHDRSZ + 16);
 	uint64 hi = pg_hton64(st->hi), lo = pg_hton64(st->lo);
 
@@ -857,7 +860,7 @@ Datum reckon_digest_deserial(PG_FUNCTION_ARGS)
 	uint64 hi, lo;
 
 	if (VARSIZE_ANY_EXHDR(in) != 16)
-		elog(ERROR, "reckon_digest_deserial: a state is 16 bytes, not %zu", (size_t) VARSIZE_ANY_EXHDR(in));
+		elog(ERROR, "reckon_digest_deserial: a state is 16 bytes, not %zu", (size_t)VARSIZE_ANY_EXHDR(in));
 	memcpy(&hi, VARDATA_ANY(in), 8);
 	memcpy(&lo, VARDATA_ANY(in) + 8, 8);
 	st = rkx_state_new(ctx);
@@ -876,7 +879,7 @@ PG_FUNCTION_INFO_V1(reckon_hash_sum_trans);
 Datum reckon_hash_sum_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_hash_sum_trans");
-	rkx_u128 *st = PG_ARGISNULL(0) ? rkx_state_new(ctx) : (rkx_u128 *) PG_GETARG_POINTER(0);
+	rkx_u128 *st = PG_ARGISNULL(0) ? rkx_state_new(ctx) : (rkx_u128 *)PG_GETARG_POINTER(0);
 	text *t;
 	char hex[33];
 	rk_u128 h;
@@ -900,7 +903,7 @@ Datum reckon_hash_sum_trans(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_digest_final);
 Datum reckon_digest_final(PG_FUNCTION_ARGS)
 {
-	rkx_u128 *st = PG_ARGISNULL(0) ? NULL : (rkx_u128 *) PG_GETARG_POINTER(0);
+	rkx_u128 *st = PG_ARGISNULL(0) ? NULL : (rkx_u128 *)PG_GETARG_POINTER(0);
 
 	PG_RETURN_TEXT_P(rkx_hex(st ? rkx_get(st) : 0));
 }
@@ -922,20 +925,20 @@ typedef struct rkx_window {
 	int64 count;
 	rkx_u128 hash;
 	int32 nsum;
-	bool *overflow;         /* the sum would not fit 128 bits */
-	rk_sum *sums;           /* 16-byte aligned inside the same chunk */
+	bool *overflow; /* the sum would not fit 128 bits */
+	rk_sum *sums;   /* 16-byte aligned inside the same chunk */
 } rkx_window;
 
 static rkx_window *rkx_window_new(MemoryContext ctx, int nsum)
 {
 	size_t sz = MAXALIGN(sizeof(rkx_window)) + MAXALIGN(nsum * sizeof(bool)) + 16 + nsum * sizeof(rk_sum);
 	rkx_window *st = MemoryContextAllocZero(ctx, sz);
-	char *p = (char *) st + MAXALIGN(sizeof(rkx_window));
+	char *p = (char *)st + MAXALIGN(sizeof(rkx_window));
 
 	st->nsum = nsum;
-	st->overflow = (bool *) p;
+	st->overflow = (bool *)p;
 	p += MAXALIGN(nsum * sizeof(bool));
-	st->sums = (rk_sum *) TYPEALIGN(16, p);
+	st->sums = (rk_sum *)TYPEALIGN(16, p);
 	return st;
 }
 
@@ -1001,7 +1004,7 @@ Datum reckon_window_trans(PG_FUNCTION_ARGS)
 {
 	rkx_cache *c = rkx_cache_get(fcinfo, 2, 1);
 	rkx_window *st = PG_ARGISNULL(0) ? rkx_window_new(rkx_aggcontext(fcinfo, "reckon_window_trans"), c->nsum)
-	                                 : (rkx_window *) PG_GETARG_POINTER(0);
+	                                 : (rkx_window *)PG_GETARG_POINTER(0);
 
 	rkx_window_row(fcinfo, c, st);
 	PG_RETURN_POINTER(st);
@@ -1025,8 +1028,8 @@ PG_FUNCTION_INFO_V1(reckon_window_combine);
 Datum reckon_window_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_window_combine");
-	rkx_window *a = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
-	rkx_window *b = PG_ARGISNULL(1) ? NULL : (rkx_window *) PG_GETARG_POINTER(1);
+	rkx_window *a = PG_ARGISNULL(0) ? NULL : (rkx_window *)PG_GETARG_POINTER(0);
+	rkx_window *b = PG_ARGISNULL(1) ? NULL : (rkx_window *)PG_GETARG_POINTER(1);
 
 	if (!b)
 		PG_RETURN_POINTER(a ? a : rkx_window_new(ctx, 0));
@@ -1053,7 +1056,7 @@ Datum reckon_window_combine(PG_FUNCTION_ARGS)
  * from the count on (rkx_window_write).
  */
 #define RKX_WINDOW_SUM_BYTES (16 + 4 * 4 + 1)
-#define RKX_WINDOW_BYTES(nsum) (8 + 16 + (size_t) (nsum) * RKX_WINDOW_SUM_BYTES)
+#define RKX_WINDOW_BYTES(nsum) (8 + 16 + (size_t)(nsum)*RKX_WINDOW_SUM_BYTES)
 
 static void rkx_put64(char **p, uint64 v)
 {
@@ -1090,16 +1093,16 @@ static uint32 rkx_get32(const char **p)
 /* A window's count, hash and sums: RKX_WINDOW_BYTES(st->nsum) bytes. */
 static void rkx_window_write(char **p, const rkx_window *st)
 {
-	rkx_put64(p, (uint64) st->count);
+	rkx_put64(p, (uint64)st->count);
 	rkx_put64(p, st->hash.hi);
 	rkx_put64(p, st->hash.lo);
 	for (int j = 0; j < st->nsum; j++) {
 		const rk_sum *s = &st->sums[j];
-		rk_u128 v = (rk_u128) s->v;
+		rk_u128 v = (rk_u128)s->v;
 
-		rkx_put64(p, (uint64) (v >> 64));
-		rkx_put64(p, (uint64) v);
-		rkx_put32(p, (uint32) s->scale);
+		rkx_put64(p, (uint64)(v >> 64));
+		rkx_put64(p, (uint64)v);
+		rkx_put32(p, (uint32)s->scale);
 		rkx_put32(p, s->nan);
 		rkx_put32(p, s->pinf);
 		rkx_put32(p, s->ninf);
@@ -1110,16 +1113,16 @@ static void rkx_window_write(char **p, const rkx_window *st)
 /* The reverse, into a new state of st->nsum sums. */
 static void rkx_window_read(const char **p, rkx_window *st)
 {
-	st->count = (int64) rkx_get64(p);
+	st->count = (int64)rkx_get64(p);
 	st->hash.hi = rkx_get64(p);
 	st->hash.lo = rkx_get64(p);
 	for (int j = 0; j < st->nsum; j++) {
 		rk_sum *s = &st->sums[j];
-		rk_u128 v = (rk_u128) rkx_get64(p) << 64;
+		rk_u128 v = (rk_u128)rkx_get64(p) << 64;
 
 		v |= rkx_get64(p);
-		s->v = (rk_i128) v;
-		s->scale = (int32) rkx_get32(p);
+		s->v = (rk_i128)v;
+		s->scale = (int32)rkx_get32(p);
 		s->nan = rkx_get32(p);
 		s->pinf = rkx_get32(p);
 		s->ninf = rkx_get32(p);
@@ -1130,13 +1133,13 @@ static void rkx_window_read(const char **p, rkx_window *st)
 PG_FUNCTION_INFO_V1(reckon_window_serial);
 Datum reckon_window_serial(PG_FUNCTION_ARGS)
 {
-	rkx_window *st = (rkx_window *) PG_GETARG_POINTER(0);
+	rkx_window *st = (rkx_window *)PG_GETARG_POINTER(0);
 	size_t n = 4 + RKX_WINDOW_BYTES(st->nsum);
 	bytea *out = palloc(VARHDRSZ + n);
 	char *p = VARDATA(out);
 
 	SET_VARSIZE(out, VARHDRSZ + n);
-	rkx_put32(&p, (uint32) st->nsum);
+	rkx_put32(&p, (uint32)st->nsum);
 	rkx_window_write(&p, st);
 	PG_RETURN_BYTEA_P(out);
 }
@@ -1156,7 +1159,7 @@ Datum reckon_window_deserial(PG_FUNCTION_ARGS)
 	nsum = rkx_get32(&p);
 	if (nsum > FUNC_MAX_ARGS || n != 4 + RKX_WINDOW_BYTES(nsum))
 		elog(ERROR, "reckon_window_deserial: a state of %zu bytes with %u sums", n, nsum);
-	st = rkx_window_new(ctx, (int) nsum);
+	st = rkx_window_new(ctx, (int)nsum);
 	rkx_window_read(&p, st);
 	PG_RETURN_POINTER(st);
 }
@@ -1183,7 +1186,7 @@ static void rkx_window_elems(const rkx_window *st, Datum *elems)
 PG_FUNCTION_INFO_V1(reckon_window_final);
 Datum reckon_window_final(PG_FUNCTION_ARGS)
 {
-	rkx_window *st = PG_ARGISNULL(0) ? NULL : (rkx_window *) PG_GETARG_POINTER(0);
+	rkx_window *st = PG_ARGISNULL(0) ? NULL : (rkx_window *)PG_GETARG_POINTER(0);
 	int nsum = st ? st->nsum : 0;
 	Datum *elems = palloc((2 + nsum) * sizeof(Datum));
 
@@ -1212,13 +1215,13 @@ Datum reckon_window_final(PG_FUNCTION_ARGS)
 #define RKX_WINDOWS_MAX RK_PUSHDOWN_MAX_WINDOWS
 
 typedef struct rkx_windows {
-	int64 from;             /* the first window's start, microseconds since 1970 */
-	int64 width;            /* every window's width */
+	int64 from;  /* the first window's start, microseconds since 1970 */
+	int64 width; /* every window's width */
 	int32 nsum;
-	int32 cap;              /* entries of win */
-	rkx_window **win;       /* window k's state, or NULL while it has no rows */
-	rkx_window *nulls;      /* the rows whose time is NULL, or NULL */
-	MemoryContext ctx;      /* where the states live */
+	int32 cap;         /* entries of win */
+	rkx_window **win;  /* window k's state, or NULL while it has no rows */
+	rkx_window *nulls; /* the rows whose time is NULL, or NULL */
+	MemoryContext ctx; /* where the states live */
 } rkx_windows;
 
 static rkx_windows *rkx_windows_new(MemoryContext ctx, int64 from, int64 width, int nsum)
@@ -1237,7 +1240,7 @@ static rkx_window *rkx_windows_at(rkx_windows *ws, int64 k)
 {
 	if (unlikely(k < 0 || k >= RKX_WINDOWS_MAX))
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-		                errmsg("reckon_windows: a row in window %lld, outside windows 0 to %d", (long long) k,
+		                errmsg("reckon_windows: a row in window %lld, outside windows 0 to %d", (long long)k,
 		                       RKX_WINDOWS_MAX - 1),
 		                errhint("Select only the rows from the first window's start on, over at most %d windows.",
 		                        RKX_WINDOWS_MAX)));
@@ -1283,10 +1286,10 @@ Datum reckon_windows_trans(PG_FUNCTION_ARGS)
 		width = PG_GETARG_INT64(2);
 		if (width <= 0)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("reckon_windows: a window width of %lld microseconds", (long long) width)));
+			                errmsg("reckon_windows: a window width of %lld microseconds", (long long)width)));
 		ws = rkx_windows_new(rkx_aggcontext(fcinfo, "reckon_windows_trans"), PG_GETARG_INT64(1), width, c->nsum);
 	} else {
-		ws = (rkx_windows *) PG_GETARG_POINTER(0);
+		ws = (rkx_windows *)PG_GETARG_POINTER(0);
 	}
 	if (unlikely(c->time_kind == 0))
 		rkx_cache_time(fcinfo, c, 4);
@@ -1311,8 +1314,8 @@ PG_FUNCTION_INFO_V1(reckon_windows_combine);
 Datum reckon_windows_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext ctx = rkx_aggcontext(fcinfo, "reckon_windows_combine");
-	rkx_windows *a = PG_ARGISNULL(0) ? NULL : (rkx_windows *) PG_GETARG_POINTER(0);
-	rkx_windows *b = PG_ARGISNULL(1) ? NULL : (rkx_windows *) PG_GETARG_POINTER(1);
+	rkx_windows *a = PG_ARGISNULL(0) ? NULL : (rkx_windows *)PG_GETARG_POINTER(0);
+	rkx_windows *b = PG_ARGISNULL(1) ? NULL : (rkx_windows *)PG_GETARG_POINTER(1);
 
 	if (!b)
 		PG_RETURN_POINTER(a);
@@ -1339,7 +1342,7 @@ Datum reckon_windows_combine(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_windows_serial);
 Datum reckon_windows_serial(PG_FUNCTION_ARGS)
 {
-	rkx_windows *ws = (rkx_windows *) PG_GETARG_POINTER(0);
+	rkx_windows *ws = (rkx_windows *)PG_GETARG_POINTER(0);
 	uint32 nwin = ws->nulls ? 1 : 0;
 	size_t n;
 	bytea *out;
@@ -1347,17 +1350,17 @@ Datum reckon_windows_serial(PG_FUNCTION_ARGS)
 
 	for (int k = 0; k < ws->cap; k++)
 		nwin += ws->win[k] != NULL;
-	n = 8 + 8 + 4 + 4 + (size_t) nwin * (4 + RKX_WINDOW_BYTES(ws->nsum));
+	n = 8 + 8 + 4 + 4 + (size_t)nwin * (4 + RKX_WINDOW_BYTES(ws->nsum));
 	out = palloc(VARHDRSZ + n);
 	SET_VARSIZE(out, VARHDRSZ + n);
 	p = VARDATA(out);
-	rkx_put64(&p, (uint64) ws->from);
-	rkx_put64(&p, (uint64) ws->width);
-	rkx_put32(&p, (uint32) ws->nsum);
+	rkx_put64(&p, (uint64)ws->from);
+	rkx_put64(&p, (uint64)ws->width);
+	rkx_put32(&p, (uint32)ws->nsum);
 	rkx_put32(&p, nwin);
 	for (int k = 0; k < ws->cap; k++)
 		if (ws->win[k]) {
-			rkx_put32(&p, (uint32) k);
+			rkx_put32(&p, (uint32)k);
 			rkx_window_write(&p, ws->win[k]);
 		}
 	if (ws->nulls) {
@@ -1380,14 +1383,14 @@ Datum reckon_windows_deserial(PG_FUNCTION_ARGS)
 
 	if (n < 8 + 8 + 4 + 4)
 		elog(ERROR, "reckon_windows_deserial: a state of %zu bytes", n);
-	from = (int64) rkx_get64(&p);
-	width = (int64) rkx_get64(&p);
+	from = (int64)rkx_get64(&p);
+	width = (int64)rkx_get64(&p);
 	nsum = rkx_get32(&p);
 	nwin = rkx_get32(&p);
 	if (nsum > FUNC_MAX_ARGS || nwin > RKX_WINDOWS_MAX + 1 ||
-	    n != 8 + 8 + 4 + 4 + (size_t) nwin * (4 + RKX_WINDOW_BYTES(nsum)))
+	    n != 8 + 8 + 4 + 4 + (size_t)nwin * (4 + RKX_WINDOW_BYTES(nsum)))
 		elog(ERROR, "reckon_windows_deserial: a state of %zu bytes with %u sums and %u windows", n, nsum, nwin);
-	ws = rkx_windows_new(ctx, from, width, (int) nsum);
+	ws = rkx_windows_new(ctx, from, width, (int)nsum);
 	for (uint32 i = 0; i < nwin; i++) {
 		uint32 k = rkx_get32(&p);
 		rkx_window *st;
@@ -1395,7 +1398,7 @@ Datum reckon_windows_deserial(PG_FUNCTION_ARGS)
 		if (k == UINT32_MAX) {
 			st = ws->nulls = rkx_window_new(ctx, ws->nsum);
 		} else {
-			st = rkx_windows_at(ws, (int64) k);
+			st = rkx_windows_at(ws, (int64)k);
 			if (st->count)
 				elog(ERROR, "reckon_windows_deserial: window %u twice", k);
 		}
@@ -1409,11 +1412,11 @@ Datum reckon_windows_deserial(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(reckon_windows_final);
 Datum reckon_windows_final(PG_FUNCTION_ARGS)
 {
-	rkx_windows *ws = PG_ARGISNULL(0) ? NULL : (rkx_windows *) PG_GETARG_POINTER(0);
+	rkx_windows *ws = PG_ARGISNULL(0) ? NULL : (rkx_windows *)PG_GETARG_POINTER(0);
 	int ncol, nrow = 0, r = 0;
 	Datum *elems;
 	bool *nulls;
-	int dims[2], lbs[2] = {1, 1};
+	int dims[2], lbs[2] = { 1, 1 };
 	char num[MAXINT8LEN + 1];
 
 	if (!ws)
@@ -1436,7 +1439,7 @@ Datum reckon_windows_final(PG_FUNCTION_ARGS)
 			elems[r * ncol] = PointerGetDatum(cstring_to_text(num));
 		} else {
 			nulls[r * ncol] = true;
-			elems[r * ncol] = (Datum) 0;
+			elems[r * ncol] = (Datum)0;
 		}
 		rkx_window_elems(st, elems + r * ncol + 1);
 		r++;

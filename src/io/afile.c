@@ -30,8 +30,8 @@ struct rk_afile {
 };
 
 struct rk_adir {
-	char *path;         /* the directory replaced */
-	char *stage;        /* the staging directory beside it */
+	char *path;  /* the directory replaced */
+	char *stage; /* the staging directory beside it */
 	const char *what;
 	int slot;
 };
@@ -45,7 +45,9 @@ struct rk_adir {
  * ---------------------------------------------------------------------- */
 
 #define RK_AFILE_SLOTS 16
-enum { RK_SLOT_FREE, RK_SLOT_FILE, RK_SLOT_TREE };
+enum { RK_SLOT_FREE,
+       RK_SLOT_FILE,
+       RK_SLOT_TREE };
 static char rk_afile_pending[RK_AFILE_SLOTS][PATH_MAX];
 static volatile sig_atomic_t rk_afile_used[RK_AFILE_SLOTS];
 static volatile sig_atomic_t rk_afile_handlers;

@@ -25,7 +25,7 @@
 #define RK_COPYBIN_NUMERIC_NINF 0xF000
 #define RK_COPYBIN_NUMERIC_DSCALE_MAX 0x3FFF
 
-static const char rk_copybin_signature[11] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0'};
+static const char rk_copybin_signature[11] = { 'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0' };
 
 rk_wire rk_copybin_wire(unsigned long typid, rk_type t)
 {

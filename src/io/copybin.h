@@ -31,21 +31,21 @@
 
 /* How one column comes over the wire, and in which rk_form it is handed on. */
 typedef enum rk_wire {
-	RK_WIRE_NONE = 0,   /* no binary form reckon reads: the scan takes COPY text */
-	RK_WIRE_INT2,       /* int2/int4/int8: big-endian two's complement, RK_FORM_INT */
+	RK_WIRE_NONE = 0, /* no binary form reckon reads: the scan takes COPY text */
+	RK_WIRE_INT2,     /* int2/int4/int8: big-endian two's complement, RK_FORM_INT */
 	RK_WIRE_INT4,
 	RK_WIRE_INT8,
-	RK_WIRE_NUMERIC,    /* ndigits, weight, sign, dscale, digits: RK_FORM_CANON
+	RK_WIRE_NUMERIC,   /* ndigits, weight, sign, dscale, digits: RK_FORM_CANON
 	                     * (NaN and the infinities as their words, RK_FORM_TEXT) */
-	RK_WIRE_TIMESTAMP,  /* timestamp[tz]: int64 microseconds since 2000-01-01,
+	RK_WIRE_TIMESTAMP, /* timestamp[tz]: int64 microseconds since 2000-01-01,
 	                     * RK_FORM_INSTANT (infinities as the words, RK_FORM_TEXT) */
-	RK_WIRE_BOOL,       /* one byte: "t" or "f", RK_FORM_TEXT */
-	RK_WIRE_TEXT,       /* text, varchar, char(n), name: the bytes, RK_FORM_TEXT */
-	RK_WIRE_FLOAT4,     /* IEEE binary32 / binary64 bits: RK_FORM_CANON */
+	RK_WIRE_BOOL,      /* one byte: "t" or "f", RK_FORM_TEXT */
+	RK_WIRE_TEXT,      /* text, varchar, char(n), name: the bytes, RK_FORM_TEXT */
+	RK_WIRE_FLOAT4,    /* IEEE binary32 / binary64 bits: RK_FORM_CANON */
 	RK_WIRE_FLOAT8,
-	RK_WIRE_DATE,       /* int32 days since 2000-01-01: RK_FORM_CANON
+	RK_WIRE_DATE, /* int32 days since 2000-01-01: RK_FORM_CANON
 	                     * (infinities as the words, RK_FORM_TEXT) */
-	RK_WIRE_UUID        /* 16 bytes: RK_FORM_CANON */
+	RK_WIRE_UUID  /* 16 bytes: RK_FORM_CANON */
 } rk_wire;
 
 /* The wire form for a column whose (base) type has oid typid and maps to
@@ -59,16 +59,16 @@ typedef struct rk_copybin {
 	const rk_wire *wires;
 	const rk_type *types; /* each column's type, for its canonical encoding */
 	size_t ncols;
-	rk_field *fields;     /* one row's fields, reused */
-	size_t *enc_off;      /* where each field's encoding starts in enc */
-	rk_sec_digits *sec;   /* per column: a timestamp's last whole second */
-	rk_buf enc;           /* one row's encodings */
-	rk_buf numscratch;    /* digit strings of numerics past 64 digits */
-	rk_buf pending;       /* bytes of a row (or header) split across chunks */
-	int state;            /* 0 before the header, 1 rows, 2 after the trailer */
-	uint64_t rows;        /* rows decoded */
-	size_t bad_col;       /* the column to blame for a decoding error */
-	bool bad_value;       /* ... whose value has no canonical form: the
+	rk_field *fields;   /* one row's fields, reused */
+	size_t *enc_off;    /* where each field's encoding starts in enc */
+	rk_sec_digits *sec; /* per column: a timestamp's last whole second */
+	rk_buf enc;         /* one row's encodings */
+	rk_buf numscratch;  /* digit strings of numerics past 64 digits */
+	rk_buf pending;     /* bytes of a row (or header) split across chunks */
+	int state;          /* 0 before the header, 1 rows, 2 after the trailer */
+	uint64_t rows;      /* rows decoded */
+	size_t bad_col;     /* the column to blame for a decoding error */
+	bool bad_value;     /* ... whose value has no canonical form: the
 	                       * data's fault (fields[bad_col].p/len its text,
 	                       * empty when it came as a number) */
 } rk_copybin;

@@ -84,7 +84,14 @@ static const char *rk_copytext_decode(const char *start, const char *bs, const c
 		case 'r': *o++ = '\r'; break;
 		case 't': *o++ = '\t'; break;
 		case 'v': *o++ = '\v'; break;
-		case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
 			v = c - '0';
 			for (int k = 0; k < 2 && p < end && *p >= '0' && *p <= '7'; k++)
 				v = v * 8 + (*p++ - '0');

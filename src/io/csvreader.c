@@ -42,18 +42,18 @@
 #define RK_CSV_ROW_MAX ((size_t)64 * 1024 * 1024)
 
 typedef struct rk_csvfile {
-	char *path;       /* as shown in messages: PATH, or PATH/NAME in a directory */
-	char **names;     /* the header's column names */
+	char *path;   /* as shown in messages: PATH, or PATH/NAME in a directory */
+	char **names; /* the header's column names */
 	size_t ncols;
-	size_t *map;      /* after bind: bound column i is field map[i] of this file */
-	bool *wanted;     /* after bind: field j is used by some bound column */
+	size_t *map;  /* after bind: bound column i is field map[i] of this file */
+	bool *wanted; /* after bind: field j is used by some bound column */
 } rk_csvfile;
 
 /* What the current row holds for one wanted field. */
 typedef struct rk_csvslot {
-	size_t off;       /* into the arena */
+	size_t off; /* into the arena */
 	size_t len;
-	size_t line;      /* physical line the field starts on */
+	size_t line; /* physical line the field starts on */
 	bool null;
 } rk_csvslot;
 
@@ -61,20 +61,22 @@ typedef struct rk_csvreader {
 	char *side;
 	char *descr;
 	unsigned char delim;
-	unsigned char cls[256];   /* RK_CSV_SEP / RK_CSV_SPC / RK_CSV_QUO per byte */
-	char *null_marker;    /* NULL: PostgreSQL's default convention */
+	unsigned char cls[256]; /* RK_CSV_SEP / RK_CSV_SPC / RK_CSV_QUO per byte */
+	char *null_marker;      /* NULL: PostgreSQL's default convention */
 	size_t null_len;
 	rk_csvfile *files;
 	size_t nfiles;
-	size_t ncolumns;      /* bound columns */
+	size_t ncolumns; /* bound columns */
 	bool bound;
-	char *block;          /* read buffer, RK_CSV_BLOCK bytes */
-	rk_buf arena;         /* the wanted fields of the current row */
-	rk_csvslot *slots;    /* per field of the widest file */
-	rk_field *fields;     /* per bound column */
+	char *block;       /* read buffer, RK_CSV_BLOCK bytes */
+	rk_buf arena;      /* the wanted fields of the current row */
+	rk_csvslot *slots; /* per field of the widest file */
+	rk_field *fields;  /* per bound column */
 } rk_csvreader;
 
-enum rk_csvmode { RK_CSV_HEADER, RK_CSV_DATA, RK_CSV_SKIP };
+enum rk_csvmode { RK_CSV_HEADER,
+	          RK_CSV_DATA,
+	          RK_CSV_SKIP };
 
 /* One pass over one file: the state libcsv's callbacks work on. */
 typedef struct rk_csvpass {
@@ -83,18 +85,18 @@ typedef struct rk_csvpass {
 	struct csv_parser parser;
 	rk_error *err;
 	enum rk_csvmode mode;
-	bool header_only;     /* stop once the header is read (open) */
-	bool failed;          /* err is filled; ignore the rest of the block */
-	bool cr_pending;      /* the last row ended on CR: a following LF is its CRLF */
-	bool row_ended;       /* a row (or blank line) ended in the current block */
-	size_t row_bytes;     /* bytes of blocks read since the last one that ended a
+	bool header_only;   /* stop once the header is read (open) */
+	bool failed;        /* err is filled; ignore the rest of the block */
+	bool cr_pending;    /* the last row ended on CR: a following LF is its CRLF */
+	bool row_ended;     /* a row (or blank line) ended in the current block */
+	size_t row_bytes;   /* bytes of blocks read since the last one that ended a
 	                       * row: what the unfinished row holds, less < 1 block */
-	size_t line;          /* physical line the parser stands on, 1-based */
-	size_t row_line;      /* line the current row starts on */
-	size_t nfields;       /* fields seen so far in the current row */
-	size_t blank_line;    /* first blank line not yet followed by a row, or 0 */
-	unsigned char prev;   /* last byte of the previous block ('\n' at the start) */
-	rk_buf hdr;           /* header names, each NUL-terminated */
+	size_t line;        /* physical line the parser stands on, 1-based */
+	size_t row_line;    /* line the current row starts on */
+	size_t nfields;     /* fields seen so far in the current row */
+	size_t blank_line;  /* first blank line not yet followed by a row, or 0 */
+	unsigned char prev; /* last byte of the previous block ('\n' at the start) */
+	rk_buf hdr;         /* header names, each NUL-terminated */
 	size_t *hdr_off;
 	size_t nhdr;
 	size_t hdr_cap;
@@ -131,9 +133,9 @@ static int rk_csv_space(unsigned char c)
 	return 0;
 }
 
-#define RK_CSV_SEP 1   /* delimiter, CR, LF, quote, space or tab */
-#define RK_CSV_SPC 2   /* space or tab that is not the delimiter */
-#define RK_CSV_QUO 4   /* the quote */
+#define RK_CSV_SEP 1 /* delimiter, CR, LF, quote, space or tab */
+#define RK_CSV_SPC 2 /* space or tab that is not the delimiter */
+#define RK_CSV_QUO 4 /* the quote */
 
 static void rk_csv_classes(rk_csvreader *r)
 {
@@ -153,7 +155,7 @@ static void rk_csv_classes(rk_csvreader *r)
  * n if there is none.  prev is the byte before s[0].
  */
 static size_t rk_csv_next_hazard(const unsigned char *cls, const unsigned char *s, size_t n, size_t i,
-				 unsigned char prev)
+                                 unsigned char prev)
 {
 	for (; i < n; i++) {
 		unsigned char k = cls[s[i]];
@@ -209,7 +211,7 @@ static int rk_csv_open_fd(const rk_csvreader *r, const char *path, rk_error *err
 		rk_error_hint(err, "csv:PATH takes a .csv file or a directory of .csv files");
 	} else {
 		rk_error_set(err, RK_EXIT_USAGE, "%s csv file '%s' cannot be read: %s", rk_csv_side(r), path,
-			     strerror(errno));
+		             strerror(errno));
 	}
 	return -1;
 }
@@ -271,7 +273,7 @@ static int rk_csv_list_dir(rk_csvreader *r, const char *path, rk_error *err)
 
 	if (!d) {
 		rk_error_set(err, RK_EXIT_USAGE, "%s csv directory '%s' cannot be read: %s", rk_csv_side(r), path,
-			     strerror(errno));
+		             strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -310,10 +312,10 @@ static int rk_csv_list_dir(rk_csvreader *r, const char *path, rk_error *err)
 /* ---- libcsv callbacks --------------------------------------------------- */
 
 static void rk_csv_fail_at(rk_csvpass *ps, size_t line, size_t col, int code, const char *hint,
-			   const char *fmt, ...) RK_PRINTF(6, 7);
+                           const char *fmt, ...) RK_PRINTF(6, 7);
 
 static void rk_csv_fail_at(rk_csvpass *ps, size_t line, size_t col, int code, const char *hint,
-			   const char *fmt, ...)
+                           const char *fmt, ...)
 {
 	char what[1024];
 	va_list ap;
@@ -330,7 +332,7 @@ static void rk_csv_fail_at(rk_csvpass *ps, size_t line, size_t col, int code, co
 static bool rk_csv_is_null(const rk_csvreader *r, const char *s, size_t n, bool quoted)
 {
 	if (!r->null_marker)
-		return s == NULL;   /* CSV_EMPTY_IS_NULL: unquoted and empty */
+		return s == NULL; /* CSV_EMPTY_IS_NULL: unquoted and empty */
 	if (quoted || n != r->null_len)
 		return false;
 	return n == 0 || memcmp(s, r->null_marker, n) == 0;
@@ -353,9 +355,9 @@ static void rk_csv_take(rk_csvpass *ps, const char *s, size_t n, bool quoted)
 		/* a name is a C string from here on: a NUL would cut it short */
 		if (n && memchr(s, '\0', n)) {
 			rk_csv_fail_at(ps, line, col + 1, RK_EXIT_USAGE,
-				       "a csv file is read as UTF-8 (or another ASCII-compatible encoding); "
-				       "a header with NUL bytes is likely UTF-16 or not text",
-				       "NUL byte in the name of column %zu of the header", col + 1);
+			               "a csv file is read as UTF-8 (or another ASCII-compatible encoding); "
+			               "a header with NUL bytes is likely UTF-16 or not text",
+			               "NUL byte in the name of column %zu of the header", col + 1);
 			return;
 		}
 		if (ps->nhdr == ps->hdr_cap) {
@@ -407,8 +409,8 @@ static void rk_csv_header_done(rk_csvpass *ps)
 			same = strcmp(f->names[i], h + ps->hdr_off[i]) == 0;
 		if (!same) {
 			rk_error_set(ps->err, RK_EXIT_RUNTIME,
-				     "%s csv file '%s' changed while reckon was reading it: its header is different",
-				     rk_csv_side(ps->r), f->path);
+			             "%s csv file '%s' changed while reckon was reading it: its header is different",
+			             rk_csv_side(ps->r), f->path);
 			ps->failed = true;
 			return;
 		}
@@ -424,14 +426,14 @@ static void rk_csv_deliver(rk_csvpass *ps, size_t nf)
 
 	if (ps->blank_line) {
 		rk_csv_fail_at(ps, ps->blank_line, 1, RK_EXIT_USAGE,
-			       "only blank lines at the end of a file are ignored",
-			       "blank line, header has %zu fields", f->ncols);
+		               "only blank lines at the end of a file are ignored",
+		               "blank line, header has %zu fields", f->ncols);
 		return;
 	}
 	if (nf != f->ncols) {
 		rk_csv_fail_at(ps, ps->row_line, (nf < f->ncols ? nf : f->ncols) + 1, RK_EXIT_USAGE,
-			       "a field holding the delimiter, a quote or a line break must be enclosed in double quotes",
-			       "row has %zu field%s, header has %zu", nf, nf == 1 ? "" : "s", f->ncols);
+		               "a field holding the delimiter, a quote or a line break must be enclosed in double quotes",
+		               "row has %zu field%s, header has %zu", nf, nf == 1 ? "" : "s", f->ncols);
 		return;
 	}
 	for (size_t i = 0; i < r->ncolumns; i++) {
@@ -474,8 +476,8 @@ static void rk_csv_on_row(int c, void *data)
 		}
 		if (ps->mode == RK_CSV_HEADER) {
 			rk_csv_fail_at(ps, ps->line, 1, RK_EXIT_USAGE,
-				       "the first line of every csv file must name its columns",
-				       "blank line where the header line should be");
+			               "the first line of every csv file must name its columns",
+			               "blank line where the header line should be");
 			return;
 		}
 		if (ps->f->ncols != 1) {
@@ -516,12 +518,12 @@ static int rk_csv_parse_error(rk_csvpass *ps)
 		size_t line = ps->line + rk_csv_breaks((const char *)p->entry_buf, p->entry_pos);
 
 		rk_csv_fail_at(ps, line, ps->nfields + 1, RK_EXIT_USAGE,
-			       "enclose a field holding the delimiter, a quote or a line break in double quotes, "
-			       "and double every quote inside it",
-			       "bad quoting: a quote inside an unquoted field, or text after a closing quote");
+		               "enclose a field holding the delimiter, a quote or a line break in double quotes, "
+		               "and double every quote inside it",
+		               "bad quoting: a quote inside an unquoted field, or text after a closing quote");
 	} else {
 		rk_error_set(ps->err, RK_EXIT_RUNTIME, "cannot parse %s csv file '%s': %s", rk_csv_side(ps->r),
-			     ps->f->path, csv_strerror(status));
+		             ps->f->path, csv_strerror(status));
 		ps->failed = true;
 	}
 	return -1;
@@ -589,15 +591,15 @@ static int rk_csv_finish(rk_csvpass *ps)
 		if (ps->failed)
 			return -1;
 		rk_csv_fail_at(ps, ps->line, ps->nfields + 1, RK_EXIT_USAGE,
-			       "close the quoted field with a double quote",
-			       "unterminated quoted field: its closing quote is missing");
+		               "close the quoted field with a double quote",
+		               "unterminated quoted field: its closing quote is missing");
 		return -1;
 	}
 	if (ps->failed)
 		return -1;
 	if (ps->mode == RK_CSV_HEADER) {
 		rk_error_set(ps->err, RK_EXIT_USAGE, "%s csv file '%s' is empty: a header line is required",
-			     rk_csv_side(ps->r), ps->f->path);
+		             rk_csv_side(ps->r), ps->f->path);
 		rk_error_hint(ps->err, "the first line of every csv file must name its columns");
 		return -1;
 	}
@@ -626,10 +628,10 @@ static int rk_csv_row_bound(rk_csvpass *ps, size_t n)
 	if (ps->row_bytes <= RK_CSV_ROW_MAX)
 		return 0;
 	rk_csv_fail_at(ps, ps->line, ps->nfields + 1, RK_EXIT_USAGE,
-		       "a csv file may be of any size, but each row (the header included) is read whole; "
-		       "is this a csv file, with a line break after each row?",
-		       "%s csv row longer than %zu MiB, the most reckon reads in one row", rk_csv_side(ps->r),
-		       RK_CSV_ROW_MAX >> 20);
+	               "a csv file may be of any size, but each row (the header included) is read whole; "
+	               "is this a csv file, with a line break after each row?",
+	               "%s csv row longer than %zu MiB, the most reckon reads in one row", rk_csv_side(ps->r),
+	               RK_CSV_ROW_MAX >> 20);
 	return -1;
 }
 
@@ -654,7 +656,7 @@ static int rk_csv_run(rk_csvpass *ps)
 
 		if (got < 0) {
 			rk_error_set(ps->err, RK_EXIT_RUNTIME, "cannot read %s csv file '%s': %s", rk_csv_side(r),
-				     ps->f->path, strerror(errno));
+			             ps->f->path, strerror(errno));
 			rc = -1;
 			break;
 		}
@@ -759,7 +761,7 @@ void *rk_csvreader_open(const rk_reader_opts *o, const char *path, rk_error *err
 			rk_error_hint(err, "csv:PATH takes a .csv file or a directory of .csv files");
 		} else {
 			rk_error_set(err, RK_EXIT_USAGE, "%s csv file '%s' cannot be read: %s", r->side, path,
-				     strerror(errno));
+			             strerror(errno));
 		}
 		goto fail;
 	}
@@ -822,23 +824,23 @@ static int rk_csv_find(const rk_csvreader *r, const rk_csvfile *f, const char *n
 		}
 		if (hits > 1 && pass == 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "%s csv file '%s' has column '%s' more than once (fields %zu and %zu)",
-				     rk_csv_side(r), f->path, name, first + 1, second + 1);
+			             rk_csv_side(r), f->path, name, first + 1, second + 1);
 			rk_error_hint(err, "give each column of the header a distinct name");
 			return -1;
 		}
 		if (hits > 1) {
 			rk_error_set(err, RK_EXIT_USAGE,
-				     "column '%s' is ambiguous in %s csv file '%s': it matches '%s' and '%s'", name,
-				     rk_csv_side(r), f->path, f->names[first], f->names[second]);
+			             "column '%s' is ambiguous in %s csv file '%s': it matches '%s' and '%s'", name,
+			             rk_csv_side(r), f->path, f->names[first], f->names[second]);
 			rk_error_hint(err, "spell the column exactly as the header does");
 			return -1;
 		}
 	}
 	rk_csv_list_names(f, &b);
 	rk_error_set(err, RK_EXIT_USAGE, "%s csv file '%s' has no column '%s' (its columns: %s)", rk_csv_side(r),
-		     f->path, name, b.len ? rk_buf_cstr(&b) : "none");
+	             f->path, name, b.len ? rk_buf_cstr(&b) : "none");
 	rk_error_hint(err, "columns are matched by header name, exactly or else case-insensitively; "
-		      "every file of a csv directory must hold every column the check uses");
+	                   "every file of a csv directory must hold every column the check uses");
 	rk_buf_free(&b);
 	return -1;
 }

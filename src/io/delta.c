@@ -55,7 +55,7 @@ int rk_delta_spec_parse(const char *conn, const char *what, rk_delta_spec *out, 
 	out->version = -1;
 	if (!rk_delta_is_spec(conn))
 		return rk_error_set(err, RK_EXIT_USAGE, "%s: '%s' does not start with %s", what, conn ? conn : "",
-				    RK_DELTA_PREFIX);
+		                    RK_DELTA_PREFIX);
 	body = conn + strlen(RK_DELTA_PREFIX);
 	plen = strlen(body);
 	at = strrchr(body, '@');
@@ -72,12 +72,11 @@ int rk_delta_spec_parse(const char *conn, const char *what, rk_delta_spec *out, 
 			size_t len = strlen(s);
 			const char *tail = s + (len > 6 ? len - 6 : 0);
 
-			if (s[len - 1] != 'Z' && !strchr(tail, '+') && !strchr(tail, '-'))
-				{
-				       rk_error_set(err, RK_EXIT_USAGE, "%s: time travel instant '%s' has no zone", what,
-						    s);
-				       return rk_error_hint(err, "write it with Z or an offset, e.g. %.10sT00:00:00Z", s);
-				       }
+			if (s[len - 1] != 'Z' && !strchr(tail, '+') && !strchr(tail, '-')) {
+				rk_error_set(err, RK_EXIT_USAGE, "%s: time travel instant '%s' has no zone", what,
+				             s);
+				return rk_error_hint(err, "write it with Z or an offset, e.g. %.10sT00:00:00Z", s);
+			}
 			out->has_time = true;
 			out->time = t;
 			plen = (size_t)(at - body);
@@ -99,13 +98,16 @@ void rk_delta_spec_clear(rk_delta_spec *spec)
 
 /* ---- the listing of _delta_log ("Delta Log Entries", "Checkpoints") ---- */
 
-enum entry_kind { E_COMMIT, E_CLASSIC, E_PART, E_V2 };
+enum entry_kind { E_COMMIT,
+	          E_CLASSIC,
+	          E_PART,
+	          E_V2 };
 
 typedef struct log_entry {
 	int64_t version;
 	enum entry_kind kind;
-	int part, parts;   /* E_PART */
-	char *name;        /* file name in _delta_log */
+	int part, parts; /* E_PART */
+	char *name;      /* file name in _delta_log */
 } log_entry;
 
 typedef struct listing {
@@ -189,11 +191,10 @@ static int list_log(const char *logdir, listing *l, rk_error *err)
 	struct dirent *de;
 
 	if (!dir) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			{
-			       rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s does not exist", logdir);
-			       return rk_error_hint(err, "delta:PATH names a table's root directory, the one holding _delta_log/");
-			       }
+		if (errno == ENOENT || errno == ENOTDIR) {
+			rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s does not exist", logdir);
+			return rk_error_hint(err, "delta:PATH names a table's root directory, the one holding _delta_log/");
+		}
 		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot list %s: %s", logdir, strerror(errno));
 	}
 	while ((errno = 0, de = readdir(dir)) != NULL) {
@@ -223,8 +224,8 @@ static int list_log(const char *logdir, listing *l, rk_error *err)
 /* ---- replay ("Action Reconciliation") ---- */
 
 typedef struct action {
-	char *key;     /* absolute data path, '\n', deletion vector unique id */
-	json_t *add;   /* the add action (a reference), NULL for a remove */
+	char *key;   /* absolute data path, '\n', deletion vector unique id */
+	json_t *add; /* the add action (a reference), NULL for a remove */
 	size_t seq;
 	int64_t version; /* the commit's, -1 from a checkpoint */
 } action;
@@ -239,7 +240,7 @@ typedef struct replay {
 	int64_t sidecars;            /* v2: sidecar actions seen */
 	char **sidecar;              /* their paths, resolved */
 	size_t nsidecar;
-	bool incomplete;             /* a checkpoint's part or sidecar is missing */
+	bool incomplete; /* a checkpoint's part or sidecar is missing */
 } replay;
 
 static void replay_free(replay *r)
@@ -300,7 +301,7 @@ static int file_action(replay *r, json_t *act, bool add, rk_error *err)
 
 	if (!path)
 		return rk_error_set(err, RK_EXIT_USAGE, "%s: %s action without a path", r->source,
-				    add ? "add" : "remove");
+		                    add ? "add" : "remove");
 	if (resolve_path(r->d->root, path, &key, err) < 0) {
 		rk_buf_free(&key);
 		return rk_error_prefix(err, "%s", r->source);
@@ -309,7 +310,7 @@ static int file_action(replay *r, json_t *act, bool add, rk_error *err)
 	if (json_is_object(dv) && rk_delta_dv_unique_id(dv, &key) < 0) {
 		rk_buf_free(&key);
 		return rk_error_set(err, RK_EXIT_USAGE, "%s: deletion vector of %s lacks storageType or pathOrInlineDv",
-				    r->source, path);
+		                    r->source, path);
 	}
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 256;
@@ -333,7 +334,8 @@ static int apply(replay *r, json_t *line, rk_error *err)
 
 	if (!json_is_object(line))
 		return rk_error_set(err, RK_EXIT_USAGE, "%s: an action that is not a JSON object", r->source);
-	json_object_foreach(line, k, v) {
+	json_object_foreach(line, k, v)
+	{
 		if (json_is_null(v))
 			continue;
 		if (strcmp(k, "add") == 0 || strcmp(k, "remove") == 0) {
@@ -362,7 +364,7 @@ static int apply(replay *r, json_t *line, rk_error *err)
 				if (rk_delta_uri_decode(p, &b) < 0) {
 					rk_buf_free(&b);
 					return rk_error_set(err, RK_EXIT_USAGE, "%s: sidecar %s: malformed %%-escape",
-							    r->source, p);
+					                    r->source, p);
 				}
 			}
 			r->sidecar = rk_xrealloc(r->sidecar, (r->nsidecar + 1) * sizeof *r->sidecar);
@@ -567,10 +569,10 @@ static int commit_time(const char *path, rk_usec *out, rk_error *err)
 
 /* Reader features this reader implements. */
 static const char *const reader_features[] = {
-	"columnMapping",   /* "Column Mapping": name and id */
-	"deletionVectors", /* "Deletion Vectors": u, p, i */
-	"timestampNtz",    /* "Timestamp without timezone (TimestampNtz)" */
-	"v2Checkpoint",    /* "V2 Checkpoint Table Feature": UUID-named, sidecars */
+	"columnMapping",       /* "Column Mapping": name and id */
+	"deletionVectors",     /* "Deletion Vectors": u, p, i */
+	"timestampNtz",        /* "Timestamp without timezone (TimestampNtz)" */
+	"v2Checkpoint",        /* "V2 Checkpoint Table Feature": UUID-named, sidecars */
 	"vacuumProtocolCheck", /* "Reader Requirements for Vacuum Protocol Check": nothing to do */
 };
 
@@ -597,10 +599,11 @@ static int check_protocol(rk_delta *d, json_t *p, rk_error *err)
 	/* "Reader Version Requirements": 1 plain, 2 column mapping, 3 table features */
 	if (d->min_reader < 1 || d->min_reader > 3)
 		return rk_error_set(err, RK_EXIT_USAGE,
-				    "the table needs Delta reader version %d; this reader implements versions 1 to 3",
-				    d->min_reader);
+		                    "the table needs Delta reader version %d; this reader implements versions 1 to 3",
+		                    d->min_reader);
 	if (d->min_reader == 3) {
-		json_array_foreach(features, i, f) {
+		json_array_foreach(features, i, f)
+		{
 			const char *name = json_string_value(f);
 
 			if (!name)
@@ -619,9 +622,9 @@ static int check_protocol(rk_delta *d, json_t *p, rk_error *err)
 	rk_buf_free(&list);
 	if (nbad) {
 		rk_error_set(err, RK_EXIT_USAGE, "the table needs Delta reader feature%s this reader does not implement: %s",
-			     nbad > 1 ? "s" : "", rk_buf_cstr(&bad));
+		             nbad > 1 ? "s" : "", rk_buf_cstr(&bad));
 		rk_error_hint(err, "implemented: columnMapping, deletionVectors, timestampNtz, v2Checkpoint, "
-				   "vacuumProtocolCheck (docs/delta.md)");
+		                   "vacuumProtocolCheck (docs/delta.md)");
 		rk_buf_free(&bad);
 		return -1;
 	}
@@ -656,7 +659,8 @@ static int read_schema(rk_delta *d, json_t *meta, rk_error *err)
 	d->ncols = json_array_size(fields);
 	d->cols = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *d->cols));
 	d->col_types = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *d->col_types));
-	json_array_foreach(fields, i, f) {
+	json_array_foreach(fields, i, f)
+	{
 		rk_delta_column *c = &d->cols[i];
 		json_t *md = json_object_get(f, "metadata"), *type = json_object_get(f, "type");
 		const char *name = json_string_value(json_object_get(f, "name"));
@@ -676,32 +680,34 @@ static int read_schema(rk_delta *d, json_t *meta, rk_error *err)
 		c->duck_type = rk_delta_strdup(d, rk_buf_cstr(&duck));
 		rk_buf_free(&duck);
 		c->type = rk_delta_strdup(d, json_is_string(type) ? json_string_value(type)
-							   : json_string_value(json_object_get(type, "type")));
+		                                                  : json_string_value(json_object_get(type, "type")));
 		c->nullable = !json_is_false(json_object_get(f, "nullable"));
 		c->field_id = json_is_integer(id) ? json_integer_value(id) : -1;
 		if (strcmp(mode, "none") != 0) {
 			/* "Reader Requirements for Column Mapping" */
 			if (!phys)
 				return rk_error_set(err, RK_EXIT_USAGE,
-						    "column mapping mode %s but column %s has no physical name", mode, name);
+				                    "column mapping mode %s but column %s has no physical name", mode, name);
 			if (strcmp(mode, "id") == 0 && c->field_id < 0)
 				return rk_error_set(err, RK_EXIT_USAGE,
-						    "column mapping mode id but column %s has no delta.columnMapping.id",
-						    name);
+				                    "column mapping mode id but column %s has no delta.columnMapping.id",
+				                    name);
 			c->physical_name = rk_delta_strdup(d, phys);
 		} else {
 			c->physical_name = c->name;
 		}
-		json_array_foreach(pcols, j, pc) {
+		json_array_foreach(pcols, j, pc)
+		{
 			if (json_is_string(pc) && strcmp(json_string_value(pc), name) == 0)
 				c->partition = true;
 		}
 		d->col_types[i] = type;
 	}
-	json_array_foreach(pcols, i, f) {
+	json_array_foreach(pcols, i, f)
+	{
 		if (!json_is_string(f) || rk_delta_column_index(d, json_string_value(f)) < 0)
 			return rk_error_set(err, RK_EXIT_USAGE, "partition column %s is not in the table's schema",
-					    json_string_value(f) ? json_string_value(f) : "(not a string)");
+			                    json_string_value(f) ? json_string_value(f) : "(not a string)");
 	}
 	return 0;
 }
@@ -724,7 +730,7 @@ static int zone_convert(zone_conv *z, rk_usec naive, rk_usec *out, const char *c
 	duckdb_bind_varchar(z->stmt, 2, text);
 	if (duckdb_execute_prepared(z->stmt, &res) != DuckDBSuccess) {
 		rk_error_set(err, RK_EXIT_USAGE, "partition value '%s' of %s in time zone %s: %s", text, column,
-			     z->zone, duckdb_result_error(&res));
+		             z->zone, duckdb_result_error(&res));
 		duckdb_destroy_result(&res);
 		return -1;
 	}
@@ -749,7 +755,7 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 /* A value of column c from its serialized text (a partition value, or a
  * stats string); zone converts naive partition timestamps (NULL: UTC). */
 static int typed_value(rk_delta *d, const rk_delta_column *c, const char *s, zone_conv *zone, rk_delta_value *v,
-		       rk_error *err)
+                       rk_error *err)
 {
 	char buf[RK_TIME_STRLEN];
 	const char *why = NULL;
@@ -805,7 +811,7 @@ static int typed_value(rk_delta *d, const rk_delta_column *c, const char *s, zon
 	case RK_DELTA_TIMESTAMP: {
 		size_t len = strlen(s);
 		bool zoned = len > 0 && (s[len - 1] == 'Z' || (len > 6 && (strchr(s + len - 6, '+') ||
-									     strchr(s + len - 6, '-'))));
+		                                                           strchr(s + len - 6, '-'))));
 
 		if (zoned) {
 			ok = rk_time_parse(s, len, &t, &why) == 0;
@@ -830,7 +836,7 @@ static int typed_value(rk_delta *d, const rk_delta_column *c, const char *s, zon
 	}
 	if (!ok)
 		return rk_error_set(err, RK_EXIT_USAGE, "value '%s' is not a %s%s%s", s, c->type, why ? ": " : "",
-				    why ? why : "");
+		                    why ? why : "");
 	v->num = n;
 	v->text = rk_delta_strdup(d, s);
 	return 0;
@@ -871,7 +877,7 @@ static void stat_value(rk_delta *d, const rk_delta_column *c, json_t *j, rk_delt
 }
 
 static int read_stats(rk_delta *d, rk_delta_file *f, const char *stats, const rk_delta_value *absent,
-		      const int64_t *no_counts)
+                      const int64_t *no_counts)
 {
 	json_t *j = stats ? json_loads(stats, JSON_DECODE_ANY, NULL) : NULL;
 	json_t *minv, *maxv, *nulls, *nr;
@@ -960,13 +966,12 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 		f->size = json_integer_value(json_object_get(add, "size"));
 		f->modification_time = json_integer_value(json_object_get(add, "modificationTime"));
 		f->added_version = r->a[i].version;
-		if (stat(f->path, &st) < 0)
-			{
-			       rk_error_set(err, RK_EXIT_RUNTIME, "data file %s, which the log names, %s", f->path,
-					    errno == ENOENT ? "does not exist" : strerror(errno));
-			       return rk_error_hint(err, "a file removed outside Delta (rm, a bad VACUUM) leaves the table "
-						  "unreadable at this version");
-			       }
+		if (stat(f->path, &st) < 0) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "data file %s, which the log names, %s", f->path,
+			             errno == ENOENT ? "does not exist" : strerror(errno));
+			return rk_error_hint(err, "a file removed outside Delta (rm, a bad VACUUM) leaves the table "
+			                          "unreadable at this version");
+		}
 		/* partition values, keyed by physical name */
 		pv = json_object_get(add, "partitionValues");
 		f->part = absent;
@@ -986,7 +991,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 				x = json_object_get(pv, col->name);
 			if (!x)
 				return rk_error_set(err, RK_EXIT_USAGE, "data file %s has no partition value for %s",
-						    f->log_path, col->name);
+				                    f->log_path, col->name);
 			s = json_string_value(x);
 			/* an empty string or null is NULL; Hive's marker too */
 			if (!s || !*s || strcmp(s, "__HIVE_DEFAULT_PARTITION__") == 0)
@@ -1029,7 +1034,7 @@ static int absolute_root(const char *path, char **out, rk_error *err)
 }
 
 int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_options *opt, rk_delta **out,
-		  rk_error *err)
+                  rk_error *err)
 {
 	rk_delta *d = rk_xcalloc(1, sizeof *d);
 	listing l = { 0 };
@@ -1058,14 +1063,14 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 			latest = l.e[i].version;
 	if (latest < 0) {
 		rk_error_set(err, RK_EXIT_USAGE, "not a Delta table: %s holds no commit (NNNNNNNNNNNNNNNNNNNN.json)",
-			     logdir);
+		             logdir);
 		goto fail;
 	}
 	target = latest;
 	if (spec->version >= 0) {
 		if (spec->version > latest) {
 			rk_error_set(err, RK_EXIT_USAGE, "Delta table %s has no version %lld (the latest is %lld)",
-				     d->root, (long long)spec->version, (long long)latest);
+			             d->root, (long long)spec->version, (long long)latest);
 			goto fail;
 		}
 		target = spec->version;
@@ -1090,7 +1095,7 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 		}
 		if (!found) {
 			rk_error_set(err, RK_EXIT_USAGE, "Delta table %s has no version committed at or before %s",
-				     d->root, rk_time_format(spec->time, when));
+			             d->root, rk_time_format(spec->time, when));
 			goto fail;
 		}
 	}
@@ -1119,10 +1124,10 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 
 		if (!e) {
 			rk_error_set(err, RK_EXIT_RUNTIME, "the log of %s misses version %lld (%020lld.json)%s", d->root,
-				     (long long)v, (long long)v,
-				     have_cp ? "" : ", and no checkpoint precedes it");
+			             (long long)v, (long long)v,
+			             have_cp ? "" : ", and no checkpoint precedes it");
 			rk_error_hint(err, "a log with a gap cannot be replayed: restore the commit file, or read a "
-					   "version after a checkpoint that covers the gap");
+			                   "version after a checkpoint that covers the gap");
 			goto fail;
 		}
 		snprintf(path, sizeof path, "%s/%s", logdir, e->name);
@@ -1132,7 +1137,7 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	}
 	if (!r.protocol || !r.metadata) {
 		rk_error_set(err, RK_EXIT_USAGE, "Delta table %s at version %lld has no %s action", d->root,
-			     (long long)target, r.protocol ? "metaData" : "protocol");
+		             (long long)target, r.protocol ? "metaData" : "protocol");
 		goto fail;
 	}
 	if (check_protocol(d, r.protocol, err) < 0 || read_schema(d, r.metadata, err) < 0)
@@ -1141,14 +1146,14 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 		rk_usec probe;
 
 		if (duckdb_prepare(rk_duck_conn(duck), "SELECT epoch_us(timezone($1, CAST($2 AS TIMESTAMP)))",
-				   &zone.stmt) != DuckDBSuccess) {
+		                   &zone.stmt) != DuckDBSuccess) {
 			rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: %s", duckdb_prepare_error(zone.stmt));
 			goto fail;
 		}
 		zone.zone = opt->partition_zone;
 		if (zone_convert(&zone, 0, &probe, "(probe)", err) < 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "unknown time zone '%s' for partition values",
-				     opt->partition_zone);
+			             opt->partition_zone);
 			rk_error_hint(err, "an IANA zone name, e.g. America/Los_Angeles");
 			goto fail;
 		}
@@ -1250,7 +1255,7 @@ int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t
 	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", d->root, (long long)v);
 	if (stat(path, &st) < 0)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "commit %lld of %s: %s", (long long)v, d->root,
-				    strerror(errno));
+		                    strerror(errno));
 	*time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	if (rk_slurp(path, "Delta log file", LOG_FILE_MAX, &text, err) < 0) {
 		rk_buf_free(&text);

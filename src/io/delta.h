@@ -71,10 +71,10 @@
 #define RK_DELTA_PREFIX "delta:"
 
 typedef struct rk_delta_spec {
-	char *path;        /* the table root (owned), as written (not made absolute) */
-	int64_t version;   /* @VERSION, or -1 */
-	bool has_time;     /* @TIMESTAMP given */
-	rk_usec time;      /* @TIMESTAMP: the newest version committed at or before it */
+	char *path;      /* the table root (owned), as written (not made absolute) */
+	int64_t version; /* @VERSION, or -1 */
+	bool has_time;   /* @TIMESTAMP given */
+	rk_usec time;    /* @TIMESTAMP: the newest version committed at or before it */
 } rk_delta_spec;
 
 /* True when conn names a Delta table (starts with "delta:"). */
@@ -102,7 +102,7 @@ typedef enum rk_delta_kind {
 	RK_DELTA_BYTE,
 	RK_DELTA_FLOAT,
 	RK_DELTA_DOUBLE,
-	RK_DELTA_DECIMAL,       /* precision, scale */
+	RK_DELTA_DECIMAL, /* precision, scale */
 	RK_DELTA_BOOLEAN,
 	RK_DELTA_BINARY,
 	RK_DELTA_DATE,
@@ -115,7 +115,7 @@ typedef enum rk_delta_kind {
 
 /* One top-level column of the table's schema, in schema order. */
 typedef struct rk_delta_column {
-	const char *name;          /* logical name: the view's column name */
+	const char *name; /* logical name: the view's column name */
 	rk_delta_kind kind;
 	const char *type;          /* the Delta type as the schema names it: "long",
 				      "decimal(12,2)", "timestamp_ntz"; "struct",
@@ -152,24 +152,24 @@ typedef struct rk_delta_value {
 
 /* One live logical file: a data file minus its deletion vector. */
 typedef struct rk_delta_file {
-	const char *path;        /* absolute, URI-decoded: what DuckDB opens */
-	const char *log_path;    /* the add action's path, as the log has it */
-	int64_t size;            /* bytes, from the add action */
-	int64_t modification_time; /* ms since the epoch, from the add action */
-	int64_t added_version;   /* the commit whose add action this is; -1 when
+	const char *path;           /* absolute, URI-decoded: what DuckDB opens */
+	const char *log_path;       /* the add action's path, as the log has it */
+	int64_t size;               /* bytes, from the add action */
+	int64_t modification_time;  /* ms since the epoch, from the add action */
+	int64_t added_version;      /* the commit whose add action this is; -1 when
 				    it came from the checkpoint (older) */
 	const rk_delta_value *part; /* [ncolumns]; present only for partition
 				       columns with a non-NULL value */
 	/* Deletion vector: the rows of the data file (0-based, in file order)
 	 * that are not part of the table.  Sorted ascending, no duplicates. */
-	const char *dv_id;       /* its unique id (storageType + pathOrInlineDv
+	const char *dv_id; /* its unique id (storageType + pathOrInlineDv
 				    [+ "@" offset]), NULL without one */
 	const uint64_t *dv_rows;
 	size_t dv_count;
 	/* Statistics ("Per-file Statistics"), from the add action's stats
 	 * JSON; absent ones are -1 / not present. */
-	int64_t num_records;     /* rows in the data file, deleted ones included */
-	bool tight_bounds;       /* false: min/max may be wider than the live rows */
+	int64_t num_records;             /* rows in the data file, deleted ones included */
+	bool tight_bounds;               /* false: min/max may be wider than the live rows */
 	const rk_delta_value *min, *max; /* [ncolumns]; top-level primitive
 					    columns only */
 	const int64_t *null_count;       /* [ncolumns]; -1 when absent */
@@ -194,7 +194,7 @@ typedef struct rk_delta rk_delta;
  * above.  The caller owns *out (rk_delta_free).  Returns 0 or -1.
  */
 int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_options *opt, rk_delta **out,
-		  rk_error *err);
+                  rk_error *err);
 
 /* Frees the snapshot; rk_delta_free(NULL) is harmless. */
 void rk_delta_free(rk_delta *d);
@@ -259,6 +259,6 @@ int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t
  * the file index need them (RK_EXIT_USAGE).  Returns 0 or -1.
  */
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
-		  unsigned flags, rk_error *err);
+                  unsigned flags, rk_error *err);
 
 #endif

@@ -26,7 +26,7 @@
 /* Z85's alphabet (ZeroMQ RFC 32), which "Deletion Vector Descriptor
  * Schema" names for inline bitmaps and the UUIDs of `u` descriptors. */
 static const char z85_chars[] =
-	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
 int rk_delta_z85_decode(const char *s, size_t len, unsigned char *out)
 {
@@ -99,7 +99,7 @@ static uint32_t be32(const unsigned char *p)
 }
 
 int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *what, uint64_t **rows, size_t *n,
-			     rk_error *err)
+                             rk_error *err)
 {
 	uint64_t nbuckets, cap = 0, count = 0;
 	uint64_t *out = NULL;
@@ -110,8 +110,8 @@ int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *wha
 	*n = 0;
 	if (len < 12 || le32(p) != DV_MAGIC)
 		return rk_error_set(err, RK_EXIT_RUNTIME,
-				    "deletion vector %s: not a RoaringBitmapArray (no magic number %u)", what,
-				    DV_MAGIC);
+		                    "deletion vector %s: not a RoaringBitmapArray (no magic number %u)", what,
+		                    DV_MAGIC);
 	nbuckets = (uint64_t)le32(p + 4) | (uint64_t)le32(p + 8) << 32;
 	for (uint64_t b = 0; b < nbuckets; b++) {
 		roaring_bitmap_t *bm;
@@ -127,7 +127,7 @@ int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *wha
 		if ((key & 0x80000000u) || (int64_t)key <= last_key) {
 			free(out);
 			return rk_error_set(err, RK_EXIT_RUNTIME,
-					    "deletion vector %s: bucket key %u out of order or negative", what, key);
+			                    "deletion vector %s: bucket key %u out of order or negative", what, key);
 		}
 		last_key = key;
 		size = roaring_bitmap_portable_deserialize_size((const char *)p + at, len - at);
@@ -154,9 +154,9 @@ int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *wha
 				free(low);
 				free(out);
 				return rk_error_set(err, RK_EXIT_RUNTIME,
-						    "deletion vector %s: bucket %u holds row numbers out of order or "
-						    "repeated",
-						    what, key);
+				                    "deletion vector %s: bucket %u holds row numbers out of order or "
+				                    "repeated",
+				                    what, key);
 			}
 			out[count++] = (uint64_t)key << 32 | low[i];
 		}
@@ -165,7 +165,7 @@ int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *wha
 	if (at != len) {
 		free(out);
 		return rk_error_set(err, RK_EXIT_RUNTIME, "deletion vector %s: %zu bytes after the last bucket", what,
-				    len - at);
+		                    len - at);
 	}
 	*rows = out;
 	*n = (size_t)count;
@@ -205,9 +205,9 @@ static int u_path(const char *root, const char *where, rk_buf *out)
 		rk_buf_putc(out, '/');
 	}
 	rk_buf_printf(out,
-		      "deletion_vector_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x.bin",
-		      u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-		      u[15]);
+	              "deletion_vector_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x.bin",
+	              u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+	              u[15]);
 	return 0;
 }
 
@@ -247,25 +247,25 @@ static int load_file(const char *path, int64_t offset, int64_t size, unsigned ch
 	if (read_at(fd, &version, 1, 0) < 0 || version != 1) {
 		close(fd);
 		return rk_error_set(err, RK_EXIT_RUNTIME, "deletion vector file %s: format version %d, expected 1",
-				    path, errno ? -1 : (int)version);
+		                    path, errno ? -1 : (int)version);
 	}
 	if (read_at(fd, head, 4, offset) < 0) {
 		close(fd);
 		return rk_error_set(err, RK_EXIT_RUNTIME, "deletion vector file %s: cannot read at offset %lld: %s",
-				    path, (long long)offset, errno ? strerror(errno) : "end of file");
+		                    path, (long long)offset, errno ? strerror(errno) : "end of file");
 	}
 	if ((int64_t)be32(head) != size) {
 		close(fd);
 		return rk_error_set(err, RK_EXIT_RUNTIME,
-				    "deletion vector file %s at offset %lld: size %u, the log says %lld", path,
-				    (long long)offset, be32(head), (long long)size);
+		                    "deletion vector file %s at offset %lld: size %u, the log says %lld", path,
+		                    (long long)offset, be32(head), (long long)size);
 	}
 	p = rk_xmalloc((size_t)size + 4);
 	if (read_at(fd, p, (size_t)size + 4, offset + 4) < 0) {
 		close(fd);
 		free(p);
 		return rk_error_set(err, RK_EXIT_RUNTIME, "deletion vector file %s: truncated at offset %lld", path,
-				    (long long)offset);
+		                    (long long)offset);
 	}
 	close(fd);
 	uint32_t crc = (uint32_t)crc32(0L, p, (uInt)size), stored = be32(p + size);
@@ -273,9 +273,9 @@ static int load_file(const char *path, int64_t offset, int64_t size, unsigned ch
 	if (crc != stored) {
 		free(p);
 		return rk_error_set(err, RK_EXIT_RUNTIME,
-				    "deletion vector file %s at offset %lld: CRC-32 %08x, stored %08x: the file is "
-				    "damaged",
-				    path, (long long)offset, (unsigned)crc, (unsigned)stored);
+		                    "deletion vector file %s at offset %lld: CRC-32 %08x, stored %08x: the file is "
+		                    "damaged",
+		                    path, (long long)offset, (unsigned)crc, (unsigned)stored);
 	}
 	*data = p;
 	return 0;
@@ -296,15 +296,15 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
 	*n = 0;
 	if (!type || !where || !json_is_integer(jsize) || !json_is_integer(jcard) || size < 0)
 		return rk_error_set(err, RK_EXIT_USAGE,
-				    "deletion vector descriptor lacks storageType, pathOrInlineDv, sizeInBytes or "
-				    "cardinality");
+		                    "deletion vector descriptor lacks storageType, pathOrInlineDv, sizeInBytes or "
+		                    "cardinality");
 	if (strcmp(type, "i") == 0) {
 		size_t len = strlen(where);
 
 		data = rk_xmalloc(len / 5 * 4 + 1);
 		if (rk_delta_z85_decode(where, len, data) < 0 || (size_t)size > len / 5 * 4) {
 			rk_error_set(err, RK_EXIT_RUNTIME, "inline deletion vector %.40s: not valid Z85 of %lld bytes",
-				     where, (long long)size);
+			             where, (long long)size);
 			goto out;
 		}
 		rc = rk_delta_dv_bitmap_parse(data, (size_t)size, "inline", rows, n, err);
@@ -312,7 +312,7 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
 		if (type[0] == 'u') {
 			if (u_path(root, where, &path) < 0) {
 				rk_error_set(err, RK_EXIT_RUNTIME,
-					     "deletion vector %s: not a Z85-encoded UUID with an optional prefix", where);
+				             "deletion vector %s: not a Z85-encoded UUID with an optional prefix", where);
 				goto out;
 			}
 		} else {
@@ -320,7 +320,7 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
 
 			if (strncmp(p, "file:", 5) != 0) {
 				rk_error_set(err, RK_EXIT_USAGE,
-					     "deletion vector %s: only file: URIs are readable (local files)", where);
+				             "deletion vector %s: only file: URIs are readable (local files)", where);
 				goto out;
 			}
 			p += 5;
@@ -328,7 +328,7 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
 				p += 2;
 				if (*p != '/') { /* file://host/... */
 					rk_error_set(err, RK_EXIT_USAGE,
-						     "deletion vector %s: a file: URI with a host is not readable", where);
+					             "deletion vector %s: a file: URI with a host is not readable", where);
 					goto out;
 				}
 			}
@@ -346,7 +346,7 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
 	}
 	if (rc == 0 && (int64_t)*n != json_integer_value(jcard)) {
 		rk_error_set(err, RK_EXIT_RUNTIME, "deletion vector %s: %zu rows, the log says cardinality %lld",
-			     path.len ? rk_buf_cstr(&path) : "inline", *n, (long long)json_integer_value(jcard));
+		             path.len ? rk_buf_cstr(&path) : "inline", *n, (long long)json_integer_value(jcard));
 		free(*rows);
 		*rows = NULL;
 		*n = 0;

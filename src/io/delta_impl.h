@@ -40,7 +40,7 @@ int rk_delta_uri_decode(const char *s, rk_buf *out);
  * RK_EXIT_RUNTIME on anything malformed.  Returns 0 or -1.
  */
 int rk_delta_dv_bitmap_parse(const unsigned char *p, size_t len, const char *what, uint64_t **rows, size_t *n,
-			     rk_error *err);
+                             rk_error *err);
 
 /*
  * Loads the deletion vector that descriptor dv (an add action's
@@ -66,18 +66,18 @@ int rk_delta_dv_unique_id(json_t *dv, rk_buf *out);
 /* ---- the snapshot, shared by delta.c and delta_view.c ---- */
 
 struct rk_delta {
-	char *root;                /* absolute, no trailing '/' */
+	char *root; /* absolute, no trailing '/' */
 	int64_t version;
 	int min_reader, min_writer;
-	char *reader_features;     /* comma-separated */
-	char *mapping;             /* "none", "name", "id" */
-	json_t *schema;            /* metaData.schemaString, parsed */
+	char *reader_features; /* comma-separated */
+	char *mapping;         /* "none", "name", "id" */
+	json_t *schema;        /* metaData.schemaString, parsed */
 	rk_delta_column *cols;
-	json_t **col_types;        /* [ncols]: each column's schema type (borrowed from schema) */
+	json_t **col_types; /* [ncols]: each column's schema type (borrowed from schema) */
 	size_t ncols;
 	rk_delta_file *files;
 	size_t nfiles;
-	void **owned;              /* every other allocation, freed with the snapshot */
+	void **owned; /* every other allocation, freed with the snapshot */
 	size_t nowned, capowned;
 };
 
@@ -92,4 +92,4 @@ char *rk_delta_strdup(rk_delta *d, const char *s);
  * column.  Returns 0 or -1.
  */
 int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *kind, int *precision, int *scale,
-		  rk_error *err);
+                  rk_error *err);

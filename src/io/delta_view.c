@@ -45,7 +45,7 @@ static const struct {
 };
 
 int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *kind, int *precision, int *scale,
-		  rk_error *err)
+                  rk_error *err)
 {
 	rk_delta_kind k;
 	int p = 0, s = 0;
@@ -70,7 +70,8 @@ int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *
 			}
 			if (p < 1 || p > 38 || s < 0 || s > p)
 				return rk_error_set(err, RK_EXIT_USAGE, "column %s: type %s: precision 1 to 38, scale 0 to "
-						    "precision", column, name);
+				                                        "precision",
+				                    column, name);
 			rk_buf_printf(out, "DECIMAL(%d,%d)", p, s);
 			if (kind) {
 				*kind = RK_DELTA_DECIMAL;
@@ -80,21 +81,22 @@ int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *
 			return 0;
 		}
 		rk_error_set(err, RK_EXIT_USAGE, "column %s: Delta type '%s' is not implemented by this reader", column,
-			     name);
+		             name);
 		return rk_error_hint(err, "implemented: string, long, integer, short, byte, float, double, decimal, "
-					  "boolean, binary, date, timestamp, timestamp_ntz, struct, array, map");
+		                          "boolean, binary, date, timestamp, timestamp_ntz, struct, array, map");
 	}
 	name = json_string_value(json_object_get(type, "type"));
 	if (!name)
 		return rk_error_set(err, RK_EXIT_USAGE, "column %s: a type that is neither a name nor an object",
-				    column);
+		                    column);
 	if (strcmp(name, "struct") == 0) {
 		json_t *fields = json_object_get(type, "fields"), *f;
 		size_t i;
 
 		k = RK_DELTA_STRUCT;
 		rk_buf_puts(out, "STRUCT(");
-		json_array_foreach(fields, i, f) {
+		json_array_foreach(fields, i, f)
+		{
 			const char *fname = json_string_value(json_object_get(f, "name"));
 
 			if (!fname)
@@ -123,7 +125,7 @@ int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *
 		rk_buf_putc(out, ')');
 	} else {
 		return rk_error_set(err, RK_EXIT_USAGE, "column %s: Delta type '%s' is not implemented by this reader",
-				    column, name);
+		                    column, name);
 	}
 	if (kind)
 		*kind = k;
@@ -134,7 +136,7 @@ int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *
 static const char *field_physical(const rk_delta *d, json_t *field)
 {
 	const char *phys = json_string_value(
-		json_object_get(json_object_get(field, "metadata"), "delta.columnMapping.physicalName"));
+	        json_object_get(json_object_get(field, "metadata"), "delta.columnMapping.physicalName"));
 
 	return strcmp(d->mapping, "none") != 0 && phys ? phys : json_string_value(json_object_get(field, "name"));
 }
@@ -150,7 +152,8 @@ static bool renames(const rk_delta *d, json_t *type)
 	if (!name)
 		return false;
 	if (strcmp(name, "struct") == 0) {
-		json_array_foreach(json_object_get(type, "fields"), i, f) {
+		json_array_foreach(json_object_get(type, "fields"), i, f)
+		{
 			if (strcmp(field_physical(d, f), json_string_value(json_object_get(f, "name"))) != 0 ||
 			    renames(d, json_object_get(f, "type")))
 				return true;
@@ -180,7 +183,8 @@ static void read_expr(const rk_delta *d, json_t *type, const char *src, int dept
 		size_t i;
 
 		rk_buf_printf(out, "CASE WHEN (%s) IS NULL THEN NULL ELSE struct_pack(", src);
-		json_array_foreach(json_object_get(type, "fields"), i, f) {
+		json_array_foreach(json_object_get(type, "fields"), i, f)
+		{
 			if (i)
 				rk_buf_puts(out, ", ");
 			rk_duck_quote_ident(out, json_string_value(json_object_get(f, "name")));
@@ -199,7 +203,7 @@ static void read_expr(const rk_delta *d, json_t *type, const char *src, int dept
 		rk_buf_putc(out, ')');
 	} else { /* map */
 		rk_buf_printf(out, "map_from_entries(list_transform(map_entries(%s), lambda e%d: struct_pack(key := ",
-			      src, depth);
+		              src, depth);
 		rk_buf_printf(&sub, "struct_extract(e%d, 'key')", depth);
 		read_expr(d, json_object_get(type, "keyType"), rk_buf_cstr(&sub), depth + 1, out);
 		rk_buf_puts(out, ", value := ");
@@ -270,7 +274,7 @@ static int check_field_ids(const rk_delta *d, duckdb_connection con, const size_
 	int rc;
 
 	rk_buf_puts(&sql, "SELECT DISTINCT file_name || ': field id ' || field_id || ' is named ' || name "
-			  "FROM parquet_schema([");
+	                  "FROM parquet_schema([");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			rk_buf_putc(&sql, ',');
@@ -288,13 +292,13 @@ static int check_field_ids(const rk_delta *d, duckdb_connection con, const size_
 	}
 	rk_buf_puts(&sql, " LIMIT 1");
 	rc = rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's field ids",
-				 name_cb, &bad, err);
+	                         name_cb, &bad, err);
 	rk_buf_free(&sql);
 	if (rc == 0 && bad.n) {
 		rk_error_set(err, RK_EXIT_USAGE,
-			     "column mapping mode id: %s, not as the schema's physical name; resolving columns by "
-			     "field id alone is not implemented",
-			     bad.v[0]);
+		             "column mapping mode id: %s, not as the schema's physical name; resolving columns by "
+		             "field id alone is not implemented",
+		             bad.v[0]);
 		rc = -1;
 	}
 	names_free(&bad);
@@ -310,7 +314,7 @@ static bool has_data_column(const rk_delta *d)
 }
 
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
-		  unsigned flags, rk_error *err)
+                  unsigned flags, rk_error *err)
 {
 	rk_buf sql = RK_BUF_INIT, t_files = RK_BUF_INIT, t_dv = RK_BUF_INIT, col = RK_BUF_INIT;
 	names present = { 0 };
@@ -351,14 +355,14 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	file_list(d, files, nfiles, &sql);
 	rk_buf_puts(&sql, ")");
 	if (rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's data files",
-				name_cb, &present, err) != 0)
+	                        name_cb, &present, err) != 0)
 		goto out;
 	if ((any_part || any_dv || (flags & RK_DELTA_VIEW_FILE_INDEX)) &&
 	    (has_name(&present, "file_index") || has_name(&present, "file_row_number"))) {
 		rk_error_set(err, RK_EXIT_USAGE,
-			     "a data file has a column named file_index or file_row_number, which DuckDB's "
-			     "position columns would hide; this reader cannot join its partition values or "
-			     "deletion vectors");
+		             "a data file has a column named file_index or file_row_number, which DuckDB's "
+		             "position columns would hide; this reader cannot join its partition values or "
+		             "deletion vectors");
 		goto out;
 	}
 	if (strcmp(d->mapping, "id") == 0 && has_data_column(d) && check_field_ids(d, con, files, nfiles, err) < 0)
@@ -434,7 +438,7 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 		rk_buf_reset(&col);
 		if (cl->partition) {
 			rk_buf_printf(&sql, "CAST(f.c%zu AS %s)", c,
-				      cl->duck_type);
+			              cl->duck_type);
 		} else if (!has_name(&present, cl->physical_name)) {
 			rk_buf_printf(&sql, "CAST(NULL AS %s)", cl->duck_type);
 		} else {
@@ -464,7 +468,7 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	goto out;
 app_fail:
 	rk_error_set(err, RK_EXIT_RUNTIME, "reading the Delta table: duckdb appender: %s",
-		     app ? duckdb_appender_error(app) : "cannot create it");
+	             app ? duckdb_appender_error(app) : "cannot create it");
 	if (app)
 		duckdb_appender_destroy(&app);
 	rc = -1;

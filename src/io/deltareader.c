@@ -41,7 +41,7 @@ typedef struct rk_deltareader {
 	rk_delta_spec spec;
 	rk_duck *duck;
 	rk_delta *snap;
-	char *version;          /* the snapshot's version, as text (rk_reader_snapshot) */
+	char *version; /* the snapshot's version, as text (rk_reader_snapshot) */
 	bool export_version;
 	char **expr_names;
 	char **expr_sql;
@@ -49,11 +49,11 @@ typedef struct rk_deltareader {
 	char *where;
 	/* bound columns */
 	size_t ncols;
-	char **sel;             /* each one's SQL in the scan's select list */
+	char **sel; /* each one's SQL in the scan's select list */
 	rk_type *types;
 	int *scales;
 	rk_dcol *how;
-	long *column;           /* the snapshot column it is, or -1 for an expression */
+	long *column; /* the snapshot column it is, or -1 for an expression */
 	rk_duckrows rows;
 	/* what the scans read */
 	uint64_t files_read, bytes_read;
@@ -111,7 +111,7 @@ static const char *rk_deltareader_describe(const void *impl)
 static void *rk_deltareader_open(const rk_reader_opts *o, const char *rest, rk_error *err)
 {
 	rk_deltareader *r = rk_xcalloc(1, sizeof *r);
-	rk_delta_options dopt = {.partition_zone = rk_reader_setting_of(o, "delta-partition-zone")};
+	rk_delta_options dopt = { .partition_zone = rk_reader_setting_of(o, "delta-partition-zone") };
 	rk_buf b = RK_BUF_INIT;
 	char opt[32];
 

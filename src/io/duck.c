@@ -38,7 +38,7 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err)
 		if (duckdb_set_config(config, settings[i][0], settings[i][1]) != DuckDBSuccess) {
 			duckdb_destroy_config(&config);
 			return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot set %s=%s", settings[i][0],
-					    settings[i][1]);
+			                    settings[i][1]);
 		}
 	}
 	/* An in-memory database spills to ".tmp" in the working directory by
@@ -51,7 +51,7 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err)
 		char tmp[PATH_MAX];
 
 		snprintf(tmp, sizeof tmp, "%s/reckon-duckdb.%ld.%u", base && *base ? base : "/tmp", (long)getpid(),
-			 atomic_fetch_add(&seq, 1));
+		         atomic_fetch_add(&seq, 1));
 		if (duckdb_set_config(config, "temp_directory", tmp) != DuckDBSuccess) {
 			duckdb_destroy_config(&config);
 			return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot set temp_directory=%s", tmp);
@@ -67,7 +67,7 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err)
 	d = rk_xcalloc(1, sizeof *d);
 	if (duckdb_open_ext(NULL, &d->db, config, &open_err) != DuckDBSuccess) {
 		rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot open an in-memory database: %s",
-			     open_err ? open_err : "unknown error");
+		             open_err ? open_err : "unknown error");
 		duckdb_free(open_err);
 		duckdb_destroy_config(&config);
 		free(d);
@@ -114,7 +114,7 @@ int rk_duck_connect(rk_duck *d, duckdb_connection *out, rk_error *err)
 }
 
 int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, int code,
-		  const char *what, rk_error *err)
+                  const char *what, rk_error *err)
 {
 	duckdb_result local;
 	duckdb_result *r = res ? res : &local;
@@ -133,7 +133,7 @@ int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, in
 }
 
 int rk_duck_each_string(duckdb_connection con, const char *sql, int code, const char *what,
-			int (*row)(void *ctx, const char *s, size_t len, rk_error *err), void *ctx, rk_error *err)
+                        int (*row)(void *ctx, const char *s, size_t len, rk_error *err), void *ctx, rk_error *err)
 {
 	duckdb_result res;
 	duckdb_data_chunk chunk;

@@ -57,7 +57,7 @@ int rk_duck_connect(rk_duck *d, duckdb_connection *out, rk_error *err);
  * message, prefixed by what ("reading the checkpoint").  Returns 0 or -1.
  */
 int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, int code,
-		  const char *what, rk_error *err);
+                  const char *what, rk_error *err);
 
 /*
  * Runs sql, whose result has one VARCHAR column, and calls row(ctx, s, len)
@@ -67,7 +67,7 @@ int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, in
  * message prefixed by what.  Returns 0, the callback's value, or -1.
  */
 int rk_duck_each_string(duckdb_connection con, const char *sql, int code, const char *what,
-			int (*row)(void *ctx, const char *s, size_t len, rk_error *err), void *ctx, rk_error *err);
+                        int (*row)(void *ctx, const char *s, size_t len, rk_error *err), void *ctx, rk_error *err);
 
 /*
  * Appends s to out as a SQL string literal ('...' with ' doubled), for

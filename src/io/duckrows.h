@@ -32,16 +32,16 @@ typedef enum rk_dcol {
 	RK_DCOL_INT2,
 	RK_DCOL_INT4,
 	RK_DCOL_INT8,
-	RK_DCOL_DEC16,        /* DECIMAL by its storage width */
+	RK_DCOL_DEC16, /* DECIMAL by its storage width */
 	RK_DCOL_DEC32,
 	RK_DCOL_DEC64,
 	RK_DCOL_DEC128,
 	RK_DCOL_FLOAT,
 	RK_DCOL_DOUBLE,
-	RK_DCOL_VARCHAR,      /* the bytes, encoded by the column's rk_type */
-	RK_DCOL_BLOB,         /* as PostgreSQL prints a bytea: \x and hex digits */
+	RK_DCOL_VARCHAR, /* the bytes, encoded by the column's rk_type */
+	RK_DCOL_BLOB,    /* as PostgreSQL prints a bytea: \x and hex digits */
 	RK_DCOL_DATE,
-	RK_DCOL_TIMESTAMP,    /* microseconds since 1970 (naive: taken as UTC) */
+	RK_DCOL_TIMESTAMP, /* microseconds since 1970 (naive: taken as UTC) */
 	RK_DCOL_UUID
 } rk_dcol;
 
@@ -57,16 +57,16 @@ void rk_duckrows_type(duckdb_logical_type lt, rk_type *t, int *scale, rk_dcol *h
 
 typedef struct rk_duckrows {
 	size_t ncols;
-	const rk_type *types;    /* kept, not copied */
+	const rk_type *types; /* kept, not copied */
 	const rk_dcol *how;
-	rk_field *fields;        /* one row's, reused */
-	size_t *enc_off;         /* where each field's encoding starts in enc */
-	size_t *text_off;        /* where a field's text starts in text, or SIZE_MAX */
-	rk_sec_digits *sec;      /* per column: a timestamp's last whole second */
-	rk_buf enc;              /* one row's encodings */
-	rk_buf text;             /* one row's made texts (floats, blobs, special values) */
-	size_t bad_col;          /* the column to blame for a value error */
-	uint64_t rows;           /* rows delivered */
+	rk_field *fields;   /* one row's, reused */
+	size_t *enc_off;    /* where each field's encoding starts in enc */
+	size_t *text_off;   /* where a field's text starts in text, or SIZE_MAX */
+	rk_sec_digits *sec; /* per column: a timestamp's last whole second */
+	rk_buf enc;         /* one row's encodings */
+	rk_buf text;        /* one row's made texts (floats, blobs, special values) */
+	size_t bad_col;     /* the column to blame for a value error */
+	uint64_t rows;      /* rows delivered */
 } rk_duckrows;
 
 void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const rk_dcol *how, size_t ncols);

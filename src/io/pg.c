@@ -19,13 +19,13 @@
 #include "rk_sql.h"
 
 #define RK_PG_MASK "********"
-#define RK_PG_CONNECT_TIMEOUT "30"   /* seconds, unless the user chose one */
+#define RK_PG_CONNECT_TIMEOUT "30" /* seconds, unless the user chose one */
 
 struct rk_pg {
 	PGconn *conn;
-	char *what;       /* "source", "target", ... */
-	char *desc;       /* redacted conninfo (or the location when it was empty) */
-	char *location;   /* "host=... port=... dbname=..." of the live session */
+	char *what;     /* "source", "target", ... */
+	char *desc;     /* redacted conninfo (or the location when it was empty) */
+	char *location; /* "host=... port=... dbname=..." of the live session */
 	bool in_copy_in;
 	char copy_label[64];
 	PGcancel *cancel; /* made at connect: rk_pg_cancel may run on another thread */
@@ -373,7 +373,7 @@ static void rk_pg_scrub_one(rk_buf *msg, const char *secret, size_t len)
 /* Scrubs the secrets of conninfo out of a libpq message held in msg. */
 static void rk_pg_scrub(rk_buf *msg, const char *conninfo)
 {
-	rk_pg_secrets sec = {0};
+	rk_pg_secrets sec = { 0 };
 	rk_buf red = RK_BUF_INIT;
 
 	if (!conninfo || !*conninfo)
@@ -637,7 +637,8 @@ rk_pg *rk_pg_connect(const char *conninfo, const char *what, rk_error *err)
 		opts = (strchr(ci, '=') || rk_pg_is_uri(ci)) ? PQconninfoParse(ci, &perr) : NULL;
 		malformed = opts == NULL && perr != NULL;
 		PQconninfoFree(opts);
-		rk_pg_tidy(&text, malformed ? perr : pg->conn ? PQerrorMessage(pg->conn) : "out of memory");
+		rk_pg_tidy(&text, malformed ? perr : pg->conn ? PQerrorMessage(pg->conn)
+		                                              : "out of memory");
 		if (perr)
 			PQfreemem(perr);
 		rk_pg_scrub(&text, ci);

@@ -21,9 +21,9 @@ typedef struct rk_pg_result rk_pg_result;
 /* The shape of result a statement is expected to return; any other shape
  * is an error, never a silent zero. */
 typedef enum rk_pg_expect {
-	RK_PG_COMMAND,   /* no rows (DDL, INSERT/UPDATE/DELETE without RETURNING, SET, BEGIN...) */
-	RK_PG_ONE_ROW,   /* exactly one row */
-	RK_PG_ANY_ROWS   /* zero or more rows */
+	RK_PG_COMMAND, /* no rows (DDL, INSERT/UPDATE/DELETE without RETURNING, SET, BEGIN...) */
+	RK_PG_ONE_ROW, /* exactly one row */
+	RK_PG_ANY_ROWS /* zero or more rows */
 } rk_pg_expect;
 
 /*

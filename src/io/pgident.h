@@ -15,7 +15,7 @@
 
 #include "core/buf.h"
 
-#define RK_PGIDENT_MAXLEN 63   /* NAMEDATALEN - 1 */
+#define RK_PGIDENT_MAXLEN 63 /* NAMEDATALEN - 1 */
 
 /*
  * Parses s into 1..maxparts parts ("orders", "mart.orders", "\"My Table\"",

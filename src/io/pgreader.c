@@ -39,35 +39,35 @@
 
 typedef struct rk_pgreader {
 	rk_pg *pg;
-	char *side;          /* "source" / "target" */
-	char *oid;           /* the relation's oid, as text for $1 */
-	char relkind;        /* pg_class.relkind: 'r' table, 'p' partitioned, 'f' foreign, ... */
-	char *display;       /* schema.name for messages */
-	char *qualified;     /* "schema"."name" for SQL (PQescapeIdentifier) */
-	char *desc;          /* "source table mart.orders on host=... dbname=..." */
-	char *snapshot;      /* exported snapshot id, when asked for */
+	char *side;      /* "source" / "target" */
+	char *oid;       /* the relation's oid, as text for $1 */
+	char relkind;    /* pg_class.relkind: 'r' table, 'p' partitioned, 'f' foreign, ... */
+	char *display;   /* schema.name for messages */
+	char *qualified; /* "schema"."name" for SQL (PQescapeIdentifier) */
+	char *desc;      /* "source table mart.orders on host=... dbname=..." */
+	char *snapshot;  /* exported snapshot id, when asked for */
 
 	/* the side's mapping and filter (--source-expr, --source-where) */
-	char **expr_names;   /* logical columns computed by an expression, as written */
-	char **expr_sql;     /* ... and their SQL */
+	char **expr_names; /* logical columns computed by an expression, as written */
+	char **expr_sql;   /* ... and their SQL */
 	size_t nexpr;
-	char *filter;        /* "(<where>\n)", or NULL */
+	char *filter; /* "(<where>\n)", or NULL */
 
-	size_t ncols;        /* bound columns */
-	char **cols;         /* their catalog names (an expression's: the logical name) */
-	char **quoted;       /* ... as SQL: the quoted name, or "(<expression>\n)" */
-	char **typnames;     /* ... their declared types, to cast a bound value to (diagnosis) */
+	size_t ncols;    /* bound columns */
+	char **cols;     /* their catalog names (an expression's: the logical name) */
+	char **quoted;   /* ... as SQL: the quoted name, or "(<expression>\n)" */
+	char **typnames; /* ... their declared types, to cast a bound value to (diagnosis) */
 	rk_type *types;
-	int *scales;         /* each column's declared scale (rk_type_scale), or -1 */
-	rk_wire *wires;      /* each column's binary COPY form */
-	bool binary_ok;      /* every column has one: digest passes stream binary */
-	rk_copybin bin;      /* the binary scan in progress */
-	rk_field *fields;    /* one row's fields, reused for every row */
-	rk_buf scratch;      /* unescaped field text, reused for every row */
+	int *scales;      /* each column's declared scale (rk_type_scale), or -1 */
+	rk_wire *wires;   /* each column's binary COPY form */
+	bool binary_ok;   /* every column has one: digest passes stream binary */
+	rk_copybin bin;   /* the binary scan in progress */
+	rk_field *fields; /* one row's fields, reused for every row */
+	rk_buf scratch;   /* unescaped field text, reused for every row */
 	rk_buf sql;
-	char label[160];     /* "scan of mart.orders" */
+	char label[160]; /* "scan of mart.orders" */
 
-	bool broken;         /* the transaction could not be recovered */
+	bool broken; /* the transaction could not be recovered */
 
 	/* pushdown digests (rk_pgreader_digest) */
 	int digest_state;    /* 0 not probed yet, 1 the reckon extension is usable, -1 not */
@@ -110,7 +110,8 @@ static int rk_pgreader_sql_error(rk_pgreader *r, const char *what, const char *s
 	             strlen(sql) > 200 ? "..." : "", strcmp(what, "filter") ? "," : "", r->display ? r->display : "the table",
 	             cause);
 	return rk_error_hint(err, "it is SQL run on the %s's relation as written: test it with psql, SELECT %s FROM "
-	                          "the table", r->side, strcmp(what, "filter") ? "(expression)" : "1 ... WHERE (filter)");
+	                          "the table",
+	                     r->side, strcmp(what, "filter") ? "(expression)" : "1 ... WHERE (filter)");
 }
 
 /* ------------------------------------------------------------------------
@@ -142,7 +143,7 @@ static int rk_pgreader_cand_cmp(const void *pa, const void *pb)
  * (a failure here only loses the hint). */
 static void rk_pgreader_hint_tables(rk_pg *pg, const char *schema, const char *relname, rk_error *err)
 {
-	const char *params[1] = {schema};
+	const char *params[1] = { schema };
 	rk_pg_result *res = NULL;
 	rk_error lerr;
 	rk_pgreader_cand *c;
@@ -211,7 +212,7 @@ static void rk_pgreader_hint_tables(rk_pg *pg, const char *schema, const char *r
 static int rk_pgreader_resolve(rk_pgreader *r, const char *table, const char *schema, const char *relname,
                                rk_error *err)
 {
-	const char *params[2] = {schema, relname};
+	const char *params[2] = { schema, relname };
 	rk_pg_result *res;
 	char *qs, *qr;
 	rk_buf b = RK_BUF_INIT;
@@ -316,7 +317,7 @@ static int rk_pgreader_filter(rk_pgreader *r, const char *where, rk_error *err)
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 {
 	const char *side = o->side ? o->side : "source";
-	char *parts[2] = {NULL, NULL};
+	char *parts[2] = { NULL, NULL };
 	size_t nparts;
 	const char *why;
 	rk_pgreader *r;
@@ -487,7 +488,7 @@ static int rk_pgreader_bind_expr(rk_pgreader *r, size_t i, const char *name, con
 	rk_buf b = RK_BUF_INIT;
 	rk_pg_result *res = NULL, *tres = NULL;
 	char oid[16], mod[16];
-	const char *params[2] = {oid, mod};
+	const char *params[2] = { oid, mod };
 	int rc;
 
 	rk_buf_printf(&b, "SELECT (%s\n) FROM %s LIMIT 0", sql, r->qualified);
@@ -528,7 +529,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
                             rk_error *err)
 {
 	rk_pgreader *r = impl;
-	const char *params[1] = {r->oid};
+	const char *params[1] = { r->oid };
 	rk_pg_result *res;
 	const char *binary_env;
 	int n;
@@ -615,7 +616,7 @@ fail:
 static int rk_pgreader_names(rk_pgreader *r, const char *label, const char *sql, char ***names, size_t *n,
                              rk_error *err)
 {
-	const char *params[1] = {r->oid};
+	const char *params[1] = { r->oid };
 	rk_pg_result *res;
 	int rows;
 
@@ -693,7 +694,10 @@ static bool rk_pgreader_utf8(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s, *e = p + n;
 
 	while (p < e) {
-		size_t k = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : 4;
+		size_t k = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1
+		                   : (*p & 0xF0) == 0xE0       ? 2
+		                   : (*p & 0xF8) == 0xF0       ? 3
+		                                               : 4;
 
 		if (k == 4 || (k == 1 && *p < 0xC2) || (size_t)(e - p) <= k)
 			return false;
@@ -832,7 +836,7 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 	bool bits = scan->keybits && r->has_key_hash && scan->nranges <= RK_PGREADER_MAX_RANGES;
 	rk_range merged[RK_PGREADER_MAX_RANGES];
 	const rk_keybits *kb[RK_PGREADER_MAX_RANGES];
-	rk_range hull = {RK_USEC_PINF, RK_USEC_NINF};
+	rk_range hull = { RK_USEC_PINF, RK_USEC_NINF };
 	bool too_many = false;
 	size_t nm = 0;
 	rk_buf keys = RK_BUF_INIT;
@@ -1094,7 +1098,7 @@ static int rk_pgreader_no_digest(rk_pgreader *r, const char *hint)
  */
 static int rk_pgreader_leaves(rk_pgreader *r, rk_error *err)
 {
-	const char *params[1] = {r->oid};
+	const char *params[1] = { r->oid };
 	rk_pg_result *res = NULL;
 	size_t n, nforeign = 0, unreadable = 0;
 	rk_buf b = RK_BUF_INIT;
@@ -1138,7 +1142,8 @@ static int rk_pgreader_leaves(rk_pgreader *r, rk_error *err)
 	rk_pg_result_free(res);
 	rk_buf_free(&b);
 	rk_log_info("%s: partitioned, %zu of its %zu leaf partitions foreign: window digests computed per partition, "
-	            "each foreign one on its server", r->desc, nforeign, n);
+	            "each foreign one on its server",
+	            r->desc, nforeign, n);
 	return 0;
 }
 
@@ -1193,8 +1198,7 @@ static int rk_pgreader_probe(rk_pgreader *r, rk_error *err)
 	v = rk_pg_result_value(res, 0, 0);
 	if (!v || strcmp(v, RK_PGREADER_PUSHDOWN_VERSION) != 0) {
 		rk_error_set(&r->digest_why, RK_EXIT_USAGE,
-		             "the reckon extension in the %s database computes digest format %s; this reckon needs format "
-		             RK_PGREADER_PUSHDOWN_VERSION, r->side, v ? v : "NULL");
+		             "the reckon extension in the %s database computes digest format %s; this reckon needs format " RK_PGREADER_PUSHDOWN_VERSION, r->side, v ? v : "NULL");
 		rk_pg_result_free(res);
 		return rk_pgreader_no_digest(r, "install the extension built from this reckon's sources (make ext-install), "
 		                                "then ALTER EXTENSION reckon UPDATE or re-create it");
@@ -1250,8 +1254,8 @@ static int rk_pgreader_digest_row(void *ctx, const char *row, size_t len, rk_err
  * rk_pgreader_digest_args lays out those arguments once per statement.
  */
 typedef struct rk_pgreader_wargs {
-	size_t *col;         /* argument a's column */
-	char *roles;         /* its letter: h hashed, b hashed and summed, s summed */
+	size_t *col; /* argument a's column */
+	char *roles; /* its letter: h hashed, b hashed and summed, s summed */
 	size_t n;
 } rk_pgreader_wargs;
 
@@ -1314,7 +1318,8 @@ static int rk_pgreader_digest_windows(rk_pgreader *r, const rk_digest_query *q, 
 		return 1;
 	if (k1 - k0 > RK_PGREADER_MAX_WINDOW_BRANCHES) {
 		rk_log_info("%s: %lld windows, more than %d: foreign partition %s is grouped by window, which its server "
-		            "computes only when the planner expects that to save rows", r->desc, (long long)(k1 - k0),
+		            "computes only when the planner expects that to save rows",
+		            r->desc, (long long)(k1 - k0),
 		            RK_PGREADER_MAX_WINDOW_BRANCHES, rel);
 		return 1;
 	}
@@ -1416,7 +1421,8 @@ static int rk_pgreader_digest_build(rk_pgreader *r, rk_digest_query *q, const rk
 			for (size_t k = 0; k < q->nsum; k++)
 				rk_buf_printf(&r->sql, ", max(v) FILTER (WHERE c = %zu)", 3 + k);
 			rk_buf_printf(&r->sql, "] AS d FROM (SELECT (u.o - 1) / %zu AS r, (u.o - 1) %% %zu AS c, u.v FROM "
-			              "(SELECT %s.reckon_windows((%lld)::pg_catalog.int8, ", ncol, ncol, sch, (long long)q->from);
+			                       "(SELECT %s.reckon_windows((%lld)::pg_catalog.int8, ",
+			              ncol, ncol, sch, (long long)q->from);
 			rk_buf_printf(&r->sql, "(%lld)::pg_catalog.int8, '%s'::pg_catalog.bytea, %s", (long long)unit, wa->roles,
 			              r->quoted[q->scan->time_index]);
 			for (size_t a = 0; a < wa->n; a++)
@@ -1447,7 +1453,7 @@ static int rk_pgreader_digest_build(rk_pgreader *r, rk_digest_query *q, const rk
 static int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	rk_pgreader *r = impl;
-	rk_pgreader_dctx d = {r, NULL, 3 + q->nsum, fn, ctx};
+	rk_pgreader_dctx d = { r, NULL, 3 + q->nsum, fn, ctx };
 	rk_pgreader_wargs wa;
 	char label[200];
 	bool empty = false;
@@ -1481,7 +1487,7 @@ static int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void
 	free(wa.col);
 	free(wa.roles);
 	if (rc != 0)
-		return rc;      /* 1: this reader cannot compute digests; -1: error */
+		return rc; /* 1: this reader cannot compute digests; -1: error */
 	if (empty)
 		return 0;
 	snprintf(label, sizeof label, "window digests of %s", r->display);
@@ -1570,7 +1576,8 @@ static int rk_pgreader_xmin_failed(rk_pgreader *r, rk_error *err)
 		return -1;
 	rk_pgreader_err(err);
 	rk_error_set(err, RK_EXIT_USAGE, "%s has no xmin (a view or a foreign table): its rows' commit times cannot be "
-	                                 "read", r->display);
+	                                 "read",
+	             r->display);
 	rk_error_hint(err, "point the source at the table itself");
 	return 1;
 }
@@ -1628,9 +1635,9 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 	for (size_t c = 0; c < q->nkey; c++)
 		rk_buf_printf(&keys, "reckon_k%zu, ", c + 1);
 	rk_buf_puts(&keys, span ? "reckon_lo, reckon_hi, reckon_n)" : "reckon_n)");
-	vars[0] = (rk_sqlvar){"keys", rk_buf_cstr(&keys)};
-	vars[1] = (rk_sqlvar){"source_table", r->qualified};
-	vars[2] = (rk_sqlvar){"key_match", rk_buf_cstr(&match)};
+	vars[0] = (rk_sqlvar){ "keys", rk_buf_cstr(&keys) };
+	vars[1] = (rk_sqlvar){ "source_table", r->qualified };
+	vars[2] = (rk_sqlvar){ "key_match", rk_buf_cstr(&match) };
 	rc = rk_sql_render(&r->sql, rk_sql_diagnose_commit_times, vars, 3, err);
 	if (rc == 0 && span && rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan, err) < 0) {
 		rk_pgreader_recover(r);
@@ -1683,7 +1690,7 @@ static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nk
 	*unique = false;
 	for (size_t c = 0; c < nkey; c++) {
 		long k = rk_pgreader_expr_of(r, r->cols[key_index[c]]);
-		char *bare[1] = {NULL};
+		char *bare[1] = { NULL };
 		size_t np = 0;
 		const char *why;
 
@@ -1799,9 +1806,9 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	params[1] = rk_time_format(q->to, to);
 	params[2] = width;
 	params[3] = rk_buf_cstr(&margins);
-	vars[0] = (rk_sqlvar){"source_table", r->qualified};
-	vars[1] = (rk_sqlvar){"time_column", r->quoted[q->time_index]};
-	vars[2] = (rk_sqlvar){"filter", r->filter ? r->filter : "true"};
+	vars[0] = (rk_sqlvar){ "source_table", r->qualified };
+	vars[1] = (rk_sqlvar){ "time_column", r->quoted[q->time_index] };
+	vars[2] = (rk_sqlvar){ "filter", r->filter ? r->filter : "true" };
 	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 3, err);
 	if (rc == 0 && rk_pg_exec(r->pg, "lateness", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
@@ -1850,7 +1857,7 @@ static int rk_pgreader_drill_part(rk_pgreader *r, const rk_drill_query *q, size_
 {
 	const rk_drill_part *pt = &q->parts[i];
 	const char *sch = r->digest_schema, *tcol = r->quoted[q->time_index];
-	rk_range range = {pt->lo, pt->hi};
+	rk_range range = { pt->lo, pt->hi };
 	rk_scan scan;
 	bool empty;
 
@@ -1889,7 +1896,7 @@ static int rk_pgreader_drill_part(rk_pgreader *r, const rk_drill_query *q, size_
 static int rk_pgreader_drill_digest(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	rk_pgreader *r = impl;
-	rk_pgreader_dctx d = {r, NULL, 6, fn, ctx};
+	rk_pgreader_dctx d = { r, NULL, 6, fn, ctx };
 	rk_type tt;
 	char label[200];
 	int rc;
@@ -1914,7 +1921,8 @@ static int rk_pgreader_drill_digest(void *impl, const rk_drill_query *q, rk_row_
 	rk_pgreader_err(err);
 	if (!r->has_key_hash) {
 		rk_error_set(err, RK_EXIT_USAGE, "the reckon extension in the %s database is older than 1.3, without "
-		             "reckon_key_hash", r->side);
+		                                 "reckon_key_hash",
+		             r->side);
 		return rk_error_hint(err, "run ALTER EXTENSION reckon UPDATE in that database (docs/pushdown.md)");
 	}
 	if (!(tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE)) {
@@ -2030,7 +2038,7 @@ const rk_reader_ops rk_pgreader_ops = {
 /* Every conn no other driver claims: a libpq conninfo or URI. */
 static void *rk_pg_driver_open(const rk_reader_opts *o, const char *conninfo, rk_error *err)
 {
-	(void)conninfo;   /* o->conn, whole */
+	(void)conninfo; /* o->conn, whole */
 	return rk_pgreader_open(o, err);
 }
 

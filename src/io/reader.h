@@ -27,18 +27,18 @@ typedef struct rk_reader rk_reader;
  * source is one driver file plus one line in reader.c's list of drivers.
  */
 enum {
-	RK_CAP_TYPED = 1u << 0,       /* bind fills each column's type (a catalog, a schema); without
+	RK_CAP_TYPED = 1u << 0,        /* bind fills each column's type (a catalog, a schema); without
 	                               * it the caller assigns types (the other side, --types) */
-	RK_CAP_SQL_NAMES = 1u << 1,   /* column names are SQL identifiers, folded as a query folds
+	RK_CAP_SQL_NAMES = 1u << 1,    /* column names are SQL identifiers, folded as a query folds
 	                               * them; without it they match as a header does: exactly,
 	                               * else uniquely ignoring case */
-	RK_CAP_EXPRESSIONS = 1u << 2, /* takes SQL of its own: --source-expr, --source-where */
-	RK_CAP_RELATION = 1u << 3,    /* reads a named relation: needs --table */
-	RK_CAP_RANGE_SCAN = 1u << 4,  /* a scan reads its ranges alone, not the whole data */
-	RK_CAP_CANON_INTS = 1u << 5,  /* integers arrive in their canonical text (digest.md) */
-	RK_CAP_PUSHDOWN = 1u << 6,    /* may compute window and drilldown digests itself */
-	RK_CAP_COMMIT_TIMES = 1u << 7,/* may know when each row was committed (diagnosis, lateness) */
-	RK_CAP_LIBPQ = 1u << 8,       /* the conn is a libpq conninfo: reckon's own SQL runs there
+	RK_CAP_EXPRESSIONS = 1u << 2,  /* takes SQL of its own: --source-expr, --source-where */
+	RK_CAP_RELATION = 1u << 3,     /* reads a named relation: needs --table */
+	RK_CAP_RANGE_SCAN = 1u << 4,   /* a scan reads its ranges alone, not the whole data */
+	RK_CAP_CANON_INTS = 1u << 5,   /* integers arrive in their canonical text (digest.md) */
+	RK_CAP_PUSHDOWN = 1u << 6,     /* may compute window and drilldown digests itself */
+	RK_CAP_COMMIT_TIMES = 1u << 7, /* may know when each row was committed (diagnosis, lateness) */
+	RK_CAP_LIBPQ = 1u << 8,        /* the conn is a libpq conninfo: reckon's own SQL runs there
 	                               * (--watermark-query) and load/repair write there; without it
 	                               * the conn is a path, which holds no password */
 };
@@ -56,18 +56,18 @@ typedef struct rk_reader_setting {
 #define RK_READER_MAX_SETTINGS 8
 
 typedef struct rk_reader_opts {
-	const char *side;       /* "source" or "target": used in every message */
-	const char *conn;       /* libpq conninfo / URI, or PREFIX:PATH of another driver ("csv:PATH") */
-	const char *table;      /* relation name, schema-qualified allowed (RK_CAP_RELATION) */
+	const char *side;  /* "source" or "target": used in every message */
+	const char *conn;  /* libpq conninfo / URI, or PREFIX:PATH of another driver ("csv:PATH") */
+	const char *table; /* relation name, schema-qualified allowed (RK_CAP_RELATION) */
 	rk_reader_setting settings[RK_READER_MAX_SETTINGS];
 	size_t nsettings;
 	const char *const *expr_names; /* RK_CAP_EXPRESSIONS: logical columns this side computes */
 	const char *const *expr_sql;   /* ... with these SQL expressions (--source-expr) */
 	size_t nexpr;
-	const char *where;      /* RK_CAP_EXPRESSIONS: only the rows this SQL condition holds
+	const char *where;    /* RK_CAP_EXPRESSIONS: only the rows this SQL condition holds
 	                         * for (--source-where), or NULL */
-	bool export_snapshot;   /* export the snapshot (rk_reader_snapshot), if the driver can */
-	const char *snapshot;   /* read in this exported snapshot instead of taking a new one
+	bool export_snapshot; /* export the snapshot (rk_reader_snapshot), if the driver can */
+	const char *snapshot; /* read in this exported snapshot instead of taking a new one
 	                         * (parallel readers of one side) */
 } rk_reader_opts;
 
@@ -92,8 +92,8 @@ const char *rk_conn_noun(const char *conn);
 typedef int (*rk_row_fn)(void *ctx, const rk_field *fields, rk_error *err);
 
 typedef struct rk_range {
-	rk_usec from;   /* inclusive */
-	rk_usec to;     /* exclusive */
+	rk_usec from; /* inclusive */
+	rk_usec to;   /* exclusive */
 } rk_range;
 
 /* The rows of a range whose key hash (the XXH3-128 of the key's encoding,
@@ -104,18 +104,18 @@ typedef struct rk_keybits {
 } rk_keybits;
 
 typedef struct rk_scan {
-	size_t time_index;           /* index of the time column among the bound columns */
-	const rk_range *ranges;      /* sorted, disjoint; rows are wanted when their time is in one */
+	size_t time_index;      /* index of the time column among the bound columns */
+	const rk_range *ranges; /* sorted, disjoint; rows are wanted when their time is in one */
 	size_t nranges;
-	bool include_null_time;      /* also deliver rows whose time is NULL */
-	bool binary;                 /* the caller takes every rk_form: a PostgreSQL
+	bool include_null_time; /* also deliver rows whose time is NULL */
+	bool binary;            /* the caller takes every rk_form: a PostgreSQL
 	                              * reader may then stream binary COPY */
 	/*
 	 * Optional narrowing for the drilldown.  A reader may apply either in the
 	 * database or ignore it and deliver more rows: the callback filters, so
 	 * they only ever save work.
 	 */
-	const size_t *key_index;     /* the key columns (bound column indexes), in --key order */
+	const size_t *key_index; /* the key columns (bound column indexes), in --key order */
 	size_t nkey;
 	const rk_keybits *keybits;   /* per range, or NULL: only rows whose key hash matches
 	                              * (a PostgreSQL reader with the reckon extension 1.3) */
@@ -192,13 +192,13 @@ int rk_reader_primary_key(rk_reader *r, char ***names, size_t *n, rk_error *err)
  * and hashes and sums them with the reckon extension (docs/pushdown.md).
  */
 typedef struct rk_digest_query {
-	const rk_scan *scan;         /* which rows, as for rk_reader_scan */
-	const size_t *hash_index;    /* the hashed columns (bound column indexes), in --columns order */
+	const rk_scan *scan;      /* which rows, as for rk_reader_scan */
+	const size_t *hash_index; /* the hashed columns (bound column indexes), in --columns order */
 	size_t nhash;
-	const size_t *sum_index;     /* the summed columns (integer or numeric) */
+	const size_t *sum_index; /* the summed columns (integer or numeric) */
 	size_t nsum;
-	rk_usec from, width;         /* the window grid */
-	size_t slices;               /* in: groups wanted per slice, width / slices wide
+	rk_usec from, width; /* the window grid */
+	size_t slices;       /* in: groups wanted per slice, width / slices wide
 	                              * (a power of two dividing width; 0 or 1: per window);
 	                              * out: 1 when the reader grouped per window instead */
 } rk_digest_query;
@@ -231,9 +231,9 @@ typedef struct rk_drill_part {
 
 typedef struct rk_drill_query {
 	size_t time_index;
-	const size_t *hash_index;    /* the hashed columns, in --columns order */
+	const size_t *hash_index; /* the hashed columns, in --columns order */
 	size_t nhash;
-	const size_t *key_index;     /* the key columns, in --key order */
+	const size_t *key_index; /* the key columns, in --key order */
 	size_t nkey;
 	const rk_drill_part *parts;
 	size_t nparts;
@@ -267,12 +267,12 @@ const char *rk_reader_snapshot(const rk_reader *r);
  * the time column's index finds them when no index serves the key, and a
  * key the source holds elsewhere too is not confused with these rows. */
 typedef struct rk_key_query {
-	const size_t *key_index;     /* the key columns (bound column indexes) */
+	const size_t *key_index; /* the key columns (bound column indexes) */
 	size_t nkey;
-	const char *const *values;   /* [nrows * nkey], row-major */
+	const char *const *values; /* [nrows * nkey], row-major */
 	size_t nrows;
-	size_t time_index;           /* the time column (bound column index) */
-	const rk_usec *lo, *hi;      /* [nrows], or NULL: any time */
+	size_t time_index;      /* the time column (bound column index) */
+	const rk_usec *lo, *hi; /* [nrows], or NULL: any time */
 } rk_key_query;
 
 /*
@@ -294,11 +294,11 @@ int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, boo
 /* Transactions open on the reader's database (pg_stat_activity), other
  * than the sessions skip_pids lists. */
 typedef struct rk_open_xacts {
-	uint64_t count;              /* sessions in a transaction that began before `before` */
-	rk_usec oldest;              /* the oldest such transaction's start */
-	int oldest_pid;              /* ... and its session */
-	char oldest_app[64];         /* ... its application_name (may be empty) */
-	bool sees_all;               /* the role may see every role's sessions (pg_read_all_stats) */
+	uint64_t count;      /* sessions in a transaction that began before `before` */
+	rk_usec oldest;      /* the oldest such transaction's start */
+	int oldest_pid;      /* ... and its session */
+	char oldest_app[64]; /* ... its application_name (may be empty) */
+	bool sees_all;       /* the role may see every role's sessions (pg_read_all_stats) */
 } rk_open_xacts;
 int rk_reader_open_xacts(rk_reader *r, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
                          rk_error *err);
@@ -314,17 +314,17 @@ int rk_reader_backend_pid(const rk_reader *r);
  */
 #define RK_LAG_MAX_MARGINS 8
 typedef struct rk_lag_query {
-	size_t time_index;           /* the time column (bound column index) */
+	size_t time_index; /* the time column (bound column index) */
 	rk_usec from, to, width;
-	const rk_usec *margins;      /* at most RK_LAG_MAX_MARGINS */
+	const rk_usec *margins; /* at most RK_LAG_MAX_MARGINS */
 	size_t nmargins;
 } rk_lag_query;
 
 typedef struct rk_lag_stats {
-	uint64_t rows;               /* rows in the range (window) */
-	uint64_t known;              /* ... whose commit time is known */
-	double p50, p90, p99, p999, max;   /* seconds, over the known ones (0 when none) */
-	uint64_t missed[RK_LAG_MAX_MARGINS];   /* known ones lagging more than margins[k] */
+	uint64_t rows;                       /* rows in the range (window) */
+	uint64_t known;                      /* ... whose commit time is known */
+	double p50, p90, p99, p999, max;     /* seconds, over the known ones (0 when none) */
+	uint64_t missed[RK_LAG_MAX_MARGINS]; /* known ones lagging more than margins[k] */
 } rk_lag_stats;
 
 /* Fills *all and win[w] for every window w of the grid (the caller sizes

@@ -45,8 +45,8 @@ typedef struct rk_reader_ops {
  */
 typedef void *(*rk_reader_open_fn)(const rk_reader_opts *o, const char *rest, rk_error *err);
 typedef struct rk_reader_driver {
-	const char *prefix;          /* "csv:" */
-	const char *noun;            /* "CSV data" */
+	const char *prefix; /* "csv:" */
+	const char *noun;   /* "CSV data" */
 	unsigned caps;
 	rk_reader_open_fn open;
 	const rk_reader_ops *ops;

@@ -20,8 +20,8 @@
 #include "io/pg.h"
 
 typedef struct rk_sqlvar {
-	const char *name;   /* without the colon */
-	const char *sql;    /* already quoted SQL text */
+	const char *name; /* without the colon */
+	const char *sql;  /* already quoted SQL text */
 } rk_sqlvar;
 
 /*

@@ -21,16 +21,19 @@
 #define RK_CHILD_TIMEOUT_SEC 600
 
 typedef struct rk_lab_child {
-	bool exited;        /* ended by exit(): code is valid */
+	bool exited; /* ended by exit(): code is valid */
 	int code;
-	bool signaled;      /* killed: signo is valid */
+	bool signaled; /* killed: signo is valid */
 	int signo;
-	rk_buf out;         /* captured stdout, NUL-terminated */
-	rk_buf err;         /* captured stderr, NUL-terminated */
-	rk_buf report;      /* what arrived on the report descriptor, NUL-terminated */
+	rk_buf out;    /* captured stdout, NUL-terminated */
+	rk_buf err;    /* captured stderr, NUL-terminated */
+	rk_buf report; /* what arrived on the report descriptor, NUL-terminated */
 } rk_lab_child;
 
-#define RK_LAB_CHILD_INIT { false, 0, false, 0, RK_BUF_INIT, RK_BUF_INIT, RK_BUF_INIT }
+#define RK_LAB_CHILD_INIT                                                 \
+	{                                                                 \
+		false, 0, false, 0, RK_BUF_INIT, RK_BUF_INIT, RK_BUF_INIT \
+	}
 
 /*
  * Runs path with argv (NULL-terminated, argv[0] included) and waits for it.

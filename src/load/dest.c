@@ -39,7 +39,7 @@ void rk_dest_free(rk_dest *d)
 
 static int rk_dest_resolve(rk_dest *d, const char *table, bool write, rk_error *err)
 {
-	char *parts[2] = {NULL, NULL};
+	char *parts[2] = { NULL, NULL };
 	size_t nparts = 0;
 	const char *why = NULL;
 	const char *params[2];
@@ -107,7 +107,7 @@ static bool rk_dest_flag(const rk_pg_result *res, int row, int col)
 
 static int rk_dest_columns(rk_dest *d, rk_error *err)
 {
-	const char *params[1] = {d->oid};
+	const char *params[1] = { d->oid };
 	rk_pg_result *res = NULL;
 	int n;
 
@@ -135,7 +135,7 @@ static int rk_dest_columns(rk_dest *d, rk_error *err)
 			if (!strcmp(d->cols[j], rk_pg_result_value(res, i, 0)))
 				c = (long)j;
 		if (c < 0)
-			continue;   /* a column added between the two queries */
+			continue; /* a column added between the two queries */
 		d->generated[c] = rk_dest_flag(res, i, 1);
 		d->identity[c] = rk_dest_flag(res, i, 2);
 		d->has_default[c] = rk_dest_flag(res, i, 3);
@@ -206,7 +206,7 @@ char *rk_dest_quote(const rk_dest *d, size_t i, rk_error *err)
 
 int rk_dest_subscriptions(const rk_dest *d, char **names, rk_error *err)
 {
-	const char *params[1] = {d->oid};
+	const char *params[1] = { d->oid };
 	rk_pg_result *res = NULL;
 	rk_buf b = RK_BUF_INIT;
 
@@ -225,7 +225,7 @@ int rk_dest_subscriptions(const rk_dest *d, char **names, rk_error *err)
 
 int rk_dest_lock(const rk_dest *d, const char *cmd, rk_error *err)
 {
-	const char *params[1] = {d->oid};
+	const char *params[1] = { d->oid };
 	rk_pg_result *res = NULL;
 	bool got;
 
@@ -325,9 +325,8 @@ static int rk_wmap_role_missing(const rk_wmap_in *in, const char *role, const ch
 	}
 	rk_error_set(err, RK_EXIT_USAGE, "%s column '%s' of target table %s is not a column of %s", role, logical,
 	             d->display, in->src_desc);
-	return rk_error_hint(err, "%s", d->generated[t] ? "it is a generated column of the target"
-	                                                 : "the key and time columns must be on both sides: map the "
-	                                                   "source's with --source-expr NAME=SQL");
+	return rk_error_hint(err, "%s", d->generated[t] ? "it is a generated column of the target" : "the key and time columns must be on both sides: map the "
+	                                                                                             "source's with --source-expr NAME=SQL");
 }
 
 int rk_wmap_build(const rk_wmap_in *in, rk_wmap *out, rk_error *err)
@@ -348,9 +347,11 @@ int rk_wmap_build(const rk_wmap_in *in, rk_wmap *out, rk_error *err)
 		    (rk_wmap_sexpr(in, name) < 0 && rk_wmap_scol(in, name) < 0))
 			continue;
 		rk_error_set(err, RK_EXIT_USAGE, "--target-expr %s=%s is an expression, not a column of %s: %s cannot "
-		             "write it", name, ts->expr_sql[m], d->display, in->cmd);
+		                                 "write it",
+		             name, ts->expr_sql[m], d->display, in->cmd);
 		rk_error_hint(err, "map the source side onto the target's own column instead (--source-expr COLUMN=SQL), "
-		                   "or leave %s out with --exclude-columns %s", name, name);
+		                   "or leave %s out with --exclude-columns %s",
+		              name, name);
 		goto done;
 	}
 
@@ -414,7 +415,8 @@ int rk_wmap_build(const rk_wmap_in *in, rk_wmap *out, rk_error *err)
 		    !d->not_null[t])
 			continue;
 		rk_error_set(err, RK_EXIT_USAGE, "target column %s of %s is NOT NULL and has no default, and no logical "
-		             "column covers it: the rows %s inserts would leave it NULL", d->cols[t], d->display, in->cmd);
+		                                 "column covers it: the rows %s inserts would leave it NULL",
+		             d->cols[t], d->display, in->cmd);
 		rk_error_hint(err, "map it from the source (--source-expr %s=SQL), or give the column a default", d->cols[t]);
 		goto done;
 	}

@@ -26,19 +26,19 @@
 #include "io/reader.h"
 
 typedef struct rk_dest {
-	rk_pg *pg;               /* borrowed */
-	const char *side;        /* "target" or "source", for messages */
-	char *oid;               /* as text, for $1 */
-	char *display;           /* schema.name, for messages */
-	char *qualified;         /* "schema"."name", for SQL */
-	char relkind;            /* 'r', 'p', 'v', 'm', 'f' */
-	size_t ncols;            /* every column, attnum order: */
-	char **cols;             /*   catalog names */
-	char **base;             /*   base type names (format_type, a domain's base) */
-	bool *generated;         /*   computed by the server: never written */
-	bool *identity;          /*   GENERATED ... AS IDENTITY: a value without a default */
-	bool *has_default;       /*   the column's default, or its domain's */
-	bool *not_null;          /*   NOT NULL, or a NOT NULL domain */
+	rk_pg *pg;         /* borrowed */
+	const char *side;  /* "target" or "source", for messages */
+	char *oid;         /* as text, for $1 */
+	char *display;     /* schema.name, for messages */
+	char *qualified;   /* "schema"."name", for SQL */
+	char relkind;      /* 'r', 'p', 'v', 'm', 'f' */
+	size_t ncols;      /* every column, attnum order: */
+	char **cols;       /*   catalog names */
+	char **base;       /*   base type names (format_type, a domain's base) */
+	bool *generated;   /*   computed by the server: never written */
+	bool *identity;    /*   GENERATED ... AS IDENTITY: a value without a default */
+	bool *has_default; /*   the column's default, or its domain's */
+	bool *not_null;    /*   NOT NULL, or a NOT NULL domain */
 } rk_dest;
 
 /*
@@ -82,37 +82,37 @@ int rk_dest_lock(const rk_dest *d, const char *cmd, rk_error *err);
 
 /* One written column: a target column and where its value comes from. */
 typedef struct rk_wcol {
-	size_t tcol;             /* the target column (rk_dest index) */
-	char *logical;           /* the logical column it carries, as written */
-	char *bind;              /* the name the source reader binds for it */
-	long sexpr;              /* the source's mapping of it (index), or -1 */
-	long scol;               /* else the source's column of that name (index) */
+	size_t tcol;   /* the target column (rk_dest index) */
+	char *logical; /* the logical column it carries, as written */
+	char *bind;    /* the name the source reader binds for it */
+	long sexpr;    /* the source's mapping of it (index), or -1 */
+	long scol;     /* else the source's column of that name (index) */
 } rk_wcol;
 
 typedef struct rk_wmap {
-	rk_wcol *c;              /* in the target's column order */
+	rk_wcol *c; /* in the target's column order */
 	size_t n;
-	size_t time;             /* the time column among them */
-	size_t *key;             /* the key columns among them, in key order */
+	size_t time; /* the time column among them */
+	size_t *key; /* the key columns among them, in key order */
 	size_t nkey;
 } rk_wmap;
 
 typedef struct rk_wmap_in {
-	const char *cmd;                  /* "repair" or "load", for messages */
+	const char *cmd; /* "repair" or "load", for messages */
 	const rk_dest *target;
-	long interval_col;                /* a target column written by the command itself, or -1 */
-	const rk_reader_opts *source;     /* the source side: its mappings */
-	const rk_reader_opts *target_side;/* the target side: its mappings */
-	char *const *src_cols;            /* the source's columns (catalog names, or a CSV header) */
+	long interval_col;                 /* a target column written by the command itself, or -1 */
+	const rk_reader_opts *source;      /* the source side: its mappings */
+	const rk_reader_opts *target_side; /* the target side: its mappings */
+	char *const *src_cols;             /* the source's columns (catalog names, or a CSV header) */
 	size_t nsrc;
 	bool src_csv;
-	const char *src_desc;             /* the source, for messages */
-	const char *const *key;           /* logical key columns */
+	const char *src_desc;   /* the source, for messages */
+	const char *const *key; /* logical key columns */
 	size_t nkey;
-	const char *time;                 /* logical time column */
-	const char *const *only;          /* when given, write only these logical columns (and */
-	size_t nonly;                     /* the key and time): load --columns */
-	const char *const *exclude;       /* logical columns not written (--exclude-columns) */
+	const char *time;           /* logical time column */
+	const char *const *only;    /* when given, write only these logical columns (and */
+	size_t nonly;               /* the key and time): load --columns */
+	const char *const *exclude; /* logical columns not written (--exclude-columns) */
 	size_t nexclude;
 } rk_wmap_in;
 

@@ -22,23 +22,23 @@
 #include "core/log.h"
 #include "rk_sql.h"
 
-#define RK_GUARD_MAX 4                           /* sessions guarded at once */
-#define RK_GUARD_TICK_MS 100                     /* how often the watcher wakes */
-#define RK_GUARD_WATCH_AFTER (250 * 1000)        /* usec busy before it looks */
-#define RK_GUARD_WATCH_EVERY (250 * 1000)        /* usec between two looks */
-#define RK_GUARD_BLOCKERS 1024                   /* the blockers' description */
+#define RK_GUARD_MAX 4                    /* sessions guarded at once */
+#define RK_GUARD_TICK_MS 100              /* how often the watcher wakes */
+#define RK_GUARD_WATCH_AFTER (250 * 1000) /* usec busy before it looks */
+#define RK_GUARD_WATCH_EVERY (250 * 1000) /* usec between two looks */
+#define RK_GUARD_BLOCKERS 1024            /* the blockers' description */
 
 typedef struct rk_gsess {
-	rk_pg *pg;               /* NULL: a free slot */
+	rk_pg *pg; /* NULL: a free slot */
 	char *conninfo;
-	int pid;                 /* pg's backend */
+	int pid; /* pg's backend */
 	bool busy;
 	rk_usec busy_since;
-	unsigned stretch;        /* counts busy stretches: a look belongs to one */
-	bool polling;            /* the watcher is looking, without the mutex */
+	unsigned stretch; /* counts busy stretches: a look belongs to one */
+	bool polling;     /* the watcher is looking, without the mutex */
 	rk_usec last_look;
-	rk_pg *monitor;          /* the watcher's connection (the watcher's only) */
-	bool monitor_failed;     /* do not try to connect again */
+	rk_pg *monitor;      /* the watcher's connection (the watcher's only) */
+	bool monitor_failed; /* do not try to connect again */
 	char blockers[RK_GUARD_BLOCKERS];
 } rk_gsess;
 
@@ -52,11 +52,11 @@ static struct {
 	pthread_t thread;
 	bool stop;
 	rk_usec lock_timeout;
-	char *pgoptions;         /* PGOPTIONS before begin, or NULL */
+	char *pgoptions; /* PGOPTIONS before begin, or NULL */
 	bool had_pgoptions;
 	struct sigaction old_int, old_term;
 	rk_gsess s[RK_GUARD_MAX];
-} rk_guard = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} rk_guard = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void rk_guard_on_signal(int sig)
 {
@@ -89,7 +89,8 @@ int rk_guard_check(rk_error *err)
 
 	if (!sig)
 		return 0;
-	rk_error_set(err, 128 + sig, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+	rk_error_set(err, 128 + sig, "interrupted by %s", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM"
+	                                                                                            : "a signal");
 	err->sqlstate[0] = '\0';
 	return rk_error_hint(err, "the change in flight was rolled back; what was committed before stays");
 }
@@ -120,7 +121,7 @@ static void rk_guard_ms(rk_usec d, char *out, size_t n)
 static void rk_guard_look(rk_pg *monitor, int pid, char *out, size_t n)
 {
 	char p[16];
-	const char *params[1] = {p};
+	const char *params[1] = { p };
 	rk_pg_result *res = NULL;
 	rk_error err;
 	rk_buf b = RK_BUF_INIT;
@@ -299,7 +300,7 @@ int rk_guard_session(rk_pg *pg, const char *conninfo, rk_error *err)
 {
 	rk_gsess *s;
 	char ms[32];
-	const char *params[1] = {ms};
+	const char *params[1] = { ms };
 
 	if (!rk_guard.on)
 		return 0;

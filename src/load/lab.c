@@ -18,7 +18,8 @@
 #include "load/strategy.h"
 #include "rk_sql.h"
 
-enum { RK_LAB_POSTGRES = 1, RK_LAB_SPLIT = 2 };
+enum { RK_LAB_POSTGRES = 1,
+       RK_LAB_SPLIT = 2 };
 
 /* docs/loader.md's data: "phase" is the run before which the row is committed. */
 typedef struct rk_lab_row {
@@ -27,11 +28,16 @@ typedef struct rk_lab_row {
 } rk_lab_row;
 
 static const rk_lab_row rk_lab_rows[] = {
-	{ "T-01", "2026-03-02 09:05:00+00", "120.00", 1 }, { "T-02", "2026-03-02 09:20:00+00", "35.50", 1 },
-	{ "T-03", "2026-03-02 09:41:00+00", "18.25", 1 },  { "T-04", "2026-03-02 09:55:00+00", "240.00", 1 },
-	{ "T-05", "2026-03-02 10:12:00+00", "64.10", 2 },  { "T-06", "2026-03-02 10:31:00+00", "12.00", 2 },
-	{ "T-07", "2026-03-02 10:55:00+00", "99.99", 2 },  { "T-08", "2026-03-02 11:00:00+00", "7.50", 2 },
-	{ "T-09", "2026-03-02 10:58:00+00", "310.00", 2 }, { "T-10", "2026-03-02 11:18:00+00", "45.00", 3 },
+	{ "T-01", "2026-03-02 09:05:00+00", "120.00", 1 },
+	{ "T-02", "2026-03-02 09:20:00+00", "35.50", 1 },
+	{ "T-03", "2026-03-02 09:41:00+00", "18.25", 1 },
+	{ "T-04", "2026-03-02 09:55:00+00", "240.00", 1 },
+	{ "T-05", "2026-03-02 10:12:00+00", "64.10", 2 },
+	{ "T-06", "2026-03-02 10:31:00+00", "12.00", 2 },
+	{ "T-07", "2026-03-02 10:55:00+00", "99.99", 2 },
+	{ "T-08", "2026-03-02 11:00:00+00", "7.50", 2 },
+	{ "T-09", "2026-03-02 10:58:00+00", "310.00", 2 },
+	{ "T-10", "2026-03-02 11:18:00+00", "45.00", 3 },
 	{ "T-11", "2026-03-02 11:47:00+00", "150.75", 3 },
 };
 #define RK_LAB_NROWS (sizeof rk_lab_rows / sizeof rk_lab_rows[0])
@@ -51,7 +57,7 @@ static const rk_lab_row rk_lab_rows[] = {
 
 typedef struct rk_lab_step {
 	const char *name;
-	int run;               /* 1..3: the run (and data interval) this step performs */
+	int run; /* 1..3: the run (and data interval) this step performs */
 	rk_load_crash crash;
 } rk_lab_step;
 
@@ -60,51 +66,22 @@ typedef struct rk_lab_scenario {
 	unsigned engines;
 	rk_load_strategy strategy;
 	bool lookback;
-	bool late;             /* T-09 commits only after the first run-2 step */
-	rk_lab_step steps[6];  /* ends at name NULL */
+	bool late;                  /* T-09 commits only after the first run-2 step */
+	rk_lab_step steps[6];       /* ends at name NULL */
 	const char *diagnose_after; /* a check (not a step) right after this step, when a later
 	                             * step hides the damage: its likely causes are the story */
 } rk_lab_scenario;
 
 static const rk_lab_scenario rk_lab_scenarios[] = {
-	{ "watermark-first", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WATERMARK_FIRST, false, false,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2-killed", 2, RK_CRASH_AFTER_WATERMARK_COMMIT },
-	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "write-first-append", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_APPEND, false, false,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT },
-	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "write-first-keyed", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_KEYED, false, false,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT },
-	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "one-transaction", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, false,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2-killed", 2, RK_CRASH_INSIDE_TRANSACTION },
-	    { "run2-retry", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "late-commit", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, true,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "lookback", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, true, true,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "interval", RK_LAB_POSTGRES, RK_LOAD_INTERVAL, false, true,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2", 2, RK_CRASH_NONE },
-	    { "run3", 3, RK_CRASH_NONE },
-	    { "rerun-run2", 2, RK_CRASH_NONE },
-	    { "rerun-run2-again", 2, RK_CRASH_NONE } },
-	  "run3" },
-	{ "interval-closed", RK_LAB_POSTGRES, RK_LOAD_INTERVAL_CLOSED, false, false,
-	  { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "target-watermark", RK_LAB_SPLIT, RK_LOAD_TARGET_WATERMARK, true, true,
-	  { { "run1", 1, RK_CRASH_NONE },
-	    { "run2", 2, RK_CRASH_NONE },
-	    { "run3-killed", 3, RK_CRASH_BEFORE_WRITE },
-	    { "run3-retry", 3, RK_CRASH_NONE } }, NULL },
+	{ "watermark-first", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WATERMARK_FIRST, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WATERMARK_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "write-first-append", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_APPEND, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "write-first-keyed", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_KEYED, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "one-transaction", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_INSIDE_TRANSACTION }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "late-commit", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "lookback", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, true, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "interval", RK_LAB_POSTGRES, RK_LOAD_INTERVAL, false, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE }, { "rerun-run2", 2, RK_CRASH_NONE }, { "rerun-run2-again", 2, RK_CRASH_NONE } }, "run3" },
+	{ "interval-closed", RK_LAB_POSTGRES, RK_LOAD_INTERVAL_CLOSED, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "target-watermark", RK_LAB_SPLIT, RK_LOAD_TARGET_WATERMARK, true, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3-killed", 3, RK_CRASH_BEFORE_WRITE }, { "run3-retry", 3, RK_CRASH_NONE } }, NULL },
 };
 #define RK_LAB_NSCENARIOS (sizeof rk_lab_scenarios / sizeof rk_lab_scenarios[0])
 
@@ -112,20 +89,20 @@ static const char *const rk_lab_summary_header = "engine,scenario,step,rows_read
 
 typedef struct rk_lab {
 	const rk_lab_spec *spec;
-	rk_pg *src;                /* the lab's own session on the source database */
-	rk_pg *tgt;                /* on the target database (== src for engine postgres) */
-	rk_pg *late;               /* the open late-commit session, or NULL */
-	const char *engine;        /* "postgres" / "split" */
-	const char *target_conn;   /* what the steps get as --target */
-	char conf[PATH_MAX];       /* private INI with both conninfos, or "" */
+	rk_pg *src;              /* the lab's own session on the source database */
+	rk_pg *tgt;              /* on the target database (== src for engine postgres) */
+	rk_pg *late;             /* the open late-commit session, or NULL */
+	const char *engine;      /* "postgres" / "split" */
+	const char *target_conn; /* what the steps get as --target */
+	char conf[PATH_MAX];     /* private INI with both conninfos, or "" */
 	const rk_lab_scenario *scen;
-	char dir[PATH_MAX];        /* OUT/<engine>/<scenario> */
-	int nn;                    /* number of the last snapshot */
+	char dir[PATH_MAX]; /* OUT/<engine>/<scenario> */
+	int nn;             /* number of the last snapshot */
 	int committed_phase;
-	rk_buf summary;            /* summary.csv so far */
-	rk_buf log;                /* the scenario's steps.log */
+	rk_buf summary; /* summary.csv so far */
+	rk_buf log;     /* the scenario's steps.log */
 	rk_lab_child child;
-	int status;                /* worst outcome so far */
+	int status; /* worst outcome so far */
 } rk_lab;
 
 bool rk_lab_scenario_exists(const char *name)
@@ -403,7 +380,7 @@ static void rk_lab_argv_free(rk_lab_argv *a)
  */
 static void rk_lab_write_conf(rk_lab *lab)
 {
-	const char *conns[2] = {lab->spec->source, lab->target_conn};
+	const char *conns[2] = { lab->spec->source, lab->target_conn };
 	char tmp[PATH_MAX + 16];
 	FILE *f;
 	int fd;
@@ -413,10 +390,10 @@ static void rk_lab_write_conf(rk_lab *lab)
 		if (strpbrk(conns[i], "\r\n"))
 			return;
 	if (snprintf(lab->conf, sizeof lab->conf, "%s/.reckon-lab-%s.ini", lab->spec->out, lab->engine) >=
-	        (int)sizeof lab->conf ||
+	            (int)sizeof lab->conf ||
 	    snprintf(tmp, sizeof tmp, "%s.XXXXXX", lab->conf) >= (int)sizeof tmp)
 		goto fallback;
-	fd = mkstemp(tmp);   /* 0600 */
+	fd = mkstemp(tmp); /* 0600 */
 	if (fd < 0)
 		goto fallback;
 	f = fdopen(fd, "w");
@@ -426,7 +403,8 @@ static void rk_lab_write_conf(rk_lab *lab)
 		goto fallback;
 	}
 	fprintf(f, "; written by reckon lab for its steps; removed when the engine's run ends\n"
-	           "[reckon]\nsource = %s\ntarget = %s\n", conns[0], conns[1]);
+	           "[reckon]\nsource = %s\ntarget = %s\n",
+	        conns[0], conns[1]);
 	if (fclose(f) != 0 || rename(tmp, lab->conf) != 0) {
 		unlink(tmp);
 		goto fallback;
@@ -753,7 +731,7 @@ static int rk_lab_run_scenario(rk_lab *lab, rk_error *err)
 	}
 out:
 	if (lab->late) {
-		rk_pg_close(lab->late);   /* a scenario that failed midway */
+		rk_pg_close(lab->late); /* a scenario that failed midway */
 		lab->late = NULL;
 	}
 	if (rk_lab_path(path, sizeof path, lab->dir, "steps.log", &step_err) == 0 &&

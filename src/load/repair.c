@@ -37,28 +37,28 @@
 
 /* What a scan of the source stages. */
 typedef enum rk_stage_what {
-	RK_STAGE_ROWS,       /* the rows of the intervals to replace */
-	RK_STAGE_KEYS,       /* the keys outside them */
-	RK_STAGE_ONE         /* the rows of one interval (row-level), untagged */
+	RK_STAGE_ROWS, /* the rows of the intervals to replace */
+	RK_STAGE_KEYS, /* the keys outside them */
+	RK_STAGE_ONE   /* the rows of one interval (row-level), untagged */
 } rk_stage_what;
 
 /* A foreign key that references the target table. */
 typedef struct rk_repair_fk {
-	char *name, *child;  /* the constraint, the referencing table (as the server quotes it) */
-	char action;         /* on delete: 'a' no action, 'r' restrict, 'c' cascade, 'n' set null, 'd' set default */
-	char *sql_count;     /* the referencing rows of the rows a row-level repair deletes */
+	char *name, *child; /* the constraint, the referencing table (as the server quotes it) */
+	char action;        /* on delete: 'a' no action, 'r' restrict, 'c' cascade, 'n' set null, 'd' set default */
+	char *sql_count;    /* the referencing rows of the rows a row-level repair deletes */
 } rk_repair_fk;
 
 typedef struct rk_repair {
 	const rk_repair_spec *spec;
-	char **key;          /* the logical key: the spec's, or discovered (rk_check_key) */
+	char **key; /* the logical key: the spec's, or discovered (rk_check_key) */
 	size_t nkey;
 	rk_pg *tgt;
-	rk_dest dest;        /* the target table */
+	rk_dest dest; /* the target table */
 	rk_reader *src;
-	long interval_col;   /* target column, or -1 */
-	rk_wmap map;         /* the columns written, and the source's names for them */
-	rk_type time_type;   /* how the source's time text is read */
+	long interval_col; /* target column, or -1 */
+	rk_wmap map;       /* the columns written, and the source's names for them */
+	rk_type time_type; /* how the source's time text is read */
 
 	/* the intervals being replaced: indexes into the caller's, in order */
 	rk_repair_interval *iv;
@@ -75,34 +75,34 @@ typedef struct rk_repair {
 	/* row-level repair (the default) */
 	char *sql_row_stage, *sql_row_want, *sql_row_pair, *sql_row_inside, *sql_row_moved, *sql_row_add;
 	char *sql_row_delete, *sql_row_update, *sql_row_insert, *sql_row_verify;
-	bool can_update;     /* some written column is neither key nor identity */
-	char ***want;        /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
+	bool can_update; /* some written column is neither key nor identity */
+	char ***want;    /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
 	size_t *nwant;
-	char **icol_value;   /* per interval: the interval column's value (no --load-interval) */
-	size_t cur;          /* the interval a row-level scan stages */
-	rk_repair_fk *fk;    /* the foreign keys that reference the target */
+	char **icol_value; /* per interval: the interval column's value (no --load-interval) */
+	size_t cur;        /* the interval a row-level scan stages */
+	rk_repair_fk *fk;  /* the foreign keys that reference the target */
 	size_t nfk;
 
 	/* the scan being staged */
 	rk_stage_what what;
 	rk_buf out;
 	uint64_t rows;
-	bool copy_failed;    /* the target side of the stream failed ... */
-	rk_error copy_err;   /* ... with this error */
-	bool staged;         /* the staging table holds the rows */
+	bool copy_failed;  /* the target side of the stream failed ... */
+	rk_error copy_err; /* ... with this error */
+	bool staged;       /* the staging table holds the rows */
 } rk_repair;
 
 static const struct {
 	const char *name, *key;
 } rk_repair_states[] = {
-	[RK_REPAIR_PENDING] = {"pending", "pending"},
-	[RK_REPAIR_FAILED] = {"failed", "failed"},
-	[RK_REPAIR_UNKNOWN] = {"unknown", "unknown"},
-	[RK_REPAIR_ALREADY] = {"already matches", "already_matches"},
-	[RK_REPAIR_PLANNED] = {"planned", "planned"},
-	[RK_REPAIR_COMMITTED] = {"unverified", "unverified"},
-	[RK_REPAIR_MATCH] = {"match", "match"},
-	[RK_REPAIR_DIFFER] = {"differ", "differ"},
+	[RK_REPAIR_PENDING] = { "pending", "pending" },
+	[RK_REPAIR_FAILED] = { "failed", "failed" },
+	[RK_REPAIR_UNKNOWN] = { "unknown", "unknown" },
+	[RK_REPAIR_ALREADY] = { "already matches", "already_matches" },
+	[RK_REPAIR_PLANNED] = { "planned", "planned" },
+	[RK_REPAIR_COMMITTED] = { "unverified", "unverified" },
+	[RK_REPAIR_MATCH] = { "match", "match" },
+	[RK_REPAIR_DIFFER] = { "differ", "differ" },
 };
 
 const char *rk_repair_state_name(rk_repair_state s)
@@ -221,7 +221,8 @@ static int rk_repair_refuse_open(const rk_repair_spec *spec, const rk_repair_int
 	}
 	rk_repair_put_interval(&b, iv[first].start, iv[first].end);
 	rk_error_set(err, RK_EXIT_USAGE, "%zu interval%s of the list %s open: %s ends after %s (now %s minus --settle "
-	             "%s); nothing was changed", open, open == 1 ? "" : "s", open == 1 ? "is" : "are", rk_buf_cstr(&b),
+	                                 "%s); nothing was changed",
+	             open, open == 1 ? "" : "s", open == 1 ? "is" : "are", rk_buf_cstr(&b),
 	             rk_time_format(closed, a), rk_time_format(spec->check.now, z),
 	             rk_duration_format(spec->check.settle, d));
 	rk_buf_free(&b);
@@ -248,8 +249,9 @@ static int rk_repair_subscribed(rk_repair *r, rk_error *err)
 		return 0;
 	}
 	rk_error_set(err, RK_EXIT_USAGE, "target table %s on %s is written by the enabled logical-replication "
-	             "subscription %s: a repair racing its apply worker breaks replication (a change still queued "
-	             "for a row repair replaced fails with a duplicate key); nothing was changed", r->dest.display,
+	                                 "subscription %s: a repair racing its apply worker breaks replication (a change still queued "
+	                                 "for a row repair replaced fails with a duplicate key); nothing was changed",
+	             r->dest.display,
 	             rk_pg_location(r->tgt), subs);
 	free(subs);
 	return rk_error_hint(err, "let the subscription catch up and disable it (ALTER SUBSCRIPTION ... DISABLE) "
@@ -301,7 +303,7 @@ static bool rk_repair_fk_cascades(char a)
  * repair writes. */
 static int rk_repair_privileges(rk_repair *r, rk_error *err)
 {
-	const char *params[2] = {r->dest.oid, r->spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE"};
+	const char *params[2] = { r->dest.oid, r->spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE" };
 	rk_pg_result *res;
 	const char *missing;
 
@@ -311,7 +313,8 @@ static int rk_repair_privileges(rk_repair *r, rk_error *err)
 	missing = rk_pg_result_value(res, 0, 0);
 	if (missing) {
 		rk_error_set(err, RK_EXIT_USAGE, "the target role may not %s target table %s on %s: repair %s; nothing "
-		             "was changed", missing, r->dest.display, rk_pg_location(r->tgt),
+		                                 "was changed",
+		             missing, r->dest.display, rk_pg_location(r->tgt),
 		             r->spec->replace_interval ? "deletes and inserts rows" : "inserts, updates and deletes rows");
 		rk_pg_result_free(res);
 		return rk_error_hint(err, "GRANT the privileges on the table to the target role, or connect as a role "
@@ -327,7 +330,7 @@ static int rk_repair_privileges(rk_repair *r, rk_error *err)
  * referencing rows of the rows to delete are counted per interval. */
 static int rk_repair_referencing(rk_repair *r, rk_error *err)
 {
-	const char *params[1] = {r->dest.oid};
+	const char *params[1] = { r->dest.oid };
 	rk_pg_result *res;
 	rk_buf names = RK_BUF_INIT;
 	size_t ncascade = 0;
@@ -346,7 +349,7 @@ static int rk_repair_referencing(rk_repair *r, rk_error *err)
 		f->child = rk_xstrdup(rk_pg_result_value(res, (int)i, 1));
 		f->action = a ? a[0] : 'a';
 		rk_buf_printf(&q, "SELECT count(*) FROM %s AS c WHERE (%s) IN (SELECT %s FROM %s AS t JOIN "
-		              "reckon_repair_diff AS d ON t.tableoid = d.relid AND t.ctid = d.row_id WHERE d.act = 'd')",
+		                  "reckon_repair_diff AS d ON t.tableoid = d.relid AND t.ctid = d.row_id WHERE d.act = 'd')",
 		              f->child, rk_pg_result_value(res, (int)i, 3), rk_pg_result_value(res, (int)i, 4),
 		              r->dest.qualified);
 		f->sql_count = rk_xstrdup(rk_buf_cstr(&q));
@@ -360,7 +363,8 @@ static int rk_repair_referencing(rk_repair *r, rk_error *err)
 	rk_pg_result_free(res);
 	if (r->spec->replace_interval && ncascade && !r->spec->allow_cascade) {
 		rk_error_set(err, RK_EXIT_USAGE, "--replace-interval deletes every target row of an interval, and %zu "
-		             "foreign key%s reference%s target table %s: %s; nothing was changed", ncascade,
+		                                 "foreign key%s reference%s target table %s: %s; nothing was changed",
+		             ncascade,
 		             ncascade == 1 ? "" : "s", ncascade == 1 ? "s" : "", r->dest.display, rk_buf_cstr(&names));
 		rk_buf_free(&names);
 		return rk_error_hint(err, "repair row by row (leave --replace-interval out): only rows that differ are "
@@ -370,7 +374,8 @@ static int rk_repair_referencing(rk_repair *r, rk_error *err)
 		for (size_t i = 0; i < r->nfk; i++)
 			if (!rk_repair_fk_cascades(r->fk[i].action))
 				rk_log_warn("foreign key %s on %s references target table %s (%s): --replace-interval fails on "
-				            "a row that is referenced", r->fk[i].name, r->fk[i].child, r->dest.display,
+				            "a row that is referenced",
+				            r->fk[i].name, r->fk[i].child, r->dest.display,
 				            rk_repair_fk_action(r->fk[i].action));
 	if (ncascade && r->spec->allow_cascade)
 		rk_log_warn("foreign keys referencing %s: %s; deleting anyway (--allow-cascade)", r->dest.display,
@@ -396,7 +401,7 @@ static int rk_repair_row_refuse(rk_repair *r, size_t i, rk_error *err)
 		goto fail;
 	if (n) {
 		rk_error_set(err, RK_EXIT_USAGE, "the target holds %llu row%s of a missing key of %s at +-infinity or out "
-		             "of reckon's time range (e.g. %s): its window cannot be checked again; nothing was changed",
+		                                 "of reckon's time range (e.g. %s): its window cannot be checked again; nothing was changed",
 		             (unsigned long long)n, n == 1 ? "" : "s", rk_buf_cstr(&b), example ? example : "?");
 		rk_error_hint(err, "correct or delete those rows' time first; reckon checks windows of finite times only");
 		goto fail;
@@ -407,7 +412,8 @@ static int rk_repair_row_refuse(rk_repair *r, size_t i, rk_error *err)
 		if (!n || (rk_repair_fk_cascades(r->fk[f].action) && r->spec->allow_cascade))
 			continue;
 		rk_error_set(err, RK_EXIT_USAGE, "repairing %s deletes %llu target row%s that %llu row%s of %s "
-		             "reference%s through foreign key %s (%s); nothing was changed in it", rk_buf_cstr(&b),
+		                                 "reference%s through foreign key %s (%s); nothing was changed in it",
+		             rk_buf_cstr(&b),
 		             (unsigned long long)r->iv[i].deleted_by_time, r->iv[i].deleted_by_time == 1 ? "" : "s",
 		             (unsigned long long)n, n == 1 ? "" : "s", r->fk[f].child, n == 1 ? "s" : "",
 		             r->fk[f].name, rk_repair_fk_action(r->fk[f].action));
@@ -458,7 +464,8 @@ static int rk_repair_bind(rk_repair *r, rk_error *err)
 
 		if (rk_type_from_name(r->dest.base[tc->tcol], true, &tt) < 0 || !rk_type_is_time(tt)) {
 			rk_error_set(err, RK_EXIT_USAGE, "time column '%s' of target table %s is %s, not a timestamp or "
-			             "date", tc->logical, r->dest.display, r->dest.base[tc->tcol]);
+			                                 "date",
+			             tc->logical, r->dest.display, r->dest.base[tc->tcol]);
 			rk_error_hint(err, "--time names a timestamptz, timestamp or date column");
 			goto done;
 		}
@@ -570,7 +577,8 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 		 * holding the row's time, or the one the target's rows record */
 		if (r->spec->load_interval > 0)
 			rk_buf_printf(&ival, "pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($3::numeric / 1000000)) "
-			              "* ($3::numeric / 1000000))", s_time);
+			                     "* ($3::numeric / 1000000))",
+			              s_time);
 		else
 			rk_buf_puts(&ival, "$3");
 		rk_buf_printf(&ic, ", %s", icol);
@@ -580,22 +588,22 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 	{
 		char *icol_value = NULL;
 		rk_sqlvar vars[] = {
-			{"target_table", r->dest.qualified},
-			{"target_filter", filter},
-			{"target_keys", tk},
-			{"columns", columns},
-			{"s_columns", s_columns},
-			{"keys", keys},
-			{"t_keys", t_keys},
-			{"s_keys", s_keys},
-			{"t_time", t_time},
-			{"s_time", s_time},
-			{"same", rk_buf_cstr(&same)},
-			{"set_columns", set_cols},
-			{"s_set_columns", s_set},
-			{"set_extra", rk_buf_cstr(&extra)},
-			{"icol", rk_buf_cstr(&ic)},
-			{"icol_value", ""},
+			{ "target_table", r->dest.qualified },
+			{ "target_filter", filter },
+			{ "target_keys", tk },
+			{ "columns", columns },
+			{ "s_columns", s_columns },
+			{ "keys", keys },
+			{ "t_keys", t_keys },
+			{ "s_keys", s_keys },
+			{ "t_time", t_time },
+			{ "s_time", s_time },
+			{ "same", rk_buf_cstr(&same) },
+			{ "set_columns", set_cols },
+			{ "s_set_columns", s_set },
+			{ "set_extra", rk_buf_cstr(&extra) },
+			{ "icol", rk_buf_cstr(&ic) },
+			{ "icol_value", "" },
 		};
 		size_t nv = sizeof vars / sizeof vars[0];
 
@@ -670,25 +678,26 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		 * the row's time, or the one the target's rows record ($2) */
 		if (r->spec->load_interval > 0)
 			rk_buf_printf(&iv, ", pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($2::numeric / 1000000)) "
-			              "* ($2::numeric / 1000000))", tcol);
+			                   "* ($2::numeric / 1000000))",
+			              tcol);
 		else
 			rk_buf_puts(&iv, ", $2");
 		rk_buf_printf(&ti, "%s%s", rk_buf_cstr(&b), icol);
 	}
 	{
 		const rk_sqlvar vars[] = {
-			{"icol_value", rk_buf_cstr(&iv)},
-			{"t_icol", rk_buf_cstr(&ti)},
-			{"target_table", r->dest.qualified},
-			{"columns", columns},
-			{"keys", keys},
-			{"staged_keys", skeys},
-			{"outside_keys", okeys},
-			{"target_keys", tkeys},
-			{"time", tcol},
-			{"target_time", ttime},
-			{"target_filter", filter},
-			{"interval_column", icol ? icol : ""},
+			{ "icol_value", rk_buf_cstr(&iv) },
+			{ "t_icol", rk_buf_cstr(&ti) },
+			{ "target_table", r->dest.qualified },
+			{ "columns", columns },
+			{ "keys", keys },
+			{ "staged_keys", skeys },
+			{ "outside_keys", okeys },
+			{ "target_keys", tkeys },
+			{ "time", tcol },
+			{ "target_time", ttime },
+			{ "target_filter", filter },
+			{ "interval_column", icol ? icol : "" },
 		};
 		size_t nv = sizeof vars / sizeof vars[0];
 
@@ -975,19 +984,19 @@ static int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk
 	int rc = -1;
 
 	if (what == RK_STAGE_ONE) {
-		ranges[nr++] = (rk_range){r->iv[r->cur].start, r->iv[r->cur].end};
+		ranges[nr++] = (rk_range){ r->iv[r->cur].start, r->iv[r->cur].end };
 	} else if (what == RK_STAGE_ROWS) {
 		for (size_t i = 0; i < r->ntodo; i++)
-			ranges[nr++] = (rk_range){r->iv[r->todo[i]].start, r->iv[r->todo[i]].end};
+			ranges[nr++] = (rk_range){ r->iv[r->todo[i]].start, r->iv[r->todo[i]].end };
 	} else {
 		rk_usec from = RK_USEC_NINF;
 
 		for (size_t i = 0; i < r->ntodo; i++) {
 			if (r->iv[r->todo[i]].start > from)
-				ranges[nr++] = (rk_range){from, r->iv[r->todo[i]].start};
+				ranges[nr++] = (rk_range){ from, r->iv[r->todo[i]].start };
 			from = r->iv[r->todo[i]].end;
 		}
-		ranges[nr++] = (rk_range){from, RK_USEC_PINF};
+		ranges[nr++] = (rk_range){ from, RK_USEC_PINF };
 	}
 	memset(&scan, 0, sizeof scan);
 	scan.time_index = r->map.time;
@@ -1086,7 +1095,7 @@ static int rk_repair_survey(rk_repair *r, rk_error *err)
 	if (twice) {
 		rk_repair_put_key(r, &b);
 		rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: %llu key%s %s in more than one of the "
-		             "intervals (e.g. %s), so the delete by key of one would remove the rows another inserts",
+		                                 "intervals (e.g. %s), so the delete by key of one would remove the rows another inserts",
 		             rk_buf_cstr(&b), (unsigned long long)twice, twice == 1 ? "" : "s",
 		             twice == 1 ? "is" : "are", example ? example : "?");
 		goto refuse;
@@ -1096,7 +1105,8 @@ static int rk_repair_survey(rk_repair *r, rk_error *err)
 	if (!reach)
 		return 0;
 	rk_log_info("the deletes by key reach %llu target row%s outside their intervals: reading the source's other "
-	            "keys", (unsigned long long)reach, reach == 1 ? "" : "s");
+	            "keys",
+	            (unsigned long long)reach, reach == 1 ? "" : "s");
 	if (rk_repair_cmd(r, "create key table", r->sql_keys_create, err) < 0 ||
 	    rk_repair_scan(r, RK_STAGE_KEYS, rk_sql_repair_keys_copy, err) < 0 ||
 	    rk_repair_cmd(r, "analyze key table", rk_sql_repair_keys_analyze, err) < 0 ||
@@ -1108,7 +1118,8 @@ static int rk_repair_survey(rk_repair *r, rk_error *err)
 	}
 	rk_repair_put_key(r, &b);
 	rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: the delete by key would remove %llu target "
-	             "row%s outside %s interval%s whose key%s the source also holds outside %s (e.g. %s)", rk_buf_cstr(&b), (unsigned long long)bad, bad == 1 ? "" : "s",
+	                                 "row%s outside %s interval%s whose key%s the source also holds outside %s (e.g. %s)",
+	             rk_buf_cstr(&b), (unsigned long long)bad, bad == 1 ? "" : "s",
 	             r->ntodo == 1 ? "the" : "their", r->ntodo == 1 ? "" : "s", bad == 1 ? "" : "s",
 	             r->ntodo == 1 ? "it" : "them", example ? example : "?");
 refuse:
@@ -1145,10 +1156,10 @@ static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_r
 		}
 		k = strtoll(idx, NULL, 10);
 		if (k == 0)
-			continue;   /* the interval itself: not reached by the delete by key after the one by time */
+			continue; /* the interval itself: not reached by the delete by key after the one by time */
 		if ((k > 0 && k > (RK_USEC_PINF - v->start) / w - 1) || (k < 0 && k < (RK_USEC_NINF - v->start) / w + 1))
 			return rk_error_set(err, RK_EXIT_RUNTIME, "a row the delete by key reached lies out of reckon's time "
-			                    "range");
+			                                          "range");
 		s = v->start + (rk_usec)k * w;
 		for (j = 0; j < out->ntouched; j++)
 			if (out->touched[j].start == s && out->touched[j].end == s + w)
@@ -1206,7 +1217,7 @@ static int rk_repair_by_key(rk_repair *r, size_t i, const char *label, const cha
 {
 	rk_repair_interval *v = &r->iv[i];
 	char s[RK_TIME_STRLEN], w[32];
-	const char *params[2] = {rk_time_format_sql(v->start, true, s), w};
+	const char *params[2] = { rk_time_format_sql(v->start, true, s), w };
 	rk_pg_result *res = NULL;
 	int rc;
 
@@ -1233,9 +1244,9 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
-	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
 	char li[32];
-	const char *ins[2] = {bounds[0], NULL};
+	const char *ins[2] = { bounds[0], NULL };
 	rk_repair_result mine;
 
 	if (r->interval_col >= 0) {
@@ -1281,7 +1292,7 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
-	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
 	rk_repair_result mine;
 
 	memset(&mine, 0, sizeof mine);
@@ -1321,7 +1332,7 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 static int rk_repair_row_settings(rk_repair *r, rk_error *err)
 {
 	char ms[32];
-	const char *params[1] = {ms};
+	const char *params[1] = { ms };
 	rk_usec lt = rk_guard_lock_timeout();
 
 	snprintf(ms, sizeof ms, "%lldms", (long long)((lt + 999) / 1000));
@@ -1381,8 +1392,8 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN], w[32];
-	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
-	const char *grid[2] = {bounds[0], w};
+	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
+	const char *grid[2] = { bounds[0], w };
 	rk_pg_result *res = NULL;
 	uint64_t n[4];
 	uint64_t total;
@@ -1468,16 +1479,18 @@ static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
 	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
 	ncols = rk_repair_unfilled(r, &cols);
 	rk_error_set(err, RK_EXIT_USAGE, "%llu row%s repair wrote into %s %s not selected by --target-where %s: "
-	             "the interval was rolled back", (unsigned long long)bad, bad == 1 ? "" : "s", rk_buf_cstr(&b),
+	                                 "the interval was rolled back",
+	             (unsigned long long)bad, bad == 1 ? "" : "s", rk_buf_cstr(&b),
 	             bad == 1 ? "is" : "are", r->spec->check.target.where);
 	if (ncols)
 		rk_error_hint(err, "no source column fills %s %s, so written rows take %s default; map %s with "
-		              "--source-expr %s=SQL", ncols == 1 ? "the target column" : "the target columns",
+		                   "--source-expr %s=SQL",
+		              ncols == 1 ? "the target column" : "the target columns",
 		              rk_buf_cstr(&cols), ncols == 1 ? "its" : "their", ncols == 1 ? "it" : "them",
 		              ncols == 1 ? rk_buf_cstr(&cols) : "COL");
 	else
 		rk_error_hint(err, "the source's rows of the pair must satisfy --target-where once written: map the "
-		              "columns it tests with --source-expr COL=SQL");
+		                   "columns it tests with --source-expr COL=SQL");
 	rk_buf_free(&b);
 	rk_buf_free(&cols);
 	return -1;
@@ -1488,7 +1501,7 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN], li[32];
-	const char *params[3] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb), NULL};
+	const char *params[3] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb), NULL };
 	int np = 2;
 	rk_repair_result mine;
 	uint64_t deleted = 0, updated = 0, inserted = 0;
@@ -1628,7 +1641,8 @@ static int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk
 			rk_finding_key_text(&k, res, fd);
 			r->nwant[i] = n;
 			rk_buf_printf(&b, " is not unique at the source within an interval: the source holds %s %u times "
-			              "in ", rk_buf_cstr(&k), (unsigned)fd->source_copies);
+			                  "in ",
+			              rk_buf_cstr(&k), (unsigned)fd->source_copies);
 			rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
 			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
 			             rk_buf_cstr(&b));
@@ -1653,7 +1667,8 @@ static int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk
 
 		rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
 		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no "
-		            "row); --replace-interval replaces the whole interval", skipped, skipped == 1 ? "" : "s",
+		            "row); --replace-interval replaces the whole interval",
+		            skipped, skipped == 1 ? "" : "s",
 		            rk_buf_cstr(&b), skipped == 1 ? "has" : "have", skipped == 1 ? "it" : "them");
 		rk_buf_free(&b);
 	}
@@ -1666,7 +1681,7 @@ static int rk_repair_icol_probe(rk_repair *r, size_t i, rk_error *err)
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
-	const char *bounds[2] = {rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb)};
+	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
 	uint64_t distinct = 0;
 	char *value = NULL;
 	rk_buf b = RK_BUF_INIT;
@@ -1680,7 +1695,8 @@ static int rk_repair_icol_probe(rk_repair *r, size_t i, rk_error *err)
 	free(value);
 	rk_repair_put_interval(&b, v->start, v->end);
 	rk_error_set(err, RK_EXIT_USAGE, "--interval-column %s: cannot tell the load's interval for %s: the target's "
-	             "rows of it record %s; nothing was changed", r->spec->interval_column, rk_buf_cstr(&b),
+	                                 "rows of it record %s; nothing was changed",
+	             r->spec->interval_column, rk_buf_cstr(&b),
 	             distinct ? "several different values" : "none");
 	rk_buf_free(&b);
 	return rk_error_hint(err, "give --load-interval DUR, the width of the load's intervals: a row then records the "
@@ -1913,7 +1929,7 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 		rk_buf_free(&b);
 		if (spec->execute ? (spec->replace_interval ? rk_repair_execute(&r, i, res, err)
 		                                            : rk_repair_row_execute(&r, i, res, err)) < 0 ||
-		                        rk_repair_verify(&r, i, res, err) < 0
+		                            rk_repair_verify(&r, i, res, err) < 0
 		                  : (spec->replace_interval ? rk_repair_plan(&r, i, res, err)
 		                                            : rk_repair_row_plan(&r, i, res, err)) < 0) {
 			if (rk_guard_signal())

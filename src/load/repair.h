@@ -39,14 +39,14 @@
 
 /* What happened to one interval, in the order a run moves through them. */
 typedef enum rk_repair_state {
-	RK_REPAIR_PENDING = 0,  /* not reached (the run stopped earlier) */
-	RK_REPAIR_FAILED,       /* its transaction failed and was rolled back: untouched */
-	RK_REPAIR_UNKNOWN,      /* the connection was lost during COMMIT: done or untouched */
-	RK_REPAIR_ALREADY,      /* it matched when checked first: left alone */
-	RK_REPAIR_PLANNED,      /* dry run: counted, nothing changed */
-	RK_REPAIR_COMMITTED,    /* replaced; the re-check failed to run */
-	RK_REPAIR_MATCH,        /* replaced and the re-check matches */
-	RK_REPAIR_DIFFER        /* replaced, but the re-check still differs */
+	RK_REPAIR_PENDING = 0, /* not reached (the run stopped earlier) */
+	RK_REPAIR_FAILED,      /* its transaction failed and was rolled back: untouched */
+	RK_REPAIR_UNKNOWN,     /* the connection was lost during COMMIT: done or untouched */
+	RK_REPAIR_ALREADY,     /* it matched when checked first: left alone */
+	RK_REPAIR_PLANNED,     /* dry run: counted, nothing changed */
+	RK_REPAIR_COMMITTED,   /* replaced; the re-check failed to run */
+	RK_REPAIR_MATCH,       /* replaced and the re-check matches */
+	RK_REPAIR_DIFFER       /* replaced, but the re-check still differs */
 } rk_repair_state;
 
 /* What reckon repair prints: "pending", "failed", "unknown",
@@ -60,15 +60,15 @@ const char *rk_repair_state_key(rk_repair_state s);
 bool rk_repair_state_done(rk_repair_state s);
 
 typedef struct rk_repair_interval {
-	rk_usec start, end;         /* [start, end), from the rerun list */
+	rk_usec start, end; /* [start, end), from the rerun list */
 	rk_repair_state state;
-	uint64_t source_rows;       /* source rows of [start, end) read and staged */
-	uint64_t deleted_by_time;   /* target rows in [start, end) deleted (dry run: would be) */
-	uint64_t deleted_by_key;    /* target rows outside it holding one of its source keys */
-	uint64_t inserted;          /* rows inserted (dry run: would be) */
-	uint64_t updated;           /* rows updated in place (row-level repair; dry run: would be),
+	uint64_t source_rows;     /* source rows of [start, end) read and staged */
+	uint64_t deleted_by_time; /* target rows in [start, end) deleted (dry run: would be) */
+	uint64_t deleted_by_key;  /* target rows outside it holding one of its source keys */
+	uint64_t inserted;        /* rows inserted (dry run: would be) */
+	uint64_t updated;         /* rows updated in place (row-level repair; dry run: would be),
 	                             * moved in from another window included */
-	uint64_t moved;             /* of those, rows moved in from outside the interval */
+	uint64_t moved;           /* of those, rows moved in from outside the interval */
 	/* the re-check (MATCH, DIFFER), or the first check (ALREADY) */
 	uint64_t after_source_rows;
 	uint64_t after_target_rows;
@@ -79,9 +79,9 @@ typedef struct rk_repair_interval {
  * interval: [start + k * width, ...). */
 typedef struct rk_repair_touched {
 	rk_usec start, end;
-	size_t interval;            /* the interval whose delete reached it (the last one) */
-	uint64_t deleted;           /* target rows it lost (dry run: would lose) */
-	rk_repair_state state;      /* PLANNED, MATCH, DIFFER, or COMMITTED (not re-checked) */
+	size_t interval;       /* the interval whose delete reached it (the last one) */
+	uint64_t deleted;      /* target rows it lost (dry run: would lose) */
+	rk_repair_state state; /* PLANNED, MATCH, DIFFER, or COMMITTED (not re-checked) */
 	uint64_t after_source_rows, after_target_rows;
 } rk_repair_touched;
 
@@ -100,14 +100,14 @@ typedef struct rk_repair_spec {
 	 * say which intervals are closed; the range and window are set per
 	 * interval. */
 	rk_check_spec check;
-	const char *interval_column;   /* --interval-column, or NULL */
-	rk_usec load_interval;         /* --load-interval: the load's interval width, or 0 (then the
+	const char *interval_column; /* --interval-column, or NULL */
+	rk_usec load_interval;       /* --load-interval: the load's interval width, or 0 (then the
 	                                * value is taken from the target's rows of the interval) */
-	bool replace_interval;         /* --replace-interval: replace whole intervals, not rows */
-	bool allow_cascade;            /* --allow-cascade: deletes may reach referencing rows */
-	bool execute;                  /* false: dry run */
-	bool allow_open;               /* --allow-open: open intervals too */
-	bool force;                    /* --force: a target a subscription writes into */
+	bool replace_interval;       /* --replace-interval: replace whole intervals, not rows */
+	bool allow_cascade;          /* --allow-cascade: deletes may reach referencing rows */
+	bool execute;                /* false: dry run */
+	bool allow_open;             /* --allow-open: open intervals too */
+	bool force;                  /* --force: a target a subscription writes into */
 } rk_repair_spec;
 
 /*

@@ -19,12 +19,22 @@
 #include "rk_sql.h"
 
 static const char *const rk_load_strategy_names[RK_LOAD_NSTRATEGIES] = {
-	"watermark-first", "write-first-append", "write-first-keyed", "one-transaction",
-	"interval",        "interval-closed",    "target-watermark",
+	"watermark-first",
+	"write-first-append",
+	"write-first-keyed",
+	"one-transaction",
+	"interval",
+	"interval-closed",
+	"target-watermark",
 };
 
 static const char *const rk_load_crash_names[] = {
-	"none", "after-read", "after-watermark-commit", "before-write", "inside-transaction", "after-write-commit",
+	"none",
+	"after-read",
+	"after-watermark-commit",
+	"before-write",
+	"inside-transaction",
+	"after-write-commit",
 };
 #define RK_LOAD_NCRASH (sizeof rk_load_crash_names / sizeof rk_load_crash_names[0])
 
@@ -123,10 +133,10 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 	if (s->lookback > 0 && !rk_load_strategy_is_keyed(s->strategy)) {
 		rk_error_set(err, RK_EXIT_USAGE, "--lookback needs a keyed strategy, not %s", name);
 		return rk_error_hint(err, rk_load_strategy_is_interval(s->strategy)
-		                              ? "an interval load re-reads late rows by re-running its interval"
-		                              : "re-reading rows behind the watermark only works when the write "
-		                                "replaces them by key (write-first-keyed, one-transaction, "
-		                                "target-watermark)");
+		                                  ? "an interval load re-reads late rows by re-running its interval"
+		                                  : "re-reading rows behind the watermark only works when the write "
+		                                    "replaces them by key (write-first-keyed, one-transaction, "
+		                                    "target-watermark)");
 	}
 	if (rk_load_strategy_is_interval(s->strategy)) {
 		if (!s->has_interval) {
@@ -136,7 +146,8 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 	}
 	if (s->has_interval && !rk_load_strategy_is_interval(s->strategy) && !s->interval_column) {
 		rk_error_set(err, RK_EXIT_USAGE, "strategy %s does not read by interval: --interval-start and "
-		             "--interval-end would be ignored", name);
+		                                 "--interval-end would be ignored",
+		             name);
 		return rk_error_hint(err, "add --interval-column COL to record the interval in the target, or drop them");
 	}
 	if (s->has_interval && s->interval_start >= s->interval_end)
@@ -158,10 +169,10 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 typedef struct rk_load_run_ctx {
 	const rk_load_spec *spec;
 	rk_pg *src, *tgt;
-	rk_dest source, target;     /* the two relations */
-	rk_wmap map;                /* the target columns written, and from what */
+	rk_dest source, target; /* the two relations */
+	rk_wmap map;            /* the target columns written, and from what */
 	rk_buf sql;
-	rk_buf rows;                /* the rows read, in COPY text format */
+	rk_buf rows; /* the rows read, in COPY text format */
 	/* SQL fragments, quoted or the user's expressions in parentheses */
 	char *q_source_columns, *q_source_time, *q_source_keys, *q_source_filter;
 	char *q_columns, *q_keys, *q_time, *q_target_filter, *q_wm_table, *q_interval_column;
@@ -194,7 +205,7 @@ static void rk_load_report(const rk_load_spec *spec, const char *fmt, ...)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return;   /* a closed report channel must not fail the load */
+			return; /* a closed report channel must not fail the load */
 		off += (size_t)w;
 	}
 }
@@ -442,7 +453,7 @@ static int rk_load_write(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
 		    rk_load_count(c->tgt, "delete keys read", c->sql.data, 0, NULL, &out->rows_deleted, err) < 0)
 			return -1;
 	} else if (rk_load_strategy_is_interval(s->strategy)) {
-		const char *tpl = s->interval_column ? rk_sql_load_delete_interval
+		const char *tpl = s->interval_column                ? rk_sql_load_delete_interval
 		                  : s->strategy == RK_LOAD_INTERVAL ? rk_sql_load_delete_range
 		                                                    : rk_sql_load_delete_range_closed;
 
@@ -561,7 +572,7 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 		}
 		rk_pg_result_free(res);
 		res = NULL;
-		lookback = 0;   /* already subtracted */
+		lookback = 0; /* already subtracted */
 	}
 	rk_time_format_sql(lower, true, lower_txt);
 	if (rk_load_strategy_is_interval(st))

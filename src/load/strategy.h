@@ -62,27 +62,27 @@ typedef struct rk_load_spec {
 	 * --target-where filters), key, time and --exclude-columns.  Both sides
 	 * PostgreSQL. */
 	const rk_check_spec *pair;
-	const char *const *columns;  /* --columns: write only these logical columns (key and
+	const char *const *columns; /* --columns: write only these logical columns (key and
 	                              * time always); none: the whole row (dest.h) */
 	size_t ncolumns;
 	rk_load_strategy strategy;
 	const char *watermark_table; /* strategies with a watermark table */
 	const char *load_name;
-	rk_usec lookback;            /* 0 = none */
+	rk_usec lookback; /* 0 = none */
 	bool has_interval;
 	rk_usec interval_start, interval_end;
 	const char *interval_column; /* NULL = none */
 	rk_load_crash crash_at;
-	int report_fd;               /* -1, or a descriptor receiving progress lines */
+	int report_fd; /* -1, or a descriptor receiving progress lines */
 } rk_load_spec;
 
 typedef struct rk_load_result {
-	bool committed;              /* the run committed something (a write or a watermark) */
+	bool committed; /* the run committed something (a write or a watermark) */
 	long rows_read;
-	long rows_deleted;           /* target rows replaced (keyed / interval writes) */
+	long rows_deleted; /* target rows replaced (keyed / interval writes) */
 	long rows_written;
 	bool has_watermark;
-	rk_usec watermark;           /* the watermark after the run */
+	rk_usec watermark; /* the watermark after the run */
 } rk_load_result;
 
 /*

@@ -47,9 +47,9 @@ static const struct {
 	int version;
 	const char *sql;
 } rk_audit_migrations[] = {
-	{1, rk_sql_audit_schema},
-	{2, rk_sql_audit_migrate_2},
-	{3, rk_sql_audit_migrate_3},
+	{ 1, rk_sql_audit_schema },
+	{ 2, rk_sql_audit_migrate_2 },
+	{ 3, rk_sql_audit_migrate_3 },
 };
 #define RK_AUDIT_NMIGRATIONS (sizeof rk_audit_migrations / sizeof rk_audit_migrations[0])
 #define RK_AUDIT_VERSION (rk_audit_migrations[RK_AUDIT_NMIGRATIONS - 1].version)
@@ -155,7 +155,7 @@ static char *rk_audit_conn(const char *conn)
 	if (!conn)
 		return NULL;
 	if (!rk_conn_has(conn, RK_CAP_LIBPQ))
-		return rk_xstrdup(conn);   /* a path, no password */
+		return rk_xstrdup(conn); /* a path, no password */
 	/* a mask of 8 bytes replaces a value of at least "password=" */
 	sz = 2 * strlen(conn) + 16;
 	out = rk_xmalloc(sz);
@@ -391,8 +391,8 @@ static int rk_audit_insert_run(rk_pg *pg, const rk_audit_options *o, const rk_re
 	char *options = rk_audit_options_json(o);
 	char *keys = rk_audit_names(c->key_names, r->nkey);
 	char *sums = rk_audit_names(c->sum_names, spec->nsum);
-	char *src = NULL, *tgt = NULL, *own[2] = {NULL};
-	size_t count[3] = {0, 0, 0};
+	char *src = NULL, *tgt = NULL, *own[2] = { NULL };
+	size_t count[3] = { 0, 0, 0 };
 	const char *v;
 	int rc = -1;
 
@@ -500,7 +500,8 @@ static int rk_audit_copy_windows(rk_pg *pg, const rk_report_ctx *c, const rk_che
 		rk_buf_printf(&b, "%s\t", run_id);
 		rk_buf_printf(&b, "%s\t", rk_time_format(start, t));
 		rk_buf_printf(&b, "%s\t", rk_time_format(rk_check_window_end(r, w), t));
-		rk_buf_puts(&b, open ? "open" : r->status[w] == RK_WIN_MATCH ? "match" : "differ");
+		rk_buf_puts(&b, open ? "open" : r->status[w] == RK_WIN_MATCH ? "match"
+		                                                             : "differ");
 		if (open) {
 			/* rows, hashes, sums, five kinds: unknown while the window is open */
 			for (int i = 0; i < 10; i++)

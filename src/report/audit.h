@@ -17,12 +17,12 @@
 
 /* One option of the run as the user gave it; nothing is owned. */
 typedef struct rk_audit_option {
-	const char *key;                /* the long option name ("source-expr.amount") */
-	const char *value;              /* its text; NULL for a list or a flag */
-	const char *const *items;       /* a list's items (nitems of them), else NULL */
+	const char *key;          /* the long option name ("source-expr.amount") */
+	const char *value;        /* its text; NULL for a list or a flag */
+	const char *const *items; /* a list's items (nitems of them), else NULL */
 	size_t nitems;
-	int flag;                       /* a flag's value (0 or 1), or -1 */
-	bool conn;                      /* a connection string: recorded with passwords masked */
+	int flag;  /* a flag's value (0 or 1), or -1 */
+	bool conn; /* a connection string: recorded with passwords masked */
 } rk_audit_option;
 
 /* The options of a run, as the command hands them over. */
@@ -55,28 +55,28 @@ int rk_audit_prepare(const char *conninfo, rk_error *err);
 /* One interval of a repair run, as the run left it; nothing is owned. */
 typedef struct rk_audit_interval {
 	rk_usec start, end;
-	const char *status;             /* reckon.repair_interval.status (docs/audit.md) */
-	uint64_t before[6];             /* as the rerun list said: source rows, target rows,
+	const char *status; /* reckon.repair_interval.status (docs/audit.md) */
+	uint64_t before[6]; /* as the rerun list said: source rows, target rows,
 	                                 * missing, extra, duplicated, changed */
-	bool counted;                   /* the run's counts below are known */
+	bool counted;       /* the run's counts below are known */
 	uint64_t source_rows, deleted_by_time, deleted_by_key, inserted;
-	const char *after;              /* the re-check's verdict ("match", "differ"), or NULL */
+	const char *after; /* the re-check's verdict ("match", "differ"), or NULL */
 	uint64_t after_source_rows, after_target_rows;
 } rk_audit_interval;
 
 /* How a repair run ended, as the repair command knows it; nothing is owned. */
 typedef struct rk_audit_repair {
-	const rk_reader_opts *source;     /* the pair, */
+	const rk_reader_opts *source; /* the pair, */
 	const rk_reader_opts *target;
-	const char *const *key;           /* its key and sum columns, as written */
+	const char *const *key; /* its key and sum columns, as written */
 	size_t nkey;
 	const char *const *sum;
 	size_t nsum;
-	const rk_audit_interval *iv;      /* every interval of the list, in list order */
+	const rk_audit_interval *iv; /* every interval of the list, in list order */
 	size_t n;
-	const char *verdict;              /* "match", "differ", "planned" or "failed" */
-	int exit_status;                  /* what reckon repair exits with, this record aside */
-	const char *error;                /* why the run stopped (an error message), or NULL */
+	const char *verdict; /* "match", "differ", "planned" or "failed" */
+	int exit_status;     /* what reckon repair exits with, this record aside */
+	const char *error;   /* why the run stopped (an error message), or NULL */
 } rk_audit_repair;
 
 /*

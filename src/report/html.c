@@ -165,8 +165,8 @@ static void rk_cell_title_window(const rk_report_ctx *c, const rk_check_result *
 static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, size_t w0, size_t w1, rk_buf *b)
 {
 	char a[RK_TIME_STRLEN], e[RK_TIME_STRLEN], n1[32], n2[32];
-	size_t st[3] = {0, 0, 0}, listed = 0;
-	uint64_t rows[2] = {0, 0};
+	size_t st[3] = { 0, 0, 0 }, listed = 0;
+	uint64_t rows[2] = { 0, 0 };
 
 	rk_buf_reset(b);
 	if (w1 == w0 + 1) {
@@ -174,7 +174,8 @@ static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, s
 		return json_string(rk_buf_cstr(b));
 	}
 	for (size_t w = w0; w < w1; w++) {
-		st[r->status[w] == RK_WIN_DIFFER ? 1 : r->status[w] == RK_WIN_OPEN ? 2 : 0]++;
+		st[r->status[w] == RK_WIN_DIFFER ? 1 : r->status[w] == RK_WIN_OPEN ? 2
+		                                                                   : 0]++;
 		if (r->status[w] != RK_WIN_OPEN) {
 			rows[0] += r->side[0].rows[w];
 			rows[1] += r->side[1].rows[w];
@@ -521,7 +522,8 @@ static void rk_view_diagnosis(json_t *view, const rk_check_result *r, const json
 	if (json_is_array(diag) && json_array_size(diag)) {
 		json_t *d = json_object(), *items = json_array();
 
-		json_array_foreach(diag, i, e) {
+		json_array_foreach(diag, i, e)
+		{
 			json_t *it = json_object(), *wins = json_object(), *list = json_array();
 			const json_t *ws = json_object_get(e, "windows"), *x;
 			size_t k, shown = 0;
@@ -532,7 +534,8 @@ static void rk_view_diagnosis(json_t *view, const rk_check_result *r, const json
 			rk_set(it, "evidence", rk_view_any(json_object_get(e, "evidence")));
 			rk_set(it, "next_step", rk_view_any(json_object_get(e, "next_step")));
 			if (json_is_array(ws)) {
-				json_array_foreach(ws, k, x) {
+				json_array_foreach(ws, k, x)
+				{
 					json_t *wv;
 					size_t w;
 
@@ -540,8 +543,7 @@ static void rk_view_diagnosis(json_t *view, const rk_check_result *r, const json
 						continue;
 					wv = json_object();
 					rk_set(wv, "start", json_string(json_string_value(x)));
-					rk_set(wv, "anchor", rk_view_window_of(r, json_string_value(x), &w) ? rk_anchor(w)
-					                                                                  : json_string("damage"));
+					rk_set(wv, "anchor", rk_view_window_of(r, json_string_value(x), &w) ? rk_anchor(w) : json_string("damage"));
 					json_array_append_new(list, wv);
 					shown++;
 				}
@@ -563,7 +565,8 @@ static void rk_view_diagnosis(json_t *view, const rk_check_result *r, const json
 	if (json_is_array(warn) && json_array_size(warn)) {
 		json_t *wv = json_object(), *items = json_array();
 
-		json_array_foreach(warn, i, e) {
+		json_array_foreach(warn, i, e)
+		{
 			const json_t *msg = json_is_object(e) ? json_object_get(e, "message") : NULL;
 
 			json_array_append_new(items, rk_view_any(msg ? msg : e));
@@ -608,7 +611,8 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_buf b = RK_BUF_INIT;
 
 	rk_set(v, "version", json_string(RK_VERSION));
-	rk_set(v, "title", rk_tpl_text(c->label ? c->label : sp->target.table ? sp->target.table : "?"));
+	rk_set(v, "title", rk_tpl_text(c->label ? c->label : sp->target.table ? sp->target.table
+	                                                                      : "?"));
 	rk_set(v, "verdict", json_string(r->differ ? "differ" : "match"));
 	if (ndiff || r->differ) {
 		rk_report_brief(&b, r, true);
@@ -742,16 +746,17 @@ int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_i
                          rk_error *err)
 {
 	json_t *v = json_object(), *tables = json_array();
-	int worst = 0;   /* 0 match, 1 differ, 2 error */
-	size_t count[3] = {0, 0, 0};
+	int worst = 0; /* 0 match, 1 differ, 2 error */
+	size_t count[3] = { 0, 0, 0 };
 	rk_buf b = RK_BUF_INIT;
-	static const char *const verdicts[] = {"match", "differ", "error"};
+	static const char *const verdicts[] = { "match", "differ", "error" };
 
 	for (size_t i = 0; i < n; i++) {
 		const json_t *s = rows[i].summary;
 		json_t *t = json_object(), *rep = json_object();
 		const char *vd = json_string_value(json_object_get(s, "verdict"));
-		int rank = vd && !strcmp(vd, "match") ? 0 : vd && !strcmp(vd, "differ") ? 1 : 2;
+		int rank = vd && !strcmp(vd, "match") ? 0 : vd && !strcmp(vd, "differ") ? 1
+		                                                                        : 2;
 
 		if (rank > worst)
 			worst = rank;

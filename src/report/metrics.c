@@ -64,7 +64,7 @@ static void rk_metrics_sample(rk_buf *b, const char *name, const char *labels, c
 
 static void rk_fam_windows(rk_buf *b, const char *name, const char *label, const rk_metrics_table *t)
 {
-	static const rk_win_status st[] = {RK_WIN_MATCH, RK_WIN_DIFFER, RK_WIN_OPEN};
+	static const rk_win_status st[] = { RK_WIN_MATCH, RK_WIN_DIFFER, RK_WIN_OPEN };
 
 	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++) {
 		rk_metrics_sample(b, name, label, "status", rk_report_status_name(st[i]));
@@ -116,16 +116,16 @@ static void rk_fam_last_run(rk_buf *b, const char *name, const char *label, cons
 }
 
 static const rk_family rk_families[] = {
-	{"reckon_check_windows", "Windows of the last check, by status (match, differ, open).", true, rk_fam_windows},
-	{"reckon_check_findings", "Keys found damaged by the last check, by kind.", true, rk_fam_findings},
-	{"reckon_check_rows", "Rows in the closed windows of the last check, per side.", true, rk_fam_rows},
-	{"reckon_check_null_time_rows", "Rows with a NULL time column (no window holds them), per side.", true,
-	 rk_fam_null_time},
-	{"reckon_check_duration_seconds", "How long the last check took.", false, rk_fam_duration},
-	{"reckon_check_exit_status", "Exit status of the last check: 0 match, 1 differ, 2 input error, 3 runtime error.",
-	 false, rk_fam_exit},
-	{"reckon_check_last_run_timestamp_seconds", "When the last check ended, in seconds since the Unix epoch.", false,
-	 rk_fam_last_run},
+	{ "reckon_check_windows", "Windows of the last check, by status (match, differ, open).", true, rk_fam_windows },
+	{ "reckon_check_findings", "Keys found damaged by the last check, by kind.", true, rk_fam_findings },
+	{ "reckon_check_rows", "Rows in the closed windows of the last check, per side.", true, rk_fam_rows },
+	{ "reckon_check_null_time_rows", "Rows with a NULL time column (no window holds them), per side.", true,
+	  rk_fam_null_time },
+	{ "reckon_check_duration_seconds", "How long the last check took.", false, rk_fam_duration },
+	{ "reckon_check_exit_status", "Exit status of the last check: 0 match, 1 differ, 2 input error, 3 runtime error.",
+	  false, rk_fam_exit },
+	{ "reckon_check_last_run_timestamp_seconds", "When the last check ended, in seconds since the Unix epoch.", false,
+	  rk_fam_last_run },
 };
 
 /* A table's label set: job="NAME",label="LABEL" for a job's table, then

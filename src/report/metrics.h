@@ -27,13 +27,13 @@
 #include "io/afile.h"
 
 typedef struct rk_metrics_table {
-	const char *table;              /* label table: the target relation (a CSV target: csv:PATH) */
-	const char *job;                /* label job: the job file's name without .ini, or NULL (no --job) */
-	const char *label;              /* label label: the table's [table LABEL] in the job */
-	const rk_check_result *result;  /* NULL when the check failed */
-	int exit_status;                /* the table's exit status */
-	double seconds;                 /* how long its check took */
-	rk_usec finished;               /* when it ended */
+	const char *table;             /* label table: the target relation (a CSV target: csv:PATH) */
+	const char *job;               /* label job: the job file's name without .ini, or NULL (no --job) */
+	const char *label;             /* label label: the table's [table LABEL] in the job */
+	const rk_check_result *result; /* NULL when the check failed */
+	int exit_status;               /* the table's exit status */
+	double seconds;                /* how long its check took */
+	rk_usec finished;              /* when it ended */
 } rk_metrics_table;
 
 /* Writes the families of n tables (a job writes all its tables into one

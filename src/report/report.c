@@ -57,7 +57,8 @@ static bool rk_win_rerun(const rk_check_result *r, size_t w)
 
 const char *rk_report_status_name(rk_win_status s)
 {
-	return s == RK_WIN_MATCH ? "match" : s == RK_WIN_DIFFER ? "differ" : "open";
+	return s == RK_WIN_MATCH ? "match" : s == RK_WIN_DIFFER ? "differ"
+	                                                        : "open";
 }
 
 size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
@@ -397,8 +398,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(root, "null_time_rows", nul);
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
-	json_object_set_new(range, "window", json_string(c->spec->window_text ? c->spec->window_text
-	                                                                      : rk_duration_format(c->spec->width, d)));
+	json_object_set_new(range, "window", json_string(c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d)));
 	if (c->spec->tz) {
 		json_object_set_new(range, "timezone", json_string(rk_tz_name(c->spec->tz)));
 		json_object_set_new(range, "from_local", json_string(rk_tz_format(c->spec->tz, c->spec->from, d)));
@@ -615,12 +615,12 @@ static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
  * the report directory
  * ---------------------------------------------------------------------- */
 
-const char *const rk_report_names[] = {"windows.csv", "findings.csv", "changes.csv", "rerun.csv", "summary.json", "report.html",
-                                       "index.html", NULL};
+const char *const rk_report_names[] = { "windows.csv", "findings.csv", "changes.csv", "rerun.csv", "summary.json", "report.html",
+	                                "index.html", NULL };
 
 struct rk_report_dir {
 	rk_adir *adir;
-	char *extra;            /* another name the rerun list is written under, or NULL */
+	char *extra; /* another name the rerun list is written under, or NULL */
 	bool has_rerun;
 };
 
@@ -747,12 +747,13 @@ char *rk_report_path(const char *opt, const char *path, rk_error *err)
 		rk_error_hint(err, "name a directory of its own, e.g. %s report (reckon creates it)", opt);
 	} else if (!strcmp(dir, "/") || !strcmp(base, ".") || !strcmp(base, "..")) {
 		rk_error_set(err, RK_EXIT_USAGE, "option %s %s names %s", opt, path,
-		             !strcmp(dir, "/") ? "the root directory"
-		             : !strcmp(dir, ".") ? "the current directory"
+		             !strcmp(dir, "/")    ? "the root directory"
+		             : !strcmp(dir, ".")  ? "the current directory"
 		             : !strcmp(dir, "..") ? "the parent directory"
 		                                  : "a directory through its last '.' or '..'");
 		rk_error_hint(err, "reckon replaces the report directory as a whole: name a directory of its own, e.g. "
-		                   "%s report", opt);
+		                   "%s report",
+		              opt);
 	} else if (stat(dir, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return dir;
@@ -762,7 +763,8 @@ char *rk_report_path(const char *opt, const char *path, rk_error *err)
 		int perr;
 
 		parent = base == dir ? rk_xstrdup(".") : rk_xstrndup(dir, base - 1 == dir ? 1 : (size_t)(base - 1 - dir));
-		perr = stat(parent, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		perr = stat(parent, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0
+		                                                           : ENOTDIR;
 		if (!perr) {
 			free(parent);
 			return dir;

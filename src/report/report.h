@@ -18,12 +18,12 @@
 /* What the report needs to know besides the result. */
 typedef struct rk_report_ctx {
 	const rk_check_spec *spec;
-	const char *label;              /* a job's table label, or NULL: the report's title
+	const char *label;            /* a job's table label, or NULL: the report's title
 	                                 * is then the target relation */
-	const char *const *key_names;   /* header names of the key columns (unquoted) */
-	const char *const *sum_names;   /* header names of the sum columns (unquoted) */
-	const char *repair;             /* the repair command to paste (report.html), or NULL */
-	rk_usec ran_at;                 /* when the run happened (wall clock), or 0 */
+	const char *const *key_names; /* header names of the key columns (unquoted) */
+	const char *const *sum_names; /* header names of the sum columns (unquoted) */
+	const char *repair;           /* the repair command to paste (report.html), or NULL */
+	rk_usec ran_at;               /* when the run happened (wall clock), or 0 */
 } rk_report_ctx;
 
 /* The readable summary: one line per window (matching windows elided past
@@ -57,7 +57,6 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r);
 /* summary.json / --format json, followed by a newline.  Returns 0 or -1
  * (a write error; errno set). */
 int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
-
 
 /*
  * The report directory of one check (--report DIR): windows.csv,
@@ -169,6 +168,5 @@ typedef struct rk_report_index {
 
 int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_index_row *rows, size_t n,
                          rk_error *err);
-
 
 #endif

@@ -20,14 +20,21 @@
 #include "core/buf.h"
 
 #define RK_RR_NFIELDS 8
-#define RK_RR_SHOW 64          /* bytes of a bad value quoted in a message */
+#define RK_RR_SHOW 64 /* bytes of a bad value quoted in a message */
 #define RK_RR_COUNT_MAX ((uint64_t)INT64_MAX)
 
 static const char *const rk_rr_names[RK_RR_NFIELDS] = {
-	"interval_start", "interval_end", "source_rows", "target_rows", "missing", "extra", "duplicated", "changed",
+	"interval_start",
+	"interval_end",
+	"source_rows",
+	"target_rows",
+	"missing",
+	"extra",
+	"duplicated",
+	"changed",
 };
 
-#define RK_RR_HINT_FORMAT                                                                        \
+#define RK_RR_HINT_FORMAT                                                                           \
 	"a rerun list is what 'reckon check --rerun-list FILE' writes: the header " RK_RERUN_HEADER \
 	", then one line per interval, e.g. 2026-03-02T10:00:00Z,2026-03-02T11:00:00Z,5,4,1,0,0,0"
 
@@ -40,7 +47,7 @@ typedef struct rk_rr_field {
 
 /* Sets err to "NAME:LINE:COL: message" (RK_EXIT_USAGE); returns -1. */
 static int rk_rr_fail(rk_error *err, const char *name, unsigned long line, size_t col, const char *fmt, ...)
-	RK_PRINTF(5, 6);
+        RK_PRINTF(5, 6);
 
 static int rk_rr_fail(rk_error *err, const char *name, unsigned long line, size_t col, const char *fmt, ...)
 {
@@ -113,7 +120,7 @@ static int rk_rr_split(const char *name, unsigned long lineno, const char *line,
 		n++;
 		if (pos >= len)
 			break;
-		pos++;   /* the comma */
+		pos++; /* the comma */
 	}
 	*nf = n;
 	return 0;
@@ -308,7 +315,7 @@ int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_err
 		if (len && p[len - 1] == '\r')
 			len--;
 		if (lineno == 1 && len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
-			p += 3;   /* a UTF-8 byte order mark, as some editors save */
+			p += 3; /* a UTF-8 byte order mark, as some editors save */
 			len -= 3;
 		}
 		if (memchr(p, '\0', len)) {
@@ -376,8 +383,7 @@ int rk_rerun_read(const char *path, rk_rerun_list **out, rk_error *err)
 	if (!fp) {
 		int e = errno;
 
-		rk_error_set(err, e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? RK_EXIT_USAGE
-		                                                                              : RK_EXIT_RUNTIME,
+		rk_error_set(err, e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? RK_EXIT_USAGE : RK_EXIT_RUNTIME,
 		             "cannot open rerun list '%s': %s", path, strerror(e));
 		return rk_error_hint(err, "give the file 'reckon check --rerun-list FILE' wrote ('-' reads standard "
 		                          "input)");
@@ -481,7 +487,8 @@ int rk_rerun_check_dag(const char *dag, rk_error *err)
 	}
 	if (dag[0] == '-') {
 		rk_error_set(err, RK_EXIT_USAGE, "DAG id '%s' starts with '-': the airflow command would take it for "
-		                                 "an option", dag);
+		                                 "an option",
+		             dag);
 		return rk_error_hint(err, "Airflow DAG ids are made of letters, digits, '_', '.' and '-'");
 	}
 	for (const unsigned char *p = (const unsigned char *)dag; *p; p++) {
@@ -570,7 +577,7 @@ static void rk_rr_partition_key(rk_usec t, bool hourly, char out[RK_TIME_STRLEN]
 {
 	char iso[RK_TIME_STRLEN];
 
-	rk_time_format(t, iso);   /* YYYY-MM-DDTHH:MM:SSZ */
+	rk_time_format(t, iso); /* YYYY-MM-DDTHH:MM:SSZ */
 	if (hourly)
 		snprintf(out, RK_TIME_STRLEN, "%.10s-%.5s", iso, iso + 11);
 	else
@@ -590,11 +597,11 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 		 * 1970-or-later calendar units: a floored remainder is enough */
 		if (((r->start % unit) + unit) % unit != 0 || ((r->end % unit) + unit) % unit != 0) {
 			rk_error_set(err, RK_EXIT_USAGE, "%s:%lu: the range [%s, %s) does not start and end on %s partition "
-			             "boundaries (UTC)", merged->name, r->line, rk_time_format(r->start, s),
+			                                 "boundaries (UTC)",
+			             merged->name, r->line, rk_time_format(r->start, s),
 			             rk_time_format(r->end, e), hourly ? "hourly" : "daily");
-			return rk_error_hint(err, "%s", hourly ? "check with --window 1h (or a multiple) from a whole hour"
-			                                       : "check with --window 1d from a UTC midnight, or give "
-			                                         "--partitions hourly");
+			return rk_error_hint(err, "%s", hourly ? "check with --window 1h (or a multiple) from a whole hour" : "check with --window 1d from a UTC midnight, or give "
+			                                                                                                      "--partitions hourly");
 		}
 	}
 	if (merged->n == 0)
@@ -651,8 +658,8 @@ int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *selec
 
 int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged)
 {
-	static const char *const counts[RK_RERUN_NCOUNTS] = {"source_rows", "target_rows", "missing",
-	                                                     "extra",       "duplicated",  "changed"};
+	static const char *const counts[RK_RERUN_NCOUNTS] = { "source_rows", "target_rows", "missing",
+		                                              "extra", "duplicated", "changed" };
 	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -679,7 +686,8 @@ int rk_rerun_check_select(const char *select, const char *option, rk_error *err)
 	}
 	if (select[0] == '-') {
 		rk_error_set(err, RK_EXIT_USAGE, "selection '%s' of %s starts with '-': the command would take it for an "
-		                                 "option", select, option);
+		                                 "option",
+		             select, option);
 		return rk_error_hint(err, "name the models or assets, e.g. --select orders");
 	}
 	for (const unsigned char *p = (const unsigned char *)select; *p; p++) {

@@ -32,8 +32,13 @@
 #define RK_RERUN_MAX_INTERVALS 10000000
 
 /* The counts of the list's columns, in file order. */
-enum { RK_RERUN_SOURCE_ROWS, RK_RERUN_TARGET_ROWS, RK_RERUN_MISSING, RK_RERUN_EXTRA, RK_RERUN_DUPLICATED,
-       RK_RERUN_CHANGED, RK_RERUN_NCOUNTS };
+enum { RK_RERUN_SOURCE_ROWS,
+       RK_RERUN_TARGET_ROWS,
+       RK_RERUN_MISSING,
+       RK_RERUN_EXTRA,
+       RK_RERUN_DUPLICATED,
+       RK_RERUN_CHANGED,
+       RK_RERUN_NCOUNTS };
 
 /* One interval of a list, or one range of a merged list. */
 typedef struct rk_rerun_interval {
@@ -50,9 +55,9 @@ typedef struct rk_rerun_interval {
 } rk_rerun_interval;
 
 typedef struct rk_rerun_list {
-	rk_rerun_interval *items;         /* n items in time order, disjoint; owned */
+	rk_rerun_interval *items; /* n items in time order, disjoint; owned */
 	size_t n;
-	char *name;                       /* the file as named in messages; owned */
+	char *name; /* the file as named in messages; owned */
 } rk_rerun_list;
 
 /*

@@ -14,7 +14,7 @@
 
 typedef struct rk_tpl {
 	rk_buf *out;
-	const char *src;        /* the whole template, for line numbers */
+	const char *src; /* the whole template, for line numbers */
 	const json_t *ctx[RK_TPL_DEPTH];
 	int depth;
 	rk_error *err;
@@ -126,7 +126,7 @@ static bool rk_tpl_truthy(const json_t *v)
 /* One tag found at p: its sigil ('#', '^', '/', '!' or 0), its name, and
  * where the text after it starts. */
 typedef struct rk_tpl_tag {
-	const char *open;       /* "{{" */
+	const char *open; /* "{{" */
 	char sigil;
 	const char *name;
 	size_t len;
@@ -209,9 +209,7 @@ static int rk_tpl_section(rk_tpl *t, const rk_tpl_tag *tag, const char *body, co
 		size_t i;
 		const json_t *e;
 
-		json_array_foreach(v, i, e)
-			if (rk_tpl_push(t, e, body, end, tag) < 0)
-				return -1;
+		json_array_foreach(v, i, e) if (rk_tpl_push(t, e, body, end, tag) < 0) return -1;
 		return 0;
 	}
 	return rk_tpl_push(t, v, body, end, tag);

@@ -46,8 +46,8 @@ typedef struct rk_builtin {
 } rk_builtin;
 
 static const rk_builtin rk_builtins[] = {
-	{"v", "verbose", "more diagnostics on stderr (repeat for debug)", true},
-	{"h", "help", "print the command's options and exit", false},
+	{ "v", "verbose", "more diagnostics on stderr (repeat for debug)", true },
+	{ "h", "help", "print the command's options and exit", false },
 };
 #define RK_NBUILTINS (sizeof rk_builtins / sizeof rk_builtins[0])
 
@@ -59,8 +59,8 @@ static const rk_builtin rk_builtins[] = {
 typedef struct rk_optset {
 	rk_optinfo *v;
 	size_t n;
-	unsigned *cmds;       /* per option: the commands that take it */
-	unsigned cmd;         /* the command being walked */
+	unsigned *cmds; /* per option: the commands that take it */
+	unsigned cmd;   /* the command being walked */
 } rk_optset;
 
 static void rk_optset_add(void *ctx, const rk_optinfo *info)
@@ -92,7 +92,7 @@ static unsigned rk_all_cmds(void)
 	unsigned all = 0;
 
 	RK_EACH_CMD(c)
-		all |= c;
+	all |= c;
 	return all;
 }
 
@@ -100,7 +100,8 @@ static unsigned rk_all_cmds(void)
 static void rk_optset_all(rk_optset *s)
 {
 	memset(s, 0, sizeof *s);
-	RK_EACH_CMD(c) {
+	RK_EACH_CMD(c)
+	{
 		s->cmd = c;
 		rk_opts_each(c, rk_optset_add, s);
 	}
@@ -275,7 +276,8 @@ static void rk_roff_see_also(rk_buf *b, unsigned except)
 		rk_buf_puts(b, ".BR reckon (1)");
 		first = false;
 	}
-	RK_EACH_CMD(c) {
+	RK_EACH_CMD(c)
+	{
 		if (c == except)
 			continue;
 		if (!first)
@@ -445,12 +447,17 @@ static int rk_man_command(const char *tdir, const char *odir, unsigned cmd, cons
 	rk_roff_text(&ename, name);
 	{
 		const rk_var vars[] = {
-			{"VERSION", RK_VERSION},          {"TITLE", rk_buf_cstr(&title)},
-			{"COMMAND", rk_buf_cstr(&ename)}, {"SUMMARY", rk_buf_cstr(&summary)},
-			{"SYNOPSIS", rk_buf_cstr(&syn)},  {"DESCRIPTION", rk_buf_cstr(&desc)},
-			{"OPTIONS", rk_buf_cstr(&opts)},  {"SECTIONS", rk_buf_cstr(&sections)},
-			{"EXIT_STATUS", status.data},     {"ENVIRONMENT", env.data},
-			{"SEE_ALSO", rk_buf_cstr(&see)},
+			{ "VERSION", RK_VERSION },
+			{ "TITLE", rk_buf_cstr(&title) },
+			{ "COMMAND", rk_buf_cstr(&ename) },
+			{ "SUMMARY", rk_buf_cstr(&summary) },
+			{ "SYNOPSIS", rk_buf_cstr(&syn) },
+			{ "DESCRIPTION", rk_buf_cstr(&desc) },
+			{ "OPTIONS", rk_buf_cstr(&opts) },
+			{ "SECTIONS", rk_buf_cstr(&sections) },
+			{ "EXIT_STATUS", status.data },
+			{ "ENVIRONMENT", env.data },
+			{ "SEE_ALSO", rk_buf_cstr(&see) },
 		};
 
 		if (rk_template_fill("reckon-command.1.in", tpl->data, vars, sizeof vars / sizeof vars[0], &out, err) < 0)
@@ -484,7 +491,8 @@ static int rk_man_reckon(const char *tdir, const char *odir, rk_error *err)
 	rk_optset set;
 	int rc = -1;
 
-	RK_EACH_CMD(c) {
+	RK_EACH_CMD(c)
+	{
 		rk_buf_puts(&cmds, ".TP\n\\fBreckon ");
 		rk_roff_text(&cmds, rk_opts_cmd_name(c));
 		rk_buf_puts(&cmds, "\\fR\n");
@@ -508,12 +516,12 @@ static int rk_man_reckon(const char *tdir, const char *odir, rk_error *err)
 		goto done;
 	{
 		const rk_var vars[] = {
-			{"VERSION", RK_VERSION},
-			{"COMMANDS", rk_buf_cstr(&cmds)},
-			{"GLOBAL_OPTIONS", rk_buf_cstr(&globals)},
-			{"EXIT_STATUS", status.data},
-			{"ENVIRONMENT", env.data},
-			{"SEE_ALSO", rk_buf_cstr(&see)},
+			{ "VERSION", RK_VERSION },
+			{ "COMMANDS", rk_buf_cstr(&cmds) },
+			{ "GLOBAL_OPTIONS", rk_buf_cstr(&globals) },
+			{ "EXIT_STATUS", status.data },
+			{ "ENVIRONMENT", env.data },
+			{ "SEE_ALSO", rk_buf_cstr(&see) },
 		};
 
 		if (rk_template_fill("reckon.1.in", tpl.data, vars, sizeof vars / sizeof vars[0], &out, err) < 0)
@@ -541,8 +549,8 @@ static int rk_man(const char *tdir, const char *odir, rk_error *err)
 	if (rk_man_reckon(tdir, odir, err) < 0 || rk_read(tdir, "reckon-command.1.in", false, &tpl, err) < 0)
 		goto done;
 	RK_EACH_CMD(c)
-		if (rk_man_command(tdir, odir, c, &tpl, err) < 0)
-			goto done;
+	if (rk_man_command(tdir, odir, c, &tpl, err) < 0)
+		goto done;
 	rc = 0;
 done:
 	rk_buf_free(&tpl);
@@ -558,99 +566,99 @@ done:
  * the command is the first word that is neither an option nor an option's
  * value, as rk_opts_leading sees it. */
 static const char rk_completion_main[] =
-	"_reckon_value()\n"
-	"{\n"
-	"\tlocal -a r\n"
-	"\tcase $_reckon_kind in\n"
-	"\twords) mapfile -t r < <(compgen -W \"$_reckon_words\" -- \"$1\") ;;\n"
-	"\tfile) mapfile -t r < <(compgen -f -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
-	"\tdir) mapfile -t r < <(compgen -d -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
-	"\tlabels)\n"
-	"\t\t# the [table LABEL] sections of the --job file on the line, after the\n"
-	"\t\t# labels typed already (comma-separated)\n"
-	"\t\tlocal done= l\n"
-	"\t\t[[ $1 == *,* ]] && done=${1%,*},\n"
-	"\t\tif [[ -r $_reckon_job ]]; then\n"
-	"\t\t\tfor l in $(sed -n 's/^[[:space:]]*\\[table[[:space:]]\\{1,\\}\\([A-Za-z0-9_.-]\\{1,\\}\\)[[:space:]]*\\].*/\\1/p' \"$_reckon_job\"); do\n"
-	"\t\t\t\t[[ ,$done == *,$l,* ]] || r+=(\"$done$l\")\n"
-	"\t\t\tdone\n"
-	"\t\tfi\n"
-	"\t\tmapfile -t r < <(compgen -W \"${r[*]}\" -- \"$1\")\n"
-	"\t\tcompopt -o nospace 2>/dev/null ;;\n"
-	"\tesac\n"
-	"\tCOMPREPLY=(\"${r[@]}\")\n"
-	"}\n"
-	"\n"
-	"_reckon()\n"
-	"{\n"
-	"\tlocal -a words=() offer=()\n"
-	"\tlocal w i cur cmd= opts given o\n"
-	"\tCOMPREPLY=()\n"
-	"\tfor ((i = 0; i <= COMP_CWORD; i++)); do\n"
-	"\t\tw=${COMP_WORDS[i]}\n"
-	"\t\tif ((i > 1)) && [[ ($w == = && ${words[-1]} == --*) || ${words[-1]} == --*= ]]; then\n"
-	"\t\t\twords[-1]+=$w\n"
-	"\t\telse\n"
-	"\t\t\twords+=(\"$w\")\n"
-	"\t\tfi\n"
-	"\tdone\n"
-	"\tcur=${words[-1]}\n"
-	"\tlocal _reckon_job=\n"
-	"\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
-	"\t\tcase ${words[i]} in\n"
-	"\t\t--job) _reckon_job=${words[i + 1]} ;;\n"
-	"\t\t--job=*) _reckon_job=${words[i]#--job=} ;;\n"
-	"\t\tesac\n"
-	"\tdone\n"
-	"\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
-	"\t\tw=${words[i]}\n"
-	"\t\tif [[ $w != -* ]]; then\n"
-	"\t\t\tcmd=$w\n"
-	"\t\t\tbreak\n"
-	"\t\tfi\n"
-	"\t\tif [[ $w != *=* ]] && _reckon_arg \"$w\" && ((_reckon_next)); then\n"
-	"\t\t\t((i++))\n"
-	"\t\tfi\n"
-	"\tdone\n"
-	"\tif [[ $cur == --*=* ]]; then\n"
-	"\t\t_reckon_arg \"${cur%%=*}\" && _reckon_value \"${cur#*=}\"\n"
-	"\t\treturn 0\n"
-	"\tfi\n"
-	"\tw=${words[-2]}\n"
-	"\tif ((${#words[@]} > 2)) && [[ $w == --* && $w != *=* ]] && _reckon_arg \"$w\" && ((_reckon_next)); then\n"
-	"\t\t_reckon_value \"$cur\"\n"
-	"\t\treturn 0\n"
-	"\tfi\n"
-	"\tif [[ -z $cmd ]]; then\n"
-	"\t\tif [[ $cur == -* ]]; then\n"
-	"\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$_reckon_global_opts\" -- \"$cur\")\n"
-	"\t\telse\n"
-	"\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands help\" -- \"$cur\")\n"
-	"\t\tfi\n"
-	"\t\treturn 0\n"
-	"\tfi\n"
-	"\tif [[ $cmd == help ]]; then\n"
-	"\t\t[[ ${words[-2]} == help ]] && mapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands\" -- \"$cur\")\n"
-	"\t\treturn 0\n"
-	"\tfi\n"
-	"\topts=$(_reckon_opts \"$cmd\") || return 0\n"
-	"\tif [[ -n $cur && $cur != -* ]]; then\n"
-	"\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
-	"\t\tcompopt -o filenames 2>/dev/null\n"
-	"\t\treturn 0\n"
-	"\tfi\n"
-	"\t# an option given already is not offered again, unless it may repeat\n"
-	"\tgiven=\" ${words[*]:1:${#words[@]}-2} \"\n"
-	"\tfor o in $opts; do\n"
-	"\t\tif [[ \" $_reckon_repeatable \" == *\" $o \"* || ($given != *\" $o \"* && $given != *\" $o=\"*) ]]; then\n"
-	"\t\t\toffer+=(\"$o\")\n"
-	"\t\tfi\n"
-	"\tdone\n"
-	"\tmapfile -t COMPREPLY < <(compgen -W \"${offer[*]}\" -- \"$cur\")\n"
-	"\treturn 0\n"
-	"}\n"
-	"\n"
-	"complete -F _reckon reckon\n";
+        "_reckon_value()\n"
+        "{\n"
+        "\tlocal -a r\n"
+        "\tcase $_reckon_kind in\n"
+        "\twords) mapfile -t r < <(compgen -W \"$_reckon_words\" -- \"$1\") ;;\n"
+        "\tfile) mapfile -t r < <(compgen -f -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
+        "\tdir) mapfile -t r < <(compgen -d -- \"$1\"); compopt -o filenames 2>/dev/null ;;\n"
+        "\tlabels)\n"
+        "\t\t# the [table LABEL] sections of the --job file on the line, after the\n"
+        "\t\t# labels typed already (comma-separated)\n"
+        "\t\tlocal done= l\n"
+        "\t\t[[ $1 == *,* ]] && done=${1%,*},\n"
+        "\t\tif [[ -r $_reckon_job ]]; then\n"
+        "\t\t\tfor l in $(sed -n 's/^[[:space:]]*\\[table[[:space:]]\\{1,\\}\\([A-Za-z0-9_.-]\\{1,\\}\\)[[:space:]]*\\].*/\\1/p' \"$_reckon_job\"); do\n"
+        "\t\t\t\t[[ ,$done == *,$l,* ]] || r+=(\"$done$l\")\n"
+        "\t\t\tdone\n"
+        "\t\tfi\n"
+        "\t\tmapfile -t r < <(compgen -W \"${r[*]}\" -- \"$1\")\n"
+        "\t\tcompopt -o nospace 2>/dev/null ;;\n"
+        "\tesac\n"
+        "\tCOMPREPLY=(\"${r[@]}\")\n"
+        "}\n"
+        "\n"
+        "_reckon()\n"
+        "{\n"
+        "\tlocal -a words=() offer=()\n"
+        "\tlocal w i cur cmd= opts given o\n"
+        "\tCOMPREPLY=()\n"
+        "\tfor ((i = 0; i <= COMP_CWORD; i++)); do\n"
+        "\t\tw=${COMP_WORDS[i]}\n"
+        "\t\tif ((i > 1)) && [[ ($w == = && ${words[-1]} == --*) || ${words[-1]} == --*= ]]; then\n"
+        "\t\t\twords[-1]+=$w\n"
+        "\t\telse\n"
+        "\t\t\twords+=(\"$w\")\n"
+        "\t\tfi\n"
+        "\tdone\n"
+        "\tcur=${words[-1]}\n"
+        "\tlocal _reckon_job=\n"
+        "\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
+        "\t\tcase ${words[i]} in\n"
+        "\t\t--job) _reckon_job=${words[i + 1]} ;;\n"
+        "\t\t--job=*) _reckon_job=${words[i]#--job=} ;;\n"
+        "\t\tesac\n"
+        "\tdone\n"
+        "\tfor ((i = 1; i < ${#words[@]} - 1; i++)); do\n"
+        "\t\tw=${words[i]}\n"
+        "\t\tif [[ $w != -* ]]; then\n"
+        "\t\t\tcmd=$w\n"
+        "\t\t\tbreak\n"
+        "\t\tfi\n"
+        "\t\tif [[ $w != *=* ]] && _reckon_arg \"$w\" && ((_reckon_next)); then\n"
+        "\t\t\t((i++))\n"
+        "\t\tfi\n"
+        "\tdone\n"
+        "\tif [[ $cur == --*=* ]]; then\n"
+        "\t\t_reckon_arg \"${cur%%=*}\" && _reckon_value \"${cur#*=}\"\n"
+        "\t\treturn 0\n"
+        "\tfi\n"
+        "\tw=${words[-2]}\n"
+        "\tif ((${#words[@]} > 2)) && [[ $w == --* && $w != *=* ]] && _reckon_arg \"$w\" && ((_reckon_next)); then\n"
+        "\t\t_reckon_value \"$cur\"\n"
+        "\t\treturn 0\n"
+        "\tfi\n"
+        "\tif [[ -z $cmd ]]; then\n"
+        "\t\tif [[ $cur == -* ]]; then\n"
+        "\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$_reckon_global_opts\" -- \"$cur\")\n"
+        "\t\telse\n"
+        "\t\t\tmapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands help\" -- \"$cur\")\n"
+        "\t\tfi\n"
+        "\t\treturn 0\n"
+        "\tfi\n"
+        "\tif [[ $cmd == help ]]; then\n"
+        "\t\t[[ ${words[-2]} == help ]] && mapfile -t COMPREPLY < <(compgen -W \"$_reckon_commands\" -- \"$cur\")\n"
+        "\t\treturn 0\n"
+        "\tfi\n"
+        "\topts=$(_reckon_opts \"$cmd\") || return 0\n"
+        "\tif [[ -n $cur && $cur != -* ]]; then\n"
+        "\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
+        "\t\tcompopt -o filenames 2>/dev/null\n"
+        "\t\treturn 0\n"
+        "\tfi\n"
+        "\t# an option given already is not offered again, unless it may repeat\n"
+        "\tgiven=\" ${words[*]:1:${#words[@]}-2} \"\n"
+        "\tfor o in $opts; do\n"
+        "\t\tif [[ \" $_reckon_repeatable \" == *\" $o \"* || ($given != *\" $o \"* && $given != *\" $o=\"*) ]]; then\n"
+        "\t\t\toffer+=(\"$o\")\n"
+        "\t\tfi\n"
+        "\tdone\n"
+        "\tmapfile -t COMPREPLY < <(compgen -W \"${offer[*]}\" -- \"$cur\")\n"
+        "\treturn 0\n"
+        "}\n"
+        "\n"
+        "complete -F _reckon reckon\n";
 
 /* The script holds option names and allowed values unquoted or in single
  * quotes: a word that is not plainly made of these characters would break
@@ -701,14 +709,14 @@ static int rk_completion(rk_buf *b, rk_error *err)
 		}
 	}
 	RK_EACH_CMD(c)
-		if (rk_shell_word("command", rk_opts_cmd_name(c), err) < 0)
-			goto done;
+	if (rk_shell_word("command", rk_opts_cmd_name(c), err) < 0)
+		goto done;
 	rk_buf_puts(b, "# bash completion for reckon(1) - generated by rk-docgen from the option table\n"
 	               "# in src/cli/options.c: change the table, not this file.\n\n");
 
 	rk_buf_puts(b, "_reckon_commands='");
 	RK_EACH_CMD(c)
-		rk_buf_printf(b, "%s%s", c == RK_CMD_CHECK ? "" : " ", rk_opts_cmd_name(c));
+	rk_buf_printf(b, "%s%s", c == RK_CMD_CHECK ? "" : " ", rk_opts_cmd_name(c));
 	rk_buf_puts(b, "'\n");
 
 	/* before the command: what every command takes */
@@ -740,7 +748,8 @@ static int rk_completion(rk_buf *b, rk_error *err)
 
 	rk_buf_puts(b, "# _reckon_opts COMMAND: the options of COMMAND; fails for an unknown command\n"
 	               "_reckon_opts()\n{\n\tcase $1 in\n");
-	RK_EACH_CMD(c) {
+	RK_EACH_CMD(c)
+	{
 		rk_buf_printf(b, "\t%s) echo '", rk_opts_cmd_name(c));
 		for (size_t i = 0; i < set.n; i++)
 			if (set.cmds[i] & c)

@@ -44,7 +44,7 @@ static void check_canon_len(rk_type t, const char *in, size_t inlen, const char 
 		fail_msg("line %d: %s '%s' refused: %s", line, rk_type_name(t), in, why ? why : "(no why)");
 	if (b.len != strlen(want) || (b.len && memcmp(b.data, want, b.len) != 0))
 		fail_msg("line %d: %s '%s' -> '%.*s', want '%s'", line, rk_type_name(t), in, (int)b.len,
-			 b.data ? b.data : "", want);
+		         b.data ? b.data : "", want);
 	free(p);
 	rk_buf_free(&b);
 }
@@ -58,7 +58,7 @@ static void check_bad_len(rk_type t, const char *in, size_t inlen, const char *w
 
 	if (rc != -1)
 		fail_msg("line %d: %s '%s' accepted as '%.*s'", line, rk_type_name(t), in, (int)b.len,
-			 b.data ? b.data : "");
+		         b.data ? b.data : "");
 	if (!why)
 		fail_msg("line %d: %s '%s' refused without a why", line, rk_type_name(t), in);
 	if (want_why && strcmp(why, want_why) != 0)
@@ -217,10 +217,10 @@ static void test_double(void **state)
 	CANON(RK_T_FLOAT8, " 1.5 ", "3ff8000000000000");
 	CANON(RK_T_FLOAT8, "3.141592653589793", "400921fb54442d18");
 	CANON(RK_T_FLOAT8, "1.7976931348623157e+308", "7fefffffffffffff");
-	CANON(RK_T_FLOAT8, "4.9e-324", "0000000000000001");  /* subnormal: accepted */
+	CANON(RK_T_FLOAT8, "4.9e-324", "0000000000000001"); /* subnormal: accepted */
 	CANON(RK_T_FLOAT8, "NaN", "7ff8000000000000");
 	CANON(RK_T_FLOAT8, "nan", "7ff8000000000000");
-	CANON(RK_T_FLOAT8, "-nan", "7ff8000000000000");   /* every NaN alike */
+	CANON(RK_T_FLOAT8, "-nan", "7ff8000000000000"); /* every NaN alike */
 	CANON(RK_T_FLOAT8, "Infinity", "7ff0000000000000");
 	CANON(RK_T_FLOAT8, "inf", "7ff0000000000000");
 	CANON(RK_T_FLOAT8, "-Infinity", "fff0000000000000");
@@ -332,7 +332,7 @@ static void test_float_locale(void **state)
 	setlocale(LC_NUMERIC, saved);
 	free(saved);
 	if (!set)
-		skip();  /* no comma-decimal locale installed: only the C path ran */
+		skip(); /* no comma-decimal locale installed: only the C path ran */
 }
 
 static void test_bool(void **state)
@@ -341,7 +341,7 @@ static void test_bool(void **state)
 	static const char *const no[] = { "f", "F", "false", "FALSE", "no", "No", "off", "OFF", "0", "\tf" };
 
 	(void)state;
-	CANON(RK_T_BOOL, "TRUE", "t");  /* digest.md example */
+	CANON(RK_T_BOOL, "TRUE", "t"); /* digest.md example */
 	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
 		CANON(RK_T_BOOL, yes[i], "t");
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
@@ -360,10 +360,10 @@ static void test_text_char_other(void **state)
 	CANON(RK_T_TEXT, "ab  ", "ab  ");
 	CANON(RK_T_TEXT, "  x ", "  x ");
 	CANON(RK_T_TEXT, "caf\xc3\xa9", "caf\xc3\xa9");
-	CANON(RK_T_BPCHAR, "ab  ", "ab");  /* digest.md example */
+	CANON(RK_T_BPCHAR, "ab  ", "ab"); /* digest.md example */
 	CANON(RK_T_BPCHAR, "    ", "");
 	CANON(RK_T_BPCHAR, "  ab", "  ab");
-	CANON(RK_T_BPCHAR, "ab\t", "ab\t");  /* only 0x20 is padding */
+	CANON(RK_T_BPCHAR, "ab\t", "ab\t"); /* only 0x20 is padding */
 	CANON(RK_T_OTHER, "{1,2,3}", "{1,2,3}");
 	CANON(RK_T_OTHER, " 10:58:00 ", " 10:58:00 ");
 	BAD(RK_T_UNKNOWN, "x", "column type is not known");
@@ -605,7 +605,9 @@ static void test_enc_length_le32(void **state)
 	rk_buf_reset(&b);
 	enc(&b, RK_T_NUMERIC, "0012.500");
 	assert_int_equal(b.len, 9);
-	assert_memory_equal(b.data, "\x01\x04\x00\x00\x00" "12.5", 9);
+	assert_memory_equal(b.data, "\x01\x04\x00\x00\x00"
+	                            "12.5",
+	                    9);
 	rk_buf_free(&b);
 }
 
@@ -622,7 +624,9 @@ static void test_enc_error_restores(void **state)
 	assert_string_equal(why, "not a valid integer");
 	assert_int_equal(rk_canon_enc_value(RK_T_FLOAT8, bad, strlen(bad), &b, &why), -1);
 	assert_int_equal(b.len, 6);
-	assert_memory_equal(b.data, "\x01\x01\x00\x00\x00" "7", 6);
+	assert_memory_equal(b.data, "\x01\x01\x00\x00\x00"
+	                            "7",
+	                    6);
 	rk_buf_free(&b);
 }
 
@@ -634,10 +638,16 @@ static void test_enc_error_restores(void **state)
 static void test_enc_worked_example(void **state)
 {
 	static const char want[] =
-		"\x01" "\x02\x00\x00\x00" "42"
-		"\x01" "\x10\x00\x00\x00" "1772449080000000"
-		"\x01" "\x04\x00\x00\x00" "12.5"
-		"\x00";
+	        "\x01"
+	        "\x02\x00\x00\x00"
+	        "42"
+	        "\x01"
+	        "\x10\x00\x00\x00"
+	        "1772449080000000"
+	        "\x01"
+	        "\x04\x00\x00\x00"
+	        "12.5"
+	        "\x00";
 	rk_buf b = RK_BUF_INIT, c = RK_BUF_INIT;
 	char hex[33];
 
@@ -673,7 +683,7 @@ static void test_enc_worked_example(void **state)
 	window += rk_row_hash(c.data, c.len);
 	rk_hash_hex(window, hex);
 	assert_string_equal(hex, "3491a6c577a5283698915abaa5234502");
-	window += rk_row_hash(c.data, c.len);  /* a duplicated row adds again */
+	window += rk_row_hash(c.data, c.len); /* a duplicated row adds again */
 	rk_hash_hex(window, hex);
 	assert_string_equal(hex, "0baf63252f63bf2dd6cb51a0c2589188");
 	rk_buf_free(&b);
@@ -713,11 +723,12 @@ static void check_type(const char *name, bool allow_other, int want_rc, rk_type 
 
 	if (rc != want_rc || (rc == 0 && t != want))
 		fail_msg("line %d: '%s' -> rc %d type %s, want rc %d type %s", line, name, rc, rk_type_name(t),
-			 want_rc, rk_type_name(want));
+		         want_rc, rk_type_name(want));
 }
 
 #define TYPE(name, want) check_type((name), false, 0, (want), __LINE__)
-#define TYPE_OTHER(name) check_type((name), true, 0, RK_T_OTHER, __LINE__); \
+#define TYPE_OTHER(name)                                   \
+	check_type((name), true, 0, RK_T_OTHER, __LINE__); \
 	check_type((name), false, -1, RK_T_UNKNOWN, __LINE__)
 
 static void test_type_names(void **state)
@@ -787,10 +798,10 @@ static void test_type_names(void **state)
 		assert_int_equal(back, t);
 	}
 	assert_true(rk_type_summable(RK_T_INT2) && rk_type_summable(RK_T_INT4) && rk_type_summable(RK_T_INT8) &&
-		    rk_type_summable(RK_T_NUMERIC));
+	            rk_type_summable(RK_T_NUMERIC));
 	assert_false(rk_type_summable(RK_T_FLOAT8) || rk_type_summable(RK_T_FLOAT4) || rk_type_summable(RK_T_TEXT));
 	assert_true(rk_type_is_time(RK_T_DATE) && rk_type_is_time(RK_T_TIMESTAMP) &&
-		    rk_type_is_time(RK_T_TIMESTAMPTZ));
+	            rk_type_is_time(RK_T_TIMESTAMPTZ));
 	assert_false(rk_type_is_time(RK_T_TEXT) || rk_type_is_time(RK_T_INT8) || rk_type_is_time(RK_T_OTHER));
 }
 
@@ -800,12 +811,42 @@ static void test_type_names(void **state)
 static void test_enc_numeric_plain(void **state)
 {
 	static const char *const plain[] = {
-		"0", "-0", "0.00", "-0.000", "1", "-1", "10", "100.00", "1234.50", "-1234.56", "0.05", "-0.5",
-		"007.50", "99999999999999999.9", "999999999999999999", "9999999999999999999", "-0.000000000000000001",
-		"123456789012345678901234567890.123", "1.10", "5.000000000000000000001", "5.",
+		"0",
+		"-0",
+		"0.00",
+		"-0.000",
+		"1",
+		"-1",
+		"10",
+		"100.00",
+		"1234.50",
+		"-1234.56",
+		"0.05",
+		"-0.5",
+		"007.50",
+		"99999999999999999.9",
+		"999999999999999999",
+		"9999999999999999999",
+		"-0.000000000000000001",
+		"123456789012345678901234567890.123",
+		"1.10",
+		"5.000000000000000000001",
+		"5.",
 	};
 	static const char *const other[] = {
-		"", "-", ".5", "1e3", "+1", " 1", "1 ", "NaN", "Infinity", "-Infinity", "1.2.3", "--1", "0x10",
+		"",
+		"-",
+		".5",
+		"1e3",
+		"+1",
+		" 1",
+		"1 ",
+		"NaN",
+		"Infinity",
+		"-Infinity",
+		"1.2.3",
+		"--1",
+		"0x10",
 	};
 	const char *why;
 	char s1[96];
@@ -825,7 +866,7 @@ static void test_enc_numeric_plain(void **state)
 		if (b.len - 5 - (b.data[5] == '-') - (memchr(b.data + 5, '.', b.len - 5) != NULL) <= 18) {
 			assert_true(d.ok);
 			assert_int_equal(rk_sum_add_decimal(&y, d.m, d.scale, &why), 0);
-			assert_string_equal(rk_sum_format(&y, s1), rk_sum_format(&x, (char[RK_SUM_STRLEN]){0}));
+			assert_string_equal(rk_sum_format(&y, s1), rk_sum_format(&x, (char[RK_SUM_STRLEN]){ 0 }));
 			assert_int_equal(y.scale, x.scale);
 		} else {
 			assert_false(d.ok);
@@ -849,12 +890,21 @@ static void test_enc_numeric_plain(void **state)
 static void test_enc_instant_cached(void **state)
 {
 	static const int64_t t[] = {
-		INT64_C(1772449080000000), INT64_C(1772449080000001), INT64_C(1772449080999999),
-		INT64_C(1772449081000000), INT64_C(1772449080500000), INT64_C(999999), 0, INT64_C(-1),
-		INT64_C(-1772449080000000), INT64_C(1000000), INT64_C(1772449080123456),
-		INT64_C(9223372036854775806), INT64_C(1772449080654321),
+		INT64_C(1772449080000000),
+		INT64_C(1772449080000001),
+		INT64_C(1772449080999999),
+		INT64_C(1772449081000000),
+		INT64_C(1772449080500000),
+		INT64_C(999999),
+		0,
+		INT64_C(-1),
+		INT64_C(-1772449080000000),
+		INT64_C(1000000),
+		INT64_C(1772449080123456),
+		INT64_C(9223372036854775806),
+		INT64_C(1772449080654321),
 	};
-	rk_sec_digits sc = {0};
+	rk_sec_digits sc = { 0 };
 	rk_buf a = RK_BUF_INIT, b = RK_BUF_INIT;
 
 	(void)state;
@@ -873,7 +923,7 @@ static void test_enc_instant_cached(void **state)
 /* rk_field_int64: what the drilldown reads back from the server. */
 static int field_int64(const char *text, int64_t *out)
 {
-	rk_field f = {.p = text, .len = text ? strlen(text) : 0, .null = text == NULL};
+	rk_field f = { .p = text, .len = text ? strlen(text) : 0, .null = text == NULL };
 
 	return rk_field_int64(&f, out);
 }

@@ -22,7 +22,7 @@
 
 static void test_nightly_job_reads_and_every_table_parses(void **state)
 {
-	char *argv[] = {"check", "--job", NIGHTLY, "--last", "1d", "--report", "/var/lib/reckon/nightly"};
+	char *argv[] = { "check", "--job", NIGHTLY, "--last", "1d", "--report", "/var/lib/reckon/nightly" };
 	const char **labels = NULL;
 	size_t nlabels = 0;
 	rk_ini *job = NULL;

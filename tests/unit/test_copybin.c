@@ -25,7 +25,7 @@
 
 static void put16(rk_buf *b, uint16_t v)
 {
-	unsigned char x[2] = {(unsigned char)(v >> 8), (unsigned char)v};
+	unsigned char x[2] = { (unsigned char)(v >> 8), (unsigned char)v };
 
 	rk_buf_append(b, x, 2);
 }
@@ -121,7 +121,7 @@ typedef struct collect {
 	const rk_type *types;
 	rk_buf out;
 	int rows;
-	int fail_at;   /* the callback fails on this row (1-based), 0 never */
+	int fail_at; /* the callback fails on this row (1-based), 0 never */
 } collect;
 
 static int collect_row(void *ctx, const rk_field *f, rk_error *err)
@@ -141,7 +141,7 @@ static int collect_row(void *ctx, const rk_field *f, rk_error *err)
 		} else if (f[i].form == RK_FORM_INT) {
 			rk_canon_enc_int64(&mine, (int64_t)f[i].m);
 		} else if (f[i].form == RK_FORM_INSTANT) {
-			rk_sec_digits sc = {0};
+			rk_sec_digits sc = { 0 };
 
 			rk_canon_enc_instant(&mine, &sc, (int64_t)f[i].m);
 		} else if (f[i].form == RK_FORM_CANON) {
@@ -183,7 +183,7 @@ static void expect_text_row(rk_buf *b, const rk_type *types, const int *forms, c
 /* Feeds s in chunks of at most step bytes; returns the last feed's result. */
 static int feed_chunks(rk_copybin *d, const rk_buf *s, size_t cut, size_t step, collect *c, const char **why)
 {
-	rk_error err = {0};
+	rk_error err = { 0 };
 	size_t at = 0;
 	int rc = 0;
 
@@ -204,12 +204,12 @@ static int feed_chunks(rk_copybin *d, const rk_buf *s, size_t cut, size_t step, 
  * tests
  * ---------------------------------------------------------------------- */
 
-static const rk_wire row_wires[] = {RK_WIRE_INT8,   RK_WIRE_TIMESTAMP, RK_WIRE_NUMERIC, RK_WIRE_TEXT,
-                                    RK_WIRE_INT2,   RK_WIRE_INT4,      RK_WIRE_BOOL,    RK_WIRE_DATE,
-                                    RK_WIRE_FLOAT4, RK_WIRE_FLOAT8,    RK_WIRE_UUID,    RK_WIRE_TEXT};
-static const rk_type row_types[] = {RK_T_INT8,   RK_T_TIMESTAMPTZ, RK_T_NUMERIC, RK_T_TEXT, RK_T_INT2,
-                                    RK_T_INT4,   RK_T_BOOL,        RK_T_DATE,    RK_T_FLOAT4, RK_T_FLOAT8,
-                                    RK_T_UUID,   RK_T_BPCHAR,      RK_T_UNKNOWN};
+static const rk_wire row_wires[] = { RK_WIRE_INT8, RK_WIRE_TIMESTAMP, RK_WIRE_NUMERIC, RK_WIRE_TEXT,
+	                             RK_WIRE_INT2, RK_WIRE_INT4, RK_WIRE_BOOL, RK_WIRE_DATE,
+	                             RK_WIRE_FLOAT4, RK_WIRE_FLOAT8, RK_WIRE_UUID, RK_WIRE_TEXT };
+static const rk_type row_types[] = { RK_T_INT8, RK_T_TIMESTAMPTZ, RK_T_NUMERIC, RK_T_TEXT, RK_T_INT2,
+	                             RK_T_INT4, RK_T_BOOL, RK_T_DATE, RK_T_FLOAT4, RK_T_FLOAT8,
+	                             RK_T_UUID, RK_T_BPCHAR, RK_T_UNKNOWN };
 #define NCOLS 12
 
 /* 2026-03-02 00:00:01.5+00 in PostgreSQL's microseconds since 2000 */
@@ -217,25 +217,25 @@ static const rk_type row_types[] = {RK_T_INT8,   RK_T_TIMESTAMPTZ, RK_T_NUMERIC,
 
 static void build_stream(rk_buf *s, rk_buf *want)
 {
-	static const int forms1[NCOLS] = {RK_FORM_INT,   RK_FORM_INSTANT, RK_FORM_CANON, RK_FORM_TEXT,
-	                                  RK_FORM_INT,   RK_FORM_INT,     RK_FORM_TEXT,  RK_FORM_CANON,
-	                                  RK_FORM_CANON, RK_FORM_CANON,   RK_FORM_CANON, RK_FORM_TEXT};
-	static const int forms2[NCOLS] = {RK_FORM_TEXT, RK_FORM_TEXT,  RK_FORM_TEXT, RK_FORM_TEXT,
-	                                  RK_FORM_INT,  RK_FORM_INT,   RK_FORM_TEXT, RK_FORM_TEXT,
-	                                  RK_FORM_TEXT, RK_FORM_CANON, RK_FORM_TEXT, RK_FORM_TEXT};
-	static const int forms3[NCOLS] = {RK_FORM_INT,   RK_FORM_TEXT,  RK_FORM_TEXT,  RK_FORM_TEXT,
-	                                  RK_FORM_INT,   RK_FORM_INT,   RK_FORM_TEXT,  RK_FORM_CANON,
-	                                  RK_FORM_CANON, RK_FORM_CANON, RK_FORM_CANON, RK_FORM_TEXT};
-	const char *row1[NCOLS] = {"-9223372036854775808", "2026-03-02 00:00:01.5+00", "-1234567.80",
-	                           "tab\there\\ and \xc3\xa9", "-32768", "2147483647", "t", "2026-03-02",
-	                           "0.1", "1.5", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "ab  "};
-	const char *row2[NCOLS] = {NULL, "infinity", "NaN", "", "0", "-1", "f", NULL,
-	                           NULL, "NaN", NULL, NULL};
-	const char *row3[NCOLS] = {"42", "-infinity", "Infinity", "x", "7", "8", "t", "1999-12-31 BC",
-	                           "-0", "-Infinity", "00000000-0000-0000-0000-000000000000", ""};
-	static const unsigned char uuid1[16] = {0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8,
-	                                        0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11};
-	static const unsigned char uuid0[16] = {0};
+	static const int forms1[NCOLS] = { RK_FORM_INT, RK_FORM_INSTANT, RK_FORM_CANON, RK_FORM_TEXT,
+		                           RK_FORM_INT, RK_FORM_INT, RK_FORM_TEXT, RK_FORM_CANON,
+		                           RK_FORM_CANON, RK_FORM_CANON, RK_FORM_CANON, RK_FORM_TEXT };
+	static const int forms2[NCOLS] = { RK_FORM_TEXT, RK_FORM_TEXT, RK_FORM_TEXT, RK_FORM_TEXT,
+		                           RK_FORM_INT, RK_FORM_INT, RK_FORM_TEXT, RK_FORM_TEXT,
+		                           RK_FORM_TEXT, RK_FORM_CANON, RK_FORM_TEXT, RK_FORM_TEXT };
+	static const int forms3[NCOLS] = { RK_FORM_INT, RK_FORM_TEXT, RK_FORM_TEXT, RK_FORM_TEXT,
+		                           RK_FORM_INT, RK_FORM_INT, RK_FORM_TEXT, RK_FORM_CANON,
+		                           RK_FORM_CANON, RK_FORM_CANON, RK_FORM_CANON, RK_FORM_TEXT };
+	const char *row1[NCOLS] = { "-9223372036854775808", "2026-03-02 00:00:01.5+00", "-1234567.80",
+		                    "tab\there\\ and \xc3\xa9", "-32768", "2147483647", "t", "2026-03-02",
+		                    "0.1", "1.5", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "ab  " };
+	const char *row2[NCOLS] = { NULL, "infinity", "NaN", "", "0", "-1", "f", NULL,
+		                    NULL, "NaN", NULL, NULL };
+	const char *row3[NCOLS] = { "42", "-infinity", "Infinity", "x", "7", "8", "t", "1999-12-31 BC",
+		                    "-0", "-Infinity", "00000000-0000-0000-0000-000000000000", "" };
+	static const unsigned char uuid1[16] = { 0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8,
+		                                 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11 };
+	static const unsigned char uuid0[16] = { 0 };
 
 	put_header(s, 0, 3);
 	/* row 1: every wire with a value */
@@ -329,7 +329,7 @@ static void test_stream_any_chunking(void **state)
 	for (size_t cut = 0; cut < s.len; cut++) {
 		for (size_t step = 1; step <= s.len; step = step == 1 ? s.len : s.len + 1) {
 			rk_copybin d;
-			collect c = {row_types, RK_BUF_INIT, 0, 0};
+			collect c = { row_types, RK_BUF_INIT, 0, 0 };
 
 			rk_copybin_init(&d, row_wires, row_types, NCOLS);
 			assert_int_equal(feed_chunks(&d, &s, cut, step, &c, &why), 0);
@@ -351,13 +351,13 @@ static void test_stream_ends(void **state)
 {
 	rk_buf s = RK_BUF_INIT, want = RK_BUF_INIT;
 	const char *why = NULL;
-	rk_error err = {0};
+	rk_error err = { 0 };
 
 	(void)state;
 	build_stream(&s, &want);
 	for (size_t len = 0; len < s.len; len++) {
 		rk_copybin d;
-		collect c = {row_types, RK_BUF_INIT, 0, 0};
+		collect c = { row_types, RK_BUF_INIT, 0, 0 };
 
 		rk_copybin_init(&d, row_wires, row_types, NCOLS);
 		assert_int_equal(rk_copybin_feed(&d, s.data, len, collect_row, &c, &err, &why), 0);
@@ -368,7 +368,7 @@ static void test_stream_ends(void **state)
 	}
 	{
 		rk_copybin d;
-		collect c = {row_types, RK_BUF_INIT, 0, 0};
+		collect c = { row_types, RK_BUF_INIT, 0, 0 };
 
 		rk_copybin_init(&d, row_wires, row_types, NCOLS);
 		put16(&s, NCOLS);
@@ -386,9 +386,9 @@ static void test_callback_error(void **state)
 {
 	rk_buf s = RK_BUF_INIT, want = RK_BUF_INIT;
 	const char *why = NULL;
-	rk_error err = {0};
+	rk_error err = { 0 };
 	rk_copybin d;
-	collect c = {row_types, RK_BUF_INIT, 0, 2};
+	collect c = { row_types, RK_BUF_INIT, 0, 2 };
 
 	(void)state;
 	build_stream(&s, &want);
@@ -407,10 +407,10 @@ static void test_callback_error(void **state)
 static const char *malformed_typed(rk_wire wire, rk_type t, const rk_buf *s, size_t *bad_col, bool *bad_value)
 {
 	const char *why = NULL;
-	rk_error err = {0};
+	rk_error err = { 0 };
 	rk_copybin d;
-	rk_type types[] = {t, RK_T_UNKNOWN};
-	collect c = {types, RK_BUF_INIT, 0, 0};
+	rk_type types[] = { t, RK_T_UNKNOWN };
+	collect c = { types, RK_BUF_INIT, 0, 0 };
 	int rc;
 
 	rk_copybin_init(&d, &wire, types, 1);
@@ -538,8 +538,15 @@ static void test_malformed_sizes(void **state)
 		rk_wire wire;
 		uint32_t wrong;
 	} sized[] = {
-		{RK_WIRE_INT2, 4}, {RK_WIRE_INT4, 2}, {RK_WIRE_INT8, 4}, {RK_WIRE_TIMESTAMP, 4}, {RK_WIRE_BOOL, 2},
-		{RK_WIRE_FLOAT4, 8}, {RK_WIRE_FLOAT8, 4}, {RK_WIRE_DATE, 8}, {RK_WIRE_UUID, 15},
+		{ RK_WIRE_INT2, 4 },
+		{ RK_WIRE_INT4, 2 },
+		{ RK_WIRE_INT8, 4 },
+		{ RK_WIRE_TIMESTAMP, 4 },
+		{ RK_WIRE_BOOL, 2 },
+		{ RK_WIRE_FLOAT4, 8 },
+		{ RK_WIRE_FLOAT8, 4 },
+		{ RK_WIRE_DATE, 8 },
+		{ RK_WIRE_UUID, 15 },
 	};
 	rk_buf s = RK_BUF_INIT;
 	size_t col;
@@ -586,15 +593,32 @@ static void test_malformed_sizes(void **state)
 static void test_numeric_digits(void **state)
 {
 	static const struct {
-		const char *text;   /* as numeric_out prints it */
-		int extra;          /* a stored group past dscale */
+		const char *text; /* as numeric_out prints it */
+		int extra;        /* a stored group past dscale */
 	} cases[] = {
-		{"0", 0}, {"0.00", 0}, {"-0.00", 0}, {"1", 0}, {"-1", 0}, {"10000", 0}, {"100000000", 0},
-		{"12.50", 0}, {"0.0001", 0}, {"0.00010", 0}, {"-0.5", 0}, {"9999.9999", 0},
-		{"1234567890123456", 0}, {"12345678901234567", 0}, {"123456789012345678901234567890", 0},
-		{"0.000000000000000000000000000001", 0}, {"1.5", 1234}, {"7", 5000}, {"-42.42", 9},
-		{"100000000000000000000000000000000000000", 0}, {"3.14159265358979323846264338327950288", 0},
-		{"1000.0000", 0}, {"99999999999999999999.99999999999999999999", 0},
+		{ "0", 0 },
+		{ "0.00", 0 },
+		{ "-0.00", 0 },
+		{ "1", 0 },
+		{ "-1", 0 },
+		{ "10000", 0 },
+		{ "100000000", 0 },
+		{ "12.50", 0 },
+		{ "0.0001", 0 },
+		{ "0.00010", 0 },
+		{ "-0.5", 0 },
+		{ "9999.9999", 0 },
+		{ "1234567890123456", 0 },
+		{ "12345678901234567", 0 },
+		{ "123456789012345678901234567890", 0 },
+		{ "0.000000000000000000000000000001", 0 },
+		{ "1.5", 1234 },
+		{ "7", 5000 },
+		{ "-42.42", 9 },
+		{ "100000000000000000000000000000000000000", 0 },
+		{ "3.14159265358979323846264338327950288", 0 },
+		{ "1000.0000", 0 },
+		{ "99999999999999999999.99999999999999999999", 0 },
 	};
 	rk_buf bin = RK_BUF_INIT, got = RK_BUF_INIT, want = RK_BUF_INIT, scratch = RK_BUF_INIT;
 
@@ -603,7 +627,7 @@ static void test_numeric_digits(void **state)
 		for (int strip = 0; strip < 2; strip++) {
 			const unsigned char *p;
 			rk_canon_dec dec;
-			rk_sum a = {0}, b = {0};
+			rk_sum a = { 0 }, b = { 0 };
 			const char *why;
 			size_t ndigits;
 			int16_t weight;

@@ -63,10 +63,10 @@ typedef struct run {
 	rk_buf out;
 	size_t rows;
 	size_t ncolumns;
-	int fail_row;      /* 1-based row whose callback fails, 0 = none */
-	int fail_field;    /* err->field the failing callback reports */
+	int fail_row;   /* 1-based row whose callback fails, 0 = none */
+	int fail_field; /* err->field the failing callback reports */
 	rk_error err;
-	int rc;            /* -1 if open, bind or scan failed */
+	int rc; /* -1 if open, bind or scan failed */
 } run;
 
 static int collect_row(void *ctx, const rk_field *f, rk_error *err)
@@ -79,7 +79,7 @@ static int collect_row(void *ctx, const rk_field *f, rk_error *err)
 
 		err->field = r->fail_field;
 		return rk_error_set(err, RK_EXIT_USAGE, "value '%.*s' is not a valid integer for column x",
-				    (int)bad->len, bad->p);
+		                    (int)bad->len, bad->p);
 	}
 	for (size_t i = 0; i < r->ncolumns; i++) {
 		if (i)
@@ -95,7 +95,7 @@ static int collect_row(void *ctx, const rk_field *f, rk_error *err)
 
 /* Opens path with the options, binds cols (comma-separated), scans; fills r. */
 static void scan_path(run *r, const char *path, char delim, const char *null_marker, const char *cols, int fail_row,
-		      int fail_field)
+                      int fail_field)
 {
 	rk_reader_opts o = { .side = "source", .conn = NULL, .table = NULL };
 	char delim_s[2] = { delim, 0 };
@@ -139,7 +139,11 @@ static const char *out(run *r)
 	return r->out.len ? rk_buf_cstr(&r->out) : "";
 }
 
-#define assert_ok(r) do { if ((r)->rc != 0) fail_msg("unexpected error: %s", (r)->err.msg); } while (0)
+#define assert_ok(r)                                                    \
+	do {                                                            \
+		if ((r)->rc != 0)                                       \
+			fail_msg("unexpected error: %s", (r)->err.msg); \
+	} while (0)
 
 static int setup(void **state)
 {
@@ -183,7 +187,7 @@ static void test_directory_name_order_and_column_orders(void **state)
 	put("d/a.csv", "id,amount,extra\n1,10,x\n2,20,y\n");
 	put("d/c.txt", "not,csv\n");
 	put("d/.hidden.csv", "junk\n");
-	put("d/B.csv", "AMOUNT,Id\n40,4\n");   /* 'B' < 'a' in strcmp order; names case-insensitive */
+	put("d/B.csv", "AMOUNT,Id\n40,4\n"); /* 'B' < 'a' in strcmp order; names case-insensitive */
 	scan_path(&r, sub("d"), 0, NULL, "id,amount", 0, 0);
 	assert_ok(&r);
 	assert_string_equal(out(&r), "4|40\n1|10\n2|20\n3|30\n");
@@ -202,7 +206,7 @@ static void test_directory_missing_column_in_one_file(void **state)
 	assert_int_equal(r.rc, -1);
 	assert_int_equal(r.err.code, RK_EXIT_USAGE);
 	snprintf(want, sizeof want, "source csv file '%s/d/2.csv' has no column 'amount' (its columns: 'id', 'amt')",
-		 tmpdir);
+	         tmpdir);
 	assert_string_equal(r.err.msg, want);
 	assert_true(r.err.hint[0] != '\0');
 	assert_int_equal(r.rows, 0);
@@ -252,23 +256,23 @@ static void test_quoting_and_non_ascii(void **state)
 {
 	run r;
 	const char *p = put("q.csv",
-			    "id,\"the text\"\n"
-			    "1,\"a,b\"\n"
-			    "2,\"say \"\"hi\"\"\"\n"
-			    "3,\"line1\nline2\r\nline3\"\n"
-			    "4,\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80\n"
-			    "5,  spaced  \n"
-			    "6,\"\"\"\"\n");
+	                    "id,\"the text\"\n"
+	                    "1,\"a,b\"\n"
+	                    "2,\"say \"\"hi\"\"\"\n"
+	                    "3,\"line1\nline2\r\nline3\"\n"
+	                    "4,\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80\n"
+	                    "5,  spaced  \n"
+	                    "6,\"\"\"\"\n");
 
 	scan_path(&r, p, 0, NULL, "id,the text", 0, 0);
 	assert_ok(&r);
 	assert_string_equal(out(&r),
-			    "1|a,b\n"
-			    "2|say \"hi\"\n"
-			    "3|line1\nline2\r\nline3\n"
-			    "4|\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80\n"
-			    "5|  spaced  \n"
-			    "6|\"\n");
+	                    "1|a,b\n"
+	                    "2|say \"hi\"\n"
+	                    "3|line1\nline2\r\nline3\n"
+	                    "4|\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80\n"
+	                    "5|  spaced  \n"
+	                    "6|\"\n");
 	run_done(&r);
 }
 
@@ -372,7 +376,7 @@ static void test_bad_quoting(void **state)
 	assert_int_equal(r.rc, -1);
 	assert_int_equal(r.err.code, RK_EXIT_USAGE);
 	snprintf(want, sizeof want,
-		 "%s:4:2: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
+	         "%s:4:2: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
 	assert_string_equal(r.err.msg, want);
 	run_done(&r);
 
@@ -380,7 +384,7 @@ static void test_bad_quoting(void **state)
 	scan_path(&r, p, 0, NULL, "a,b", 0, 0);
 	assert_int_equal(r.rc, -1);
 	snprintf(want, sizeof want,
-		 "%s:3:2: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
+	         "%s:3:2: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
 	assert_string_equal(r.err.msg, want);
 	run_done(&r);
 
@@ -443,7 +447,7 @@ static void test_unreadable_file(void **state)
 	const char *p = put("secret.csv", "a\n1\n");
 
 	if (geteuid() == 0)
-		skip();   /* root reads anything */
+		skip(); /* root reads anything */
 	assert_int_equal(chmod(p, 0), 0);
 	scan_path(&r, p, 0, NULL, "a", 0, 0);
 	assert_int_equal(r.rc, -1);
@@ -491,7 +495,7 @@ static void test_duplicate_and_ambiguous_columns(void **state)
 	scan_path(&r, p, 0, NULL, "amount", 0, 0);
 	assert_int_equal(r.rc, -1);
 	snprintf(want, sizeof want, "column 'amount' is ambiguous in source csv file '%s': it matches 'Amount' and 'AMOUNT'",
-		 p);
+	         p);
 	assert_string_equal(r.err.msg, want);
 	run_done(&r);
 
@@ -562,7 +566,7 @@ static void random_round_trip(char delim)
 			for (int i = 0; i < len; i++)
 				v[i] = alphabet[rand() % (sizeof alphabet - 1)];
 			quote = !null && (len == 0 || memchr(v, delim, len) || memchr(v, '"', len) ||
-					  memchr(v, '\n', len) || memchr(v, '\r', len) || rand() % 3 == 0);
+			                  memchr(v, '\n', len) || memchr(v, '\r', len) || rand() % 3 == 0);
 			if (col)
 				rk_buf_putc(&csv, delim);
 			if (quote) {
@@ -612,7 +616,7 @@ static void test_spaces_kept(void **state)
 	const char *p = put("sp.csv", " a , b ,\t\n  ,\" q \", \n");
 
 	scan_path(&r, p, 0, NULL, "a,b,", 0, 0);
-	assert_int_equal(r.rc, -1);   /* header " a " has no column 'a' */
+	assert_int_equal(r.rc, -1); /* header " a " has no column 'a' */
 	run_done(&r);
 
 	p = put("sp2.csv", "a,b,c\n x , y ,\t\n  ,\" q \", \n");
@@ -626,7 +630,7 @@ static void test_spaces_kept(void **state)
 	scan_path(&r, p, 0, NULL, "a,b", 0, 0);
 	assert_int_equal(r.rc, -1);
 	snprintf(want, sizeof want,
-		 "%s:2:1: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
+	         "%s:2:1: bad quoting: a quote inside an unquoted field, or text after a closing quote", p);
 	assert_string_equal(r.err.msg, want);
 	run_done(&r);
 }
@@ -726,7 +730,7 @@ static void test_row_limit(void **state)
  * blank line, a callback that fails without saying how. */
 static void test_open_edges(void **state)
 {
-	rk_reader_opts o = {.side = "target", .settings = {{"csv-delimiter", "\""}}, .nsettings = 1};
+	rk_reader_opts o = { .side = "target", .settings = { { "csv-delimiter", "\"" } }, .nsettings = 1 };
 	char *longpath;
 	run r;
 
@@ -779,10 +783,10 @@ static int fail_silently(void *ctx, const rk_field *f, rk_error *err)
 
 static void test_callback_without_code(void **state)
 {
-	rk_reader_opts o = {.side = "source"};
-	const char *cols[] = {"a"};
+	rk_reader_opts o = { .side = "source" };
+	const char *cols[] = { "a" };
 	rk_type types[1];
-	rk_scan sc = {0};
+	rk_scan sc = { 0 };
 	rk_error err;
 	void *impl;
 
@@ -801,9 +805,9 @@ static void test_callback_without_code(void **state)
  * computed by a server). */
 static void test_reader_dispatch(void **state)
 {
-	rk_reader_opts o = {.side = "source", .conn = "csv:"};
-	rk_digest_query q = {0};
-	const char *cols[] = {"b"};
+	rk_reader_opts o = { .side = "source", .conn = "csv:" };
+	rk_digest_query q = { 0 };
+	const char *cols[] = { "b" };
 	rk_type types[1];
 	char **names = NULL, conn[300];
 	size_t n = 9;
@@ -844,7 +848,7 @@ static void test_reader_dispatch(void **state)
 	memset(&rr, 0, sizeof rr);
 	rr.ncolumns = 1;
 	assert_int_equal(rk_reader_bind(r, cols, 1, types, &err), 0);
-	assert_int_equal(rk_reader_scan(r, &(rk_scan){0}, collect_row, &rr, &err), 0);
+	assert_int_equal(rk_reader_scan(r, &(rk_scan){ 0 }, collect_row, &rr, &err), 0);
 	assert_string_equal(out(&rr), "2\n");
 	run_done(&rr);
 	rk_reader_free(r);

@@ -196,9 +196,9 @@ static void assert_count_sum(const char *conn, const char *col, const char *want
 
 static const char *PROTO1 = "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n";
 static const char *META_ID = "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-			     "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
-			     "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
-			     "\"partitionColumns\":[],\"configuration\":{}}}\n";
+                             "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
+                             "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+                             "\"partitionColumns\":[],\"configuration\":{}}}\n";
 
 /* tmp/<table>/<file>.parquet holding ids lo..hi */
 static void parquet(const char *table, const char *file, int lo, int hi)
@@ -207,7 +207,7 @@ static void parquet(const char *table, const char *file, int lo, int hi)
 	rk_error err;
 
 	snprintf(sql, sizeof sql, "COPY (SELECT range::BIGINT AS id FROM range(%d, %d)) TO '%s' (FORMAT parquet)", lo,
-		 hi + 1, path("%s/%s.parquet", table, file));
+	         hi + 1, path("%s/%s.parquet", table, file));
 	rk_error_clear(&err);
 	if (rk_duck_query(rk_duck_conn(duck), sql, NULL, RK_EXIT_RUNTIME, "copy", &err) < 0)
 		fail_msg("%s", err.msg);
@@ -228,9 +228,9 @@ static char *add(const char *file)
 	char *p = a[next++ % 4];
 
 	snprintf(p, sizeof a[0],
-		 "{\"add\":{\"path\":\"%s.parquet\",\"partitionValues\":{},\"size\":1,\"modificationTime\":0,"
-		 "\"dataChange\":true}}\n",
-		 file);
+	         "{\"add\":{\"path\":\"%s.parquet\",\"partitionValues\":{},\"size\":1,\"modificationTime\":0,"
+	         "\"dataChange\":true}}\n",
+	         file);
 	return p;
 }
 
@@ -325,9 +325,9 @@ static void test_z85(void **state)
 
 	assert_int_equal(rk_delta_z85_decode("HelloWorld", 10, out), 0);
 	assert_memory_equal(out, hello, 8);
-	assert_int_equal(rk_delta_z85_decode("Hello", 4, out), -1);     /* length */
-	assert_int_equal(rk_delta_z85_decode("Hell\"", 5, out), -1);    /* alphabet */
-	assert_int_equal(rk_delta_z85_decode("#####", 5, out), -1);     /* above 2^32 - 1 */
+	assert_int_equal(rk_delta_z85_decode("Hello", 4, out), -1);  /* length */
+	assert_int_equal(rk_delta_z85_decode("Hell\"", 5, out), -1); /* alphabet */
+	assert_int_equal(rk_delta_z85_decode("#####", 5, out), -1);  /* above 2^32 - 1 */
 }
 
 static void test_uri_decode(void **state)
@@ -397,10 +397,64 @@ static void test_bitmap_array(void **state)
 static void test_bitmap_unsorted(void **state)
 {
 	static const unsigned char in[] = {
-		0xd1, 0xd3, 0x39, 0x64, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0x3a, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x10, 0x00, 0x00, 0x00,
-		0x03, 0xf8, 0x07, 0x00, 0x01, 0x00, 0x00, 0x00, 0x3a, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x05, 0x00,
+		0xd1,
+		0xd3,
+		0x39,
+		0x64,
+		0x02,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x3a,
+		0x30,
+		0x00,
+		0x00,
+		0x01,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x01,
+		0x00,
+		0x10,
+		0x00,
+		0x00,
+		0x00,
+		0x03,
+		0xf8,
+		0x07,
+		0x00,
+		0x01,
+		0x00,
+		0x00,
+		0x00,
+		0x3a,
+		0x30,
+		0x00,
+		0x00,
+		0x01,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x10,
+		0x00,
+		0x00,
+		0x00,
+		0x05,
+		0x00,
 	};
 	uint64_t *rows;
 	size_t n;
@@ -480,7 +534,7 @@ static void test_missing_data_file(void **state)
 	refused(conn("m"), RK_EXIT_RUNTIME, "b.parquet", "does not exist", NULL);
 	/* a path on another file system is refused, naming it */
 	commit("m", 3, "{\"add\":{\"path\":\"s3a://bucket/t/x.parquet\",\"partitionValues\":{},\"size\":1,"
-		       "\"modificationTime\":0,\"dataChange\":true}}\n");
+	               "\"modificationTime\":0,\"dataChange\":true}}\n");
 	refused(conn("m"), RK_EXIT_USAGE, "s3a://bucket/t/x.parquet", "only local files", NULL);
 	/* a removed file may be gone: version 2 no longer names a */
 	small_table("m2");
@@ -491,7 +545,7 @@ static void test_missing_data_file(void **state)
 		char buf[4400];
 
 		snprintf(buf, sizeof buf, "{\"remove\":{\"path\":\"file://%s\",\"dataChange\":true}}\n",
-			 path("m2/b.parquet"));
+		         path("m2/b.parquet"));
 		commit("m2", 3, buf);
 		assert_count_sum(conn("m2"), "id", "0 -");
 	}
@@ -515,8 +569,8 @@ static void test_reader_features(void **state)
 
 	small_table("f");
 	snprintf(buf, sizeof buf,
-		 "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
-		 "[\"deletionVectors\",\"typeWidening\",\"variantType\"],\"writerFeatures\":[]}}\n");
+	         "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
+	         "[\"deletionVectors\",\"typeWidening\",\"variantType\"],\"writerFeatures\":[]}}\n");
 	commit("f", 3, buf);
 	refused(conn("f"), RK_EXIT_USAGE, "reader features", "typeWidening, variantType", NULL);
 	/* the version before the protocol change reads */
@@ -536,15 +590,15 @@ static void test_unimplemented_type(void **state)
 
 	small_table("u");
 	snprintf(buf, sizeof buf,
-		 "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-		 "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
-		 "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"v\\\","
-		 "\\\"type\\\":\\\"variant\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
-		 "\"partitionColumns\":[],\"configuration\":{}}}\n");
+	         "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	         "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
+	         "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"v\\\","
+	         "\\\"type\\\":\\\"variant\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+	         "\"partitionColumns\":[],\"configuration\":{}}}\n");
 	commit("u", 3, buf);
 	refused(conn("u"), RK_EXIT_USAGE, "column v", "variant", NULL);
 	commit("u", 3, "{\"metaData\":{\"id\":\"t\",\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\","
-		       "\"configuration\":{\"delta.columnMapping.mode\":\"magic\"}}}\n");
+	               "\"configuration\":{\"delta.columnMapping.mode\":\"magic\"}}}\n");
 	refused(conn("u"), RK_EXIT_USAGE, "column mapping mode 'magic'", NULL);
 }
 
@@ -558,11 +612,11 @@ static void test_added_column(void **state)
 
 	small_table("a");
 	snprintf(buf, sizeof buf,
-		 "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-		 "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
-		 "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"note\\\","
-		 "\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
-		 "\"partitionColumns\":[],\"configuration\":{}}}\n");
+	         "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	         "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
+	         "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"note\\\","
+	         "\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+	         "\"partitionColumns\":[],\"configuration\":{}}}\n");
 	commit("a", 3, buf);
 	assert_int_equal(try_open(conn("a"), NULL, &d, msg, sizeof msg), 0);
 	assert_int_equal(rk_delta_ncolumns(d), 2);
@@ -584,9 +638,9 @@ static void test_view_subset_and_stats(void **state)
 
 	small_table("w");
 	snprintf(buf, sizeof buf,
-		 "{\"add\":{\"path\":\"c.parquet\",\"partitionValues\":{},\"size\":7,\"modificationTime\":5,"
-		 "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":2,\\\"minValues\\\":{\\\"id\\\":10},"
-		 "\\\"maxValues\\\":{\\\"id\\\":11},\\\"nullCount\\\":{\\\"id\\\":0}}\"}}\n");
+	         "{\"add\":{\"path\":\"c.parquet\",\"partitionValues\":{},\"size\":7,\"modificationTime\":5,"
+	         "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":2,\\\"minValues\\\":{\\\"id\\\":10},"
+	         "\\\"maxValues\\\":{\\\"id\\\":11},\\\"nullCount\\\":{\\\"id\\\":0}}\"}}\n");
 	parquet("w", "c", 10, 11);
 	commit("w", 3, buf);
 	assert_int_equal(try_open(conn("w"), NULL, &d, msg, sizeof msg), 0);
@@ -610,8 +664,8 @@ static void test_view_subset_and_stats(void **state)
 	one = 1;
 	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", &one, 1, RK_DELTA_VIEW_FILE_INDEX, &err), 0);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), "SELECT sum(id)::VARCHAR || ' ' || min(__rk_file) FROM v",
-				       &res, RK_EXIT_RUNTIME, "t", &err),
-			 0);
+	                               &res, RK_EXIT_RUNTIME, "t", &err),
+	                 0);
 	char *v = duckdb_value_varchar(&res, 0, 0);
 
 	assert_string_equal(v, "21 1");
@@ -619,8 +673,8 @@ static void test_view_subset_and_stats(void **state)
 	duckdb_destroy_result(&res);
 	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "e", &one, 0, 0, &err), 0);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), "SELECT count(*)::VARCHAR, typeof(any_value(id)) FROM e", &res,
-				       RK_EXIT_RUNTIME, "t", &err),
-			 0);
+	                               RK_EXIT_RUNTIME, "t", &err),
+	                 0);
 	v = duckdb_value_varchar(&res, 0, 0);
 	assert_string_equal(v, "0");
 	duckdb_free(v);
@@ -727,7 +781,6 @@ static void test_partition_zone(void **state)
 	assert_int_equal(try_open(c, "UTC", NULL, msg, sizeof msg), 0);
 }
 
-
 static int write_line(void *ctx, const char *s, size_t len, rk_error *err)
 {
 	FILE *f = ctx;
@@ -752,7 +805,7 @@ static void test_v2_json_checkpoint(void **state)
 	FILE *f;
 
 	snprintf(sql, sizeof sql, "SELECT to_json(t)::VARCHAR FROM read_parquet('%s/_delta_log/%020d.checkpoint.%s.parquet') t",
-		 t, 2, uuid);
+	         t, 2, uuid);
 	f = fopen(path("v2j/_delta_log/%020d.checkpoint.%s.json", 2, "0a1b2c3d-0000-4000-8000-00000000abcd"), "wb");
 	assert_non_null(f);
 	rk_error_clear(&err);
@@ -792,21 +845,21 @@ static void test_partition_values(void **state)
 	sh("rm -rf '%s' && mkdir -p '%s'", path("p"), path("p/_delta_log"));
 	parquet("p", "f", 1, 1);
 	snprintf(buf, sizeof buf,
-		 "%s{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-		 "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
-		 "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
-		 "{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"id\\\"}},"
-		 "{\\\"name\\\":\\\"ts\\\",\\\"type\\\":\\\"timestamp\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
-		 "{\\\"delta.columnMapping.id\\\":2,\\\"delta.columnMapping.physicalName\\\":\\\"col-ts\\\"}},"
-		 "{\\\"name\\\":\\\"d\\\",\\\"type\\\":\\\"date\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
-		 "{\\\"delta.columnMapping.id\\\":3,\\\"delta.columnMapping.physicalName\\\":\\\"col-d\\\"}},"
-		 "{\\\"name\\\":\\\"s\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
-		 "{\\\"delta.columnMapping.id\\\":4,\\\"delta.columnMapping.physicalName\\\":\\\"col-s\\\"}}"
-		 "]}\",\"partitionColumns\":[\"ts\",\"d\",\"s\"],\"configuration\":{\"delta.columnMapping.mode\":"
-		 "\"name\"}}}\n"
-		 "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"col-ts\":\"2021-09-08T11:11:11.5Z\","
-		 "\"col-d\":\"2021-09-08\",\"col-s\":\"null\"},\"size\":1,\"modificationTime\":0,\"dataChange\":true}}\n",
-		 "{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}\n");
+	         "%s{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	         "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
+	         "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+	         "{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"id\\\"}},"
+	         "{\\\"name\\\":\\\"ts\\\",\\\"type\\\":\\\"timestamp\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+	         "{\\\"delta.columnMapping.id\\\":2,\\\"delta.columnMapping.physicalName\\\":\\\"col-ts\\\"}},"
+	         "{\\\"name\\\":\\\"d\\\",\\\"type\\\":\\\"date\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+	         "{\\\"delta.columnMapping.id\\\":3,\\\"delta.columnMapping.physicalName\\\":\\\"col-d\\\"}},"
+	         "{\\\"name\\\":\\\"s\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+	         "{\\\"delta.columnMapping.id\\\":4,\\\"delta.columnMapping.physicalName\\\":\\\"col-s\\\"}}"
+	         "]}\",\"partitionColumns\":[\"ts\",\"d\",\"s\"],\"configuration\":{\"delta.columnMapping.mode\":"
+	         "\"name\"}}}\n"
+	         "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"col-ts\":\"2021-09-08T11:11:11.5Z\","
+	         "\"col-d\":\"2021-09-08\",\"col-s\":\"null\"},\"size\":1,\"modificationTime\":0,\"dataChange\":true}}\n",
+	         "{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}\n");
 	commit("p", 0, buf);
 	/* the same data file added again under other names (hard links) */
 	sh("ln '%s' '%s' && ln '%s' '%s'", path("p/f.parquet"), path("p/g.parquet"), path("p/f.parquet"),
@@ -826,10 +879,10 @@ static void test_partition_values(void **state)
 	rk_error_clear(&err);
 	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), 0);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck),
-				       "SELECT string_agg(concat_ws('|', id, coalesce(epoch_us(ts)::VARCHAR, 'N'), "
-				       "coalesce(d::VARCHAR, 'N'), coalesce(s, 'N')), ';' ORDER BY ts NULLS LAST, s) FROM v",
-				       &res, RK_EXIT_RUNTIME, "t", &err),
-			 0);
+	                               "SELECT string_agg(concat_ws('|', id, coalesce(epoch_us(ts)::VARCHAR, 'N'), "
+	                               "coalesce(d::VARCHAR, 'N'), coalesce(s, 'N')), ';' ORDER BY ts NULLS LAST, s) FROM v",
+	                               &res, RK_EXIT_RUNTIME, "t", &err),
+	                 0);
 	v = duckdb_value_varchar(&res, 0, 0);
 	assert_string_equal(v, "1|1631099471000000|N|N;1|1631099471500000|2021-09-08|null;1|N|N|x");
 	duckdb_free(v);
@@ -863,27 +916,27 @@ static void test_column_mapping_id(void **state)
 	char buf[8192];
 	rk_error err;
 	const char *meta =
-		"{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-		"\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
-		"{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
-		"{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"col-a\\\"}}"
-		"]}\",\"partitionColumns\":[],\"configuration\":{\"delta.columnMapping.mode\":\"id\"}}}\n";
+	        "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	        "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":["
+	        "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+	        "{\\\"delta.columnMapping.id\\\":1,\\\"delta.columnMapping.physicalName\\\":\\\"col-a\\\"}}"
+	        "]}\",\"partitionColumns\":[],\"configuration\":{\"delta.columnMapping.mode\":\"id\"}}}\n";
 
 	sh("rm -rf '%s' && mkdir -p '%s'", path("cid"), path("cid/_delta_log"));
 	rk_error_clear(&err);
 	snprintf(buf, sizeof buf,
-		 "COPY (SELECT 7::BIGINT AS \"col-a\", 8::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
-		 "FIELD_IDS {\"col-a\": 1, \"col-b\": 2})",
-		 path("cid/good.parquet"));
+	         "COPY (SELECT 7::BIGINT AS \"col-a\", 8::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
+	         "FIELD_IDS {\"col-a\": 1, \"col-b\": 2})",
+	         path("cid/good.parquet"));
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
 	snprintf(buf, sizeof buf, "{\"protocol\":{\"minReaderVersion\":2,\"minWriterVersion\":5}}\n%s%s", meta,
-		 add("good"));
+	         add("good"));
 	commit("cid", 0, buf);
 	assert_count_sum(conn("cid"), "id", "1 7");
 	snprintf(buf, sizeof buf,
-		 "COPY (SELECT 9::BIGINT AS \"col-a\", 10::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
-		 "FIELD_IDS {\"col-a\": 2, \"col-b\": 1})",
-		 path("cid/swapped.parquet"));
+	         "COPY (SELECT 9::BIGINT AS \"col-a\", 10::BIGINT AS \"col-b\") TO '%s' (FORMAT parquet, "
+	         "FIELD_IDS {\"col-a\": 2, \"col-b\": 1})",
+	         path("cid/swapped.parquet"));
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
 	commit("cid", 1, add("swapped"));
 	{
@@ -910,7 +963,7 @@ static void test_position_column_clash(void **state)
 	sh("rm -rf '%s' && mkdir -p '%s'", path("fi"), path("fi/_delta_log"));
 	rk_error_clear(&err);
 	snprintf(buf, sizeof buf, "COPY (SELECT 1::BIGINT AS id, 0::UBIGINT AS file_index) TO '%s' (FORMAT parquet)",
-		 path("fi/a.parquet"));
+	         path("fi/a.parquet"));
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), buf, NULL, RK_EXIT_RUNTIME, "copy", &err), 0);
 	snprintf(buf, sizeof buf, "%s%s%s", PROTO1, META_ID, add("a"));
 	commit("fi", 0, buf);

@@ -38,7 +38,7 @@ static void find_data(void)
 {
 	const char *env = getenv("RK_DELTA_TABLES");
 	const char *tries[] = { "shared/data/delta", "../shared/data/delta", "../../shared/data/delta",
-				"../../../shared/data/delta" };
+		                "../../../shared/data/delta" };
 	struct stat st;
 
 	if (data[0])
@@ -52,7 +52,7 @@ static void find_data(void)
 			return;
 	}
 	fail_msg("the shared Delta tables are not found: set RK_DELTA_TABLES to their directory "
-		 "(../shared/data/delta of the main work tree)");
+	         "(../shared/data/delta of the main work tree)");
 }
 
 /* The first value of the first row of sql, as text (caller frees), "NULL"
@@ -147,11 +147,11 @@ static void same_as_spark(const char *name, const char *zone)
 	/* the same rows: nothing in one and not the other, duplicates counted */
 	rk_buf_reset(&sql);
 	rk_buf_printf(&sql,
-		      "SELECT (SELECT count(*) FROM t)::VARCHAR || ' ' || (SELECT count(*) FROM %s)::VARCHAR || ' ' || "
-		      "(SELECT count(*) FROM (SELECT %s FROM t EXCEPT ALL SELECT %s FROM %s))::VARCHAR || ' ' || "
-		      "(SELECT count(*) FROM (SELECT %s FROM %s EXCEPT ALL SELECT %s FROM t))::VARCHAR",
-		      rk_buf_cstr(&exp), rk_buf_cstr(&cols), rk_buf_cstr(&ecols), rk_buf_cstr(&exp), rk_buf_cstr(&ecols),
-		      rk_buf_cstr(&exp), rk_buf_cstr(&cols));
+	              "SELECT (SELECT count(*) FROM t)::VARCHAR || ' ' || (SELECT count(*) FROM %s)::VARCHAR || ' ' || "
+	              "(SELECT count(*) FROM (SELECT %s FROM t EXCEPT ALL SELECT %s FROM %s))::VARCHAR || ' ' || "
+	              "(SELECT count(*) FROM (SELECT %s FROM %s EXCEPT ALL SELECT %s FROM t))::VARCHAR",
+	              rk_buf_cstr(&exp), rk_buf_cstr(&cols), rk_buf_cstr(&ecols), rk_buf_cstr(&exp), rk_buf_cstr(&ecols),
+	              rk_buf_cstr(&exp), rk_buf_cstr(&cols));
 	n = one(rk_duck_conn(o.duck), rk_buf_cstr(&sql));
 	{
 		long rows_t, rows_e, only_t, only_e;
@@ -159,7 +159,7 @@ static void same_as_spark(const char *name, const char *zone)
 		assert_int_equal(sscanf(n, "%ld %ld %ld %ld", &rows_t, &rows_e, &only_t, &only_e), 4);
 		if (rows_t != rows_e || only_t || only_e)
 			fail_msg("%s: %ld rows read, Spark %ld; %ld rows only in ours, %ld only in Spark's", name, rows_t,
-				 rows_e, only_t, only_e);
+			         rows_e, only_t, only_e);
 		assert_true(rows_t > 0);
 	}
 	free(n);
@@ -269,7 +269,7 @@ static void rows_are(const char *name, int64_t version, const char *sql, const c
 static void test_cdf_table(void **state)
 {
 	rows_are("cdf-table", 3, "SELECT string_agg(id::VARCHAR, ',' ORDER BY id) || ' ' || sum(id) FROM t",
-		 "1,2,3,4,5,6,8,9,10 48");
+	         "1,2,3,4,5,6,8,9,10 48");
 }
 
 /* delta-rs: a delta-rs-written checkpoint at 0 and commit 1 */
@@ -282,14 +282,14 @@ static void test_python_checkpoint(void **state)
 static void test_table_with_dv_small(void **state)
 {
 	rows_are("table-with-dv-small", 1, "SELECT string_agg(value::VARCHAR, ',' ORDER BY value) FROM t",
-		 "1,2,3,4,5,6,7,8");
+	         "1,2,3,4,5,6,7,8");
 }
 
 /* the same bitmap inline (storage type `i`, Z85) */
 static void test_dv_inline_small(void **state)
 {
 	rows_are("dv-inline-small", 1, "SELECT string_agg(value::VARCHAR, ',' ORDER BY value) FROM t",
-		 "1,2,3,4,5,6,7,8");
+	         "1,2,3,4,5,6,7,8");
 }
 
 /* Delta's table-with-dv-special-char: a `p` (absolute path) DV in a folder

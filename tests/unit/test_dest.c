@@ -118,12 +118,12 @@ static char *written(const rk_wmap *m, const fake_target *t)
 	return out;
 }
 
-static const char *const KEY[] = {"id"};
+static const char *const KEY[] = { "id" };
 
 static void test_whole_row_by_name(void **state)
 {
-	static const char *const cols[] = {"id!", "ts!", "amount", "loaded_at!=", "total*", NULL};
-	char *src[] = {"id", "ts", "amount", "is_test"};
+	static const char *const cols[] = { "id!", "ts!", "amount", "loaded_at!=", "total*", NULL };
+	char *src[] = { "id", "ts", "amount", "is_test" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -147,11 +147,11 @@ static void test_whole_row_by_name(void **state)
 static void test_mappings(void **state)
 {
 	/* the source says id/ts/amount_cents; the target's note is memo */
-	static const char *const cols[] = {"order_id!", "created_at!", "amount", "memo", "origin!=", NULL};
-	static const char *const smap[] = {"order_id", "id", "created_at", "ts", "amount", "amount_cents / 100.0"};
-	static const char *const tmap[] = {"note", " memo "};
-	static const char *const key[] = {"order_id"};
-	char *src[] = {"id", "ts", "amount_cents", "note", "origin_code"};
+	static const char *const cols[] = { "order_id!", "created_at!", "amount", "memo", "origin!=", NULL };
+	static const char *const smap[] = { "order_id", "id", "created_at", "ts", "amount", "amount_cents / 100.0" };
+	static const char *const tmap[] = { "note", " memo " };
+	static const char *const key[] = { "order_id" };
+	char *src[] = { "id", "ts", "amount_cents", "note", "origin_code" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -172,10 +172,10 @@ static void test_mappings(void **state)
 
 static void test_target_expression_refused(void **state)
 {
-	static const char *const cols[] = {"id!", "ts!", "amount_cents", NULL};
-	static const char *const tmap[] = {"amount", "amount_cents / 100.0"};
-	static const char *const tmap2[] = {"other", "upper(x)"};
-	char *src[] = {"id", "ts", "amount"};
+	static const char *const cols[] = { "id!", "ts!", "amount_cents", NULL };
+	static const char *const tmap[] = { "amount", "amount_cents / 100.0" };
+	static const char *const tmap2[] = { "other", "upper(x)" };
+	char *src[] = { "id", "ts", "amount" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -197,7 +197,7 @@ static void test_target_expression_refused(void **state)
 	rk_wmap_free(&m);
 	/* nor of one left out */
 	{
-		static const char *const ex[] = {"amount"};
+		static const char *const ex[] = { "amount" };
 
 		pair(&p, &t, src, 3, NULL, 0, tmap, 1, KEY, 1, "ts");
 		p.in.exclude = ex;
@@ -210,10 +210,10 @@ static void test_target_expression_refused(void **state)
 
 static void test_uncovered_not_null(void **state)
 {
-	static const char *const bad[] = {"id!", "ts!", "batch_id!", NULL};
-	static const char *const ok[] = {"id!", "ts!", "batch_id!=", "seq!#", "gen!*", "note", NULL};
-	static const char *const smap[] = {"batch_id", "7"};
-	char *src[] = {"id", "ts"};
+	static const char *const bad[] = { "id!", "ts!", "batch_id!", NULL };
+	static const char *const ok[] = { "id!", "ts!", "batch_id!=", "seq!#", "gen!*", "note", NULL };
+	static const char *const smap[] = { "batch_id", "7" };
+	char *src[] = { "id", "ts" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -248,10 +248,10 @@ static void test_uncovered_not_null(void **state)
 
 static void test_exclude_and_only(void **state)
 {
-	static const char *const cols[] = {"id", "ts", "a", "b", "loaded_at", NULL};
-	static const char *const ex[] = {"loaded_at", "id"};
-	static const char *const only[] = {"b"};
-	char *src[] = {"id", "ts", "a", "b", "loaded_at"};
+	static const char *const cols[] = { "id", "ts", "a", "b", "loaded_at", NULL };
+	static const char *const ex[] = { "loaded_at", "id" };
+	static const char *const only[] = { "b" };
+	char *src[] = { "id", "ts", "a", "b", "loaded_at" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -278,9 +278,9 @@ static void test_exclude_and_only(void **state)
 
 static void test_csv_headers(void **state)
 {
-	static const char *const cols[] = {"id", "ts", "Amount", "note", NULL};
-	static const char *const key[] = {"ID"};
-	char *src[] = {"ID", "ts", "Amount", "Note", "NOTE"};
+	static const char *const cols[] = { "id", "ts", "Amount", "note", NULL };
+	static const char *const key[] = { "ID" };
+	char *src[] = { "ID", "ts", "Amount", "Note", "NOTE" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;
@@ -302,10 +302,10 @@ static void test_csv_headers(void **state)
 
 static void test_key_and_time_must_be_written(void **state)
 {
-	static const char *const cols[] = {"id", "line_no", "ts", "gen*", NULL};
-	static const char *const key[] = {"id", "line_no"};
-	static const char *const genkey[] = {"gen"};
-	char *src[] = {"id", "line_no", "created", "gen"};
+	static const char *const cols[] = { "id", "line_no", "ts", "gen*", NULL };
+	static const char *const key[] = { "id", "line_no" };
+	static const char *const genkey[] = { "gen" };
+	char *src[] = { "id", "line_no", "created", "gen" };
 	fake_target t;
 	pair_in p;
 	rk_wmap m;

@@ -108,7 +108,7 @@ static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known
 
 static void test_gap_needs_no_held_row_between(void **state)
 {
-	uint64_t rows[3] = {6, 6, 6};
+	uint64_t rows[3] = { 6, 6, 6 };
 	rk_check_result *r = result(3, rows);
 
 	(void)state;
@@ -178,7 +178,7 @@ static void test_gap_needs_no_held_row_between(void **state)
  * gap wherever they lie, not only at the copy the finding names. */
 static void test_gap_broken_by_a_copy_held(void **state)
 {
-	uint64_t rows[1] = {5};
+	uint64_t rows[1] = { 5 };
 	rk_check_result *r = result(1, rows);
 	rk_finding *f;
 
@@ -195,18 +195,18 @@ static void test_gap_broken_by_a_copy_held(void **state)
 
 static void test_late_commit_comes_first(void **state)
 {
-	uint64_t rows[2] = {3, 6};
+	uint64_t rows[2] = { 3, 6 };
 	rk_check_result *r = result(2, rows);
 	rk_usec commit[3];
-	bool known[3] = {true, true, false};
+	bool known[3] = { true, true, false };
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
 		add(r, RK_FIND_MISSING, i, T0 + i * 10 * MIN, 0, 1, 0);
 	/* sorted by key already (window 0, missing, "0" < "1" < "2") */
-	commit[0] = T0 + 11 * MIN;            /* 11 min after its time: late */
-	commit[1] = T0 + 10 * MIN + 5 * MIN;  /* 5 min: within the margin */
-	commit[2] = 0;                        /* unknown */
+	commit[0] = T0 + 11 * MIN;           /* 11 min after its time: late */
+	commit[1] = T0 + 10 * MIN + 5 * MIN; /* 5 min: within the margin */
+	commit[2] = 0;                       /* unknown */
 	assert_string_equal(causes(r, commit, known), "late_commit:1:0 gap:2:0");
 	assert_true(r->diagnosis->late_examined);
 	assert_true(r->diagnosis->causes[0].max_lag > 659.999 && r->diagnosis->causes[0].max_lag < 660.001);
@@ -219,7 +219,7 @@ static void test_late_commit_comes_first(void **state)
  * the range and not in the target (a stale copy); not looked up: nothing. */
 static void test_single_rows_and_lookups(void **state)
 {
-	uint64_t rows[4] = {6, 6, 6, 6};
+	uint64_t rows[4] = { 6, 6, 6, 6 };
 	rk_check_result *r = result(4, rows);
 	rk_finding *f;
 
@@ -247,13 +247,13 @@ static void test_single_rows_and_lookups(void **state)
 
 static void test_boundary_repeat_moved(void **state)
 {
-	uint64_t rows[4] = {6, 6, 6, 6};
+	uint64_t rows[4] = { 6, 6, 6, 6 };
 	rk_check_result *r = result(4, rows);
 
 	(void)state;
 	/* one doubled row on the hour: boundary; a whole window doubled: repeat */
 	add(r, RK_FIND_DUPLICATED, 1, T0 + HOUR, T0 + HOUR, 1, 2);
-	held(r, T0 + HOUR + MIN, T0 + 2 * HOUR - 1);  /* window 1's other rows */
+	held(r, T0 + HOUR + MIN, T0 + 2 * HOUR - 1); /* window 1's other rows */
 	for (int i = 0; i < 6; i++)
 		add(r, RK_FIND_DUPLICATED, 20 + i, T0 + 2 * HOUR + i * 10 * MIN, T0 + 2 * HOUR + i * 10 * MIN, 1, 2);
 	/* a stale copy in window 0, the row now in window 3 */
@@ -265,7 +265,7 @@ static void test_boundary_repeat_moved(void **state)
 
 static void test_source_duplicate_takes_its_key(void **state)
 {
-	uint64_t rows[1] = {7};
+	uint64_t rows[1] = { 7 };
 	rk_check_result *r = result(1, rows);
 
 	(void)state;

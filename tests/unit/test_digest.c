@@ -26,15 +26,27 @@ static void check_hash(const void *p, size_t n, const char *want)
 
 /* The encodings are spelled out byte by byte: this test must not depend on canon.c. */
 static const char row_example[] =
-	"\x01" "\x02\x00\x00\x00" "42"
-	"\x01" "\x10\x00\x00\x00" "1772449080000000"
-	"\x01" "\x04\x00\x00\x00" "12.5"
-	"\x00";
-static const char key_1_11[] = "\x01\x01\x00\x00\x00" "1" "\x01\x02\x00\x00\x00" "11";
+        "\x01"
+        "\x02\x00\x00\x00"
+        "42"
+        "\x01"
+        "\x10\x00\x00\x00"
+        "1772449080000000"
+        "\x01"
+        "\x04\x00\x00\x00"
+        "12.5"
+        "\x00";
+static const char key_1_11[] = "\x01\x01\x00\x00\x00"
+                               "1"
+                               "\x01\x02\x00\x00\x00"
+                               "11";
 
 static void test_row_hash_known(void **state)
 {
-	static const char key_11_1[] = "\x01\x02\x00\x00\x00" "11" "\x01\x01\x00\x00\x00" "1";
+	static const char key_11_1[] = "\x01\x02\x00\x00\x00"
+	                               "11"
+	                               "\x01\x01\x00\x00\x00"
+	                               "1";
 
 	(void)state;
 	check_hash("", 0, "99aa06d3014798d86001c324468d497f");
@@ -54,7 +66,7 @@ static void test_hash_hex_parse(void **state)
 	rk_hash_hex(0, hex);
 	assert_string_equal(hex, "00000000000000000000000000000000");
 	rk_hash_hex(((rk_u128)UINT64_C(0x0123456789abcdef) << 64) | UINT64_C(0xfedcba9876543210), hex);
-	assert_string_equal(hex, "0123456789abcdeffedcba9876543210");  /* high 64 bits first */
+	assert_string_equal(hex, "0123456789abcdeffedcba9876543210"); /* high 64 bits first */
 	rk_hash_hex(~(rk_u128)0, hex);
 	assert_string_equal(hex, "ffffffffffffffffffffffffffffffff");
 
@@ -83,11 +95,11 @@ static void test_window_hash(void **state)
 	w2 += b;
 	w2 += a;
 	w2 += b;
-	assert_true(w1 == w2);  /* order does not matter */
+	assert_true(w1 == w2); /* order does not matter */
 	rk_hash_hex(w1, hex);
 	assert_string_equal(hex, "3184938bcd1da988740417316997f874");
-	assert_true(w1 != a + b);  /* a duplicate adds, it does not cancel */
-	assert_true((rk_u128)(a + ((rk_u128)0 - a)) == 0);  /* wraps modulo 2^128 */
+	assert_true(w1 != a + b);                          /* a duplicate adds, it does not cancel */
+	assert_true((rk_u128)(a + ((rk_u128)0 - a)) == 0); /* wraps modulo 2^128 */
 }
 
 /* ------------------------------------------------------------------ */
@@ -132,7 +144,7 @@ static void test_sum_basic(void **state)
 	add(&u, "100");
 	check_sum(&u, "99.999");
 	add(&u, "0.001");
-	check_sum(&u, "100");  /* trailing zeros of the held scale are not shown */
+	check_sum(&u, "100"); /* trailing zeros of the held scale are not shown */
 
 	/* tolerated although not canonical: leading and trailing zeros */
 	rk_sum v = { 0 };
@@ -150,9 +162,15 @@ static void test_sum_add_decimal(void **state)
 		long long m;
 		int scale;
 	} v[] = {
-		{"0", 0, 0}, {"0.05", 5, 2}, {"1200", 1200, 0}, {"-1.5", -15, 1}, {"0.0001", 1, 4},
-		{"-9223372036854775808", INT64_MIN, 0}, {"99999999999999999.9", 999999999999999999LL, 1},
-		{"7", 7, 0}, {"-0.000000000000000001", -1, 18},
+		{ "0", 0, 0 },
+		{ "0.05", 5, 2 },
+		{ "1200", 1200, 0 },
+		{ "-1.5", -15, 1 },
+		{ "0.0001", 1, 4 },
+		{ "-9223372036854775808", INT64_MIN, 0 },
+		{ "99999999999999999.9", 999999999999999999LL, 1 },
+		{ "7", 7, 0 },
+		{ "-0.000000000000000001", -1, 18 },
 	};
 	rk_sum a = { 0 }, b = { 0 };
 	char ta[RK_SUM_STRLEN], tb[RK_SUM_STRLEN];
@@ -202,8 +220,8 @@ static void test_sum_overflow(void **state)
 {
 	rk_sum s = { 0 };
 	const char *why = NULL;
-	const char *max = "170141183460469231731687303715884105727";   /* 2^127 - 1 */
-	const char *min = "-170141183460469231731687303715884105728";  /* -2^127 */
+	const char *max = "170141183460469231731687303715884105727";  /* 2^127 - 1 */
+	const char *min = "-170141183460469231731687303715884105728"; /* -2^127 */
 	char buf[RK_SUM_STRLEN];
 
 	(void)state;
@@ -211,7 +229,7 @@ static void test_sum_overflow(void **state)
 	check_sum(&s, max);
 	assert_int_equal(rk_sum_add(&s, "1", 1, &why), -1);
 	assert_string_equal(why, "sum overflows 128 bits");
-	check_sum(&s, max);  /* unchanged by the failed add */
+	check_sum(&s, max); /* unchanged by the failed add */
 	add(&s, "-1");
 	add(&s, "1");
 	check_sum(&s, max);
@@ -240,7 +258,7 @@ static void test_sum_overflow(void **state)
 
 	/* more fractional digits than 128 bits can carry */
 	rk_sum fr = { 0 };
-	add(&fr, "0.00000000000000000000000000000000000001");  /* 38 decimals */
+	add(&fr, "0.00000000000000000000000000000000000001"); /* 38 decimals */
 	check_sum(&fr, "0.00000000000000000000000000000000000001");
 	assert_int_equal(rk_sum_add(&fr, "0.000000000000000000000000000000000000001", 41, &why), -1);
 	assert_string_equal(why, "value has more than 38 fractional digits");
@@ -268,7 +286,7 @@ static void test_sum_special(void **state)
 	add(&t, "2");
 	check_sum(&t, "-Infinity");
 	add(&t, "Infinity");
-	check_sum(&t, "NaN");  /* Infinity + -Infinity */
+	check_sum(&t, "NaN"); /* Infinity + -Infinity */
 	add(&u, "NaN");
 	check_sum(&u, "NaN");
 	assert_int_equal(u.nan, 1);

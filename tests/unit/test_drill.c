@@ -32,7 +32,7 @@
 
 static rk_node node(size_t w, rk_usec lo, rk_usec hi, uint64_t c0, uint64_t c1)
 {
-	rk_node n = {w, lo, hi, 0, 0, {c0, c1}};
+	rk_node n = { w, lo, hi, 0, 0, { c0, c1 } };
 
 	return n;
 }
@@ -41,10 +41,10 @@ static rk_node node(size_t w, rk_usec lo, rk_usec hi, uint64_t c0, uint64_t c1)
  * others wait for a later round, in order. */
 static void test_plan_leaf_budget(void **state)
 {
-	rk_node q[4] = {node(0, 0, 10, 60, 50), node(1, 10, 20, 60, 60), node(2, 20, 30, 30, 40), node(3, 30, 40, 20, 1)};
+	rk_node q[4] = { node(0, 0, 10, 60, 50), node(1, 10, 20, 60, 60), node(2, 20, 30, 30, 40), node(3, 30, 40, 20, 1) };
 	rk_drill_round rd;
-	rk_nodes wait = {NULL, 0, 0};
-	bool split[4] = {false};
+	rk_nodes wait = { NULL, 0, 0 };
+	bool split[4] = { false };
 
 	(void)state;
 	memset(&rd, 0, sizeof rd);
@@ -73,10 +73,10 @@ static void test_plan_leaf_budget(void **state)
  * tile the node's range; never more pieces than instants. */
 static void test_plan_time_split(void **state)
 {
-	rk_node q[1] = {node(0, 1000, 2000, 1000, 990)};
+	rk_node q[1] = { node(0, 1000, 2000, 1000, 990) };
 	rk_drill_round rd;
-	rk_nodes wait = {NULL, 0, 0};
-	bool split[1] = {false};
+	rk_nodes wait = { NULL, 0, 0 };
+	bool split[1] = { false };
 
 	(void)state;
 	memset(&rd, 0, sizeof rd);
@@ -115,10 +115,10 @@ static void test_plan_time_split(void **state)
  * size. */
 static void test_plan_hash_split(void **state)
 {
-	rk_node q[1] = {node(3, 50, 51, 1000, 1000)};
+	rk_node q[1] = { node(3, 50, 51, 1000, 1000) };
 	rk_drill_round rd;
-	rk_nodes wait = {NULL, 0, 0};
-	bool split[4] = {false};
+	rk_nodes wait = { NULL, 0, 0 };
+	bool split[4] = { false };
 
 	(void)state;
 	memset(&rd, 0, sizeof rd);
@@ -153,10 +153,10 @@ static void test_plan_hash_split(void **state)
  * counts, shrunk to the span of their rows on both sides. */
 static void test_next_shrinks(void **state)
 {
-	rk_node q[1] = {node(0, 0, 6400, 1000, 1000)};
+	rk_node q[1] = { node(0, 0, 6400, 1000, 1000) };
 	rk_drill_round rd;
-	rk_nodes wait = {NULL, 0, 0}, next = {NULL, 0, 0};
-	bool split[1] = {false};
+	rk_nodes wait = { NULL, 0, 0 }, next = { NULL, 0, 0 };
+	bool split[1] = { false };
 
 	(void)state;
 	memset(&rd, 0, sizeof rd);
@@ -195,9 +195,12 @@ static void test_next_shrinks(void **state)
  * ---------------------------------------------------------------------- */
 
 #define NCOL 4
-enum { C_K1, C_K2, C_TS, C_V };
-static const rk_type col_type[NCOL] = {RK_T_INT8, RK_T_TEXT, RK_T_TIMESTAMPTZ, RK_T_TEXT};
-static const char *const col_name[NCOL] = {"k1", "k2", "ts", "v"};
+enum { C_K1,
+       C_K2,
+       C_TS,
+       C_V };
+static const rk_type col_type[NCOL] = { RK_T_INT8, RK_T_TEXT, RK_T_TIMESTAMPTZ, RK_T_TEXT };
+static const char *const col_name[NCOL] = { "k1", "k2", "ts", "v" };
 
 typedef struct frow {
 	long long k1;
@@ -214,9 +217,9 @@ typedef struct ftable {
 	size_t n, cap;
 } ftable;
 
-static ftable tables[2];     /* "src", "tgt" (and "tgtw": the same, digests per window) */
-static unsigned fake_seed;   /* whether a scan applies its hints (both ways are correct) */
-static bool fake_hints;      /* always apply them */
+static ftable tables[2];   /* "src", "tgt" (and "tgtw": the same, digests per window) */
+static unsigned fake_seed; /* whether a scan applies its hints (both ways are correct) */
+static bool fake_hints;    /* always apply them */
 
 static unsigned rnd(void)
 {
@@ -226,9 +229,9 @@ static unsigned rnd(void)
 
 typedef struct fake {
 	ftable *t;
-	size_t map[NCOL * 2];   /* bound column i: which table column */
+	size_t map[NCOL * 2]; /* bound column i: which table column */
 	size_t ncols;
-	bool sliced;            /* its digests come per slice (else per window) */
+	bool sliced; /* its digests come per slice (else per window) */
 } fake;
 
 static void *fake_open(const rk_reader_opts *o, const char *rest, rk_error *err)
@@ -569,7 +572,7 @@ static const rk_reader_driver fake_csv_driver = {
  * Random tables, damage, and the naive diff
  * ---------------------------------------------------------------------- */
 
-#define T0 INT64_C(1772409600000000)   /* 2026-03-02T00:00:00Z */
+#define T0 INT64_C(1772409600000000) /* 2026-03-02T00:00:00Z */
 #define HOUR INT64_C(3600000000)
 #define NWIN 6
 
@@ -595,7 +598,7 @@ static void random_row(frow *r, unsigned id)
 		r->ts = T0 + (rk_usec)(rnd() % 3) * HOUR + 1234567;
 		break;
 	case 1:
-		r->ts = T0 - 1 - (rk_usec)(rnd() % 1000);   /* before the range */
+		r->ts = T0 - 1 - (rk_usec)(rnd() % 1000); /* before the range */
 		break;
 	default:
 		r->ts = T0 + (rk_usec)(rnd() % (NWIN * 3600)) * 1000000 + (rk_usec)(rnd() % 1000000);
@@ -725,11 +728,13 @@ static char *naive(void)
 		size_t j = naive_key(v, n, i, &s, &t, &diff);
 
 		if (diff) {
-			const char *kinds[2] = {NULL, NULL};
+			const char *kinds[2] = { NULL, NULL };
 
 			if (s > 1)
 				kinds[0] = "source_duplicate";
-			kinds[1] = s == 0 ? "extra" : t < s ? "missing" : t > s ? "duplicated" : "changed";
+			kinds[1] = s == 0 ? "extra" : t < s ? "missing"
+			                      : t > s       ? "duplicated"
+			                                    : "changed";
 			for (int k = 0; k < 2; k++) {
 				if (!kinds[k])
 					continue;
@@ -916,8 +921,8 @@ static void check_held(const rk_check_result *res)
 	free(src);
 }
 
-static const char *const key_cols[] = {"k1", "k2"};
-static const char *const hash_cols[] = {"k1", "k2", "ts", "v"};
+static const char *const key_cols[] = { "k1", "k2" };
+static const char *const hash_cols[] = { "k1", "k2", "ts", "v" };
 
 static rk_check_result *run(const char *src, const char *tgt, size_t leaf, rk_pushdown pd)
 {
@@ -977,15 +982,15 @@ static void setup_tables(unsigned seed, unsigned rows, unsigned dmg)
  */
 static void test_random_damage_naive(void **state)
 {
-	static const size_t leaves[] = {1, 2, 5, 40, 200000};
+	static const size_t leaves[] = { 1, 2, 5, 40, 200000 };
 	static const struct {
 		const char *src, *tgt;
 		rk_pushdown pd;
 	} modes[] = {
-		{"fake:src", "fake:tgt", RK_PUSHDOWN_OFF},
-		{"fake:src", "fake:tgt", RK_PUSHDOWN_ON},
-		{"fake:src", "fake:tgtw", RK_PUSHDOWN_ON},  /* target digests per window */
-		{"fakecsv:src", "fake:tgt", RK_PUSHDOWN_AUTO},
+		{ "fake:src", "fake:tgt", RK_PUSHDOWN_OFF },
+		{ "fake:src", "fake:tgt", RK_PUSHDOWN_ON },
+		{ "fake:src", "fake:tgtw", RK_PUSHDOWN_ON }, /* target digests per window */
+		{ "fakecsv:src", "fake:tgt", RK_PUSHDOWN_AUTO },
 	};
 
 	(void)state;
@@ -1032,7 +1037,7 @@ static void test_random_damage_naive(void **state)
  */
 static void test_one_extra_read(void **state)
 {
-	static const size_t leaves[] = {500, 200000};
+	static const size_t leaves[] = { 500, 200000 };
 
 	unsigned runs = 0;
 
@@ -1088,9 +1093,10 @@ static const char *causes(const rk_check_result *res)
  */
 static void test_gap_repeat_in_part_of_a_window(void **state)
 {
-	static const size_t leaves[] = {1, 2, 5, 40, 200000};
+	static const size_t leaves[] = { 1, 2, 5, 40, 200000 };
 	static const char *const modes[][2] = {
-		{"fake:src", "fake:tgt"}, {"fake:src", "fake:tgtw"}, {"fakecsv:src", "fake:tgt"}};
+		{ "fake:src", "fake:tgt" }, { "fake:src", "fake:tgtw" }, { "fakecsv:src", "fake:tgt" }
+	};
 	frow r;
 
 	(void)state;

@@ -69,7 +69,7 @@ static void test_settings(void **state)
 		char sql[512];
 
 		snprintf(sql, sizeof sql, "SELECT starts_with(current_setting('temp_directory'), '%s/reckon-duckdb.')",
-			 base && *base ? base : "/tmp");
+		         base && *base ? base : "/tmp");
 		assert_one(d, sql, "true");
 	}
 	/* a naive timestamp (INT96, timestamp_ntz) taken as UTC */
@@ -85,8 +85,8 @@ static void test_settings(void **state)
 		rk_error_clear(&err);
 		assert_int_equal(rk_duck_connect(d, &c2, &err), 0);
 		assert_int_equal(rk_duck_query(c2, "SELECT current_setting('TimeZone')", &res, RK_EXIT_RUNTIME, "t",
-					       &err),
-				 0);
+		                               &err),
+		                 0);
 		v = duckdb_value_varchar(&res, 0, 0);
 		assert_string_equal(v, "UTC");
 		duckdb_free(v);
@@ -95,9 +95,9 @@ static void test_settings(void **state)
 	}
 	/* parquet, json and icu are built in and loaded */
 	assert_one(d,
-		   "SELECT count(*)::text FROM duckdb_extensions() "
-		   "WHERE extension_name IN ('parquet', 'json', 'icu') AND loaded",
-		   "3");
+	           "SELECT count(*)::text FROM duckdb_extensions() "
+	           "WHERE extension_name IN ('parquet', 'json', 'icu') AND loaded",
+	           "3");
 	rk_duck_free(d);
 }
 
@@ -109,14 +109,14 @@ static void test_locked(void **state)
 	rk_error_clear(&err);
 	d = open_db();
 	assert_int_equal(rk_duck_query(rk_duck_conn(d), "SET autoinstall_known_extensions = true", NULL,
-				       RK_EXIT_USAGE, "expr", &err),
-			 -1);
+	                               RK_EXIT_USAGE, "expr", &err),
+	                 -1);
 	assert_int_equal(err.code, RK_EXIT_USAGE);
 	assert_non_null(strstr(err.msg, "expr: "));
 	rk_error_clear(&err);
 	assert_int_equal(rk_duck_query(rk_duck_conn(d), "SET TimeZone = 'America/New_York'", NULL,
-				       RK_EXIT_USAGE, "expr", &err),
-			 -1);
+	                               RK_EXIT_USAGE, "expr", &err),
+	                 -1);
 	assert_one(d, "SELECT current_setting('TimeZone')", "UTC");
 	rk_duck_free(d);
 }
@@ -131,13 +131,13 @@ static void test_no_network(void **state)
 	rk_error_clear(&err);
 	d = open_db();
 	assert_int_equal(rk_duck_query(rk_duck_conn(d),
-				       "SELECT * FROM read_parquet('https://example.invalid/x.parquet')", NULL,
-				       RK_EXIT_RUNTIME, "read", &err),
-			 -1);
+	                               "SELECT * FROM read_parquet('https://example.invalid/x.parquet')", NULL,
+	                               RK_EXIT_RUNTIME, "read", &err),
+	                 -1);
 	assert_int_equal(err.code, RK_EXIT_RUNTIME);
 	assert_non_null(strstr(err.msg, "httpfs"));
 	assert_one(d, "SELECT count(*)::text FROM duckdb_extensions() WHERE extension_name = 'httpfs' AND installed",
-		   "0");
+	           "0");
 	rk_duck_free(d);
 	rk_duck_free(NULL);
 }

@@ -30,7 +30,7 @@ typedef struct probe {
 
 typedef struct got {
 	rk_buf enc;
-	rk_buf text;       /* f.p points here after the row */
+	rk_buf text; /* f.p points here after the row */
 	rk_field f;
 	size_t rows;
 } got;
@@ -116,45 +116,45 @@ static rk_duck *open_db(void)
 static void test_same_encoding_as_postgres_text(void **state)
 {
 	static const probe probes[] = {
-		{"1::BIGINT", RK_T_INT8, "1"},
-		{"(-9223372036854775808)::BIGINT", RK_T_INT8, "-9223372036854775808"},
-		{"-5::SMALLINT", RK_T_INT2, "-5"},
-		{"2147483647::INTEGER", RK_T_INT4, "2147483647"},
-		{"7::TINYINT", RK_T_INT2, "7"},
-		{"4294967295::UINTEGER", RK_T_INT8, "4294967295"},
-		{"18446744073709551615::UBIGINT", RK_T_NUMERIC, "18446744073709551615"},
-		{"12.50::DECIMAL(12,2)", RK_T_NUMERIC, "12.50"},
-		{"-0.05::DECIMAL(4,2)", RK_T_NUMERIC, "-0.05"},
-		{"0::DECIMAL(38,10)", RK_T_NUMERIC, "0.0000000000"},
-		{"-0.000000000000000000000000000000000026::DECIMAL(38,36)", RK_T_NUMERIC,
-		 "-0.000000000000000000000000000000000026"},
-		{"12345678901234567890123456789012.345678::DECIMAL(38,6)", RK_T_NUMERIC,
-		 "12345678901234567890123456789012.345678"},
-		{"1000::DECIMAL(9,0)", RK_T_NUMERIC, "1000"},
-		{"1.5::DOUBLE", RK_T_FLOAT8, "1.5"},
-		{"'-0'::DOUBLE", RK_T_FLOAT8, "-0"},
-		{"'NaN'::DOUBLE", RK_T_FLOAT8, "NaN"},
-		{"'-Infinity'::DOUBLE", RK_T_FLOAT8, "-Infinity"},
-		{"5e-324::DOUBLE", RK_T_FLOAT8, "5e-324"},
-		{"0.1::FLOAT", RK_T_FLOAT4, "0.1"},
-		{"'1e-45'::FLOAT", RK_T_FLOAT4, "1e-45"},
-		{"true", RK_T_BOOL, "t"},
-		{"'héllo, \"x\"'", RK_T_TEXT, "héllo, \"x\""},
-		{"''", RK_T_TEXT, ""},
-		{"DATE '2026-03-02'", RK_T_DATE, "2026-03-02"},
-		{"DATE '0044-03-15'", RK_T_DATE, "0044-03-15"},
-		{"TIMESTAMPTZ '2026-03-02 10:58:00.5+00'", RK_T_TIMESTAMPTZ, "2026-03-02 10:58:00.5+00"},
-		{"TIMESTAMPTZ '1969-12-31 23:59:59.999999+00'", RK_T_TIMESTAMPTZ, "1969-12-31 23:59:59.999999+00"},
-		{"TIMESTAMP '2026-03-02 10:58:00'", RK_T_TIMESTAMP, "2026-03-02 10:58:00"},
-		{"TIMESTAMP_MS '2026-03-02 10:58:00.123'", RK_T_TIMESTAMP, "2026-03-02 10:58:00.123"},
-		{"TIMESTAMP_NS '2026-03-02 10:58:00.123456'", RK_T_TIMESTAMP, "2026-03-02 10:58:00.123456"},
-		{"'B8A2F6C2-0000-4000-8000-00000000ABCD'::UUID", RK_T_UUID, "b8a2f6c2-0000-4000-8000-00000000abcd"},
-		{"'\\x01\\xFF\\x00'::BLOB", RK_T_OTHER, "\\x01ff00"},
-		{"NULL::INTEGER", RK_T_INT4, NULL},
-		{"NULL::VARCHAR", RK_T_TEXT, NULL},
+		{ "1::BIGINT", RK_T_INT8, "1" },
+		{ "(-9223372036854775808)::BIGINT", RK_T_INT8, "-9223372036854775808" },
+		{ "-5::SMALLINT", RK_T_INT2, "-5" },
+		{ "2147483647::INTEGER", RK_T_INT4, "2147483647" },
+		{ "7::TINYINT", RK_T_INT2, "7" },
+		{ "4294967295::UINTEGER", RK_T_INT8, "4294967295" },
+		{ "18446744073709551615::UBIGINT", RK_T_NUMERIC, "18446744073709551615" },
+		{ "12.50::DECIMAL(12,2)", RK_T_NUMERIC, "12.50" },
+		{ "-0.05::DECIMAL(4,2)", RK_T_NUMERIC, "-0.05" },
+		{ "0::DECIMAL(38,10)", RK_T_NUMERIC, "0.0000000000" },
+		{ "-0.000000000000000000000000000000000026::DECIMAL(38,36)", RK_T_NUMERIC,
+		  "-0.000000000000000000000000000000000026" },
+		{ "12345678901234567890123456789012.345678::DECIMAL(38,6)", RK_T_NUMERIC,
+		  "12345678901234567890123456789012.345678" },
+		{ "1000::DECIMAL(9,0)", RK_T_NUMERIC, "1000" },
+		{ "1.5::DOUBLE", RK_T_FLOAT8, "1.5" },
+		{ "'-0'::DOUBLE", RK_T_FLOAT8, "-0" },
+		{ "'NaN'::DOUBLE", RK_T_FLOAT8, "NaN" },
+		{ "'-Infinity'::DOUBLE", RK_T_FLOAT8, "-Infinity" },
+		{ "5e-324::DOUBLE", RK_T_FLOAT8, "5e-324" },
+		{ "0.1::FLOAT", RK_T_FLOAT4, "0.1" },
+		{ "'1e-45'::FLOAT", RK_T_FLOAT4, "1e-45" },
+		{ "true", RK_T_BOOL, "t" },
+		{ "'héllo, \"x\"'", RK_T_TEXT, "héllo, \"x\"" },
+		{ "''", RK_T_TEXT, "" },
+		{ "DATE '2026-03-02'", RK_T_DATE, "2026-03-02" },
+		{ "DATE '0044-03-15'", RK_T_DATE, "0044-03-15" },
+		{ "TIMESTAMPTZ '2026-03-02 10:58:00.5+00'", RK_T_TIMESTAMPTZ, "2026-03-02 10:58:00.5+00" },
+		{ "TIMESTAMPTZ '1969-12-31 23:59:59.999999+00'", RK_T_TIMESTAMPTZ, "1969-12-31 23:59:59.999999+00" },
+		{ "TIMESTAMP '2026-03-02 10:58:00'", RK_T_TIMESTAMP, "2026-03-02 10:58:00" },
+		{ "TIMESTAMP_MS '2026-03-02 10:58:00.123'", RK_T_TIMESTAMP, "2026-03-02 10:58:00.123" },
+		{ "TIMESTAMP_NS '2026-03-02 10:58:00.123456'", RK_T_TIMESTAMP, "2026-03-02 10:58:00.123456" },
+		{ "'B8A2F6C2-0000-4000-8000-00000000ABCD'::UUID", RK_T_UUID, "b8a2f6c2-0000-4000-8000-00000000abcd" },
+		{ "'\\x01\\xFF\\x00'::BLOB", RK_T_OTHER, "\\x01ff00" },
+		{ "NULL::INTEGER", RK_T_INT4, NULL },
+		{ "NULL::VARCHAR", RK_T_TEXT, NULL },
 	};
 	rk_duck *d = open_db();
-	got g = {RK_BUF_INIT, RK_BUF_INIT, {0}, 0};
+	got g = { RK_BUF_INIT, RK_BUF_INIT, { 0 }, 0 };
 	rk_buf want = RK_BUF_INIT;
 
 	(void)state;
@@ -185,7 +185,7 @@ static void test_same_encoding_as_postgres_text(void **state)
 static void test_forms(void **state)
 {
 	rk_duck *d = open_db();
-	got g = {RK_BUF_INIT, RK_BUF_INIT, {0}, 0};
+	got g = { RK_BUF_INIT, RK_BUF_INIT, { 0 }, 0 };
 
 	(void)state;
 	run(d, "-42::BIGINT", &g);

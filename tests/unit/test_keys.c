@@ -29,7 +29,7 @@ typedef struct copy {
 
 static void mk(copy *c, rk_u128 row, const char *a, const char *b, const char *d)
 {
-	const char *v[NCOL] = {a, b, d};
+	const char *v[NCOL] = { a, b, d };
 
 	memset(c, 0, sizeof *c);
 	for (int i = 0; i < NCOL; i++) {
@@ -97,14 +97,14 @@ static void test_alike_copies_pair_off(void **state)
 	assert_string_equal(r->changes[0].value[0], "d");
 	assert_string_equal(r->changes[0].value[1], "e");
 	/* copies all alike: nothing changed */
-	rk_keys_compare(r, 0, NCOL, sk, 2, (rk_kcopy[]){s[1].k, s[0].k}, 2, true);
+	rk_keys_compare(r, 0, NCOL, sk, 2, (rk_kcopy[]){ s[1].k, s[0].k }, 2, true);
 	assert_int_equal(r->nchanges, 1);
 	/* three pairs, the same column in two: once */
 	mk(&s[2], 40, "3", "f", "g");
 	mk(&t[2], 50, "3", "f", "h");
 	sk[2] = s[2].k;
 	tk[2] = t[2].k;
-	rk_keys_compare(r, 0, NCOL, sk, 3, (rk_kcopy[]){t[1].k, t[0].k, t[2].k}, 3, true);
+	rk_keys_compare(r, 0, NCOL, sk, 3, (rk_kcopy[]){ t[1].k, t[0].k, t[2].k }, 3, true);
 	assert_int_equal(r->nchanges, 2);
 	assert_int_equal(r->changes[1].column, 2);
 	rk_check_result_free(r);

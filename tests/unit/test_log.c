@@ -35,7 +35,10 @@ static void test_escape_printable_and_utf8_kept(void **state)
 	(void)state;
 	ESC("", "");
 	ESC("plain ascii: 'a', \"b\" \\N ~", "plain ascii: 'a', \"b\" \\N ~");
-	ESC("Gr\xc3\xbc\xc3\x9f" "e \xe2\x9c\x93 \xf0\x9f\x98\x80", "Gr\xc3\xbc\xc3\x9f" "e \xe2\x9c\x93 \xf0\x9f\x98\x80");
+	ESC("Gr\xc3\xbc\xc3\x9f"
+	    "e \xe2\x9c\x93 \xf0\x9f\x98\x80",
+	    "Gr\xc3\xbc\xc3\x9f"
+	    "e \xe2\x9c\x93 \xf0\x9f\x98\x80");
 	/* the last code points of each length */
 	ESC("\xdf\xbf\xef\xbf\xbf\xf4\x8f\xbf\xbf", "\xdf\xbf\xef\xbf\xbf\xf4\x8f\xbf\xbf");
 }
@@ -48,9 +51,13 @@ static void test_escape_controls(void **state)
 	ESC("nul\0here", "nul\\x00here");
 	ESC("bell\x07 del\x7f", "bell\\x07 del\\x7f");
 	/* C1 controls (CSI as U+009B) and bidirectional overrides */
-	ESC("\xc2\x9b" "31m", "\\u009b31m");
+	ESC("\xc2\x9b"
+	    "31m",
+	    "\\u009b31m");
 	ESC("\xc2\x80\xc2\x9f\xc2\xa0", "\\u0080\\u009f\xc2\xa0");
-	ESC("abc\xe2\x80\xae" "cba", "abc\\u202ecba");
+	ESC("abc\xe2\x80\xae"
+	    "cba",
+	    "abc\\u202ecba");
 	ESC("\xe2\x81\xa6x\xe2\x81\xa9", "\\u2066x\\u2069");
 }
 
@@ -60,7 +67,9 @@ static void test_escape_invalid_utf8(void **state)
 	ESC("\xff", "\\xff");
 	ESC("latin1 caf\xe9!", "latin1 caf\\xe9!");
 	/* a lone continuation byte, a truncated sequence at the end */
-	ESC("\x80" "a\xe2\x9c", "\\x80a\\xe2\\x9c");
+	ESC("\x80"
+	    "a\xe2\x9c",
+	    "\\x80a\\xe2\\x9c");
 	/* overlong forms, surrogates, past U+10FFFF */
 	ESC("\xc0\xaf\xc1\xbf", "\\xc0\\xaf\\xc1\\xbf");
 	ESC("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
@@ -144,7 +153,9 @@ static void test_log_warn_escapes(void **state)
 	char *got;
 
 	(void)state;
-	got = capture_stderr(log_warn_fn, "\xc2\x9b" "2J", &n);
+	got = capture_stderr(log_warn_fn, "\xc2\x9b"
+	                                  "2J",
+	                     &n);
 	assert_string_equal(got, "reckon: warning: column '\\u009b2J' of file 'x\\ty.csv'\n");
 	free(got);
 }

@@ -20,7 +20,7 @@
 #include "cli/options.h"
 #include "core/buf.h"
 
-#define ARGV(...) ((char *[]){__VA_ARGS__, NULL})
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 static int argc_of(char **v)
 {
 	int n = 0;
@@ -113,10 +113,8 @@ static void test_ranges_and_choices(void **state)
 	refuse(RK_CMD_CHECK, ARGV("check", "--windwo", "1h"), "unknown option '--windwo'");
 	refuse(RK_CMD_CHECK, ARGV("check", "--source-expr", "amount"), "takes NAME=SQL");
 	refuse(RK_CMD_CHECK, ARGV("check", "--key", "a,,b"), "empty item");
-	refuse(RK_CMD_CHECK, ARGV("check", "--source", "s", "--target", "t", "--time", "ts", "--window", "1h", "--last",
-	                          "1d", "--from", "2026-03-02T00:00:00Z"), "--last and --from/--to exclude each other");
-	refuse(RK_CMD_CHECK, ARGV("check", "--source", "s", "--target", "t", "--time", "ts", "--window", "1h", "--only",
-	                          "a"), "option --only needs --job FILE");
+	refuse(RK_CMD_CHECK, ARGV("check", "--source", "s", "--target", "t", "--time", "ts", "--window", "1h", "--last", "1d", "--from", "2026-03-02T00:00:00Z"), "--last and --from/--to exclude each other");
+	refuse(RK_CMD_CHECK, ARGV("check", "--source", "s", "--target", "t", "--time", "ts", "--window", "1h", "--only", "a"), "option --only needs --job FILE");
 	refuse(RK_CMD_CHECK, ARGV("check", "--source", "s"), "missing required option --target");
 	refuse(RK_CMD_REPAIR, ARGV("repair", "--window", "1h"), "does not apply to reckon repair");
 }
@@ -163,10 +161,10 @@ static void test_config_layers(void **state)
 		char **v = ARGV("check", "--config", cfg_path, "--jobs", "5");
 
 		assert_int_equal(rk_opts_parse(&o, RK_CMD_CHECK, ARGC(v), v, &err), 0);
-		assert_int_equal(o.window, 3600 * RK_USEC_PER_SEC);   /* [check] */
-		assert_int_equal(o.settle, 120 * RK_USEC_PER_SEC);    /* [reckon] */
-		assert_int_equal(o.leaf_rows, 7);                     /* top */
-		assert_int_equal(o.jobs, 5);                          /* command line */
+		assert_int_equal(o.window, 3600 * RK_USEC_PER_SEC); /* [check] */
+		assert_int_equal(o.settle, 120 * RK_USEC_PER_SEC);  /* [reckon] */
+		assert_int_equal(o.leaf_rows, 7);                   /* top */
+		assert_int_equal(o.jobs, 5);                        /* command line */
 		assert_string_equal(o.source, "s");
 		rk_opts_free(&o);
 	}
@@ -208,10 +206,10 @@ static void test_job_table_layers(void **state)
 		char **v = ARGV("check", "--job", "job.ini", "--config", cfg_path);
 
 		assert_int_equal(rk_opts_parse_table(&o, RK_CMD_CHECK, ARGC(v), v, job, "a", &err), 0);
-		assert_int_equal(o.settle, 7 * 60 * RK_USEC_PER_SEC);      /* [table a] over [defaults] and --config */
-		assert_int_equal(o.jobs, 2);                               /* --config under the job */
-		assert_int_equal(o.last, 86400 * RK_USEC_PER_SEC);         /* [defaults] */
-		assert_int_equal(o.source_expr.n, 2);                      /* merged per name */
+		assert_int_equal(o.settle, 7 * 60 * RK_USEC_PER_SEC); /* [table a] over [defaults] and --config */
+		assert_int_equal(o.jobs, 2);                          /* --config under the job */
+		assert_int_equal(o.last, 86400 * RK_USEC_PER_SEC);    /* [defaults] */
+		assert_int_equal(o.source_expr.n, 2);                 /* merged per name */
 		assert_string_equal(o.source_expr.sql[0], "cents::numeric");
 		assert_string_equal(o.source_expr.sql[1], "full_name");
 		rk_opts_free(&o);

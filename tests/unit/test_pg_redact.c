@@ -170,7 +170,7 @@ static void test_redact_truncated(void **state)
 
 static void assert_ident(const char *in, size_t maxparts, size_t n, const char *p0, const char *p1)
 {
-	char *parts[2] = {NULL, NULL};
+	char *parts[2] = { NULL, NULL };
 	size_t got = 99;
 	const char *why = NULL;
 
@@ -185,7 +185,7 @@ static void assert_ident(const char *in, size_t maxparts, size_t n, const char *
 
 static void assert_ident_bad(const char *in, size_t maxparts)
 {
-	char *parts[2] = {NULL, NULL};
+	char *parts[2] = { NULL, NULL };
 	size_t got = 99;
 	const char *why = NULL;
 
@@ -426,7 +426,8 @@ static void copy_encode(rk_buf *b, const char *s, size_t n)
  */
 static void test_copy_roundtrip(void **state)
 {
-	enum { NF = 7, ROUNDS = 20000 };
+	enum { NF = 7,
+	       ROUNDS = 20000 };
 	static const char alphabet[] = "ab\t\\\nN\r01x\b\f\v7Z";
 	char val[NF][40];
 	size_t len[NF];

@@ -84,7 +84,8 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 
 		for (size_t i = 0; i < ndiffer; i++)
 			d |= differ[i] == w;
-		r->status[w] = w >= r->nclosed ? RK_WIN_OPEN : d ? RK_WIN_DIFFER : RK_WIN_MATCH;
+		r->status[w] = w >= r->nclosed ? RK_WIN_OPEN : d ? RK_WIN_DIFFER
+		                                                 : RK_WIN_MATCH;
 		if (r->status[w] == RK_WIN_OPEN)
 			continue;
 		r->side[0].rows[w] = 10 + nkeys * d;
@@ -115,7 +116,7 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 /* report.html of r, as a new string. */
 static char *html_of(const rk_check_result *r, const json_t *summary, size_t *len)
 {
-	rk_report_ctx c = {&spec, NULL, (const char *const *)r->key_names, (const char *const *)r->sum_names};
+	rk_report_ctx c = { &spec, NULL, (const char *const *)r->key_names, (const char *const *)r->sum_names };
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -224,9 +225,9 @@ static void test_tpl_text_sanitises(void **state)
 
 static void test_html_hostile_keys(void **state)
 {
-	static const char *const keys[] = {"<script>alert(1)</script>", "\"quoted\" & 'single'", "bad \xff\xfe utf8",
-	                                   "<img src=x onerror=alert(2)>", NULL};
-	size_t differ[] = {1};
+	static const char *const keys[] = { "<script>alert(1)</script>", "\"quoted\" & 'single'", "bad \xff\xfe utf8",
+		                            "<img src=x onerror=alert(2)>", NULL };
+	size_t differ[] = { 1 };
 	rk_check_result *r = result(4, 1, differ, 1, false, keys, 5);
 	char *h;
 
@@ -281,8 +282,8 @@ static void rewidth(rk_check_result *r, rk_usec width)
  * their start. */
 static void test_html_timeline_axis_and_scale(void **state)
 {
-	const char *keys[] = {"1"};
-	size_t differ[] = {100};
+	const char *keys[] = { "1" };
+	size_t differ[] = { 100 };
 	rk_check_result *r = result(2 * 288, 0, differ, 1, false, keys, 1);
 	char *h;
 
@@ -337,14 +338,14 @@ static void test_html_timeline_axis_and_scale(void **state)
 
 static void test_html_diagnosis_from_summary(void **state)
 {
-	size_t differ[] = {2};
-	static const char *const keys[] = {"7"};
+	size_t differ[] = { 2 };
+	static const char *const keys[] = { "7" };
 	rk_check_result *r = result(4, 0, differ, 1, false, keys, 1);
 	json_t *summary = json_pack(
-		"{s:[{s:s, s:[s], s:i, s:s, s:{s:s}, s:s}], s:[s, {s:s}]}", "diagnosis", "pattern", "gap", "windows",
-		"2026-03-02T02:00:00Z", "keys", 1, "cause", "a run's rows <never> arrived", "evidence", "lag", "3h",
-		"next_step", "repair the window", "warnings", "source transaction open since 01:00 & still running",
-		"message", "key not unique");
+	        "{s:[{s:s, s:[s], s:i, s:s, s:{s:s}, s:s}], s:[s, {s:s}]}", "diagnosis", "pattern", "gap", "windows",
+	        "2026-03-02T02:00:00Z", "keys", 1, "cause", "a run's rows <never> arrived", "evidence", "lag", "3h",
+	        "next_step", "repair the window", "warnings", "source transaction open since 01:00 & still running",
+	        "message", "key not unique");
 	char *h = html_of(r, summary, NULL);
 
 	assert_non_null(strstr(h, "id=\"causes\""));
@@ -361,8 +362,8 @@ static void test_html_diagnosis_from_summary(void **state)
 
 static void test_html_ten_thousand_windows(void **state)
 {
-	static const char *const keys[] = {"(1000001, 1)", "(1000002, 2)", "(1000003, 1)", "(1000004, 2)",
-	                                   "(1000005, 1)", "(1000006, 2)", "(1000007, 1)"};
+	static const char *const keys[] = { "(1000001, 1)", "(1000002, 2)", "(1000003, 1)", "(1000004, 2)",
+		                            "(1000005, 1)", "(1000006, 2)", "(1000007, 1)" };
 	rk_check_result *r = result(10000, 0, NULL, 0, true, keys, 7);
 	size_t len;
 	char *h = html_of(r, NULL, &len);
@@ -387,9 +388,9 @@ static void test_index_html(void **state)
 	                           "windows", "checked", 24, "differ", 1, "findings", "missing", 1234567, "source_rows",
 	                           2000000, "target_rows", 765433, "seconds", 12.25, "range", "from",
 	                           "2026-03-02T00:00:00Z", "to", "2026-03-03T00:00:00Z", "window", "1h");
-	rk_report_index_row rows[] = {{"orders", ok}, {"we<ird>", bad}, {"lines", differ}};
-	rk_report_index ix = {"nightly.ini", "reckon repair --job /etc/reckon/nightly.ini --report '/var/r e' --execute",
-	                      (rk_usec)1764621000 * RK_USEC_PER_SEC + 123456};
+	rk_report_index_row rows[] = { { "orders", ok }, { "we<ird>", bad }, { "lines", differ } };
+	rk_report_index ix = { "nightly.ini", "reckon repair --job /etc/reckon/nightly.ini --report '/var/r e' --execute",
+		               (rk_usec)1764621000 * RK_USEC_PER_SEC + 123456 };
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -425,15 +426,14 @@ static void test_index_html(void **state)
 
 static void test_metrics_text(void **state)
 {
-	size_t differ[] = {0};
-	static const char *const keys[] = {"1", "2"};
+	size_t differ[] = { 0 };
+	static const char *const keys[] = { "1", "2" };
 	rk_check_result *r = result(3, 1, differ, 1, false, keys, 2);
 	rk_metrics_table t[2] = {
-		{.table = "mart.\"we\\ird\"\nname", .result = r, .exit_status = 1, .seconds = 1.25, .finished = FROM + 1500},
-		{.table = "failed", .exit_status = 3, .seconds = 0.5, .finished = FROM},
+		{ .table = "mart.\"we\\ird\"\nname", .result = r, .exit_status = 1, .seconds = 1.25, .finished = FROM + 1500 },
+		{ .table = "failed", .exit_status = 3, .seconds = 0.5, .finished = FROM },
 	};
-	rk_metrics_table in_job = {.table = "mart.orders", .job = "nightly", .label = "orders", .result = r,
-	                           .exit_status = 1, .seconds = 1, .finished = FROM};
+	rk_metrics_table in_job = { .table = "mart.orders", .job = "nightly", .label = "orders", .result = r, .exit_status = 1, .seconds = 1, .finished = FROM };
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
@@ -473,7 +473,7 @@ static void test_metrics_text(void **state)
  * a missing parent and a file are refused (exit 2, with a hint). */
 static void test_report_path(void **state)
 {
-	static const char *const refused[] = {"", ".", "./", "..", "../", "/", "//", "a/.", "a/..", "a/../"};
+	static const char *const refused[] = { "", ".", "./", "..", "../", "/", "//", "a/.", "a/..", "a/../" };
 	char base[] = "/tmp/rk-report-path.XXXXXX", p[256];
 	rk_error err;
 	char *dir;
@@ -530,7 +530,7 @@ static void test_sum_scale(void **state)
 	assert_int_equal(rk_sum_add(&s, "2030874.8", 9, &why), 0);
 	assert_string_equal(rk_sum_format_scale(&s, 2, out), "2030874.80");
 	assert_string_equal(rk_sum_format_scale(&s, -1, out), "2030874.8");
-	assert_string_equal(rk_sum_format_scale(&s, 0, out), "2030874.8");   /* never hides a digit */
+	assert_string_equal(rk_sum_format_scale(&s, 0, out), "2030874.8"); /* never hides a digit */
 	memset(&s, 0, sizeof s);
 	assert_int_equal(rk_sum_add(&s, "12", 2, &why), 0);
 	assert_string_equal(rk_sum_format_scale(&s, 3, out), "12.000");

@@ -178,8 +178,8 @@ static void test_read_zoneless_padded(void **state)
 {
 	static const char *const zoneless[] = {
 		"2026-03-02T10:00:00",
-		"2026-03-02T10:00:00                                            ",      /* 63 bytes */
-		"2026-03-02T10:00:00                                             ",     /* 64 */
+		"2026-03-02T10:00:00                                            ",  /* 63 bytes */
+		"2026-03-02T10:00:00                                             ", /* 64 */
 		"2026-03-02T10:00:00.000000000000000000000000000000000                  ",
 		"                                                 2026-03-02 10:00:00",
 	};
@@ -345,11 +345,11 @@ static void test_read_limits(void **state)
 /* ---- merging and printing --------------------------------------------- */
 
 static const char *const merge_input =
-	H "2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,9,8,1,0,0,0\n"
-	  "2026-03-02T01:00:00Z,2026-03-02T02:00:00Z,9,9,0,0,0,2\n"
-	  "2026-03-02T02:00:00Z,2026-03-02T03:00:00Z,8,10,0,1,1,0\n"
-	  "2026-03-02T05:00:00Z,2026-03-02T06:00:00Z,7,7,0,0,0,1\n"
-	  "2026-03-02T06:00:01Z,2026-03-02T07:00:00Z,1,0,1,0,0,0\n";
+        H "2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,9,8,1,0,0,0\n"
+          "2026-03-02T01:00:00Z,2026-03-02T02:00:00Z,9,9,0,0,0,2\n"
+          "2026-03-02T02:00:00Z,2026-03-02T03:00:00Z,8,10,0,1,1,0\n"
+          "2026-03-02T05:00:00Z,2026-03-02T06:00:00Z,7,7,0,0,0,1\n"
+          "2026-03-02T06:00:01Z,2026-03-02T07:00:00Z,1,0,1,0,0,0\n";
 
 static void test_merge(void **state)
 {
@@ -425,9 +425,9 @@ static void test_write_merged(void **state)
 	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
 	out = printed(rk_rerun_write_merged, m);
 	assert_string_equal(out, RK_RERUN_MERGED_HEADER "\n"
-	                         "2026-03-02T00:00:00Z,2026-03-02T03:00:00Z,3,26,27,1,1,1,2\n"
-	                         "2026-03-02T05:00:00Z,2026-03-02T06:00:00Z,1,7,7,0,0,0,1\n"
-	                         "2026-03-02T06:00:01Z,2026-03-02T07:00:00Z,1,1,0,1,0,0,0\n");
+	                                                "2026-03-02T00:00:00Z,2026-03-02T03:00:00Z,3,26,27,1,1,1,2\n"
+	                                                "2026-03-02T05:00:00Z,2026-03-02T06:00:00Z,1,7,7,0,0,0,1\n"
+	                                                "2026-03-02T06:00:01Z,2026-03-02T07:00:00Z,1,1,0,1,0,0,0\n");
 	free(out);
 	rk_rerun_free(m);
 	rk_rerun_free(l);
@@ -459,18 +459,18 @@ static void test_airflow_commands(void **state)
 	assert_int_equal(rk_rerun_merge(l, &m, &err), 0);
 	out = printed_airflow(m, "load_orders");
 	assert_string_equal(
-		out,
-		"# 2 ranges of DAG load_orders; logical date = data_interval_start, --end-date is inclusive\n"
-		"# run either the 'tasks clear' lines (the scheduler re-runs the cleared runs) or the\n"
-		"# 'dags backfill' lines (this shell runs them), not both\n"
-		"# [2026-03-02T00:00:00Z, 2026-03-02T02:00:00Z): 2 intervals\n"
-		"airflow tasks clear load_orders --start-date 2026-03-02T00:00:00Z --end-date 2026-03-02T01:00:00Z --yes\n"
-		"airflow dags backfill load_orders --start-date 2026-03-02T00:00:00Z --end-date 2026-03-02T01:00:00Z "
-		"--reset-dagruns --yes\n"
-		"# [2026-03-03T00:00:00Z, 2026-03-04T00:00:00Z): 1 interval\n"
-		"airflow tasks clear load_orders --start-date 2026-03-03T00:00:00Z --end-date 2026-03-03T00:00:00Z --yes\n"
-		"airflow dags backfill load_orders --start-date 2026-03-03T00:00:00Z --end-date 2026-03-03T00:00:00Z "
-		"--reset-dagruns --yes\n");
+	        out,
+	        "# 2 ranges of DAG load_orders; logical date = data_interval_start, --end-date is inclusive\n"
+	        "# run either the 'tasks clear' lines (the scheduler re-runs the cleared runs) or the\n"
+	        "# 'dags backfill' lines (this shell runs them), not both\n"
+	        "# [2026-03-02T00:00:00Z, 2026-03-02T02:00:00Z): 2 intervals\n"
+	        "airflow tasks clear load_orders --start-date 2026-03-02T00:00:00Z --end-date 2026-03-02T01:00:00Z --yes\n"
+	        "airflow dags backfill load_orders --start-date 2026-03-02T00:00:00Z --end-date 2026-03-02T01:00:00Z "
+	        "--reset-dagruns --yes\n"
+	        "# [2026-03-03T00:00:00Z, 2026-03-04T00:00:00Z): 1 interval\n"
+	        "airflow tasks clear load_orders --start-date 2026-03-03T00:00:00Z --end-date 2026-03-03T00:00:00Z --yes\n"
+	        "airflow dags backfill load_orders --start-date 2026-03-03T00:00:00Z --end-date 2026-03-03T00:00:00Z "
+	        "--reset-dagruns --yes\n");
 	free(out);
 
 	/* a DAG id the shell would split or expand is quoted */
@@ -494,15 +494,15 @@ static void test_airflow_commands(void **state)
 static void test_shell_quote(void **state)
 {
 	static const char *const cases[][2] = {
-		{"load_orders", "load_orders"},
-		{"team.load-orders_v2", "team.load-orders_v2"},
-		{"", "''"},
-		{"a b", "'a b'"},
-		{"it's", "'it'\\''s'"},
-		{"$HOME", "'$HOME'"},
-		{"a;b", "'a;b'"},
-		{"*", "'*'"},
-		{"~x", "'~x'"},
+		{ "load_orders", "load_orders" },
+		{ "team.load-orders_v2", "team.load-orders_v2" },
+		{ "", "''" },
+		{ "a b", "'a b'" },
+		{ "it's", "'it'\\''s'" },
+		{ "$HOME", "'$HOME'" },
+		{ "a;b", "'a;b'" },
+		{ "*", "'*'" },
+		{ "~x", "'~x'" },
 	};
 
 	(void)state;
@@ -529,9 +529,8 @@ static void test_check_dag(void **state)
 	assert_non_null(strstr(err.msg, "control character"));
 }
 
-
 /* The list the scheduler tests share: two touching days, then a third. */
-#define DAYS                                                 \
+#define DAYS                                                        \
 	H "2026-03-02T00:00:00Z,2026-03-03T00:00:00Z,9,8,1,0,0,0\n" \
 	  "2026-03-03T00:00:00Z,2026-03-04T00:00:00Z,9,9,0,0,0,2\n" \
 	  "2026-03-06T00:00:00Z,2026-03-07T00:00:00Z,8,10,0,1,1,0\n"
@@ -550,14 +549,14 @@ static void test_airflow3_commands(void **state)
 	out = printed_as('a', m, "load orders", &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_string_equal(
-		out,
-		"# 2 ranges of DAG 'load orders' (Airflow 3); logical date = data_interval_start, --to-date is inclusive\n"
-		"# [2026-03-02T00:00:00Z, 2026-03-04T00:00:00Z): 2 intervals\n"
-		"airflow backfill create --dag-id 'load orders' --from-date 2026-03-02T00:00:00Z "
-		"--to-date 2026-03-03T00:00:00Z --reprocess-behavior completed\n"
-		"# [2026-03-06T00:00:00Z, 2026-03-07T00:00:00Z): 1 interval\n"
-		"airflow backfill create --dag-id 'load orders' --from-date 2026-03-06T00:00:00Z "
-		"--to-date 2026-03-06T00:00:00Z --reprocess-behavior completed\n");
+	        out,
+	        "# 2 ranges of DAG 'load orders' (Airflow 3); logical date = data_interval_start, --to-date is inclusive\n"
+	        "# [2026-03-02T00:00:00Z, 2026-03-04T00:00:00Z): 2 intervals\n"
+	        "airflow backfill create --dag-id 'load orders' --from-date 2026-03-02T00:00:00Z "
+	        "--to-date 2026-03-03T00:00:00Z --reprocess-behavior completed\n"
+	        "# [2026-03-06T00:00:00Z, 2026-03-07T00:00:00Z): 1 interval\n"
+	        "airflow backfill create --dag-id 'load orders' --from-date 2026-03-06T00:00:00Z "
+	        "--to-date 2026-03-06T00:00:00Z --reprocess-behavior completed\n");
 	free(out);
 	rk_rerun_free(m);
 	rk_rerun_free(l);

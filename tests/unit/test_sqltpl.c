@@ -14,9 +14,9 @@
 #include "io/sqltpl.h"
 
 static const rk_sqlvar vars[] = {
-	{"target_table", "\"mart\".\"orders\""},
-	{"cols", "\"a\", \"b\""},
-	{"t_1", "x"},
+	{ "target_table", "\"mart\".\"orders\"" },
+	{ "cols", "\"a\", \"b\"" },
+	{ "t_1", "x" },
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
@@ -84,7 +84,7 @@ static void test_errors(void **state)
  * connection is needed to find out). */
 static void test_quote_malformed(void **state)
 {
-	char *items[] = {"ok", "a..b"};
+	char *items[] = { "ok", "a..b" };
 	rk_error err;
 
 	(void)state;

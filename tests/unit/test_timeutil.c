@@ -57,7 +57,7 @@ static void check_ts_bad(const char *s, const char *want_why, int line)
 		fail_msg("line %d: '%s' accepted as %lld", line, s, (long long)t);
 	if (!why || (want_why && strcmp(why, want_why) != 0))
 		fail_msg("line %d: '%s': why '%s', want '%s'", line, s, why ? why : "(none)",
-			 want_why ? want_why : "(any)");
+		         want_why ? want_why : "(any)");
 }
 
 #define TS(s, want) check_ts((s), (want), __LINE__)
@@ -102,12 +102,12 @@ static void test_days_vs_naive(void **state)
 				int64_t year = y > 0 ? y : 1 - y;
 
 				snprintf(s, sizeof s, "%04lld-%02d-%02d%s", (long long)year, m, days_to_check[k],
-					 y > 0 ? "" : " BC");
+				         y > 0 ? "" : " BC");
 				if (rk_date_parse(s, strlen(s), &got, &why) != 0)
 					fail_msg("'%s' refused: %s", s, why);
 				if (got != want + days_to_check[k] - 1)
 					fail_msg("'%s' -> %lld, want %lld", s, (long long)got,
-						 (long long)(want + days_to_check[k] - 1));
+					         (long long)(want + days_to_check[k] - 1));
 			}
 			want += last;
 		}
@@ -126,7 +126,7 @@ static void test_date_roundtrip(void **state)
 		rk_date_format(d, buf);
 		if (rk_date_parse(buf, strlen(buf), &back, &why) != 0 || back != d)
 			fail_msg("day %lld -> '%s' -> %lld (%s)", (long long)d, buf, (long long)back,
-				 why ? why : "");
+			         why ? why : "");
 	}
 }
 
@@ -165,7 +165,7 @@ static void test_date_parse(void **state)
 
 static void test_time_parse_forms(void **state)
 {
-	const rk_usec t0 = INT64_C(1772449080000000);  /* 2026-03-02 10:58:00 UTC */
+	const rk_usec t0 = INT64_C(1772449080000000); /* 2026-03-02 10:58:00 UTC */
 
 	(void)state;
 	TS("2026-03-02 10:58:00+00", t0);
@@ -331,12 +331,12 @@ static void test_time_format(void **state)
 	assert_string_equal(rk_time_format(INT64_C(-210866803200000000), buf), "4714-11-24T00:00:00Z BC");
 
 	assert_string_equal(rk_time_format_sql(INT64_C(1772449080000000), true, buf),
-			    "2026-03-02 10:58:00.000000+00");
+	                    "2026-03-02 10:58:00.000000+00");
 	assert_string_equal(rk_time_format_sql(INT64_C(1772449080123456), false, buf),
-			    "2026-03-02 10:58:00.123456");
+	                    "2026-03-02 10:58:00.123456");
 	assert_string_equal(rk_time_format_sql(-1, true, buf), "1969-12-31 23:59:59.999999+00");
 	assert_string_equal(rk_time_format_sql(INT64_C(-63517780800000000), true, buf),
-			    "0044-03-15 12:00:00.000000+00 BC");
+	                    "0044-03-15 12:00:00.000000+00 BC");
 	assert_string_equal(rk_time_format_sql(RK_USEC_PINF, true, buf), "infinity");
 	assert_string_equal(rk_time_format_sql(RK_USEC_NINF, false, buf), "-infinity");
 }
@@ -350,7 +350,7 @@ static void test_time_format(void **state)
  */
 static void test_time_parse_minute_cache(void **state)
 {
-	const rk_usec m = INT64_C(1772449080000000);   /* 2026-03-02 10:58:00 UTC */
+	const rk_usec m = INT64_C(1772449080000000); /* 2026-03-02 10:58:00 UTC */
 
 	(void)state;
 	TS("2026-03-02 10:58:00+00", m);
@@ -363,8 +363,8 @@ static void test_time_parse_minute_cache(void **state)
 	TS("2026-03-02 10:57:03+00", m - INT64_C(57000000));
 	TS_BAD("2026-02-30 10:57:03+00", NULL);
 	TS("2026-03-02 10:57:04+00", m - INT64_C(56000000));
-	TS("2026-03-02 10:57:04.1234567+00", m - INT64_C(55876543));   /* rounding: the general path */
-	TS("2026-03-02 10:57:05 +00", m - INT64_C(55000000));          /* blank before the zone: general */
+	TS("2026-03-02 10:57:04.1234567+00", m - INT64_C(55876543)); /* rounding: the general path */
+	TS("2026-03-02 10:57:05 +00", m - INT64_C(55000000));        /* blank before the zone: general */
 	TS("2026-03-02 10:57:06+00", m - INT64_C(54000000));
 }
 
@@ -493,8 +493,17 @@ static void test_duration_parse(void **state)
 static void test_duration_format(void **state)
 {
 	static const rk_usec samples[] = {
-		1, 999, 1000, 1500000, 90000000, 900000000, 3600000000, 5400000000, 86400000000,
-		INT64_C(90061001001), INT64_C(106751991) * INT64_C(86400000000),
+		1,
+		999,
+		1000,
+		1500000,
+		90000000,
+		900000000,
+		3600000000,
+		5400000000,
+		86400000000,
+		INT64_C(90061001001),
+		INT64_C(106751991) * INT64_C(86400000000),
 	};
 	char buf[RK_TIME_STRLEN];
 
@@ -523,11 +532,10 @@ static void test_now(void **state)
 	rk_usec a = rk_time_now(), b = rk_time_now();
 
 	(void)state;
-	assert_true(a > INT64_C(1704067200000000));  /* after 2024-01-01 */
-	assert_true(a < INT64_C(4102444800000000));  /* before 2100-01-01 */
+	assert_true(a > INT64_C(1704067200000000)); /* after 2024-01-01 */
+	assert_true(a < INT64_C(4102444800000000)); /* before 2100-01-01 */
 	assert_true(b >= a);
 }
-
 
 /* An instant from its ISO text (test input, so it must parse). */
 static rk_usec at(const char *s)
@@ -608,7 +616,7 @@ static void test_tz_dst_hour_rule(void **state)
 static void test_tz_calendar_bounds(void **state)
 {
 	const rk_tz *z = zone("Europe/Berlin");
-	rk_calunit day = {0, 1}, week = {0, 7}, month = {1, 0};
+	rk_calunit day = { 0, 1 }, week = { 0, 7 }, month = { 1, 0 };
 	rk_usec *v = NULL;
 	size_t n = 0;
 	rk_error err;
@@ -666,8 +674,8 @@ static void test_tz_calendar_bounds(void **state)
 /* Names that are no zone file are refused, naming the option. */
 static void test_tz_unknown(void **state)
 {
-	static const char *const bad[] = {"Europe/Berln", "../../etc/passwd", "/usr/share/zoneinfo/UTC",
-	                                  "zone.tab", "", "Europe/Berlin ", "Europe"};
+	static const char *const bad[] = { "Europe/Berln", "../../etc/passwd", "/usr/share/zoneinfo/UTC",
+		                           "zone.tab", "", "Europe/Berlin ", "Europe" };
 	rk_error err;
 
 	(void)state;
