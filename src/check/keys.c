@@ -88,7 +88,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	rk_kside *k = s->drill;
 	const rk_plan *p = s->plan;
 	const rk_check_result *res = s->res;
-	rk_usec closed_end = res->from + (rk_usec)res->nclosed * res->width;
+	rk_usec closed_end = res->nclosed ? rk_check_window_end(res, res->nclosed - 1) : res->from;
 	rk_krow *r;
 	rk_u128 key;
 	rk_usec t;
@@ -111,7 +111,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	r->key = key;
 	r->row = rk_row_hash(s->enc.data, s->enc.len);
 	r->t = t;
-	r->window = t >= res->from && t < closed_end ? (size_t)((t - res->from) / res->width) : SIZE_MAX;
+	r->window = t >= res->from && t < closed_end ? rk_check_window_of(res, t) : SIZE_MAX;
 	r->col = SIZE_MAX;
 	if (!k->values)
 		return 0;
@@ -382,10 +382,15 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 	size_t *fi = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *fi);
 	int rc = 0;
 
+	/* a side whose fields do not carry their value's text (Delta: integers
+	 * and instants arrive as numbers) cannot show values yet: its changed
+	 * keys are counted as unread */
+	bool texts = rk_reader_has(sides[0].reader, RK_CAP_VALUE_TEXT) && rk_reader_has(sides[1].reader, RK_CAP_VALUE_TEXT);
+
 	for (size_t i = 0; i < res->nfindings; i++) {
 		if (res->findings[i].kind != RK_FIND_CHANGED)
 			continue;
-		if (n == RK_KEYS_CHANGED_MAX)
+		if (n == RK_KEYS_CHANGED_MAX || !texts)
 			res->changed_unread++;
 		else
 			fi[n++] = i;
@@ -399,15 +404,16 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 		nset = rk_keys_set(res, fi + at, m, set, text);
 		/* the batch's windows, in order (the findings are sorted by window) */
 		for (size_t i = 0; i < m; i++) {
-			rk_usec lo = rk_check_window_start(res, res->findings[fi[at + i]].window);
+			size_t w = res->findings[fi[at + i]].window;
+			rk_usec lo = rk_check_window_start(res, w), hi = rk_check_window_end(res, w);
 
 			if (nr && ranges[nr - 1].to >= lo) {
-				if (lo + res->width > ranges[nr - 1].to)
-					ranges[nr - 1].to = lo + res->width;
+				if (hi > ranges[nr - 1].to)
+					ranges[nr - 1].to = hi;
 				continue;
 			}
 			ranges[nr].from = lo;
-			ranges[nr++].to = lo + res->width;
+			ranges[nr++].to = hi;
 		}
 		rk_log_info("changed values: the rows of %zu changed key(s), by key", nset);
 		rc = rk_keys_scan(sides, ks, 3, ranges, nr, set, nset, text, true, err);
