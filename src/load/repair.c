@@ -477,8 +477,8 @@ done:
 	return rc;
 }
 
-/* Quoted target columns of the written entries idx[0..n), joined by ", ",
- * each prefixed and suffixed. */
+/* Quoted target columns of the written entries idx[0..n) (NULL: all of
+ * them), joined by ", ", each prefixed and suffixed. */
 static char *rk_repair_list2(rk_repair *r, const size_t *idx, size_t n, const char *prefix, const char *suffix,
                              rk_error *err)
 {
@@ -498,24 +498,35 @@ static char *rk_repair_list2(rk_repair *r, const size_t *idx, size_t n, const ch
 	return b.data;
 }
 
-/* Quoted target columns of the written entries idx[0..n), joined by ", ",
- * each prefixed. */
+/* The same, each only prefixed. */
 static char *rk_repair_list(rk_repair *r, const size_t *idx, size_t n, const char *prefix, rk_error *err)
 {
-	rk_buf b = RK_BUF_INIT;
+	return rk_repair_list2(r, idx, n, prefix, "", err);
+}
 
-	for (size_t i = 0; i < n; i++) {
-		char *q = rk_dest_quote(&r->dest, r->map.c[idx ? idx[i] : i].tcol, err);
+/* The value the load would have written into the interval column for a
+ * row whose time is the SQL expression time, into b: with --load-interval,
+ * the start of the load interval holding it (parameter param: the width in
+ * microseconds), on the grid counted from the epoch; without, parameter
+ * param itself (the one value the target's rows of the interval record). */
+static void rk_repair_icol_expr(const rk_repair *r, rk_buf *b, const char *time, int param)
+{
+	if (r->spec->load_interval > 0)
+		rk_buf_printf(b, "pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($%d::numeric / 1000000)) * "
+		                 "($%d::numeric / 1000000))",
+		              time, param, param);
+	else
+		rk_buf_printf(b, "$%d", param);
+}
 
-		if (!q) {
-			rk_buf_free(&b);
-			return NULL;
-		}
-		rk_buf_printf(&b, "%s%s%s", i ? ", " : "", prefix, q);
-		free(q);
-	}
-	rk_buf_cstr(&b);
-	return b.data;
+/* The parameter rk_repair_icol_expr's expression takes for interval i
+ * (li: room for the width). */
+static const char *rk_repair_icol_param(const rk_repair *r, size_t i, char li[32])
+{
+	if (r->spec->load_interval <= 0)
+		return r->icol_value[i];
+	snprintf(li, 32, "%lld", (long long)r->spec->load_interval);
+	return li;
 }
 
 static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
@@ -542,6 +553,7 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 	char *columns = NULL, *s_columns = NULL, *keys = NULL, *t_keys = NULL, *s_keys = NULL, *tk = NULL;
 	char *t_time = NULL, *s_time = NULL, *set_cols = NULL, *s_set = NULL, *t_cmp = NULL, *s_cmp = NULL;
 	rk_buf tq = RK_BUF_INIT, same = RK_BUF_INIT, extra = RK_BUF_INIT, ival = RK_BUF_INIT, ic = RK_BUF_INIT;
+	rk_buf icv = RK_BUF_INIT;
 	int rc = -1;
 
 	for (size_t i = 0; i < r->map.n; i++) {
@@ -573,21 +585,14 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 	else
 		rk_buf_puts(&same, "true");
 	if (icol) {
-		/* the value the load would have written ($3): the load interval
-		 * holding the row's time, or the one the target's rows record */
-		if (r->spec->load_interval > 0)
-			rk_buf_printf(&ival, "pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($3::numeric / 1000000)) "
-			                     "* ($3::numeric / 1000000))",
-			              s_time);
-		else
-			rk_buf_puts(&ival, "$3");
+		/* the value the load would have written ($3) */
+		rk_repair_icol_expr(r, &ival, s_time, 3);
 		rk_buf_printf(&ic, ", %s", icol);
+		rk_buf_printf(&icv, ", %s", rk_buf_cstr(&ival));
 		rk_buf_printf(&extra, ", %s = CASE WHEN d.act = 'm' THEN %s ELSE t.%s END", icol, rk_buf_cstr(&ival), icol);
-		rk_buf_puts(&ival, "");
 	}
 	{
-		char *icol_value = NULL;
-		rk_sqlvar vars[] = {
+		const rk_sqlvar vars[] = {
 			{ "target_table", r->dest.qualified },
 			{ "target_filter", filter },
 			{ "target_keys", tk },
@@ -603,17 +608,10 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 			{ "s_set_columns", s_set },
 			{ "set_extra", rk_buf_cstr(&extra) },
 			{ "icol", rk_buf_cstr(&ic) },
-			{ "icol_value", "" },
+			{ "icol_value", rk_buf_cstr(&icv) },
 		};
 		size_t nv = sizeof vars / sizeof vars[0];
 
-		if (icol) {
-			rk_buf b = RK_BUF_INIT;
-
-			rk_buf_printf(&b, ", %s", rk_buf_cstr(&ival));
-			icol_value = b.data;
-			vars[nv - 1].sql = icol_value;
-		}
 		rc = 0;
 		if (!(r->sql_row_stage = rk_repair_render(rk_sql_repair_row_stage_create, vars, nv, err)) ||
 		    !(r->sql_row_want = rk_repair_render(rk_sql_repair_row_want_create, vars, nv, err)) ||
@@ -626,7 +624,6 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 		    !(r->sql_row_insert = rk_repair_render(rk_sql_repair_row_insert, vars, nv, err)) ||
 		    !(r->sql_row_verify = rk_repair_render(rk_sql_repair_row_verify, vars, nv, err)))
 			rc = -1;
-		free(icol_value);
 	}
 done:
 	free(set);
@@ -647,6 +644,7 @@ done:
 	rk_buf_free(&extra);
 	rk_buf_free(&ival);
 	rk_buf_free(&ic);
+	rk_buf_free(&icv);
 	return rc;
 }
 
@@ -674,14 +672,9 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 	if (rk_repair_row_statements(r, filter, icol, err) < 0)
 		goto done;
 	if (icol) {
-		/* the value the load would have written: the load interval holding
-		 * the row's time, or the one the target's rows record ($2) */
-		if (r->spec->load_interval > 0)
-			rk_buf_printf(&iv, ", pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($2::numeric / 1000000)) "
-			                   "* ($2::numeric / 1000000))",
-			              tcol);
-		else
-			rk_buf_puts(&iv, ", $2");
+		/* the value the load would have written ($2) */
+		rk_buf_puts(&iv, ", ");
+		rk_repair_icol_expr(r, &iv, tcol, 2);
 		rk_buf_printf(&ti, "%s%s", rk_buf_cstr(&b), icol);
 	}
 	{
@@ -1246,13 +1239,9 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
 	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
 	char li[32];
-	const char *ins[2] = { bounds[0], NULL };
+	const char *ins[2] = { bounds[0], r->interval_col >= 0 ? rk_repair_icol_param(r, i, li) : NULL };
 	rk_repair_result mine;
 
-	if (r->interval_col >= 0) {
-		snprintf(li, sizeof li, "%lld", (long long)r->spec->load_interval);
-		ins[1] = r->spec->load_interval > 0 ? li : r->icol_value[i];
-	}
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
 	if (rk_guard_busy(r->tgt, err) < 0)
@@ -1501,21 +1490,13 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 {
 	rk_repair_interval *v = &r->iv[i];
 	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN], li[32];
-	const char *params[3] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb), NULL };
-	int np = 2;
+	const char *params[3] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb),
+		                  r->interval_col >= 0 ? rk_repair_icol_param(r, i, li) : NULL };
+	int np = r->interval_col >= 0 ? 3 : 2;
 	rk_repair_result mine;
 	uint64_t deleted = 0, updated = 0, inserted = 0;
 
 	memset(&mine, 0, sizeof mine);
-	if (r->interval_col >= 0) {
-		if (r->spec->load_interval > 0) {
-			snprintf(li, sizeof li, "%lld", (long long)r->spec->load_interval);
-			params[2] = li;
-		} else {
-			params[2] = r->icol_value[i];
-		}
-		np = 3;
-	}
 	v->state = RK_REPAIR_FAILED;
 	if (rk_guard_busy(r->tgt, err) < 0)
 		return -1;
