@@ -1779,73 +1779,53 @@ static void rk_repair_explain(const rk_repair_spec *spec, const rk_repair_interv
 	rk_buf_free(&b);
 }
 
-/* Checks every interval first; those that match are left alone.  Then
- * stages the others and refuses what must be refused. */
-static int rk_repair_prepare_rows(rk_repair *r, rk_error *err)
+/* Checks every interval first; those that match are left alone.  Row by
+ * row, takes the others' finding keys; with --replace-interval, stages the
+ * others and refuses what must be refused. */
+static int rk_repair_prepare(rk_repair *r, rk_error *err)
 {
+	bool rows = !r->spec->replace_interval;
+
+	if (!rows) {
+		/* the staging table is made first: referring to the target, it
+		 * waits (under the guard) for whoever holds the table
+		 * exclusively, before a check's reader would wait where no one
+		 * can name the blocker */
+		if (rk_guard_busy(r->tgt, err) < 0)
+			return -1;
+		if (rk_repair_cmd(r, "create staging table", r->sql_stage_create, err) < 0 ||
+		    (!r->spec->execute && rk_repair_cmd(r, "create plan table", rk_sql_repair_gone_create, err) < 0)) {
+			rk_guard_idle(r->tgt);
+			return -1;
+		}
+		rk_guard_idle(r->tgt);
+	} else {
+		r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
+		r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
+	}
 	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);
-	r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
-	r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
 	for (size_t i = 0; i < r->n; i++) {
 		rk_repair_interval *v = &r->iv[i];
 		rk_check_result *res = NULL;
 		bool match;
-		int rc;
 
 		if (rk_guard_check(err) < 0 ||
 		    rk_repair_check_window2(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows,
-		                            &res, err) < 0)
+		                            rows ? &res : NULL, err) < 0)
 			return -1;
 		if (match) {
 			rk_check_result_free(res);
 			v->state = RK_REPAIR_ALREADY;
 			continue;
 		}
-		v->source_rows = v->after_source_rows;
-		v->after_source_rows = v->after_target_rows = 0;
-		rc = rk_repair_want(r, i, res, err);
-		rk_check_result_free(res);
-		if (rc < 0)
-			return -1;
-		r->todo[r->ntodo++] = i;
-	}
-	if (r->interval_col >= 0 && r->spec->load_interval <= 0) {
-		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
-		for (size_t k = 0; k < r->ntodo; k++)
-			if (rk_repair_icol_probe(r, r->todo[k], err) < 0)
+		if (rows) {
+			int rc;
+
+			v->source_rows = v->after_source_rows;
+			rc = rk_repair_want(r, i, res, err);
+			rk_check_result_free(res);
+			if (rc < 0)
 				return -1;
-	}
-	return 0;
-}
-
-static int rk_repair_prepare(rk_repair *r, rk_error *err)
-{
-	if (!r->spec->replace_interval)
-		return rk_repair_prepare_rows(r, err);
-
-	/* the staging table is made first: referring to the target, it waits
-	 * (under the guard) for whoever holds the table exclusively, before a
-	 * check's reader would wait where no one can name the blocker */
-	if (rk_guard_busy(r->tgt, err) < 0)
-		return -1;
-	if (rk_repair_cmd(r, "create staging table", r->sql_stage_create, err) < 0 ||
-	    (!r->spec->execute && rk_repair_cmd(r, "create plan table", rk_sql_repair_gone_create, err) < 0)) {
-		rk_guard_idle(r->tgt);
-		return -1;
-	}
-	rk_guard_idle(r->tgt);
-	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);
-	for (size_t i = 0; i < r->n; i++) {
-		rk_repair_interval *v = &r->iv[i];
-		bool match;
-
-		if (rk_guard_check(err) < 0 ||
-		    rk_repair_check_window(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows,
-		                           err) < 0)
-			return -1;
-		if (match) {
-			v->state = RK_REPAIR_ALREADY;
-			continue;
 		}
 		v->after_source_rows = v->after_target_rows = 0;
 		r->todo[r->ntodo++] = i;
@@ -1853,12 +1833,14 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 	if (!r->ntodo)
 		return 0;
 	if (r->interval_col >= 0 && r->spec->load_interval <= 0) {
-		/* the values are read before the deletes remove them */
+		/* the values are read before any change removes them */
 		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
 		for (size_t k = 0; k < r->ntodo; k++)
 			if (rk_repair_icol_probe(r, r->todo[k], err) < 0)
 				return -1;
 	}
+	if (rows)
+		return 0;
 	if (rk_guard_busy(r->tgt, err) < 0)
 		return -1;
 	if (rk_repair_stage(r, err) < 0 || rk_repair_survey(r, err) < 0) {
