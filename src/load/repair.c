@@ -1232,6 +1232,40 @@ static void rk_repair_rollback(rk_repair *r)
 		rk_log_debug("rollback after a failed interval: %s", scratch.msg);
 }
 
+/* Opens an interval's transaction with the statement begin, the target
+ * session marked busy for the guard. */
+static int rk_repair_begin(rk_repair *r, const char *label, const char *begin, rk_error *err)
+{
+	if (rk_guard_busy(r->tgt, err) < 0)
+		return -1;
+	if (rk_repair_cmd(r, label, begin, err) < 0) {
+		rk_guard_idle(r->tgt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Commits interval v's writes: COMMITTED, and the windows it touched
+ * (mine) added to out's; else rolled back (FAILED), or UNKNOWN when the
+ * connection was lost during COMMIT. */
+static int rk_repair_commit(rk_repair *r, rk_repair_interval *v, rk_repair_result *mine, rk_repair_result *out,
+                            rk_error *err)
+{
+	if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
+		rk_guard_idle(r->tgt);
+		rk_repair_result_free(mine);
+		/* a lost connection leaves the outcome of COMMIT unknown; any
+		 * other failure (a deferred constraint, a cancel) rolled it back */
+		if (rk_pg_error_is_connection(err))
+			v->state = RK_REPAIR_UNKNOWN;
+		return rk_repair_tgt_fail(r, err);
+	}
+	rk_guard_idle(r->tgt);
+	v->state = RK_REPAIR_COMMITTED;
+	rk_repair_merge(out, mine);
+	return 0;
+}
+
 /* One interval replaced in one transaction; v->state says how it ended. */
 static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
 {
@@ -1244,12 +1278,8 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_guard_busy(r->tgt, err) < 0)
+	if (rk_repair_begin(r, "begin repair", rk_sql_repair_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "begin repair", rk_sql_repair_begin, err) < 0) {
-		rk_guard_idle(r->tgt);
-		return -1;
-	}
 	if (rk_repair_lock(r, err) < 0 ||
 	    rk_repair_count(r, "delete by time", r->sql_delete_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
 	    rk_repair_by_key(r, i, "delete by key", r->sql_delete_key, RK_REPAIR_COMMITTED, &mine, err) < 0 ||
@@ -1260,19 +1290,7 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 		rk_repair_rollback(r);
 		return -1;
 	}
-	if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
-		rk_guard_idle(r->tgt);
-		rk_repair_result_free(&mine);
-		/* a lost connection leaves the outcome of COMMIT unknown; any
-		 * other failure (a deferred constraint, a cancel) rolled it back */
-		if (rk_pg_error_is_connection(err))
-			v->state = RK_REPAIR_UNKNOWN;
-		return rk_repair_tgt_fail(r, err);
-	}
-	rk_guard_idle(r->tgt);
-	v->state = RK_REPAIR_COMMITTED;
-	rk_repair_merge(out, &mine);
-	return 0;
+	return rk_repair_commit(r, v, &mine, out, err);
 }
 
 /* One interval counted as the execution would change it, in a read-only
@@ -1286,12 +1304,8 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_guard_busy(r->tgt, err) < 0)
+	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0) {
-		rk_guard_idle(r->tgt);
-		return -1;
-	}
 	if (rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
 	    rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
 	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0) {
@@ -1498,12 +1512,8 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_guard_busy(r->tgt, err) < 0)
+	if (rk_repair_begin(r, "begin repair", rk_sql_repair_row_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "begin repair", rk_sql_repair_row_begin, err) < 0) {
-		rk_guard_idle(r->tgt);
-		return -1;
-	}
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_lock(r, err) < 0 || rk_repair_row_stage(r, i, false, err) < 0 ||
 	    rk_repair_row_diff(r, i, RK_REPAIR_COMMITTED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0 ||
 	    rk_repair_count(r, "delete rows", r->sql_row_delete, 2, params, &deleted, NULL, err) < 0 ||
@@ -1518,17 +1528,7 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 	v->deleted_by_time = deleted;
 	v->updated = updated;
 	v->inserted = inserted;
-	if (rk_pg_command(r->tgt, "commit repair", rk_sql_repair_commit, err) < 0) {
-		rk_guard_idle(r->tgt);
-		rk_repair_result_free(&mine);
-		if (rk_pg_error_is_connection(err))
-			v->state = RK_REPAIR_UNKNOWN;
-		return rk_repair_tgt_fail(r, err);
-	}
-	rk_guard_idle(r->tgt);
-	v->state = RK_REPAIR_COMMITTED;
-	rk_repair_merge(out, &mine);
-	return 0;
+	return rk_repair_commit(r, v, &mine, out, err);
 }
 
 /* One interval's row-level plan, in a transaction rolled back at the end. */
@@ -1539,12 +1539,8 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_guard_busy(r->tgt, err) < 0)
+	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_row_plan_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "begin the plan", rk_sql_repair_row_plan_begin, err) < 0) {
-		rk_guard_idle(r->tgt);
-		return -1;
-	}
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
 	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
