@@ -1381,7 +1381,7 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 	r->cur = i;
 	if (rk_repair_scan(r, RK_STAGE_ONE, rk_sql_repair_row_stage_copy, err) < 0)
 		goto done;
-	if (plan && rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_row_read_only, err) < 0)
+	if (plan && rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0)
 		goto done;
 	rc = 0;
 done:
@@ -1512,7 +1512,7 @@ static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, 
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_repair_begin(r, "begin repair", rk_sql_repair_row_begin, err) < 0)
+	if (rk_repair_begin(r, "begin repair", rk_sql_repair_begin, err) < 0)
 		return -1;
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_lock(r, err) < 0 || rk_repair_row_stage(r, i, false, err) < 0 ||
 	    rk_repair_row_diff(r, i, RK_REPAIR_COMMITTED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0 ||
@@ -1539,7 +1539,7 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 
 	memset(&mine, 0, sizeof mine);
 	v->state = RK_REPAIR_FAILED;
-	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_row_plan_begin, err) < 0)
+	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
 	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0) {
