@@ -68,11 +68,6 @@ static void rk_guard_on_signal(int sig)
 	signal(SIGTERM, SIG_DFL);
 }
 
-rk_usec rk_guard_lock_timeout(void)
-{
-	return rk_guard.on ? rk_guard.lock_timeout : 0;
-}
-
 int rk_guard_signal(void)
 {
 	return rk_guard_caught;
@@ -110,6 +105,12 @@ bool rk_guard_is_lock_timeout(const rk_error *err)
 static void rk_guard_ms(rk_usec d, char *out, size_t n)
 {
 	snprintf(out, n, "%lldms", (long long)((d + 999) / 1000));
+}
+
+const char *rk_guard_lock_timeout_text(char out[32])
+{
+	rk_guard_ms(rk_guard.on ? rk_guard.lock_timeout : 0, out, 32);
+	return out;
 }
 
 /* ------------------------------------------------------------------------

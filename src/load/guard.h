@@ -40,8 +40,9 @@ int rk_guard_begin(rk_usec lock_timeout, rk_error *err);
  * and PGOPTIONS back as they were.  Harmless without rk_guard_begin. */
 void rk_guard_end(void);
 
-/* The lock timeout rk_guard_begin installed (0: none). */
-rk_usec rk_guard_lock_timeout(void);
+/* The lock timeout rk_guard_begin installed, as the server's lock_timeout
+ * takes it ("30000ms"; "0ms": none), written into out. */
+const char *rk_guard_lock_timeout_text(char out[32]);
 
 /* The signal caught (SIGINT, SIGTERM), or 0. */
 int rk_guard_signal(void);

@@ -1335,10 +1335,8 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 static int rk_repair_row_settings(rk_repair *r, rk_error *err)
 {
 	char ms[32];
-	const char *params[1] = { ms };
-	rk_usec lt = rk_guard_lock_timeout();
+	const char *params[1] = { rk_guard_lock_timeout_text(ms) };
 
-	snprintf(ms, sizeof ms, "%lldms", (long long)((lt + 999) / 1000));
 	if (rk_pg_exec(r->tgt, "transaction settings", rk_sql_repair_row_settings, 1, params, RK_PG_ONE_ROW, NULL,
 	               err) < 0)
 		return rk_repair_tgt_fail(r, err);
