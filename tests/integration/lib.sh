@@ -273,6 +273,39 @@ closed_port() {
 	fail "no closed port found"
 }
 
+# poll_until SQL DB [WHAT] - waits until SQL (one boolean) is true in DB.
+# The bound only keeps a broken case from hanging the suite; no assertion
+# depends on timing.
+poll_until() {
+	local i
+	for i in $(seq 1 600); do
+		[[ $(sql "$2" "$1") == t ]] && { _rk_ok; return 0; }
+		sleep 0.1
+	done
+	fail "${3:-condition} never became true: $1"
+}
+
+# holder_start DB - a psql session (application rk_holder) fed through a
+# FIFO (descriptor 7), so a case can hold locks in it (holder_send SQL) and
+# release them when it chooses (holder_stop).
+holder_start() {
+	rm -f "$T/holder.fifo"
+	mkfifo "$T/holder.fifo"
+	PGAPPNAME=rk_holder "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$1" \
+		<"$T/holder.fifo" >"$T/holder.out" 2>&1 &
+	HOLDER_PID=$!
+	exec 7>"$T/holder.fifo"
+}
+
+holder_send() {
+	printf '%s\n' "$1" >&7
+}
+
+holder_stop() {
+	exec 7>&-
+	wait "$HOLDER_PID" || true
+}
+
 # --- reckon and its files --------------------------------------------------
 
 rk() { "$RECKON" "$@"; }

@@ -116,35 +116,6 @@ test_load_refusals() {
 	assert_contains "$ERR" "no_such_column"
 }
 
-# holder DB SQL... - a psql session holding what SQL takes, fed through a
-# FIFO (descriptor 7) until holder_stop.
-holder_start() {
-	rm -f "$T/holder.fifo"
-	mkfifo "$T/holder.fifo"
-	PGAPPNAME=rk_holder "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$1" \
-		<"$T/holder.fifo" >"$T/holder.out" 2>&1 &
-	HOLDER_PID=$!
-	exec 7>"$T/holder.fifo"
-}
-
-holder_send() {
-	printf '%s\n' "$1" >&7
-}
-
-holder_stop() {
-	exec 7>&-
-	wait "$HOLDER_PID" || true
-}
-
-poll_until() {
-	local i
-	for i in $(seq 1 600); do
-		[[ $(sql "$2" "$1") == t ]] && { _rk_ok; return 0; }
-		sleep 0.1
-	done
-	fail "${3:-condition} never became true: $1"
-}
-
 # Another session holds the shop rows the keyed write deletes: the load
 # waits --lock-timeout, then stops with exit 3, nothing committed, naming
 # the blocker; the watermark does not move.

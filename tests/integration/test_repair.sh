@@ -102,38 +102,6 @@ table_md5() {
 	          from mart.orders t"
 }
 
-# poll_until SQL DB [WHAT] - waits until SQL (one boolean) is true in DB.
-# The bound only keeps a broken case from hanging the suite; no assertion
-# depends on timing.
-poll_until() {
-	local i
-	for i in $(seq 1 600); do
-		[[ $(sql "$2" "$1") == t ]] && { _rk_ok; return 0; }
-		sleep 0.1
-	done
-	fail "${3:-condition} never became true: $1"
-}
-
-# holder_start DB - a psql session fed through a FIFO (descriptor 7), so a
-# case can hold locks in it and release them when it chooses.
-holder_start() {
-	rm -f "$T/holder.fifo"
-	mkfifo "$T/holder.fifo"
-	PGAPPNAME=rk_holder "$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$1" \
-		<"$T/holder.fifo" >"$T/holder.out" 2>&1 &
-	HOLDER_PID=$!
-	exec 7>"$T/holder.fifo"
-}
-
-holder_send() {
-	printf '%s\n' "$1" >&7
-}
-
-holder_stop() {
-	exec 7>&-
-	wait "$HOLDER_PID" || true
-}
-
 # The server pid of the holder session.
 holder_backend() {
 	sql postgres "select pid from pg_stat_activity where application_name = 'rk_holder'"
