@@ -281,14 +281,11 @@ test_hostile_filters_cannot_widen_the_repair() {
 # server session after each transaction (DISCARD ALL): a temporary table or
 # a setting that outlived its transaction would be gone in the next one.
 pgbouncer_start() {
-	local bin port dir=$T/pgb
+	local bin dir=$T/pgb
 	bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 	[[ -x $bin ]] || fail "pgbouncer is not installed (tests/harness/deps.sh installs it)"
 	mkdir -p "$dir"
-	for port in $(seq 17000 17999); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
-	done
-	PGB_PORT=$port
+	PGB_PORT=$(closed_port)
 	cat >"$dir/pgbouncer.ini" <<-INI
 		[databases]
 		$1 = host=$PGHOST port=$PGPORT dbname=$1 user=$PGUSER
