@@ -330,33 +330,45 @@ test_empty_rerun_list() {
 	assert_eq "$before" "$(table_md5)"
 }
 
-# A second repair waits while another session holds the table's repair lock
-# (here a psql session taking it by hand, as docs/repair.md shows), and goes
-# on once it is released.
+# A repair waits while another session holds the table's write lock (here
+# a psql session taking it by hand, as docs/repair.md shows), and goes on
+# once it is released: with --replace-interval, and row by row (the
+# default), which takes it in each interval's transaction too.  The dry
+# run takes no lock: it plans while the lock is held.
 test_advisory_lock_serialises() {
-	damaged_target
-	rerun_list
-	local before rc=0 pid
-	before=$(table_md5)
-	holder_start $TGT
-	holder_send "select pg_advisory_lock(hashtext('reckon repair'), 'mart.orders'::regclass::oid::int4);"
-	poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
-	            where l.locktype = 'advisory' and l.granted and a.application_name = 'rk_holder'" $TGT "holder lock"
-	repair_bg bg.out bg.err --rerun-list rerun.csv --execute --lock-timeout 10min
-	pid=$!
-	# the repair is blocked on exactly that lock ...
-	poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
-	            where l.locktype = 'advisory' and not l.granted and a.application_name = 'reckon'" $TGT "repair waits"
-	# ... still running, has changed nothing, and says why it waits
-	kill -0 "$pid" || fail "the repair did not wait for the lock"
-	assert_eq "$before" "$(table_md5)" "target while the lock is held"
-	assert_contains bg.err "locked by another repair or load; repair waits"
-	holder_send "select pg_advisory_unlock_all();"
-	holder_stop
-	wait "$pid" || rc=$?
-	assert_eq 0 "$rc" "exit status of the repair that waited"
-	assert_contains bg.out "repaired 3 of 3 intervals"
-	assert_exit 0 check
+	local mode before rc pid
+	for mode in replace rows; do
+		# row by row: the table options without --replace-interval
+		if [[ $mode == rows ]]; then local -a REPAIR_OPTS=("${TABLE_OPTS[@]}"); fi
+		damaged_target
+		rerun_list
+		before=$(table_md5)
+		holder_start $TGT
+		holder_send "select pg_advisory_lock(hashtext('reckon repair'), 'mart.orders'::regclass::oid::int4);"
+		poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
+		            where l.locktype = 'advisory' and l.granted and a.application_name = 'rk_holder'" $TGT \
+			"holder lock ($mode)"
+		assert_exit 0 repair --rerun-list rerun.csv --lock-timeout 1s
+		assert_contains "$OUT" "nothing was changed"
+		assert_not_contains "$ERR" "waits"
+		rc=0
+		repair_bg bg.out bg.err --rerun-list rerun.csv --execute --lock-timeout 10min
+		pid=$!
+		# the repair is blocked on exactly that lock ...
+		poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
+		            where l.locktype = 'advisory' and not l.granted and a.application_name = 'reckon'" $TGT \
+			"repair waits ($mode)"
+		# ... still running, has changed nothing, and says why it waits
+		kill -0 "$pid" || fail "the repair did not wait for the lock ($mode)"
+		assert_eq "$before" "$(table_md5)" "target while the lock is held ($mode)"
+		assert_contains bg.err "locked by another repair or load; repair waits"
+		holder_send "select pg_advisory_unlock_all();"
+		holder_stop
+		wait "$pid" || rc=$?
+		assert_eq 0 "$rc" "exit status of the repair that waited ($mode)"
+		assert_contains bg.out "repaired 3 of 3 intervals"
+		assert_exit 0 check
+	done
 }
 
 # Two repairs of one table at the same time: both finish, the target matches.
