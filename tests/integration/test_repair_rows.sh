@@ -342,6 +342,45 @@ test_through_a_transaction_pooler() {
 	trap - EXIT
 }
 
+# Through the pooler, --lock-timeout still bounds the wait for the write
+# lock: the pooler drops the options startup parameter and the session's
+# settings, so only the transaction's own SET LOCAL lock_timeout holds.
+# A repair whose lock another session holds stops after 1s, exit 3,
+# nothing changed.  (The wait is bounded here only so that a broken case
+# ends: without that setting the repair would wait for ever.)
+test_lock_timeout_through_a_transaction_pooler() {
+	damaged_target
+	rerun_list
+	pgbouncer_start $TGT
+	trap pgbouncer_stop EXIT
+	local pooled="host=127.0.0.1 port=$PGB_PORT dbname=$TGT user=$PGUSER" before rc=0 pid i
+	before=$(physical)
+	holder_start $TGT
+	holder_send "select pg_advisory_lock(hashtext('reckon repair'), 'mart.orders'::regclass::oid::int4);"
+	poll_until "select count(*) = 1 from pg_locks l join pg_stat_activity a using (pid)
+	            where l.locktype = 'advisory' and l.granted and a.application_name = 'rk_holder'" $TGT "holder lock"
+	(exec "$RECKON" repair --source "$(conn $SRC)" --target "$pooled" "${REPAIR_OPTS[@]}" --rerun-list rerun.csv \
+		--execute --lock-timeout 1s >bg.out 2>bg.err) &
+	pid=$!
+	for i in $(seq 1 600); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid"
+		fail "the repair through the pooler was still waiting for the lock after a minute (--lock-timeout 1s)"
+	fi
+	wait "$pid" || rc=$?
+	assert_eq 3 "$rc" "exit status"
+	assert_contains bg.err "waited more than --lock-timeout 1s for a lock on target table mart.orders"
+	assert_contains bg.err "interval [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z) was not changed"
+	holder_send "select pg_advisory_unlock_all();"
+	holder_stop
+	assert_eq "$before" "$(physical)" "nothing changed"
+	pgbouncer_stop
+	trap - EXIT
+}
+
 # The dry run predicts what would fail or be unsafe, before any change,
 # exit 2, no retry hint: a target role without the privileges repair needs,
 # extra rows that a foreign key references (blocking: the delete would
