@@ -199,37 +199,30 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
 		             "deleted by time + by key)\n");
 	rk_repair_text_touched(out, t);
-	if (rows && !execute) {
-		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
-		if (s.already)
-			fprintf(out, " (%zu already match%s)", s.already, s.already == 1 ? "es" : "");
-		fprintf(out, "; would delete %llu target row%s, update %llu (%llu moved in from other windows) and "
-		             "insert %llu; nothing was changed%s\n",
-		        (unsigned long long)s.deleted_by_time,
-		        s.deleted_by_time == 1 ? "" : "s", (unsigned long long)s.updated, (unsigned long long)s.moved,
-		        (unsigned long long)s.inserted, t->complete ? " (add --execute to repair)" : " (stopped)");
-		return;
-	}
-	if (rows) {
-		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s, updated %llu (%llu moved in "
-		             "from other windows), inserted %llu; %zu match%s",
-		        s.done, l->n, l->n == 1 ? "" : "s",
-		        (unsigned long long)s.deleted_by_time, s.deleted_by_time == 1 ? "" : "s",
-		        (unsigned long long)s.updated, (unsigned long long)s.moved, (unsigned long long)s.inserted, s.match,
-		        s.match == 1 ? "es" : "");
-	}
 	if (!execute) {
 		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
 		if (s.already)
 			fprintf(out, " (%zu already match%s)", s.already, s.already == 1 ? "es" : "");
-		fprintf(out, "; would delete %llu target rows (%llu by time, %llu by key) and insert %llu source rows; "
-		             "nothing was changed%s\n",
-		        (unsigned long long)(s.deleted_by_time + s.deleted_by_key), (unsigned long long)s.deleted_by_time,
-		        (unsigned long long)s.deleted_by_key, (unsigned long long)s.inserted,
-		        t->complete ? " (add --execute to repair)" : " (stopped)");
+		if (rows)
+			fprintf(out, "; would delete %llu target row%s, update %llu (%llu moved in from other windows) and "
+			             "insert %llu",
+			        (unsigned long long)s.deleted_by_time, s.deleted_by_time == 1 ? "" : "s",
+			        (unsigned long long)s.updated, (unsigned long long)s.moved, (unsigned long long)s.inserted);
+		else
+			fprintf(out, "; would delete %llu target rows (%llu by time, %llu by key) and insert %llu source rows",
+			        (unsigned long long)(s.deleted_by_time + s.deleted_by_key),
+			        (unsigned long long)s.deleted_by_time, (unsigned long long)s.deleted_by_key,
+			        (unsigned long long)s.inserted);
+		fprintf(out, "; nothing was changed%s\n", t->complete ? " (add --execute to repair)" : " (stopped)");
 		return;
 	}
-	if (!rows)
+	if (rows)
+		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s, updated %llu (%llu moved in "
+		             "from other windows), inserted %llu; %zu match%s",
+		        s.done, l->n, l->n == 1 ? "" : "s", (unsigned long long)s.deleted_by_time,
+		        s.deleted_by_time == 1 ? "" : "s", (unsigned long long)s.updated, (unsigned long long)s.moved,
+		        (unsigned long long)s.inserted, s.match, s.match == 1 ? "es" : "");
+	else
 		fprintf(out, "repaired %zu of %zu interval%s: deleted %llu target row%s (%llu by time, %llu by key), "
 		             "inserted %llu; %zu match%s",
 		        s.done, l->n, l->n == 1 ? "" : "s",
