@@ -146,7 +146,6 @@ test_moved_row_updated_in_place() {
 	mk_orders $TGT
 	sql $TGT "update mart.orders set created_at = '2026-03-02 03:35:00+00' where order_id = 3 and line_no = 2" >/dev/null
 	rerun_list
-	local ctid_before
 	assert_exit 0 repair --rerun-list rerun.csv --format json
 	assert_eq "0 1 1" "$(jget "$OUT" '.intervals[0] | "\(.inserted) \(.updated) \(.moved)"')"
 	assert_exit 0 repair --rerun-list rerun.csv --execute --format json
