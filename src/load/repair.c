@@ -1780,11 +1780,10 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 {
 	bool rows = !r->spec->replace_interval;
 
+	/* the staging table is made first: referring to the target, it waits
+	 * (under the guard) for whoever holds the table exclusively, before a
+	 * check's reader would wait where no one can name the blocker */
 	if (!rows) {
-		/* the staging table is made first: referring to the target, it
-		 * waits (under the guard) for whoever holds the table
-		 * exclusively, before a check's reader would wait where no one
-		 * can name the blocker */
 		if (rk_guard_busy(r->tgt, err) < 0)
 			return -1;
 		if (rk_repair_cmd(r, "create staging table", r->sql_stage_create, err) < 0 ||
@@ -1794,6 +1793,15 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 		}
 		rk_guard_idle(r->tgt);
 	} else {
+		/* row by row it lives in a transaction: made and rolled back */
+		if (rk_repair_begin(r, "begin the first transaction", rk_sql_repair_plan_begin, err) < 0)
+			return -1;
+		if (rk_repair_row_settings(r, err) < 0 ||
+		    rk_repair_cmd(r, "create staging table", r->sql_row_stage, err) < 0) {
+			rk_repair_rollback(r);
+			return -1;
+		}
+		rk_repair_rollback(r);
 		r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
 		r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
 	}

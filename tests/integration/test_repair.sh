@@ -703,36 +703,41 @@ test_interval_column_is_a_key_column() {
 
 # A session holding the table exclusively: the dry run and the repair each
 # wait --lock-timeout, then stop with exit 3, nothing changed, naming the
-# blocking session.  Row locks in W2: W0 is replaced, W2 is not, and no
-# session of reckon is left queued.
+# blocking session - with --replace-interval and row by row (the default).
+# Row locks in W2: W0 is repaired, W2 is not, and no session of reckon is
+# left queued.  (Row by row failed before: the first check's reader waited,
+# and the message named no blocker.)
 test_lock_timeout_names_the_blockers() {
-	damaged_target
-	rerun_list
-	local before holder
-	before=$(table_md5)
-	holder_start $TGT
-	holder_send "begin; lock table mart.orders in access exclusive mode;"
-	poll_until "select count(*) = 1 from pg_stat_activity
-	            where application_name = 'rk_holder' and state = 'idle in transaction'" $TGT "holder lock"
-	holder=$(holder_backend)
-	assert_exit 3 repair --rerun-list rerun.csv --lock-timeout 2s
-	assert_contains "$ERR" "nothing was changed: waited more than --lock-timeout 2s for a lock on target table mart.orders; blocked by pid $holder (application 'rk_holder', user $PGUSER, idle in transaction, query started 20"
-	assert_contains "$ERR" "canceling statement due to lock timeout"
-	assert_exit 3 repair --rerun-list rerun.csv --execute --lock-timeout 2s
-	assert_contains "$ERR" "blocked by pid $holder (application 'rk_holder'"
-	holder_send "rollback;"
-	assert_eq "$before" "$(table_md5)"
-	holder_send "begin; select order_id from mart.orders where created_at >= $B2 and created_at < $B3 for update;"
-	poll_until "select count(*) = 1 from pg_stat_activity
-	            where application_name = 'rk_holder' and state = 'idle in transaction'" $TGT "holder row locks"
-	assert_exit 3 repair --rerun-list rerun.csv --execute --lock-timeout 2s
-	assert_contains "$ERR" "repaired 1 of 3 intervals: [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z); interval [2026-03-02T02:00:00Z, 2026-03-02T03:00:00Z) was not changed; 1 later interval was not started: waited more than --lock-timeout 2s for a lock on target table mart.orders; blocked by pid $holder"
-	assert_match "$(grep -F '[2026-03-02T02:00:00Z,' "$OUT")" ' failed ' "W2 line"
-	assert_match "$(grep -F '[2026-03-02T03:00:00Z,' "$OUT")" ' pending ' "W3 line"
-	assert_eq 0 "$(sql postgres "select count(*) from pg_stat_activity where datname = '$TGT' and application_name = 'reckon'")" \
-		"reckon's sessions left"
-	holder_send "rollback;"
-	holder_stop
+	local mode before holder
+	for mode in replace rows; do
+		if [[ $mode == rows ]]; then local -a REPAIR_OPTS=("${TABLE_OPTS[@]}"); fi
+		damaged_target
+		rerun_list
+		before=$(table_md5)
+		holder_start $TGT
+		holder_send "begin; lock table mart.orders in access exclusive mode;"
+		poll_until "select count(*) = 1 from pg_stat_activity
+		            where application_name = 'rk_holder' and state = 'idle in transaction'" $TGT "holder lock"
+		holder=$(holder_backend)
+		assert_exit 3 repair --rerun-list rerun.csv --lock-timeout 2s
+		assert_contains "$ERR" "nothing was changed: waited more than --lock-timeout 2s for a lock on target table mart.orders; blocked by pid $holder (application 'rk_holder', user $PGUSER, idle in transaction, query started 20"
+		assert_contains "$ERR" "canceling statement due to lock timeout"
+		assert_exit 3 repair --rerun-list rerun.csv --execute --lock-timeout 2s
+		assert_contains "$ERR" "blocked by pid $holder (application 'rk_holder'"
+		holder_send "rollback;"
+		assert_eq "$before" "$(table_md5)"
+		holder_send "begin; select order_id from mart.orders where created_at >= $B2 and created_at < $B3 for update;"
+		poll_until "select count(*) = 1 from pg_stat_activity
+		            where application_name = 'rk_holder' and state = 'idle in transaction'" $TGT "holder row locks"
+		assert_exit 3 repair --rerun-list rerun.csv --execute --lock-timeout 2s
+		assert_contains "$ERR" "repaired 1 of 3 intervals: [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z); interval [2026-03-02T02:00:00Z, 2026-03-02T03:00:00Z) was not changed; 1 later interval was not started: waited more than --lock-timeout 2s for a lock on target table mart.orders; blocked by pid $holder"
+		assert_match "$(grep -F '[2026-03-02T02:00:00Z,' "$OUT")" ' failed ' "W2 line ($mode)"
+		assert_match "$(grep -F '[2026-03-02T03:00:00Z,' "$OUT")" ' pending ' "W3 line ($mode)"
+		assert_eq 0 "$(sql postgres "select count(*) from pg_stat_activity where datname = '$TGT' and application_name = 'reckon'")" \
+			"reckon's sessions left ($mode)"
+		holder_send "rollback;"
+		holder_stop
+	done
 	assert_exit 0 rk repair --help
 	assert_contains "$OUT" "--lock-timeout DUR"
 	assert_contains "$OUT" "(default 30s)"
