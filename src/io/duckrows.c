@@ -8,6 +8,7 @@
  */
 #include "io/duckrows.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,26 +157,65 @@ static void rk_duckrows_decimal(rk_duckrows *d, size_t i, rk_i128 m, int scale)
 	f->scale = scale;
 }
 
-/* A double as PostgreSQL prints it (extra_float_digits > 0: the shortest
- * text that reads back as the same value), its encoding from its bits. */
+/*
+ * A double (a real widened exactly: single) as PostgreSQL prints it
+ * (float8out / float4out with extra_float_digits > 0): the shortest digits
+ * that read back as the same value, positional for decimal exponents -4
+ * to 14 (-4 to 5 for a real), else d.ddde+XX.  Writes out[32], returns
+ * its length.  The shortest digits, when 15 or fewer (6 for a real), are
+ * the value rounded to 15 (6) digits with trailing zeros dropped: a
+ * normal value is closer to them than half a step of that grid.  So only
+ * 15 to 17 digits are tried (6 to 9), all of them from 1 for zero and the
+ * subnormals, whose spacing is wider.
+ */
+static size_t rk_duckrows_float_text(double x, bool single, char *out)
+{
+	int dig = single ? 6 : 15, most = single ? 9 : 17, p, exp, frac;
+	char *e;
+	size_t n;
+
+	if (isnan(x))
+		return (size_t)snprintf(out, 32, "NaN");
+	if (isinf(x))
+		return (size_t)snprintf(out, 32, x < 0 ? "-Infinity" : "Infinity");
+	for (p = fabs(x) < (single ? FLT_MIN : DBL_MIN) ? 1 : dig; p < most; p++) {
+		snprintf(out, 32, "%.*e", p - 1, x);
+		if (single ? strtof(out, NULL) == (float)x : strtod(out, NULL) == x)
+			break;
+	}
+	snprintf(out, 32, "%.*e", p - 1, x);
+	e = strchr(out, 'e');
+	exp = atoi(e + 1);
+	if (exp >= -4 && exp < dig) {
+		/* positional: an integer of fewer digits than dig is exact */
+		frac = p - 1 - exp;
+		n = (size_t)snprintf(out, 32, "%.*f", frac > 0 ? frac : 0, x);
+		if (frac > 0) {
+			while (out[n - 1] == '0')
+				n--;
+			if (out[n - 1] == '.')
+				n--;
+		}
+		out[n] = 0;
+		return n;
+	}
+	/* d.ddd (trailing zeros dropped) then the exponent as printf writes it */
+	n = (size_t)(e - out);
+	while (n > 1 && out[n - 1] == '0')
+		n--;
+	if (out[n - 1] == '.')
+		n--;
+	memmove(out + n, e, strlen(e) + 1);
+	return strlen(out);
+}
+
 static void rk_duckrows_double(rk_duckrows *d, size_t i, double x, bool single)
 {
 	rk_field *f = &d->fields[i];
 	size_t at = d->text.len;
-	char tmp[40];
+	char tmp[32];
 
-	if (isnan(x)) {
-		snprintf(tmp, sizeof tmp, "NaN");
-	} else if (isinf(x)) {
-		snprintf(tmp, sizeof tmp, x < 0 ? "-Infinity" : "Infinity");
-	} else {
-		for (int prec = 1; prec <= 17; prec++) {
-			snprintf(tmp, sizeof tmp, "%.*g", prec, x);
-			if (single ? strtof(tmp, NULL) == (float)x : strtod(tmp, NULL) == x)
-				break;
-		}
-	}
-	rk_buf_puts(&d->text, tmp);
+	rk_buf_append(&d->text, tmp, rk_duckrows_float_text(x, single, tmp));
 	f->form = RK_FORM_TEXT;
 	d->text_off[i] = at;
 	f->len = d->text.len - at;
