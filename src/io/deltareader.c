@@ -261,12 +261,16 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
                                rk_error *err)
 {
 	rk_deltareader *r = impl;
+	static const size_t no_file = 0;
 	bool cast_any, *cast;
 
 	rk_deltareader_unbind(r);
 	if (ncolumns == 0)
 		return rk_error_set(err, RK_EXIT_USAGE, "no columns to read from %s", r->desc);
-	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", NULL, 0, 0, err) < 0)
+	/* the view of no file: the columns under their names and types, to
+	 * learn the select list's types, without opening a data file (each
+	 * scan makes the view of its own files) */
+	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", &no_file, 0, 0, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
 	cast = rk_xcalloc(ncolumns, sizeof *cast);
 	r->ncols = ncolumns;
