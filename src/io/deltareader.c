@@ -314,7 +314,7 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 		types[i] = r->types[i];
 		rk_log_debug("%s: column %s is %s (%s)", r->desc, columns[i], r->sel[i], rk_type_name(r->types[i]));
 	}
-	rk_duckrows_init(&r->rows, r->types, r->how, r->ncols);
+	rk_duckrows_init(&r->rows, r->types, r->scales, r->how, r->ncols);
 	return 0;
 fail:
 	free(cast);

@@ -67,13 +67,14 @@ void rk_duckrows_type(duckdb_logical_type lt, rk_type *t, int *scale, rk_dcol *h
 	}
 }
 
-void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const rk_dcol *how, size_t ncols)
+void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const int *scales, const rk_dcol *how, size_t ncols)
 {
 	size_t n = ncols ? ncols : 1;
 
 	memset(d, 0, sizeof *d);
 	d->ncols = ncols;
 	d->types = types;
+	d->scales = scales;
 	d->how = how;
 	d->fields = rk_xcalloc(n, sizeof *d->fields);
 	d->enc_off = rk_xcalloc(n, sizeof *d->enc_off);
@@ -238,13 +239,13 @@ static int rk_duckrows_field(rk_duckrows *d, size_t i, void *data, idx_t r, cons
 	case RK_DCOL_INT2: v = ((const int16_t *)data)[r]; goto integer;
 	case RK_DCOL_INT4: v = ((const int32_t *)data)[r]; goto integer;
 	case RK_DCOL_INT8: v = ((const int64_t *)data)[r]; goto integer;
-	case RK_DCOL_DEC16: rk_duckrows_decimal(d, i, ((const int16_t *)data)[r], f->scale); return 0;
-	case RK_DCOL_DEC32: rk_duckrows_decimal(d, i, ((const int32_t *)data)[r], f->scale); return 0;
-	case RK_DCOL_DEC64: rk_duckrows_decimal(d, i, ((const int64_t *)data)[r], f->scale); return 0;
+	case RK_DCOL_DEC16: rk_duckrows_decimal(d, i, ((const int16_t *)data)[r], d->scales[i]); return 0;
+	case RK_DCOL_DEC32: rk_duckrows_decimal(d, i, ((const int32_t *)data)[r], d->scales[i]); return 0;
+	case RK_DCOL_DEC64: rk_duckrows_decimal(d, i, ((const int64_t *)data)[r], d->scales[i]); return 0;
 	case RK_DCOL_DEC128: {
 		const duckdb_hugeint *h = &((const duckdb_hugeint *)data)[r];
 
-		rk_duckrows_decimal(d, i, (rk_i128)(((rk_u128)(uint64_t)h->upper << 64) | h->lower), f->scale);
+		rk_duckrows_decimal(d, i, (rk_i128)(((rk_u128)(uint64_t)h->upper << 64) | h->lower), d->scales[i]);
 		return 0;
 	}
 	case RK_DCOL_FLOAT: rk_duckrows_double(d, i, (double)((const float *)data)[r], true); return 0;
@@ -336,17 +337,13 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 	idx_t n = duckdb_data_chunk_get_size(chunk);
 	void *data[64], **datap = d->ncols <= 64 ? data : rk_xcalloc(d->ncols, sizeof *datap);
 	uint64_t *valid[64], **validp = d->ncols <= 64 ? valid : rk_xcalloc(d->ncols, sizeof *validp);
-	int32_t *scale = rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *scale);
 	int rc = 0;
 
 	for (size_t i = 0; i < d->ncols; i++) {
 		duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, i);
-		duckdb_logical_type lt = duckdb_vector_get_column_type(vec);
 
 		datap[i] = duckdb_vector_get_data(vec);
 		validp[i] = duckdb_vector_get_validity(vec);
-		scale[i] = duckdb_get_type_id(lt) == DUCKDB_TYPE_DECIMAL ? duckdb_decimal_scale(lt) : 0;
-		duckdb_destroy_logical_type(&lt);
 	}
 	for (idx_t r = 0; r < n && rc == 0; r++) {
 		const char *base;
@@ -369,7 +366,6 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 				continue;
 			}
 			f->null = false;
-			f->scale = scale[i];
 			if (rk_duckrows_field(d, i, datap[i], r, &why) < 0) {
 				d->bad_col = i;
 				rc = rk_error_set(err, RK_EXIT_USAGE, "bound column %zu: %s", i + 1, why ? why : "bad value");
@@ -401,6 +397,5 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 		free(datap);
 	if (validp != valid)
 		free(validp);
-	free(scale);
 	return rc;
 }

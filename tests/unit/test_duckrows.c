@@ -88,7 +88,7 @@ static rk_type run(rk_duck *d, const char *duck, got *g)
 		duckdb_destroy_logical_type(&lt);
 		assert_null(cast);
 	}
-	rk_duckrows_init(&rows, &t, &how, 1);
+	rk_duckrows_init(&rows, &t, &scale, &how, 1);
 	g->rows = 0;
 	while ((chunk = duckdb_fetch_chunk(res))) {
 		if (rk_duckrows_chunk(&rows, chunk, keep, g, &err) < 0)
