@@ -66,8 +66,6 @@ int rk_delta_dv_unique_id(json_t *dv, rk_buf *out);
 struct rk_delta {
 	char *root; /* absolute, no trailing '/' */
 	int64_t version;
-	int min_reader, min_writer;
-	char *reader_features; /* comma-separated */
 	char *mapping;         /* "none", "name", "id" */
 	json_t *schema;        /* metaData.schemaString, parsed */
 	rk_delta_column *cols;
