@@ -66,8 +66,8 @@ int rk_delta_dv_unique_id(json_t *dv, rk_buf *out);
 struct rk_delta {
 	char *root; /* absolute, no trailing '/' */
 	int64_t version;
-	char *mapping;         /* "none", "name", "id" */
-	json_t *schema;        /* metaData.schemaString, parsed */
+	char *mapping;  /* "none", "name", "id" */
+	json_t *schema; /* metaData.schemaString, parsed */
 	rk_delta_column *cols;
 	json_t **col_types; /* [ncols]: each column's schema type (borrowed from schema) */
 	size_t ncols;

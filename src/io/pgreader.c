@@ -49,7 +49,7 @@ typedef struct rk_pgreader {
 
 	/* the side's mapping and filter (--source-expr, --source-where) */
 	rk_reader_exprs expr; /* the side's mapping expressions */
-	char *filter; /* "(<where>\n)", or NULL */
+	char *filter;         /* "(<where>\n)", or NULL */
 
 	size_t ncols;    /* bound columns */
 	char **cols;     /* their catalog names (an expression's: the logical name) */
