@@ -820,7 +820,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 			d->of[i] = RK_PAT_DELETED_AT_SOURCE;
 		else if (f->target_has_it)
 			d->of[i] = RK_PAT_APPENDED_UPDATE;
-		else if (f->source_elsewhere >= rk_check_window_start(res, f->window) + res->width)
+		else if (f->source_elsewhere >= rk_check_window_end(res, f->window))
 			/* its new version lies later, past the checked range, and
 			 * the target does not hold it: a stale copy as moved's */
 			d->of[i] = RK_PAT_MOVED;

@@ -177,6 +177,25 @@ test_job_with_a_timezone() {
 	assert_eq "2026-03-29T00:00:00+01:00" "$(jget r/a/summary.json '.rerun[0].window_label')"
 }
 
+# A changed row's lines in findings.csv and changes.csv carry its whole
+# calendar day (the short day ends at 22:00Z), not the hour the days share.
+test_changed_values_carry_their_day() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "create table shop (id int primary key, sold_at timestamptz not null, status text);
+		         insert into shop values (1, '2026-03-29T10:00:00Z', 'paid'), (2, '2026-03-30T10:00:00Z', 'paid')" \
+			>/dev/null
+	done
+	sql $TGT "update shop set status = 'open' where id = 1" >/dev/null
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table shop --key id --time sold_at \
+		--settle 0 --now 2027-01-01T00:00:00Z --timezone $Z --window 1d --from 2026-03-28 --to 2026-03-31 --report r
+	assert_contains r/findings.csv "2026-03-28T23:00:00Z,2026-03-29T22:00:00Z,changed,1,1,1"
+	assert_file_eq r/changes.csv - <<-EOF
+		window_start,window_end,id,column,source_value,target_value
+		2026-03-28T23:00:00Z,2026-03-29T22:00:00Z,1,status,paid,open
+	EOF
+}
+
 test_errors() {
 	local C=(--source "$(conn $SRC)" --target "$(conn $TGT)" --table sales --key id --time sold_at)
 	assert_exit 2 rk check "${C[@]}" --timezone Europe/Berln --window 1d --from 2026-03-28 --to 2026-03-31
