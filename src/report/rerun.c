@@ -519,10 +519,19 @@ char *rk_rerun_shell_quote(const char *s)
 	return b.data;
 }
 
+/* The comment above each range's command: "# [start, end): N intervals". */
+static void rk_rr_range_comment(FILE *out, const rk_rerun_interval *r)
+{
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+
+	fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
+	        r->intervals, r->intervals == 1 ? "" : "s");
+}
+
 int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag)
 {
 	char *q;
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+	char s[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
 
 	if (merged->n == 0)
 		return 0;
@@ -536,9 +545,8 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 		const rk_rerun_interval *r = &merged->items[i];
 
 		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
 		rk_time_format(r->last_start, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "airflow tasks clear %s --start-date %s --end-date %s --yes\n", q, s, last);
 		fprintf(out, "airflow dags backfill %s --start-date %s --end-date %s --reset-dagruns --yes\n", q, s,
 		        last);
@@ -550,7 +558,7 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *dag, const char *reprocess)
 {
 	char *q;
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+	char s[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
 
 	if (merged->n == 0)
 		return 0;
@@ -562,9 +570,8 @@ int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *
 		const rk_rerun_interval *r = &merged->items[i];
 
 		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
 		rk_time_format(r->last_start, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "airflow backfill create --dag-id %s --from-date %s --to-date %s --reprocess-behavior %s\n", q,
 		        s, last, reprocess);
 	}
@@ -614,8 +621,7 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 
 		rk_rr_partition_key(r->start, hourly, first);
 		rk_rr_partition_key(r->end - unit, hourly, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
-		        r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "dagster asset materialize --select %s --partition-range %s...%s\n", q, first, last);
 	}
 	free(q);
@@ -647,7 +653,7 @@ int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *selec
 		rk_buf_reset(&vars);
 		rk_buf_printf(&vars, "{\"start\": \"%s\", \"end\": \"%s\"}", s, e);
 		v = rk_rerun_shell_quote(rk_buf_cstr(&vars));
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "dbt run --select %s --vars %s\n", q, v);
 		free(v);
 	}
