@@ -116,6 +116,7 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 
 	rk_error_clear(&err);
 	rc = rk_reader_key_unique(source, key_index, nkey, &unique, &err);
+	d->key_unique = rc == 0 && unique;
 	if (rc == 0 && !unique) {
 		rk_buf_printf(&msg, "no primary key or unique index of the source makes the key (");
 		for (size_t i = 0; i < res->nkey; i++)
