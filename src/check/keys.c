@@ -447,11 +447,22 @@ static bool rk_keys_indexed(const rk_side *source, const rk_check_result *res)
 	return rk_reader_has(source->reader, RK_CAP_RANGE_SCAN) && res->diagnosis && res->diagnosis->key_unique;
 }
 
-/* Whether finding fi's key has a finding in window w too. */
+/* Whether key has a finding in window w too (the findings are sorted by
+ * window: only w's are looked at). */
 static bool rk_keys_found_in(const rk_check_result *res, rk_u128 key, size_t w)
 {
-	for (size_t i = 0; i < res->nfindings; i++)
-		if (res->findings[i].window == w && res->findings[i].key_hash == key)
+	size_t lo = 0, hi = res->nfindings;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->findings[mid].window < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < res->nfindings && res->findings[lo].window == w; lo++)
+		if (res->findings[lo].key_hash == key)
 			return true;
 	return false;
 }

@@ -183,6 +183,13 @@ test_appended_update() {
 	assert_exit 1 check_pair $DB
 	assert_eq "[[\"appended_update\",[\"$W7\"],1]]" "$(causes)"
 	assert_all_findings_placed
+	# moved to an earlier window, the target kept the old copy only: the
+	# source's row is where the target misses it, so no appended update
+	mk_pair $DB
+	sql $DB "update s set ts = ts - interval '3 hours' where id = 26" >/dev/null  # 04:10 -> 01:10
+	assert_exit 1 check_pair $DB
+	assert_not_contains "$(causes)" appended_update
+	assert_all_findings_placed
 }
 
 test_moved() {
