@@ -19,11 +19,14 @@
  */
 #include "check/keys.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/diagnose.h"
 #include "core/log.h"
+#include "core/timeutil.h"
 
 /* One row collected by key. */
 typedef struct rk_krow {
@@ -83,6 +86,19 @@ static size_t rk_value_cut(const char *p, size_t n)
 	return n;
 }
 
+/* Field v's text as its side shows it: the reader's text, or for a value a
+ * reader decoded to a number (binary COPY, DuckDB: p/len empty) its digits
+ * or PostgreSQL's form of the instant, written in tmp. */
+static void rk_kfield_text(rk_type t, const rk_field *v, const char **p, size_t *n, char tmp[RK_TIME_STRLEN])
+{
+	*p = v->p;
+	*n = v->len;
+	if (v->form == RK_FORM_INT)
+		*n = (size_t)snprintf(tmp, RK_TIME_STRLEN, "%" PRId64, (int64_t)v->m), *p = tmp;
+	else if (v->form == RK_FORM_INSTANT)
+		*p = rk_time_format_pg((rk_usec)v->m, t == RK_T_TIMESTAMPTZ, tmp), *n = strlen(tmp);
+}
+
 static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	rk_side *s = ctx;
@@ -124,17 +140,25 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	for (size_t i = 0; i < p->nhash; i++) {
 		const rk_field *v = &f[p->hash_idx[i]];
 		rk_kcol *c = &k->cols[k->ncols++];
+		char tmp[RK_TIME_STRLEN];
+		const char *vp;
+		size_t vn;
 
 		memset(c, 0, sizeof *c);
 		c->null = v->null;
 		if (v->null)
 			continue;
 		/* the column's canonical encoding decides; its text is shown */
-		c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
+		if (v->enc)
+			/* a reader that encoded its fields (binary COPY, DuckDB) */
+			c->h = rk_row_hash(v->enc + RK_CANON_HDR, v->enc_len - RK_CANON_HDR);
+		else
+			c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
+		rk_kfield_text(s->types[p->hash_idx[i]], v, &vp, &vn, tmp);
 		c->off = k->arena.len;
-		c->len = (uint32_t)rk_value_cut(v->p, v->len);
-		c->cut = c->len < v->len;
-		rk_buf_append(&k->arena, v->p, c->len);
+		c->len = (uint32_t)rk_value_cut(vp, vn);
+		c->cut = c->len < vn;
+		rk_buf_append(&k->arena, vp, c->len);
 	}
 	return 0;
 }
@@ -383,15 +407,10 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 	size_t *fi = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *fi);
 	int rc = 0;
 
-	/* a side whose fields do not carry their value's text (Delta: integers
-	 * and instants arrive as numbers) cannot show values yet: its changed
-	 * keys are counted as unread */
-	bool texts = rk_reader_has(sides[0].reader, RK_CAP_VALUE_TEXT) && rk_reader_has(sides[1].reader, RK_CAP_VALUE_TEXT);
-
 	for (size_t i = 0; i < res->nfindings; i++) {
 		if (res->findings[i].kind != RK_FIND_CHANGED)
 			continue;
-		if (n == RK_KEYS_CHANGED_MAX || !texts)
+		if (n == RK_KEYS_CHANGED_MAX)
 			res->changed_unread++;
 		else
 			fi[n++] = i;

@@ -838,6 +838,31 @@ char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
 	return out;
 }
 
+char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
+{
+	int64_t days, tod;
+	bool bc;
+	char *p = out;
+
+	if (t == RK_USEC_PINF || t == RK_USEC_NINF) {
+		strcpy(out, t == RK_USEC_PINF ? "infinity" : "-infinity");
+		return out;
+	}
+	rk_tu_split(t, &days, &tod);
+	p = rk_tu_put_date(p, days, &bc);
+	*p++ = ' ';
+	p = rk_tu_put_tod(p, tod, false);
+	if (tod % RK_USEC_PER_SEC)
+		while (p[-1] == '0')
+			p--;
+	if (with_zone)
+		p = rk_tu_put_str(p, "+00");
+	if (bc)
+		p = rk_tu_put_str(p, " BC");
+	*p = '\0';
+	return out;
+}
+
 char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN])
 {
 	bool bc;

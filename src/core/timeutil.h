@@ -122,6 +122,13 @@ char *rk_time_format(rk_usec t, char out[RK_TIME_STRLEN]);
  * (with_zone) or without the "+00" (for timestamp / date comparisons). */
 char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN]);
 
+/* Formats an instant as PostgreSQL's text output prints a timestamptz
+ * (with_zone, session TimeZone UTC) or a timestamp: "YYYY-MM-DD HH:MM:SS",
+ * the fraction only when not zero and without trailing zeros, "+00",
+ * " BC".  For values a reader decoded to an instant (binary COPY, DuckDB)
+ * shown beside the text of a side that printed them. */
+char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN]);
+
 /* Formats days since the epoch as "YYYY-MM-DD" (" BC" suffix when needed). */
 char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN]);
 

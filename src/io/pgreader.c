@@ -2046,7 +2046,7 @@ const rk_reader_driver rk_pgreader_driver = {
 	.prefix = "",
 	.noun = "a PostgreSQL table",
 	.caps = RK_CAP_TYPED | RK_CAP_SQL_NAMES | RK_CAP_EXPRESSIONS | RK_CAP_RELATION | RK_CAP_RANGE_SCAN |
-	        RK_CAP_CANON_INTS | RK_CAP_PUSHDOWN | RK_CAP_COMMIT_TIMES | RK_CAP_LIBPQ | RK_CAP_VALUE_TEXT,
+	        RK_CAP_CANON_INTS | RK_CAP_PUSHDOWN | RK_CAP_COMMIT_TIMES | RK_CAP_LIBPQ,
 	.open = rk_pg_driver_open,
 	.ops = &rk_pgreader_ops,
 };

@@ -335,6 +335,12 @@ static void test_time_format(void **state)
 	assert_string_equal(rk_time_format_sql(INT64_C(1772449080123456), false, buf),
 	                    "2026-03-02 10:58:00.123456");
 	assert_string_equal(rk_time_format_sql(-1, true, buf), "1969-12-31 23:59:59.999999+00");
+	/* PostgreSQL's text output: no fraction when zero, no trailing zeros */
+	assert_string_equal(rk_time_format_pg(INT64_C(1772449080000000), true, buf), "2026-03-02 10:58:00+00");
+	assert_string_equal(rk_time_format_pg(INT64_C(1772449081500000), false, buf), "2026-03-02 10:58:01.5");
+	assert_string_equal(rk_time_format_pg(INT64_C(1772449080000010), true, buf), "2026-03-02 10:58:00.00001+00");
+	assert_string_equal(rk_time_format_pg(INT64_C(-63517780800000000), true, buf), "0044-03-15 12:00:00+00 BC");
+	assert_string_equal(rk_time_format_pg(RK_USEC_NINF, false, buf), "-infinity");
 	assert_string_equal(rk_time_format_sql(INT64_C(-63517780800000000), true, buf),
 	                    "0044-03-15 12:00:00.000000+00 BC");
 	assert_string_equal(rk_time_format_sql(RK_USEC_PINF, true, buf), "infinity");
