@@ -23,6 +23,7 @@
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "io/afile.h"
 #include "io/reader.h"
 #include "report/audit.h"
@@ -155,7 +156,7 @@ static void rk_abs_word(rk_buf *out, const char *path)
 		rk_buf_printf(&p, "%s/%s", cwd, path);
 	else
 		rk_buf_puts(&p, path);
-	rk_opts_shell_word(out, rk_buf_cstr(&p));
+	rk_shell_word(out, rk_buf_cstr(&p));
 	rk_buf_free(&p);
 }
 
@@ -173,7 +174,7 @@ static char *rk_repair_command(const rk_opts *o, const char *list, const char *l
 		rk_abs_word(&extra, o->report);
 		if (label) {
 			rk_buf_puts(&extra, " --only ");
-			rk_opts_shell_word(&extra, label);
+			rk_shell_word(&extra, label);
 		}
 	} else {
 		rk_buf_puts(&extra, "--rerun-list ");

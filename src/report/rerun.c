@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 
 #define RK_RR_NFIELDS 8
 #define RK_RR_SHOW 64 /* bytes of a bad value quoted in a message */
@@ -502,19 +503,9 @@ int rk_rerun_check_dag(const char *dag, rk_error *err)
 
 char *rk_rerun_shell_quote(const char *s)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+@%-";
 	rk_buf b = RK_BUF_INIT;
 
-	if (*s && strspn(s, safe) == strlen(s))
-		return rk_xstrdup(s);
-	rk_buf_putc(&b, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			rk_buf_puts(&b, "'\\''");
-		else
-			rk_buf_putc(&b, *p);
-	}
-	rk_buf_putc(&b, '\'');
+	rk_shell_word(&b, s);
 	rk_buf_cstr(&b);
 	return b.data;
 }
