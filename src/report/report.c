@@ -70,6 +70,11 @@ size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
 	return n;
 }
 
+const char *rk_report_window(const rk_check_spec *sp, char out[RK_TIME_STRLEN])
+{
+	return sp->window_text ? sp->window_text : rk_duration_format(sp->width, out);
+}
+
 /* Joins names with ", ". */
 static void rk_report_join(rk_buf *b, char *const *names, size_t n)
 {
@@ -231,7 +236,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
 	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
 	        rk_time_format(c->spec->to, b),
-	        c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d), r->nclosed, nopen);
+	        rk_report_window(c->spec, d), r->nclosed, nopen);
 	if (c->spec->tz)
 		fprintf(out, "local:  [%s, %s)  in %s (%s)\n", rk_tz_format(c->spec->tz, c->spec->from, a),
 		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
@@ -398,7 +403,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(root, "null_time_rows", nul);
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
-	json_object_set_new(range, "window", json_string(c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d)));
+	json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
 	if (c->spec->tz) {
 		json_object_set_new(range, "timezone", json_string(rk_tz_name(c->spec->tz)));
 		json_object_set_new(range, "from_local", json_string(rk_tz_format(c->spec->tz, c->spec->from, d)));

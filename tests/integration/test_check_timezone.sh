@@ -142,6 +142,7 @@ test_months_and_hours_in_a_zone() {
 	assert_eq "$(sql $SRC "select count(*) from sales where (sold_at at time zone '$Z') < '2026-04-01'")" \
 		"$(wfield m/windows.csv 2026-02-28T23:00:00Z source_rows)"
 	assert_eq "1mo" "$(jget m/summary.json .range.window)"
+	assert_contains m/report.html "2 windows of 1mo</td>"
 	# hours stay an hour wide, anchored on the zone's midnight: India's are
 	# on the half hour of UTC
 	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table sales --key id --time sold_at \
