@@ -586,31 +586,28 @@ static bool known_reader_feature(const char *f)
 
 static int check_protocol(rk_delta *d, json_t *p, rk_error *err)
 {
-	json_t *rv = json_object_get(p, "minReaderVersion"), *wv = json_object_get(p, "minWriterVersion");
+	json_t *rv = json_object_get(p, "minReaderVersion");
 	json_t *features = json_object_get(p, "readerFeatures");
-	rk_buf list = RK_BUF_INIT, bad = RK_BUF_INIT;
+	rk_buf bad = RK_BUF_INIT;
 	size_t i, nbad = 0;
 	json_t *f;
+	int min_reader;
 
 	if (!json_is_integer(rv))
 		return rk_error_set(err, RK_EXIT_USAGE, "the table's protocol action has no minReaderVersion");
-	d->min_reader = (int)json_integer_value(rv);
-	d->min_writer = json_is_integer(wv) ? (int)json_integer_value(wv) : 0;
+	min_reader = (int)json_integer_value(rv);
 	/* "Reader Version Requirements": 1 plain, 2 column mapping, 3 table features */
-	if (d->min_reader < 1 || d->min_reader > 3)
+	if (min_reader < 1 || min_reader > 3)
 		return rk_error_set(err, RK_EXIT_USAGE,
 		                    "the table needs Delta reader version %d; this reader implements versions 1 to 3",
-		                    d->min_reader);
-	if (d->min_reader == 3) {
+		                    min_reader);
+	if (min_reader == 3) {
 		json_array_foreach(features, i, f)
 		{
 			const char *name = json_string_value(f);
 
 			if (!name)
 				continue;
-			if (list.len)
-				rk_buf_puts(&list, ",");
-			rk_buf_puts(&list, name);
 			if (!known_reader_feature(name)) {
 				if (nbad++)
 					rk_buf_puts(&bad, ", ");
@@ -618,8 +615,6 @@ static int check_protocol(rk_delta *d, json_t *p, rk_error *err)
 			}
 		}
 	}
-	d->reader_features = rk_delta_strdup(d, list.len ? rk_buf_cstr(&list) : "");
-	rk_buf_free(&list);
 	if (nbad) {
 		rk_error_set(err, RK_EXIT_USAGE, "the table needs Delta reader feature%s this reader does not implement: %s",
 		             nbad > 1 ? "s" : "", rk_buf_cstr(&bad));
@@ -1190,11 +1185,6 @@ void rk_delta_free(rk_delta *d)
 	free(d);
 }
 
-const char *rk_delta_root(const rk_delta *d)
-{
-	return d->root;
-}
-
 int64_t rk_delta_version(const rk_delta *d)
 {
 	return d->version;
@@ -1231,59 +1221,4 @@ const rk_delta_file *rk_delta_file_at(const rk_delta *d, size_t i)
 const char *rk_delta_column_mapping(const rk_delta *d)
 {
 	return d->mapping;
-}
-
-int rk_delta_min_reader_version(const rk_delta *d)
-{
-	return d->min_reader;
-}
-
-const char *rk_delta_reader_features(const rk_delta *d)
-{
-	return d->reader_features;
-}
-
-int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t *time_ms, rk_error *err)
-{
-	char path[PATH_MAX];
-	rk_buf text = RK_BUF_INIT;
-	struct stat st;
-	const char *p, *end;
-
-	*operation = NULL;
-	*time_ms = 0;
-	snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", d->root, (long long)v);
-	if (stat(path, &st) < 0)
-		return rk_error_set(err, RK_EXIT_RUNTIME, "commit %lld of %s: %s", (long long)v, d->root,
-		                    strerror(errno));
-	*time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-	if (rk_slurp(path, "Delta log file", LOG_FILE_MAX, &text, err) < 0) {
-		rk_buf_free(&text);
-		err->code = RK_EXIT_RUNTIME;
-		return -1;
-	}
-	for (p = text.data, end = text.data + text.len; p && p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		json_t *line = json_loadb(p, (size_t)((nl ? nl : end) - p), 0, NULL);
-		json_t *ci = json_object_get(line, "commitInfo");
-
-		if (json_is_object(ci)) {
-			json_t *ict = json_object_get(ci, "inCommitTimestamp"), *ts = json_object_get(ci, "timestamp");
-			const char *op = json_string_value(json_object_get(ci, "operation"));
-
-			if (json_is_integer(ict))
-				*time_ms = json_integer_value(ict);
-			else if (json_is_integer(ts))
-				*time_ms = json_integer_value(ts);
-			*operation = rk_xstrdup(op ? op : "");
-			json_decref(line);
-			break;
-		}
-		json_decref(line);
-		p = nl ? nl + 1 : NULL;
-	}
-	rk_buf_free(&text);
-	if (!*operation)
-		*operation = rk_xstrdup("");
-	return 0;
 }

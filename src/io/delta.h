@@ -199,8 +199,7 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 /* Frees the snapshot; rk_delta_free(NULL) is harmless. */
 void rk_delta_free(rk_delta *d);
 
-/* The table root, absolute, and the snapshot's version. */
-const char *rk_delta_root(const rk_delta *d);
+/* The snapshot's version. */
 int64_t rk_delta_version(const rk_delta *d);
 
 /* The columns, in schema order: valid until rk_delta_free. */
@@ -215,21 +214,6 @@ const rk_delta_file *rk_delta_file_at(const rk_delta *d, size_t i);
 
 /* "none", "name" or "id" (metaData.configuration delta.columnMapping.mode). */
 const char *rk_delta_column_mapping(const rk_delta *d);
-
-/* The protocol's minimum reader version and its reader features
- * (comma-separated, "" for none), for messages. */
-int rk_delta_min_reader_version(const rk_delta *d);
-const char *rk_delta_reader_features(const rk_delta *d);
-
-/*
- * The commitInfo of version v ("Commit Provenance Information"), for
- * naming the commits that wrote a window: *operation (malloc'd, the caller
- * frees; "" when the commit has none) and *time_ms (inCommitTimestamp, else
- * commitInfo.timestamp, else the commit file's modification time; ms since
- * the epoch).  A version whose commit file is gone (cleaned up after a
- * checkpoint) is RK_EXIT_RUNTIME.  Returns 0 or -1.
- */
-int rk_delta_commit_info(const rk_delta *d, int64_t v, char **operation, int64_t *time_ms, rk_error *err);
 
 /* ---- the rows ---------------------------------------------------------- */
 

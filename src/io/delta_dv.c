@@ -20,6 +20,8 @@
 #include <roaring/roaring.h>
 #include <zlib.h>
 
+#include "core/text.h"
+
 /* "Deletion Vector Format": the RoaringBitmapArray's magic number. */
 #define DV_MAGIC 1681511377u
 
@@ -60,17 +62,6 @@ int rk_delta_z85_decode(const char *s, size_t len, unsigned char *out)
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int rk_delta_uri_decode(const char *s, rk_buf *out)
 {
 	for (; *s; s++) {
@@ -78,7 +69,7 @@ int rk_delta_uri_decode(const char *s, rk_buf *out)
 			rk_buf_putc(out, *s);
 			continue;
 		}
-		int hi = hexval((unsigned char)s[1]), lo = hi < 0 ? -1 : hexval((unsigned char)s[2]);
+		int hi = rk_hexval(s[1]), lo = hi < 0 ? -1 : rk_hexval(s[2]);
 
 		if (hi < 0 || lo < 0)
 			return -1;

@@ -61,17 +61,13 @@ int rk_delta_dv_load(const char *root, json_t *dv, uint64_t **rows, size_t *n, r
  * Returns 0, or -1 when dv lacks storageType or pathOrInlineDv. */
 int rk_delta_dv_unique_id(json_t *dv, rk_buf *out);
 
-#endif
-
 /* ---- the snapshot, shared by delta.c and delta_view.c ---- */
 
 struct rk_delta {
 	char *root; /* absolute, no trailing '/' */
 	int64_t version;
-	int min_reader, min_writer;
-	char *reader_features; /* comma-separated */
-	char *mapping;         /* "none", "name", "id" */
-	json_t *schema;        /* metaData.schemaString, parsed */
+	char *mapping;  /* "none", "name", "id" */
+	json_t *schema; /* metaData.schemaString, parsed */
 	rk_delta_column *cols;
 	json_t **col_types; /* [ncols]: each column's schema type (borrowed from schema) */
 	size_t ncols;
@@ -93,3 +89,5 @@ char *rk_delta_strdup(rk_delta *d, const char *s);
  */
 int rk_delta_type(json_t *type, const char *column, rk_buf *out, rk_delta_kind *kind, int *precision, int *scale,
                   rk_error *err);
+
+#endif

@@ -43,9 +43,7 @@ typedef struct rk_deltareader {
 	rk_delta *snap;
 	char *version; /* the snapshot's version, as text (rk_reader_snapshot) */
 	bool export_version;
-	char **expr_names;
-	char **expr_sql;
-	size_t nexpr;
+	rk_reader_exprs expr; /* the side's mapping expressions */
 	char *where;
 	/* bound columns */
 	size_t ncols;
@@ -87,12 +85,7 @@ static void rk_deltareader_free(void *impl)
 	rk_delta_free(r->snap);
 	rk_duck_free(r->duck);
 	rk_delta_spec_clear(&r->spec);
-	for (size_t i = 0; i < r->nexpr; i++) {
-		free(r->expr_names[i]);
-		free(r->expr_sql[i]);
-	}
-	free(r->expr_names);
-	free(r->expr_sql);
+	rk_reader_exprs_free(&r->expr);
 	free(r->where);
 	free(r->version);
 	free(r->side);
@@ -136,15 +129,7 @@ static void *rk_deltareader_open(const rk_reader_opts *o, const char *rest, rk_e
 	r->desc = rk_xstrdup(rk_buf_cstr(&b));
 	rk_buf_free(&b);
 	r->export_version = o->export_snapshot;
-	if (o->nexpr) {
-		r->expr_names = rk_xcalloc(o->nexpr, sizeof *r->expr_names);
-		r->expr_sql = rk_xcalloc(o->nexpr, sizeof *r->expr_sql);
-		for (size_t i = 0; i < o->nexpr; i++) {
-			r->expr_names[i] = rk_xstrdup(o->expr_names[i]);
-			r->expr_sql[i] = rk_xstrdup(o->expr_sql[i]);
-		}
-		r->nexpr = o->nexpr;
-	}
+	rk_reader_exprs_copy(&r->expr, o);
 	r->where = o->where ? rk_xstrdup(o->where) : NULL;
 	rk_log_info("%s: %zu live files, column mapping %s", r->desc, rk_delta_nfiles(r->snap),
 	            rk_delta_column_mapping(r->snap));
@@ -187,11 +172,11 @@ static long rk_deltareader_find(const rk_deltareader *r, const char *name)
 
 static long rk_deltareader_expr_of(const rk_deltareader *r, const char *name)
 {
-	for (size_t i = 0; i < r->nexpr; i++)
-		if (!strcmp(r->expr_names[i], name))
+	for (size_t i = 0; i < r->expr.n; i++)
+		if (!strcmp(r->expr.names[i], name))
 			return (long)i;
-	for (size_t i = 0; i < r->nexpr; i++)
-		if (!strcasecmp(r->expr_names[i], name))
+	for (size_t i = 0; i < r->expr.n; i++)
+		if (!strcasecmp(r->expr.names[i], name))
 			return (long)i;
 	return -1;
 }
@@ -261,12 +246,16 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
                                rk_error *err)
 {
 	rk_deltareader *r = impl;
+	static const size_t no_file = 0;
 	bool cast_any, *cast;
 
 	rk_deltareader_unbind(r);
 	if (ncolumns == 0)
 		return rk_error_set(err, RK_EXIT_USAGE, "no columns to read from %s", r->desc);
-	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", NULL, 0, 0, err) < 0)
+	/* the view of no file: the columns under their names and types, to
+	 * learn the select list's types, without opening a data file (each
+	 * scan makes the view of its own files) */
+	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", &no_file, 0, 0, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
 	cast = rk_xcalloc(ncolumns, sizeof *cast);
 	r->ncols = ncolumns;
@@ -281,7 +270,7 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 
 		r->column[i] = -1;
 		if (e >= 0) {
-			rk_buf_printf(&b, "(%s\n)", r->expr_sql[e]);
+			rk_buf_printf(&b, "(%s\n)", r->expr.sql[e]);
 		} else {
 			long c = rk_deltareader_find(r, columns[i]);
 
@@ -310,7 +299,7 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 		types[i] = r->types[i];
 		rk_log_debug("%s: column %s is %s (%s)", r->desc, columns[i], r->sel[i], rk_type_name(r->types[i]));
 	}
-	rk_duckrows_init(&r->rows, r->types, r->how, r->ncols);
+	rk_duckrows_init(&r->rows, r->types, r->scales, r->how, r->ncols);
 	return 0;
 fail:
 	free(cast);

@@ -8,6 +8,7 @@
  */
 #include "io/duckrows.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,13 +67,14 @@ void rk_duckrows_type(duckdb_logical_type lt, rk_type *t, int *scale, rk_dcol *h
 	}
 }
 
-void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const rk_dcol *how, size_t ncols)
+void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const int *scales, const rk_dcol *how, size_t ncols)
 {
 	size_t n = ncols ? ncols : 1;
 
 	memset(d, 0, sizeof *d);
 	d->ncols = ncols;
 	d->types = types;
+	d->scales = scales;
 	d->how = how;
 	d->fields = rk_xcalloc(n, sizeof *d->fields);
 	d->enc_off = rk_xcalloc(n, sizeof *d->enc_off);
@@ -156,26 +158,65 @@ static void rk_duckrows_decimal(rk_duckrows *d, size_t i, rk_i128 m, int scale)
 	f->scale = scale;
 }
 
-/* A double as PostgreSQL prints it (extra_float_digits > 0: the shortest
- * text that reads back as the same value), its encoding from its bits. */
+/*
+ * A double (a real widened exactly: single) as PostgreSQL prints it
+ * (float8out / float4out with extra_float_digits > 0): the shortest digits
+ * that read back as the same value, positional for decimal exponents -4
+ * to 14 (-4 to 5 for a real), else d.ddde+XX.  Writes out[32], returns
+ * its length.  The shortest digits, when 15 or fewer (6 for a real), are
+ * the value rounded to 15 (6) digits with trailing zeros dropped: a
+ * normal value is closer to them than half a step of that grid.  So only
+ * 15 to 17 digits are tried (6 to 9), all of them from 1 for zero and the
+ * subnormals, whose spacing is wider.
+ */
+static size_t rk_duckrows_float_text(double x, bool single, char *out)
+{
+	int dig = single ? 6 : 15, most = single ? 9 : 17, p, exp, frac;
+	char *e;
+	size_t n;
+
+	if (isnan(x))
+		return (size_t)snprintf(out, 32, "NaN");
+	if (isinf(x))
+		return (size_t)snprintf(out, 32, x < 0 ? "-Infinity" : "Infinity");
+	for (p = fabs(x) < (single ? FLT_MIN : DBL_MIN) ? 1 : dig; p < most; p++) {
+		snprintf(out, 32, "%.*e", p - 1, x);
+		if (single ? strtof(out, NULL) == (float)x : strtod(out, NULL) == x)
+			break;
+	}
+	snprintf(out, 32, "%.*e", p - 1, x);
+	e = strchr(out, 'e');
+	exp = atoi(e + 1);
+	if (exp >= -4 && exp < dig) {
+		/* positional: an integer of fewer digits than dig is exact */
+		frac = p - 1 - exp;
+		n = (size_t)snprintf(out, 32, "%.*f", frac > 0 ? frac : 0, x);
+		if (frac > 0) {
+			while (out[n - 1] == '0')
+				n--;
+			if (out[n - 1] == '.')
+				n--;
+		}
+		out[n] = 0;
+		return n;
+	}
+	/* d.ddd (trailing zeros dropped) then the exponent as printf writes it */
+	n = (size_t)(e - out);
+	while (n > 1 && out[n - 1] == '0')
+		n--;
+	if (out[n - 1] == '.')
+		n--;
+	memmove(out + n, e, strlen(e) + 1);
+	return strlen(out);
+}
+
 static void rk_duckrows_double(rk_duckrows *d, size_t i, double x, bool single)
 {
 	rk_field *f = &d->fields[i];
 	size_t at = d->text.len;
-	char tmp[40];
+	char tmp[32];
 
-	if (isnan(x)) {
-		snprintf(tmp, sizeof tmp, "NaN");
-	} else if (isinf(x)) {
-		snprintf(tmp, sizeof tmp, x < 0 ? "-Infinity" : "Infinity");
-	} else {
-		for (int prec = 1; prec <= 17; prec++) {
-			snprintf(tmp, sizeof tmp, "%.*g", prec, x);
-			if (single ? strtof(tmp, NULL) == (float)x : strtod(tmp, NULL) == x)
-				break;
-		}
-	}
-	rk_buf_puts(&d->text, tmp);
+	rk_buf_append(&d->text, tmp, rk_duckrows_float_text(x, single, tmp));
 	f->form = RK_FORM_TEXT;
 	d->text_off[i] = at;
 	f->len = d->text.len - at;
@@ -198,13 +239,13 @@ static int rk_duckrows_field(rk_duckrows *d, size_t i, void *data, idx_t r, cons
 	case RK_DCOL_INT2: v = ((const int16_t *)data)[r]; goto integer;
 	case RK_DCOL_INT4: v = ((const int32_t *)data)[r]; goto integer;
 	case RK_DCOL_INT8: v = ((const int64_t *)data)[r]; goto integer;
-	case RK_DCOL_DEC16: rk_duckrows_decimal(d, i, ((const int16_t *)data)[r], f->scale); return 0;
-	case RK_DCOL_DEC32: rk_duckrows_decimal(d, i, ((const int32_t *)data)[r], f->scale); return 0;
-	case RK_DCOL_DEC64: rk_duckrows_decimal(d, i, ((const int64_t *)data)[r], f->scale); return 0;
+	case RK_DCOL_DEC16: rk_duckrows_decimal(d, i, ((const int16_t *)data)[r], d->scales[i]); return 0;
+	case RK_DCOL_DEC32: rk_duckrows_decimal(d, i, ((const int32_t *)data)[r], d->scales[i]); return 0;
+	case RK_DCOL_DEC64: rk_duckrows_decimal(d, i, ((const int64_t *)data)[r], d->scales[i]); return 0;
 	case RK_DCOL_DEC128: {
 		const duckdb_hugeint *h = &((const duckdb_hugeint *)data)[r];
 
-		rk_duckrows_decimal(d, i, (rk_i128)(((rk_u128)(uint64_t)h->upper << 64) | h->lower), f->scale);
+		rk_duckrows_decimal(d, i, (rk_i128)(((rk_u128)(uint64_t)h->upper << 64) | h->lower), d->scales[i]);
 		return 0;
 	}
 	case RK_DCOL_FLOAT: rk_duckrows_double(d, i, (double)((const float *)data)[r], true); return 0;
@@ -296,17 +337,13 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 	idx_t n = duckdb_data_chunk_get_size(chunk);
 	void *data[64], **datap = d->ncols <= 64 ? data : rk_xcalloc(d->ncols, sizeof *datap);
 	uint64_t *valid[64], **validp = d->ncols <= 64 ? valid : rk_xcalloc(d->ncols, sizeof *validp);
-	int32_t *scale = rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *scale);
 	int rc = 0;
 
 	for (size_t i = 0; i < d->ncols; i++) {
 		duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, i);
-		duckdb_logical_type lt = duckdb_vector_get_column_type(vec);
 
 		datap[i] = duckdb_vector_get_data(vec);
 		validp[i] = duckdb_vector_get_validity(vec);
-		scale[i] = duckdb_get_type_id(lt) == DUCKDB_TYPE_DECIMAL ? duckdb_decimal_scale(lt) : 0;
-		duckdb_destroy_logical_type(&lt);
 	}
 	for (idx_t r = 0; r < n && rc == 0; r++) {
 		const char *base;
@@ -329,7 +366,6 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 				continue;
 			}
 			f->null = false;
-			f->scale = scale[i];
 			if (rk_duckrows_field(d, i, datap[i], r, &why) < 0) {
 				d->bad_col = i;
 				rc = rk_error_set(err, RK_EXIT_USAGE, "bound column %zu: %s", i + 1, why ? why : "bad value");
@@ -361,6 +397,5 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 		free(datap);
 	if (validp != valid)
 		free(validp);
-	free(scale);
 	return rc;
 }

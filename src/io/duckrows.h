@@ -58,6 +58,7 @@ void rk_duckrows_type(duckdb_logical_type lt, rk_type *t, int *scale, rk_dcol *h
 typedef struct rk_duckrows {
 	size_t ncols;
 	const rk_type *types; /* kept, not copied */
+	const int *scales;    /* each column's declared scale (rk_duckrows_type) */
 	const rk_dcol *how;
 	rk_field *fields;   /* one row's, reused */
 	size_t *enc_off;    /* where each field's encoding starts in enc */
@@ -69,7 +70,9 @@ typedef struct rk_duckrows {
 	uint64_t rows;      /* rows delivered */
 } rk_duckrows;
 
-void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const rk_dcol *how, size_t ncols);
+/* types, scales and how: each column's, as rk_duckrows_type gave them for
+ * the result's columns; kept, not copied (they outlive d). */
+void rk_duckrows_init(rk_duckrows *d, const rk_type *types, const int *scales, const rk_dcol *how, size_t ncols);
 void rk_duckrows_free(rk_duckrows *d);
 
 /*

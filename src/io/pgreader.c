@@ -48,10 +48,8 @@ typedef struct rk_pgreader {
 	char *snapshot;  /* exported snapshot id, when asked for */
 
 	/* the side's mapping and filter (--source-expr, --source-where) */
-	char **expr_names; /* logical columns computed by an expression, as written */
-	char **expr_sql;   /* ... and their SQL */
-	size_t nexpr;
-	char *filter; /* "(<where>\n)", or NULL */
+	rk_reader_exprs expr; /* the side's mapping expressions */
+	char *filter;         /* "(<where>\n)", or NULL */
 
 	size_t ncols;    /* bound columns */
 	char **cols;     /* their catalog names (an expression's: the logical name) */
@@ -340,15 +338,7 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 	}
 	r = rk_xcalloc(1, sizeof *r);
 	r->side = rk_xstrdup(side);
-	if (o->nexpr) {
-		r->expr_names = rk_xcalloc(o->nexpr, sizeof *r->expr_names);
-		r->expr_sql = rk_xcalloc(o->nexpr, sizeof *r->expr_sql);
-		for (size_t i = 0; i < o->nexpr; i++) {
-			r->expr_names[i] = rk_xstrdup(o->expr_names[i]);
-			r->expr_sql[i] = rk_xstrdup(o->expr_sql[i]);
-		}
-		r->nexpr = o->nexpr;
-	}
+	rk_reader_exprs_copy(&r->expr, o);
 	r->pg = rk_pg_connect(o->conn, side, err);
 	if (!r->pg) {
 		rc = -1;
@@ -462,13 +452,13 @@ static int rk_pgreader_unknown_column(rk_pgreader *r, const char *requested, con
 /* The mapping of a logical column (catalog spelling), or -1. */
 static long rk_pgreader_expr_of(const rk_pgreader *r, const char *name)
 {
-	for (size_t k = 0; k < r->nexpr; k++) {
+	for (size_t k = 0; k < r->expr.n; k++) {
 		char *en = NULL;
 		size_t np;
 		const char *why;
 		bool same;
 
-		if (rk_pgident_parse(r->expr_names[k], &en, 1, &np, &why) < 0)
+		if (rk_pgident_parse(r->expr.names[k], &en, 1, &np, &why) < 0)
 			continue;
 		same = strcmp(en, name) == 0;
 		free(en);
@@ -567,7 +557,7 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 			long e = rk_pgreader_expr_of(r, name);
 
 			if (e >= 0) {
-				int erc = rk_pgreader_bind_expr(r, i, name, r->expr_sql[e], err);
+				int erc = rk_pgreader_bind_expr(r, i, name, r->expr.sql[e], err);
 
 				free(name);
 				if (erc < 0)
@@ -1699,7 +1689,7 @@ static int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nk
 			continue;
 		/* a key mapped to a column as it is (id = customer_id) is that
 		 * column; a computed one is backed by no index reckon can see */
-		if (rk_pgident_parse(r->expr_sql[k], bare, 1, &np, &why) < 0 || np != 1) {
+		if (rk_pgident_parse(r->expr.sql[k], bare, 1, &np, &why) < 0 || np != 1) {
 			free(bare[0]);
 			goto done;
 		}
@@ -1993,12 +1983,7 @@ static void rk_pgreader_free(void *impl)
 	free(r->desc);
 	free(r->snapshot);
 	free(r->digest_schema);
-	for (size_t i = 0; i < r->nexpr; i++) {
-		free(r->expr_names[i]);
-		free(r->expr_sql[i]);
-	}
-	free(r->expr_names);
-	free(r->expr_sql);
+	rk_reader_exprs_free(&r->expr);
 	free(r->filter);
 	free(r);
 }

@@ -59,6 +59,31 @@ const char *rk_conn_noun(const char *conn)
 	return rk_driver_for(conn)->noun;
 }
 
+void rk_reader_exprs_copy(rk_reader_exprs *x, const rk_reader_opts *o)
+{
+	memset(x, 0, sizeof *x);
+	if (!o->nexpr)
+		return;
+	x->names = rk_xcalloc(o->nexpr, sizeof *x->names);
+	x->sql = rk_xcalloc(o->nexpr, sizeof *x->sql);
+	for (size_t i = 0; i < o->nexpr; i++) {
+		x->names[i] = rk_xstrdup(o->expr_names[i]);
+		x->sql[i] = rk_xstrdup(o->expr_sql[i]);
+	}
+	x->n = o->nexpr;
+}
+
+void rk_reader_exprs_free(rk_reader_exprs *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->names[i]);
+		free(x->sql[i]);
+	}
+	free(x->names);
+	free(x->sql);
+	memset(x, 0, sizeof *x);
+}
+
 const char *rk_reader_setting_of(const rk_reader_opts *o, const char *name)
 {
 	for (size_t i = 0; i < o->nsettings; i++)

@@ -52,6 +52,17 @@ typedef struct rk_reader_driver {
 	const rk_reader_ops *ops;
 } rk_reader_driver;
 
+/* A driver's own copy of the side's mapping expressions (rk_reader_opts
+ * expr_names / expr_sql, RK_CAP_EXPRESSIONS), kept after open. */
+typedef struct rk_reader_exprs {
+	char **names; /* the logical columns computed by an expression, as written */
+	char **sql;   /* ... and their SQL */
+	size_t n;
+} rk_reader_exprs;
+
+void rk_reader_exprs_copy(rk_reader_exprs *x, const rk_reader_opts *o);
+void rk_reader_exprs_free(rk_reader_exprs *x);
+
 /* The built-in drivers, each defined in its own file and listed once in
  * reader.c (rk_reader_drivers). */
 extern const rk_reader_driver rk_csvreader_driver;

@@ -236,6 +236,15 @@ test_file_skipping() {
 	assert_contains "$ERR" "target delta:h (version 0): reading 1 of 4 files"
 	assert_not_contains "$ERR" "target delta:h (version 0): reading 2 of 4 files"
 	assert_eq "30" "$(cut -d, -f4 all/findings.csv | tail -n 1)"
+	# a file outside the range is not opened at all, not even for its
+	# footer: day 1's file, garbled, does not stop a check of day 4, and a
+	# check of day 1 fails naming it
+	printf 'not parquet' >h/part-00000-reckon-test.snappy.parquet
+	assert_exit 0 rk check --source "$(conn $SRC)" --target delta:h --table h --key id --time ts \
+		--from 2026-03-04T00:00:00Z --to 2026-03-05T00:00:00Z --window 1d --now 2026-03-10T00:00:00Z
+	assert_exit 3 rk check --source "$(conn $SRC)" --target delta:h --table h --key id --time ts \
+		--from 2026-03-01T00:00:00Z --to 2026-03-02T00:00:00Z --window 1d --now 2026-03-10T00:00:00Z
+	assert_contains "$ERR" "part-00000-reckon-test.snappy.parquet"
 }
 
 # Mapping and filters on a Delta side are DuckDB SQL over its columns; its

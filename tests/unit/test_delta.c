@@ -495,27 +495,6 @@ static void test_replay_and_time_travel(void **state)
 	ts[0].tv_sec = ts[1].tv_sec = 1772323200 + 86400;
 	assert_int_equal(utimensat(AT_FDCWD, path("s/_delta_log/%020d.json", 1), ts, 0), 0);
 	assert_count_sum(conn("s@2026-02-28T12:00:00Z"), "id", "5 15");
-	/* the commits' provenance */
-	{
-		rk_delta *d;
-		rk_error err;
-		char msg[512], *op;
-		int64_t ms;
-
-		assert_int_equal(try_open(conn("s"), NULL, &d, msg, sizeof msg), 0);
-		rk_error_clear(&err);
-		assert_int_equal(rk_delta_commit_info(d, 2, &op, &ms, &err), 0);
-		assert_string_equal(op, "DELETE");
-		assert_int_equal(ms, INT64_C(1772323200000) + 2 * 86400000); /* no timestamp: the file's */
-		free(op);
-		assert_int_equal(rk_delta_commit_info(d, 1, &op, &ms, &err), 0);
-		assert_string_equal(op, "");
-		assert_int_equal(ms, INT64_C(1772236800000));
-		free(op);
-		assert_int_equal(rk_delta_commit_info(d, 7, &op, &ms, &err), -1);
-		assert_int_equal(err.code, RK_EXIT_RUNTIME);
-		rk_delta_free(d);
-	}
 }
 
 static void test_missing_version(void **state)

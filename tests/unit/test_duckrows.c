@@ -88,7 +88,7 @@ static rk_type run(rk_duck *d, const char *duck, got *g)
 		duckdb_destroy_logical_type(&lt);
 		assert_null(cast);
 	}
-	rk_duckrows_init(&rows, &t, &how, 1);
+	rk_duckrows_init(&rows, &t, &scale, &how, 1);
 	g->rows = 0;
 	while ((chunk = duckdb_fetch_chunk(res))) {
 		if (rk_duckrows_chunk(&rows, chunk, keep, g, &err) < 0)
@@ -215,11 +215,59 @@ static void test_forms(void **state)
 	rk_duck_free(d);
 }
 
+/* A float's text is what PostgreSQL prints for it (float8out / float4out:
+ * the shortest digits that read back as the same value, in positional
+ * notation for decimal exponents -4 to 14, -4 to 5 for a real, else
+ * d.ddde+XX): a Delta side's float key or value then reads as the
+ * PostgreSQL side's text of it. */
+static void test_float_text(void **state)
+{
+	static const struct {
+		const char *duck, *pg;
+	} probes[] = {
+		{ "100::DOUBLE", "100" },
+		{ "1200000::DOUBLE", "1200000" },
+		{ "123456789012345::DOUBLE", "123456789012345" },
+		{ "1e14::DOUBLE", "100000000000000" },
+		{ "1e15::DOUBLE", "1e+15" },
+		{ "1.5e300::DOUBLE", "1.5e+300" },
+		{ "0.0001::DOUBLE", "0.0001" },
+		{ "0.00001::DOUBLE", "1e-05" },
+		{ "-2.5e-7::DOUBLE", "-2.5e-07" },
+		{ "0.1::DOUBLE", "0.1" },
+		{ "0.30000000000000004::DOUBLE", "0.30000000000000004" },
+		{ "1.7976931348623157e308::DOUBLE", "1.7976931348623157e+308" },
+		{ "5e-324::DOUBLE", "5e-324" },
+		{ "0::DOUBLE", "0" },
+		{ "'-0'::DOUBLE", "-0" },
+		{ "100::FLOAT", "100" },
+		{ "123456::FLOAT", "123456" },
+		{ "1000000::FLOAT", "1e+06" },
+		{ "16777216::FLOAT", "1.6777216e+07" },
+		{ "0.1::FLOAT", "0.1" },
+		{ "3.4028235e38::FLOAT", "3.4028235e+38" },
+		{ "'1e-45'::FLOAT", "1e-45" },
+	};
+	rk_duck *d = open_db();
+	got g = { RK_BUF_INIT, RK_BUF_INIT, { 0 }, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof probes / sizeof *probes; i++) {
+		run(d, probes[i].duck, &g);
+		if (strcmp(g.f.p, probes[i].pg) != 0)
+			fail_msg("%s: text '%s', PostgreSQL prints '%s'", probes[i].duck, g.f.p, probes[i].pg);
+	}
+	rk_buf_free(&g.enc);
+	rk_buf_free(&g.text);
+	rk_duck_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_encoding_as_postgres_text),
 		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_float_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
