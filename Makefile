@@ -41,8 +41,11 @@ PG_INCLUDE := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/po
 # instead of silently dropping -std=c11, the warnings or the include paths.
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-RK_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -isystem $(DUCKDB_DIR)/include -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
-             -DRK_VERSION='"$(VERSION)"'
+# The preprocessor flags but the version (quoted for make's shell here, for
+# a nested sh -c in lint).
+RK_INCFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -isystem $(DUCKDB_DIR)/include -D_DEFAULT_SOURCE \
+               -D_POSIX_C_SOURCE=200809L
+RK_CPPFLAGS := $(RK_INCFLAGS) -DRK_VERSION='"$(VERSION)"'
 RK_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
              -Wshadow -Wno-unused-parameter -pthread -MMD -MP
 # The option table (src/cli/options.c) leaves each row's trailing fields to
@@ -388,8 +391,7 @@ format-check:
 CLANG_TIDY ?= clang-tidy-14
 LINT_JOBS  ?= 2
 LINT_SRCS  := $(sort $(shell find src -name '*.c' -not -path 'src/ext/*'))
-LINT_CPPFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -isystem $(DUCKDB_DIR)/include -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
-                 -DRK_VERSION=\"$(VERSION)\"
+LINT_CPPFLAGS := $(RK_INCFLAGS) -DRK_VERSION=\"$(VERSION)\"
 
 # cppcheck's two false reports on the Delta reader, new this session (a
 # string indexed at the end of its digits; a local whose address is handed to

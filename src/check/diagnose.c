@@ -116,6 +116,7 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 
 	rk_error_clear(&err);
 	rc = rk_reader_key_unique(source, key_index, nkey, &unique, &err);
+	d->key_unique = rc == 0 && unique;
 	if (rc == 0 && !unique) {
 		rk_buf_printf(&msg, "no primary key or unique index of the source makes the key (");
 		for (size_t i = 0; i < res->nkey; i++)
@@ -820,7 +821,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 			d->of[i] = RK_PAT_DELETED_AT_SOURCE;
 		else if (f->target_has_it)
 			d->of[i] = RK_PAT_APPENDED_UPDATE;
-		else if (f->source_elsewhere >= rk_check_window_start(res, f->window) + res->width)
+		else if (f->source_elsewhere >= rk_check_window_end(res, f->window))
 			/* its new version lies later, past the checked range, and
 			 * the target does not hold it: a stale copy as moved's */
 			d->of[i] = RK_PAT_MOVED;

@@ -64,6 +64,7 @@ typedef struct rk_diagnosis {
 	rk_warning *warnings;
 	size_t nwarnings;
 	rk_pattern *of;                            /* [nfindings]: each finding's pattern */
+	bool key_unique;                           /* a primary key or unique index of the source backs the key */
 	bool late_examined;                        /* commit times were read */
 	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
 } rk_diagnosis;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/diagnose.h"
 #include "core/log.h"
 #include "core/timeutil.h"
 
@@ -457,24 +458,30 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 	return rc;
 }
 
-/* Whether side s answers a lookup by key with an index: a PostgreSQL
- * table whose key a primary key or unique index backs. */
-static bool rk_keys_indexed(rk_side *s)
+/* Whether the source answers a lookup by key with an index: a PostgreSQL
+ * table whose key a primary key or unique index backs (as the diagnosis's
+ * warnings asked it before the digest pass). */
+static bool rk_keys_indexed(const rk_side *source, const rk_check_result *res)
 {
-	rk_error e;
-	bool unique = false;
-
-	rk_error_clear(&e);
-	if (!rk_reader_has(s->reader, RK_CAP_RANGE_SCAN))
-		return false;
-	return rk_reader_key_unique(s->reader, s->plan->key_idx, s->plan->nkey, &unique, &e) == 0 && unique;
+	return rk_reader_has(source->reader, RK_CAP_RANGE_SCAN) && res->diagnosis && res->diagnosis->key_unique;
 }
 
-/* Whether finding fi's key has a finding in window w too. */
+/* Whether key has a finding in window w too (the findings are sorted by
+ * window: only w's are looked at). */
 static bool rk_keys_found_in(const rk_check_result *res, rk_u128 key, size_t w)
 {
-	for (size_t i = 0; i < res->nfindings; i++)
-		if (res->findings[i].window == w && res->findings[i].key_hash == key)
+	size_t lo = 0, hi = res->nfindings;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->findings[mid].window < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < res->nfindings && res->findings[lo].window == w; lo++)
+		if (res->findings[lo].key_hash == key)
 			return true;
 	return false;
 }
@@ -496,7 +503,7 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 
 	for (size_t i = 0; i < res->nfindings; i++)
 		n += res->findings[i].kind == RK_FIND_EXTRA;
-	if (!n || !rk_keys_indexed(&sides[0]))
+	if (!n || !rk_keys_indexed(&sides[0], res))
 		return 0;
 	fi = rk_xcalloc(n, sizeof *fi);
 	out = rk_xcalloc(n, sizeof *out);

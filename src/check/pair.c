@@ -60,26 +60,33 @@ static char *rk_pair_written(const char *phys)
 	return b.data;
 }
 
+/* The index of name among cols[0..n): the column of that name exactly,
+ * else (fold) the one column that differs from it only in case; -1 when
+ * none does, or several do. */
+static long rk_pair_match(char *const *cols, size_t n, const char *name, bool fold)
+{
+	long ci = -1;
+	size_t nci = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(cols[i], name))
+			return (long)i;
+		if (fold && !strcasecmp(cols[i], name)) {
+			ci = (long)i;
+			nci++;
+		}
+	}
+	return nci == 1 ? ci : -1;
+}
+
 long rk_pair_find(char *const *cols, size_t n, const char *written, bool header)
 {
 	char *name = header ? rk_ident_unquote(written) : rk_pair_fold(written);
-	long hit = -1;
-	size_t nci = 0;
+	long hit;
 
 	if (!name)
 		return -1;
-	for (size_t i = 0; i < n && hit < 0; i++)
-		if (!strcmp(cols[i], name))
-			hit = (long)i;
-	if (hit < 0 && header) {
-		for (size_t i = 0; i < n; i++)
-			if (!strcasecmp(cols[i], name)) {
-				hit = (long)i;
-				nci++;
-			}
-		if (nci > 1)
-			hit = -1;
-	}
+	hit = rk_pair_match(cols, n, name, header);
 	free(name);
 	return hit;
 }
@@ -282,20 +289,9 @@ static int rk_pair_whole_row(const rk_check_spec *spec, const rk_pside *src, con
 
 				if (!src->header && !tgt->header)
 					sf = rk_pside_find(src, tgt->phys[t]);
-				for (size_t i = 0; !src->header && tgt->header && i < src->nphys && sf < 0; i++)
-					if (!strcmp(src->phys[i], tgt->phys[t]))
-						sf = (long)i;
-				if (!src->header && tgt->header && sf < 0 && rk_pair_folds_once(tgt->phys, tgt->nphys, tgt->phys[t])) {
-					size_t hits = 0;
-
-					for (size_t i = 0; i < src->nphys; i++)
-						if (!strcasecmp(src->phys[i], tgt->phys[t])) {
-							sf = (long)i;
-							hits++;
-						}
-					if (hits != 1)
-						sf = -1;
-				}
+				else if (!src->header)
+					sf = rk_pair_match(src->phys, src->nphys, tgt->phys[t],
+					                   rk_pair_folds_once(tgt->phys, tgt->nphys, tgt->phys[t]));
 				written = rk_pair_written(tgt->header && sf >= 0 ? src->phys[sf] : tgt->phys[t]);
 			}
 		} else if (t < tgt->nphys + tgt->nmap) {

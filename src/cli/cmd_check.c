@@ -23,6 +23,7 @@
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "io/afile.h"
 #include "io/reader.h"
 #include "report/audit.h"
@@ -85,7 +86,8 @@ static void rk_table_check(rk_table_run *t, rk_usec now)
 }
 
 /* The target relation (a file target: its path, which holds no password):
- * the metrics' table label in both modes. */
+ * the metrics' table label in both modes, and a lone check's name on
+ * stderr. */
 static const char *rk_table_relation(const rk_table_run *t)
 {
 	const rk_opts *o = &t->opts;
@@ -93,12 +95,6 @@ static const char *rk_table_relation(const rk_table_run *t)
 	if (o->target_table || o->table)
 		return o->target_table ? o->target_table : o->table;
 	return o->target && !rk_conn_has(o->target, RK_CAP_LIBPQ) ? o->target : "";
-}
-
-/* How a table is named on stderr: a job's label, else its relation. */
-static const char *rk_table_metrics_name(const rk_table_run *t)
-{
-	return t->label ? t->label : rk_table_relation(t);
 }
 
 /* --metrics: written whatever the outcome, with each table's exit status,
@@ -160,7 +156,7 @@ static void rk_abs_word(rk_buf *out, const char *path)
 		rk_buf_printf(&p, "%s/%s", cwd, path);
 	else
 		rk_buf_puts(&p, path);
-	rk_opts_shell_word(out, rk_buf_cstr(&p));
+	rk_shell_word(out, rk_buf_cstr(&p));
 	rk_buf_free(&p);
 }
 
@@ -178,7 +174,7 @@ static char *rk_repair_command(const rk_opts *o, const char *list, const char *l
 		rk_abs_word(&extra, o->report);
 		if (label) {
 			rk_buf_puts(&extra, " --only ");
-			rk_opts_shell_word(&extra, label);
+			rk_shell_word(&extra, label);
 		}
 	} else {
 		rk_buf_puts(&extra, "--rerun-list ");
@@ -291,7 +287,7 @@ static int rk_check_single(rk_opts *o)
 			rk_buf_printf(&line, "; see %s/report.html", o->report);
 		else if (o->rerun_list)
 			rk_buf_printf(&line, "; rerun list %s", o->rerun_list);
-		rk_log_differ("%s: %s", rk_table_metrics_name(&t), rk_buf_cstr(&line));
+		rk_log_differ("%s: %s", rk_table_relation(&t), rk_buf_cstr(&line));
 		rk_buf_free(&line);
 	}
 	goto done;

@@ -1135,22 +1135,6 @@ void rk_opts_audit(const rk_opts *opts, rk_opts_record *out)
 	out->options.n = n;
 }
 
-void rk_opts_shell_word(rk_buf *out, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,@%+-") == strlen(s)) {
-		rk_buf_puts(out, s);
-		return;
-	}
-	rk_buf_putc(out, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			rk_buf_puts(out, "'\\''");
-		else
-			rk_buf_putc(out, *p);
-	}
-	rk_buf_putc(out, '\'');
-}
-
 /* A connection option's value as the repair command carries it: a
  * PostgreSQL conninfo without its secrets, a csv:/delta: path as given. */
 static void rk_opts_conn_word(rk_buf *out, const char *conn)
@@ -1161,12 +1145,12 @@ static void rk_opts_conn_word(rk_buf *out, const char *conn)
 	rk_error_clear(&err);
 	if (strncmp(conn, "csv:", 4) != 0 && strncmp(conn, "delta:", 6) != 0 &&
 	    rk_pg_conninfo_public(conn, &pub, &err) == 0) {
-		rk_opts_shell_word(out, rk_buf_cstr(&pub));
+		rk_shell_word(out, rk_buf_cstr(&pub));
 	} else {
 		char red[4096];
 
 		rk_pg_redact(conn, red, sizeof red);
-		rk_opts_shell_word(out, red);
+		rk_shell_word(out, red);
 	}
 	rk_buf_free(&pub);
 }
@@ -1189,7 +1173,7 @@ void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out)
 
 				rk_buf_printf(&w, "%s=%s", m->names[j], m->sql[j]);
 				rk_buf_printf(out, " --%s ", d->name);
-				rk_opts_shell_word(out, rk_buf_cstr(&w));
+				rk_shell_word(out, rk_buf_cstr(&w));
 				rk_buf_free(&w);
 			}
 			continue;
@@ -1206,12 +1190,12 @@ void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out)
 
 			for (size_t j = 0; j < l->n; j++)
 				rk_buf_printf(&w, "%s%s", j ? "," : "", l->items[j]);
-			rk_opts_shell_word(out, rk_buf_cstr(&w));
+			rk_shell_word(out, rk_buf_cstr(&w));
 			rk_buf_free(&w);
 		} else if (d->flags & RK_OPTF_CONN) {
 			rk_opts_conn_word(out, opts->text[i] ? opts->text[i] : "");
 		} else {
-			rk_opts_shell_word(out, opts->text[i] ? opts->text[i] : "");
+			rk_shell_word(out, opts->text[i] ? opts->text[i] : "");
 		}
 	}
 	if (extra && *extra)

@@ -313,9 +313,6 @@ void rk_opts_record_free(rk_opts_record *r);
  */
 void rk_opts_repair_command(const rk_opts *opts, const char *extra, rk_buf *out);
 
-/* Appends s to out as one shell word (single-quoted unless plain). */
-void rk_opts_shell_word(rk_buf *out, const char *s);
-
 /*
  * Leading options given before the command (`reckon -v check ...`): counts
  * how many of argv[first..] are options and their values, as the table

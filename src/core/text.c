@@ -136,3 +136,21 @@ size_t rk_utf8_seq_len(const unsigned char *s, size_t n)
 
 	return s[0] < 0x80 ? 1 : rk_text_utf8(s, n, &cp);
 }
+
+void rk_shell_word(rk_buf *out, const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+@%-";
+
+	if (*s && strspn(s, plain) == strlen(s)) {
+		rk_buf_puts(out, s);
+		return;
+	}
+	rk_buf_putc(out, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			rk_buf_puts(out, "'\\''");
+		else
+			rk_buf_putc(out, *p);
+	}
+	rk_buf_putc(out, '\'');
+}

@@ -53,4 +53,10 @@ void rk_text_escape(rk_buf *out, const char *s, size_t n);
  * points past U+10FFFF included). */
 size_t rk_utf8_seq_len(const unsigned char *s, size_t n);
 
+/* Appends s to out as one POSIX shell word: as it is when it holds only
+ * characters no shell treats specially, else single-quoted (a ' inside as
+ * '\''); the empty string is ''.  The commands reckon prints to paste (the
+ * repair command, the scheduler commands of rerun-list --as). */
+void rk_shell_word(rk_buf *out, const char *s);
+
 #endif

@@ -816,7 +816,10 @@ char *rk_time_format(rk_usec t, char out[RK_TIME_STRLEN])
 	return out;
 }
 
-char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
+/* "YYYY-MM-DD HH:MM:SS" with the fraction as a literal wants it (always, six
+ * digits) or as PostgreSQL prints it (pg: only when not zero, without
+ * trailing zeros), then "+00" (with_zone) and " BC". */
+static char *rk_tu_format_spaced(rk_usec t, bool with_zone, bool pg, char out[RK_TIME_STRLEN])
 {
 	int64_t days, tod;
 	bool bc;
@@ -829,30 +832,8 @@ char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
 	rk_tu_split(t, &days, &tod);
 	p = rk_tu_put_date(p, days, &bc);
 	*p++ = ' ';
-	p = rk_tu_put_tod(p, tod, true);
-	if (with_zone)
-		p = rk_tu_put_str(p, "+00");
-	if (bc)
-		p = rk_tu_put_str(p, " BC");
-	*p = '\0';
-	return out;
-}
-
-char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
-{
-	int64_t days, tod;
-	bool bc;
-	char *p = out;
-
-	if (t == RK_USEC_PINF || t == RK_USEC_NINF) {
-		strcpy(out, t == RK_USEC_PINF ? "infinity" : "-infinity");
-		return out;
-	}
-	rk_tu_split(t, &days, &tod);
-	p = rk_tu_put_date(p, days, &bc);
-	*p++ = ' ';
-	p = rk_tu_put_tod(p, tod, false);
-	if (tod % RK_USEC_PER_SEC)
+	p = rk_tu_put_tod(p, tod, !pg);
+	if (pg && tod % RK_USEC_PER_SEC)
 		while (p[-1] == '0')
 			p--;
 	if (with_zone)
@@ -861,6 +842,16 @@ char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
 		p = rk_tu_put_str(p, " BC");
 	*p = '\0';
 	return out;
+}
+
+char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
+{
+	return rk_tu_format_spaced(t, with_zone, false, out);
+}
+
+char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
+{
+	return rk_tu_format_spaced(t, with_zone, true, out);
 }
 
 char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN])

@@ -34,7 +34,7 @@
  *     rk_delta_open(duck, &spec, NULL, &d, &err);          // exit 2 / 3 on failure
  *     for (i < rk_delta_ncolumns(d)) rk_delta_column_at(d, i)->name, ->kind ...
  *     for (i < rk_delta_nfiles(d))   rk_delta_file_at(d, i)->min[col].num ...   // skip files
- *     rk_delta_view(d, rk_duck_conn(duck), "side", kept, nkept, 0, &err);
+ *     rk_delta_view(d, rk_duck_conn(duck), "side", kept, nkept, &err);
  *     SELECT ... FROM "side" WHERE ...                       // DuckDB SQL
  *     rk_delta_free(d); rk_duck_free(duck); rk_delta_spec_clear(&spec);
  *
@@ -217,18 +217,13 @@ const char *rk_delta_column_mapping(const rk_delta *d);
 
 /* ---- the rows ---------------------------------------------------------- */
 
-/* rk_delta_view flags */
-#define RK_DELTA_VIEW_FILE_INDEX 0x1 /* add a column "__rk_file" (INTEGER): the
-					row's file, an index for rk_delta_file_at */
-
 /*
  * Creates (or replaces) TEMPORARY view `name` on con holding the live rows
  * of the files whose indexes are files[0..nfiles) (files NULL: every live
  * file): one column per rk_delta_column, named and typed as the column says
  * (logical names, nested fields too; partition columns from the log;
  * deletion vectors applied; INT96 and timestamps as TIMESTAMPTZ, UTC;
- * timestamp_ntz as TIMESTAMP), plus "__rk_file" with
- * RK_DELTA_VIEW_FILE_INDEX.  Helper temporary tables named
+ * timestamp_ntz as TIMESTAMP).  Helper temporary tables named
  * "<name>__files" and "<name>__dv" are created beside it; they and the
  * view live until the connection closes or the next rk_delta_view with the
  * same name.  A temporary view is the connection's own: a caller with
@@ -237,12 +232,13 @@ const char *rk_delta_column_mapping(const rk_delta *d);
  * id mode their field ids), so a
  * missing data file is reported here (RK_EXIT_RUNTIME naming it) and a
  * file vanishing later fails the caller's query.  With an empty file set
- * the view has the columns and no rows.  A data file with a column named
- * file_index or file_row_number (DuckDB's own names for the position the
- * view joins on) is refused when partition columns, deletion vectors or
- * the file index need them (RK_EXIT_USAGE).  Returns 0 or -1.
+ * (files non-NULL, nfiles 0) the view has the columns and no rows, and no
+ * file is opened.  A data file with a column named file_index or
+ * file_row_number (DuckDB's own names for the position the view joins on)
+ * is refused when partition columns or deletion vectors need them
+ * (RK_EXIT_USAGE).  Returns 0 or -1.
  */
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
-                  unsigned flags, rk_error *err);
+                  rk_error *err);
 
 #endif

@@ -314,7 +314,7 @@ static bool has_data_column(const rk_delta *d)
 }
 
 int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
-                  unsigned flags, rk_error *err)
+                  rk_error *err)
 {
 	rk_buf sql = RK_BUF_INIT, t_files = RK_BUF_INIT, t_dv = RK_BUF_INIT, col = RK_BUF_INIT;
 	names present = { 0 };
@@ -342,8 +342,6 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 			rk_buf_printf(&sql, "%sCAST(NULL AS %s) AS ", c ? ", " : "", d->cols[c].duck_type);
 			rk_duck_quote_ident(&sql, d->cols[c].name);
 		}
-		if (flags & RK_DELTA_VIEW_FILE_INDEX)
-			rk_buf_printf(&sql, "%sCAST(NULL AS INTEGER) AS __rk_file", d->ncols ? ", " : "");
 		rk_buf_puts(&sql, " WHERE false");
 		rc = exec(con, &sql, err);
 		goto out;
@@ -357,7 +355,7 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	if (rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's data files",
 	                        name_cb, &present, err) != 0)
 		goto out;
-	if ((any_part || any_dv || (flags & RK_DELTA_VIEW_FILE_INDEX)) &&
+	if ((any_part || any_dv) &&
 	    (has_name(&present, "file_index") || has_name(&present, "file_row_number"))) {
 		rk_error_set(err, RK_EXIT_USAGE,
 		             "a data file has a column named file_index or file_row_number, which DuckDB's "
@@ -368,11 +366,11 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	if (strcmp(d->mapping, "id") == 0 && has_data_column(d) && check_field_ids(d, con, files, nfiles, err) < 0)
 		goto out;
 
-	/* the files' positions, snapshot indexes and partition values */
+	/* the files' positions and partition values */
 	rk_buf_reset(&sql);
 	rk_buf_puts(&sql, "CREATE OR REPLACE TEMP TABLE ");
 	rk_duck_quote_ident(&sql, rk_buf_cstr(&t_files));
-	rk_buf_puts(&sql, " (pos UBIGINT, idx INTEGER");
+	rk_buf_puts(&sql, " (pos UBIGINT");
 	for (size_t c = 0; c < d->ncols; c++)
 		if (d->cols[c].partition)
 			rk_buf_printf(&sql, ", c%zu VARCHAR", c);
@@ -385,14 +383,13 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 	rk_buf_puts(&sql, " (pos UBIGINT, row BIGINT)");
 	if (exec(con, &sql, err) < 0)
 		goto out;
-	if (any_part || (flags & RK_DELTA_VIEW_FILE_INDEX)) {
+	if (any_part) {
 		if (duckdb_appender_create_ext(con, "temp", "main", rk_buf_cstr(&t_files), &app) != DuckDBSuccess)
 			goto app_fail;
 		for (size_t i = 0; i < nfiles; i++) {
 			const rk_delta_file *f = &d->files[files ? files[i] : i];
 
 			duckdb_append_uint64(app, i);
-			duckdb_append_int32(app, (int32_t)(files ? files[i] : i));
 			for (size_t c = 0; c < d->ncols; c++) {
 				if (!d->cols[c].partition)
 					continue;
@@ -449,12 +446,10 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 		rk_buf_puts(&sql, " AS ");
 		rk_duck_quote_ident(&sql, cl->name);
 	}
-	if (flags & RK_DELTA_VIEW_FILE_INDEX)
-		rk_buf_printf(&sql, "%sf.idx AS __rk_file", d->ncols ? ", " : "");
 	rk_buf_puts(&sql, " FROM ");
 	file_list(d, files, nfiles, &sql);
 	rk_buf_puts(&sql, " AS d");
-	if (any_part || (flags & RK_DELTA_VIEW_FILE_INDEX)) {
+	if (any_part) {
 		rk_buf_puts(&sql, " JOIN ");
 		rk_duck_quote_ident(&sql, rk_buf_cstr(&t_files));
 		rk_buf_puts(&sql, " AS f ON f.pos = d.file_index");

@@ -255,7 +255,7 @@ static int rk_deltareader_bind(void *impl, const char *const *columns, size_t nc
 	/* the view of no file: the columns under their names and types, to
 	 * learn the select list's types, without opening a data file (each
 	 * scan makes the view of its own files) */
-	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", &no_file, 0, 0, err) < 0)
+	if (rk_delta_view(r->snap, rk_duck_conn(r->duck), "rk_snap", &no_file, 0, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
 	cast = rk_xcalloc(ncolumns, sizeof *cast);
 	r->ncols = ncolumns;
@@ -426,7 +426,7 @@ static int rk_deltareader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, vo
 	rk_log_info("%s: reading %zu of %zu files (%" PRIu64 " bytes)", r->desc, nkeep, nf, bytes);
 	r->files_read += nkeep;
 	r->bytes_read += bytes;
-	if (rk_delta_view(r->snap, con, "rk_snap", keep, nkeep, 0, err) < 0) {
+	if (rk_delta_view(r->snap, con, "rk_snap", keep, nkeep, err) < 0) {
 		rk_error_prefix(err, "%s", r->desc);
 		goto done;
 	}

@@ -106,13 +106,6 @@ duckdb_connection rk_duck_conn(rk_duck *d)
 	return d->con;
 }
 
-int rk_duck_connect(rk_duck *d, duckdb_connection *out, rk_error *err)
-{
-	if (duckdb_connect(d->db, out) != DuckDBSuccess)
-		return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot open another connection");
-	return 0;
-}
-
 int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, int code,
                   const char *what, rk_error *err)
 {

@@ -40,13 +40,9 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err);
 void rk_duck_free(rk_duck *d);
 
 /* The connection of d, owned by d: valid until rk_duck_free.  A
- * duckdb_connection is not for two threads at once; a caller that wants
- * parallel queries opens more with rk_duck_connect. */
+ * duckdb_connection is not for two threads at once (DuckDB parallelises
+ * one query by itself: rk_duck_open's threads). */
 duckdb_connection rk_duck_conn(rk_duck *d);
-
-/* A further connection to d's database (same settings); the caller closes
- * it with duckdb_disconnect before rk_duck_free.  Returns 0 or -1. */
-int rk_duck_connect(rk_duck *d, duckdb_connection *out, rk_error *err);
 
 /*
  * Runs sql on con.  With res non-NULL the result is left in *res for the

@@ -323,10 +323,10 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 	rk_buf_reset(&b);
 	if (k > 1)
 		rk_buf_printf(&b, "each mark is %zu windows of %s, shown as the worst of them (differ, then open)", k,
-		              c->spec->window_text ? c->spec->window_text : rk_duration_format(r->width, d));
+		              rk_report_window(c->spec, d));
 	else
 		rk_buf_printf(&b, "each mark is one window of %s",
-		              c->spec->window_text ? c->spec->window_text : rk_duration_format(r->width, d));
+		              rk_report_window(c->spec, d));
 	rk_buf_printf(&b, by_day ? "; a row per UTC day" : "; a row per %zu windows, labelled with its start", per_row);
 	rk_set(tl, "scale", json_string(rk_buf_cstr(&b)));
 	rk_buf_free(&b);
@@ -628,7 +628,7 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(v, "target", rk_tpl_text(r->side[1].describe ? r->side[1].describe : ""));
 	rk_set(range, "from", rk_time_str(sp->from));
 	rk_set(range, "to", rk_time_str(sp->to));
-	rk_set(range, "window", json_string(rk_duration_format(sp->width, d)));
+	rk_set(range, "window", json_string(rk_report_window(sp, d)));
 	rk_set(range, "settle", json_string(sp->settle ? rk_duration_format(sp->settle, d) : "0s"));
 	rk_set(range, "now", rk_time_str(sp->now));
 	rk_set(v, "range", range);

@@ -70,6 +70,11 @@ size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
 	return n;
 }
 
+const char *rk_report_window(const rk_check_spec *sp, char out[RK_TIME_STRLEN])
+{
+	return sp->window_text ? sp->window_text : rk_duration_format(sp->width, out);
+}
+
 /* Joins names with ", ". */
 static void rk_report_join(rk_buf *b, char *const *names, size_t n)
 {
@@ -231,7 +236,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
 	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
 	        rk_time_format(c->spec->to, b),
-	        c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d), r->nclosed, nopen);
+	        rk_report_window(c->spec, d), r->nclosed, nopen);
 	if (c->spec->tz)
 		fprintf(out, "local:  [%s, %s)  in %s (%s)\n", rk_tz_format(c->spec->tz, c->spec->from, a),
 		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
@@ -398,7 +403,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(root, "null_time_rows", nul);
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
-	json_object_set_new(range, "window", json_string(c->spec->window_text ? c->spec->window_text : rk_duration_format(c->spec->width, d)));
+	json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
 	if (c->spec->tz) {
 		json_object_set_new(range, "timezone", json_string(rk_tz_name(c->spec->tz)));
 		json_object_set_new(range, "from_local", json_string(rk_tz_format(c->spec->tz, c->spec->from, d)));
@@ -539,25 +544,40 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 	return ferror(out) ? -1 : 0;
 }
 
-static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+/* findings.csv and changes.csv lines open alike: the finding's window by
+ * its bounds (a calendar window is no multiple of the result's grid), its
+ * kind in findings.csv, its key. */
+static void rk_report_key_header(FILE *out, const rk_report_ctx *c, const rk_check_result *r, bool kind)
 {
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	fputs("window_start,window_end,kind", out);
+	fputs(kind ? "window_start,window_end,kind" : "window_start,window_end", out);
 	for (size_t i = 0; i < r->nkey; i++) {
 		fputc(',', out);
 		rk_report_csv_field(out, c->key_names[i]);
 	}
+}
+
+static void rk_report_key_line(FILE *out, const rk_check_result *r, const rk_finding *f, bool kind)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	fprintf(out, "%s,%s", rk_time_format(rk_check_window_start(r, f->window), a),
+	        rk_time_format(rk_check_window_end(r, f->window), b));
+	if (kind)
+		fprintf(out, ",%s", rk_find_kind_name(f->kind));
+	for (size_t k = 0; k < r->nkey; k++) {
+		fputc(',', out);
+		rk_report_csv_field(out, f->key[k]);
+	}
+}
+
+static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	rk_report_key_header(out, c, r, true);
 	fputs(",source_copies,target_copies\n", out);
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const rk_finding *f = &r->findings[i];
-		rk_usec s = rk_check_window_start(r, f->window);
-		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, f->window), b),
-		        rk_find_kind_name(f->kind));
-		for (size_t k = 0; k < r->nkey; k++) {
-			fputc(',', out);
-			rk_report_csv_field(out, f->key[k]);
-		}
+
+		rk_report_key_line(out, r, f, true);
 		fprintf(out, ",%u,%u\n", f->source_copies, f->target_copies);
 	}
 	return ferror(out) ? -1 : 0;
@@ -565,24 +585,12 @@ static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_ch
 
 static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	fputs("window_start,window_end", out);
-	for (size_t i = 0; i < r->nkey; i++) {
-		fputc(',', out);
-		rk_report_csv_field(out, c->key_names[i]);
-	}
+	rk_report_key_header(out, c, r, false);
 	fputs(",column,source_value,target_value\n", out);
 	for (size_t i = 0; i < r->nchanges; i++) {
 		const rk_change *ch = &r->changes[i];
-		const rk_finding *f = &r->findings[ch->finding];
-		rk_usec s = rk_check_window_start(r, f->window);
 
-		fprintf(out, "%s,%s", rk_time_format(s, a), rk_time_format(s + r->width, b));
-		for (size_t k = 0; k < r->nkey; k++) {
-			fputc(',', out);
-			rk_report_csv_field(out, f->key[k]);
-		}
+		rk_report_key_line(out, r, &r->findings[ch->finding], false);
 		fputc(',', out);
 		rk_report_csv_field(out, r->column_names[ch->column]);
 		fputc(',', out);

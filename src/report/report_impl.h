@@ -7,11 +7,16 @@
 
 #include "check/check.h"
 #include "core/buf.h"
+#include "core/timeutil.h"
 
 /* "match", "differ" or "open". */
 const char *rk_report_status_name(rk_win_status s);
 
 /* How many windows have status s. */
 size_t rk_report_count_status(const rk_check_result *r, rk_win_status s);
+
+/* The window as every output names it: as given with --timezone ("1mo",
+ * whose width is no duration), else the width ("1h"), written into out. */
+const char *rk_report_window(const rk_check_spec *sp, char out[RK_TIME_STRLEN]);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 
 #define RK_RR_NFIELDS 8
 #define RK_RR_SHOW 64 /* bytes of a bad value quoted in a message */
@@ -502,27 +503,26 @@ int rk_rerun_check_dag(const char *dag, rk_error *err)
 
 char *rk_rerun_shell_quote(const char *s)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:/=+@%-";
 	rk_buf b = RK_BUF_INIT;
 
-	if (*s && strspn(s, safe) == strlen(s))
-		return rk_xstrdup(s);
-	rk_buf_putc(&b, '\'');
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			rk_buf_puts(&b, "'\\''");
-		else
-			rk_buf_putc(&b, *p);
-	}
-	rk_buf_putc(&b, '\'');
+	rk_shell_word(&b, s);
 	rk_buf_cstr(&b);
 	return b.data;
+}
+
+/* The comment above each range's command: "# [start, end): N intervals". */
+static void rk_rr_range_comment(FILE *out, const rk_rerun_interval *r)
+{
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+
+	fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
+	        r->intervals, r->intervals == 1 ? "" : "s");
 }
 
 int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag)
 {
 	char *q;
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+	char s[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
 
 	if (merged->n == 0)
 		return 0;
@@ -536,9 +536,8 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 		const rk_rerun_interval *r = &merged->items[i];
 
 		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
 		rk_time_format(r->last_start, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "airflow tasks clear %s --start-date %s --end-date %s --yes\n", q, s, last);
 		fprintf(out, "airflow dags backfill %s --start-date %s --end-date %s --reset-dagruns --yes\n", q, s,
 		        last);
@@ -550,7 +549,7 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *dag, const char *reprocess)
 {
 	char *q;
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
+	char s[RK_TIME_STRLEN], last[RK_TIME_STRLEN];
 
 	if (merged->n == 0)
 		return 0;
@@ -562,9 +561,8 @@ int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *
 		const rk_rerun_interval *r = &merged->items[i];
 
 		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
 		rk_time_format(r->last_start, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "airflow backfill create --dag-id %s --from-date %s --to-date %s --reprocess-behavior %s\n", q,
 		        s, last, reprocess);
 	}
@@ -614,8 +612,7 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 
 		rk_rr_partition_key(r->start, hourly, first);
 		rk_rr_partition_key(r->end - unit, hourly, last);
-		fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
-		        r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "dagster asset materialize --select %s --partition-range %s...%s\n", q, first, last);
 	}
 	free(q);
@@ -647,7 +644,7 @@ int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *selec
 		rk_buf_reset(&vars);
 		rk_buf_printf(&vars, "{\"start\": \"%s\", \"end\": \"%s\"}", s, e);
 		v = rk_rerun_shell_quote(rk_buf_cstr(&vars));
-		fprintf(out, "# [%s, %s): %zu interval%s\n", s, e, r->intervals, r->intervals == 1 ? "" : "s");
+		rk_rr_range_comment(out, r);
 		fprintf(out, "dbt run --select %s --vars %s\n", q, v);
 		free(v);
 	}

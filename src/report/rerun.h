@@ -157,8 +157,7 @@ int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged);
  */
 int rk_rerun_check_select(const char *select, const char *option, rk_error *err);
 
-/* s quoted for a POSIX shell: as is when it holds only [A-Za-z0-9_.,:/=+@%-]
- * and is not empty, else in single quotes ('\'' for a quote).  Caller frees. */
+/* s as one POSIX shell word (rk_shell_word), a new string.  Caller frees. */
 char *rk_rerun_shell_quote(const char *s);
 
 #endif

@@ -204,7 +204,7 @@ test_csv_bad_types_option() {
 # A CSV header with two names that differ only in case ("Value", value):
 # each is matched exactly, never folded into the other, so a changed value
 # in either is found; a header the source has only in the other case is
-# named as the target's own, not dropped.
+# named as the target's own, not dropped; one alone in its case is folded.
 test_csv_header_names_differing_in_case() {
 	sql $SRC >/dev/null <<-'SQL'
 		drop table if exists mart.cased;
@@ -235,4 +235,10 @@ test_csv_header_names_differing_in_case() {
 		--from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
 	assert_eq '["id","ts","value"]' "$(jq -c .columns rep/summary.json)"
 	assert_eq '["Value"]' "$(jq -c .schema.target_only rep/summary.json)"
+	# a header alone in its case is the source's column of the other case
+	cut -d, -f1,2,4 cased.csv | sed '1s/value/VALUE/' >folded.csv
+	assert_exit 0 rk check --source "$(conn $SRC)" --target csv:folded.csv --table mart.cased --time ts \
+		--from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
+	assert_eq '["id","ts","value"]' "$(jq -c .columns rep/summary.json)"
+	assert_eq '[]' "$(jq -c .schema.target_only rep/summary.json)"
 }

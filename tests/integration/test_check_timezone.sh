@@ -142,6 +142,7 @@ test_months_and_hours_in_a_zone() {
 	assert_eq "$(sql $SRC "select count(*) from sales where (sold_at at time zone '$Z') < '2026-04-01'")" \
 		"$(wfield m/windows.csv 2026-02-28T23:00:00Z source_rows)"
 	assert_eq "1mo" "$(jget m/summary.json .range.window)"
+	assert_contains m/report.html "2 windows of 1mo</td>"
 	# hours stay an hour wide, anchored on the zone's midnight: India's are
 	# on the half hour of UTC
 	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $SRC)" --table sales --key id --time sold_at \
@@ -175,6 +176,25 @@ test_job_with_a_timezone() {
 	assert_eq "2026-03-27T23:00:00Z" "$(jget r/a/summary.json .range.from)"
 	assert_eq "2026-03-28T04:00:00Z" "$(jget r/b/summary.json .range.from)"
 	assert_eq "2026-03-29T00:00:00+01:00" "$(jget r/a/summary.json '.rerun[0].window_label')"
+}
+
+# A changed row's lines in findings.csv and changes.csv carry its whole
+# calendar day (the short day ends at 22:00Z), not the hour the days share.
+test_changed_values_carry_their_day() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "create table shop (id int primary key, sold_at timestamptz not null, status text);
+		         insert into shop values (1, '2026-03-29T10:00:00Z', 'paid'), (2, '2026-03-30T10:00:00Z', 'paid')" \
+			>/dev/null
+	done
+	sql $TGT "update shop set status = 'open' where id = 1" >/dev/null
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table shop --key id --time sold_at \
+		--settle 0 --now 2027-01-01T00:00:00Z --timezone $Z --window 1d --from 2026-03-28 --to 2026-03-31 --report r
+	assert_contains r/findings.csv "2026-03-28T23:00:00Z,2026-03-29T22:00:00Z,changed,1,1,1"
+	assert_file_eq r/changes.csv - <<-EOF
+		window_start,window_end,id,column,source_value,target_value
+		2026-03-28T23:00:00Z,2026-03-29T22:00:00Z,1,status,paid,open
+	EOF
 }
 
 test_errors() {

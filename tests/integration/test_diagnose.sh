@@ -153,6 +153,12 @@ test_deleted_at_source() {
 	assert_eq "[[\"deleted_at_source\",[\"2026-03-02T03:00:00Z\"],1]]" "$(causes)"
 	assert_contains "$OUT" "e.g. 20 at 2026-03-02T03:10:00Z in the target, nowhere in the source"
 	assert_all_findings_placed
+	# without a unique index backing the key the lookup would be a scan of
+	# the whole source: not done, so no delete is claimed
+	mk_pair $DB ""
+	sql $DB "delete from s where id = 20"
+	assert_exit 1 check_pair $DB
+	assert_eq "[[\"unclassified\",[\"2026-03-02T03:00:00Z\"],1]]" "$(causes)"
 	# a key the source holds past the range is no delete: a stale copy
 	mk_pair $DB
 	sql $DB "update s set ts = '2026-03-02 09:30+00' where id = 20"
@@ -176,6 +182,13 @@ test_appended_update() {
 	         insert into t select * from s where id = 45" >/dev/null
 	assert_exit 1 check_pair $DB
 	assert_eq "[[\"appended_update\",[\"$W7\"],1]]" "$(causes)"
+	assert_all_findings_placed
+	# moved to an earlier window, the target kept the old copy only: the
+	# source's row is where the target misses it, so no appended update
+	mk_pair $DB
+	sql $DB "update s set ts = ts - interval '3 hours' where id = 26" >/dev/null  # 04:10 -> 01:10
+	assert_exit 1 check_pair $DB
+	assert_not_contains "$(causes)" appended_update
 	assert_all_findings_placed
 }
 

@@ -232,11 +232,9 @@ test_json_lines() {
 		    ("2026-03-02T03:00:00Z", "2026-03-02T04:00:00Z", 1, 8)], rows
 	PY
 	_rk_ok
-	# jq reads it too
-	if command -v jq >/dev/null; then
-		assert_exit 0 rk rerun-list --as json rerun.csv
-		assert_eq "1 0 0" "$(jq -s -r '[.[].missing] | map(tostring) | join(" ")' "$OUT")"
-	fi
+	# jq (a dependency of the suite: deps.sh) reads it too
+	assert_exit 0 rk rerun-list --as json rerun.csv
+	assert_eq "1 0 0" "$(jq -s -r '[.[].missing] | map(tostring) | join(" ")' "$OUT")"
 }
 
 test_empty_list() {

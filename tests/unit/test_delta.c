@@ -171,7 +171,7 @@ static char *count_sum(const char *conn, const char *col)
 	if (try_open(conn, NULL, &d, msg, sizeof msg) != 0)
 		fail_msg("%s: %s", conn, msg);
 	rk_error_clear(&err);
-	if (rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err) < 0)
+	if (rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, &err) < 0)
 		fail_msg("%s: view: %s", conn, err.msg);
 	snprintf(sql, sizeof sql, "SELECT count(*) || ' ' || coalesce(sum(%s)::VARCHAR, '-') FROM v", col);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), sql, &res, RK_EXIT_RUNTIME, "t", &err), 0);
@@ -601,12 +601,12 @@ static void test_added_column(void **state)
 	assert_int_equal(rk_delta_ncolumns(d), 2);
 	assert_string_equal(rk_delta_column_at(d, 1)->duck_type, "VARCHAR");
 	rk_error_clear(&err);
-	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), 0);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, &err), 0);
 	assert_count_sum(conn("a"), "length(note)", "2 -");
 	rk_delta_free(d);
 }
 
-/* The file subset, the file index column, the empty view, the stats. */
+/* The file subset, the empty view, the stats. */
 static void test_view_subset_and_stats(void **state)
 {
 	char buf[4096], msg[512];
@@ -641,16 +641,16 @@ static void test_view_subset_and_stats(void **state)
 	assert_false(rk_delta_file_at(d, 0)->min[0].present);
 	rk_error_clear(&err);
 	one = 1;
-	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", &one, 1, RK_DELTA_VIEW_FILE_INDEX, &err), 0);
-	assert_int_equal(rk_duck_query(rk_duck_conn(duck), "SELECT sum(id)::VARCHAR || ' ' || min(__rk_file) FROM v",
-	                               &res, RK_EXIT_RUNTIME, "t", &err),
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", &one, 1, &err), 0);
+	assert_int_equal(rk_duck_query(rk_duck_conn(duck), "SELECT sum(id)::VARCHAR FROM v", &res, RK_EXIT_RUNTIME, "t",
+	                               &err),
 	                 0);
 	char *v = duckdb_value_varchar(&res, 0, 0);
 
-	assert_string_equal(v, "21 1");
+	assert_string_equal(v, "21"); /* c's rows only */
 	duckdb_free(v);
 	duckdb_destroy_result(&res);
-	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "e", &one, 0, 0, &err), 0);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "e", &one, 0, &err), 0);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck), "SELECT count(*)::VARCHAR, typeof(any_value(id)) FROM e", &res,
 	                               RK_EXIT_RUNTIME, "t", &err),
 	                 0);
@@ -856,7 +856,7 @@ static void test_partition_values(void **state)
 	assert_int_equal(rk_delta_file_at(d, 0)->part[2].num, 18878);
 	assert_false(rk_delta_file_at(d, 2)->part[1].present);
 	rk_error_clear(&err);
-	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), 0);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, &err), 0);
 	assert_int_equal(rk_duck_query(rk_duck_conn(duck),
 	                               "SELECT string_agg(concat_ws('|', id, coalesce(epoch_us(ts)::VARCHAR, 'N'), "
 	                               "coalesce(d::VARCHAR, 'N'), coalesce(s, 'N')), ';' ORDER BY ts NULLS LAST, s) FROM v",
@@ -923,7 +923,7 @@ static void test_column_mapping_id(void **state)
 		char msg[1024];
 
 		assert_int_equal(try_open(conn("cid"), NULL, &d, msg, sizeof msg), 0);
-		assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, 0, &err), -1);
+		assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, &err), -1);
 		assert_int_equal(err.code, RK_EXIT_USAGE);
 		assert_non_null(strstr(err.msg, "swapped.parquet"));
 		assert_non_null(strstr(err.msg, "field id 1 is named col-b"));
@@ -932,7 +932,8 @@ static void test_column_mapping_id(void **state)
 }
 
 /* A data column named file_index would hide DuckDB's position column that
- * the deletion vector join needs: refused, not joined wrongly. */
+ * the partition values' and deletion vectors' joins need: refused, not
+ * joined wrongly. */
 static void test_position_column_clash(void **state)
 {
 	char buf[4096], msg[512];
@@ -948,8 +949,20 @@ static void test_position_column_clash(void **state)
 	commit("fi", 0, buf);
 	/* no partition, no DV: nothing to join, it reads */
 	assert_count_sum(conn("fi"), "id", "1 1");
+	/* the same file under a partition column p */
+	sh("rm -rf '%s'", path("fi/_delta_log/00000000000000000000.json"));
+	snprintf(buf, sizeof buf,
+	         "%s{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+	         "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":"
+	         "\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
+	         "{\\\"name\\\":\\\"p\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,"
+	         "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[\"p\"],\"configuration\":{}}}\n"
+	         "{\"add\":{\"path\":\"a.parquet\",\"partitionValues\":{\"p\":\"x\"},\"size\":1,"
+	         "\"modificationTime\":0,\"dataChange\":true}}\n",
+	         PROTO1);
+	commit("fi", 0, buf);
 	assert_int_equal(try_open(conn("fi"), NULL, &d, msg, sizeof msg), 0);
-	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, RK_DELTA_VIEW_FILE_INDEX, &err), -1);
+	assert_int_equal(rk_delta_view(d, rk_duck_conn(duck), "v", NULL, 0, &err), -1);
 	assert_int_equal(err.code, RK_EXIT_USAGE);
 	assert_non_null(strstr(err.msg, "file_index"));
 	rk_delta_free(d);

@@ -103,7 +103,7 @@ static void open_table(const char *path, const char *zone, opened *o)
 	if (rk_delta_open(o->duck, &spec, &opt, &o->d, &err) < 0)
 		fail_msg("%s: %s (exit %d)", path, err.msg, err.code);
 	rk_delta_spec_clear(&spec);
-	if (rk_delta_view(o->d, rk_duck_conn(o->duck), "t", NULL, 0, 0, &err) < 0)
+	if (rk_delta_view(o->d, rk_duck_conn(o->duck), "t", NULL, 0, &err) < 0)
 		fail_msg("%s: view: %s", path, err.msg);
 }
 

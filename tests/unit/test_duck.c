@@ -75,24 +75,6 @@ static void test_settings(void **state)
 	/* a naive timestamp (INT96, timestamp_ntz) taken as UTC */
 	assert_one(d, "SELECT epoch_us(TIMESTAMP '2021-09-08 11:11:11'::TIMESTAMPTZ)::text", "1631099471000000");
 	assert_one(d, "SELECT TIMESTAMPTZ '2021-09-08 11:11:11-07'::text", "2021-09-08 18:11:11+00");
-	/* a second connection has the same settings */
-	{
-		duckdb_connection c2;
-		duckdb_result res;
-		rk_error err;
-		char *v;
-
-		rk_error_clear(&err);
-		assert_int_equal(rk_duck_connect(d, &c2, &err), 0);
-		assert_int_equal(rk_duck_query(c2, "SELECT current_setting('TimeZone')", &res, RK_EXIT_RUNTIME, "t",
-		                               &err),
-		                 0);
-		v = duckdb_value_varchar(&res, 0, 0);
-		assert_string_equal(v, "UTC");
-		duckdb_free(v);
-		duckdb_destroy_result(&res);
-		duckdb_disconnect(&c2);
-	}
 	/* parquet, json and icu are built in and loaded */
 	assert_one(d,
 	           "SELECT count(*)::text FROM duckdb_extensions() "
