@@ -351,22 +351,6 @@ static inline uint64_t rk_mask(uint32_t bits)
 	return bits >= 64 ? UINT64_MAX : ((UINT64_C(1) << bits) - 1);
 }
 
-static bool rk_keyset_has(const rk_u128 *set, size_t n, rk_u128 key)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (set[mid] == key)
-			return true;
-		if (set[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	rk_side *s = ctx;
@@ -389,7 +373,7 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		if (rk_side_encode_key(s, f, err) < 0)
 			return -1;
 		key = rk_row_hash(s->enc.data, s->enc.len);
-		if (d->keyset && !rk_keyset_has(d->keyset, d->nkeyset, key))
+		if (d->keyset && !rk_hash_set_has(d->keyset, d->nkeyset, key))
 			return 0;
 	}
 	for (size_t i = (size_t)g; i < d->nentries && d->entries[i].node.lo == d->entries[g].node.lo; i++) {

@@ -57,23 +57,6 @@ typedef struct rk_kside {
 	rk_buf arena;
 } rk_kside;
 
-static bool rk_kset_has(const rk_u128 *set, size_t n, rk_u128 key)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (set[mid] == key)
-			return true;
-		if (set[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /* The length of text p[0..n) cut to at most RK_CHANGE_VALUE_MAX bytes,
  * never inside a UTF-8 character. */
 static size_t rk_value_cut(const char *p, size_t n)
@@ -116,7 +99,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	if (rk_side_time(s, &f[p->time_idx], &t, err) < 0 || rk_side_encode_key(s, f, err) < 0)
 		return -1;
 	key = rk_row_hash(s->enc.data, s->enc.len);
-	if (!rk_kset_has(k->set, k->nset, key))
+	if (!rk_hash_set_has(k->set, k->nset, key))
 		return 0;
 	if (rk_side_encode_row(s, f, t, err) < 0)
 		return -1;
@@ -179,13 +162,6 @@ static int rk_krow_cmp(const void *a, const void *b)
 	if (x->window != y->window)
 		return x->window < y->window ? -1 : 1;
 	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static int rk_u128_cmp(const void *a, const void *b)
-{
-	rk_u128 x = *(const rk_u128 *)a, y = *(const rk_u128 *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The rows of key in window w (SIZE_MAX: of every window) among k's sorted
@@ -260,7 +236,7 @@ static size_t rk_keys_set(const rk_check_result *res, const size_t *fi, size_t n
 	for (size_t i = 0; i < n; i++)
 		set[i] = res->findings[fi[i]].key_hash;
 	if (n)
-		qsort(set, n, sizeof *set, rk_u128_cmp);
+		qsort(set, n, sizeof *set, rk_hash_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (!m || set[m - 1] != set[i])
 			set[m++] = set[i];

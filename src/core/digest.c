@@ -339,3 +339,27 @@ char *rk_sum_format_scale(const rk_sum *s, int scale, char out[RK_SUM_STRLEN])
 	out[len] = '\0';
 	return out;
 }
+
+bool rk_hash_set_has(const rk_u128 *set, size_t n, rk_u128 key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (set[mid] == key)
+			return true;
+		if (set[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+int rk_hash_cmp(const void *a, const void *b)
+{
+	rk_u128 x = *(const rk_u128 *)a, y = *(const rk_u128 *)b;
+
+	return x < y ? -1 : x > y;
+}

@@ -14,6 +14,13 @@
  * (high64 << 64 | low64). */
 rk_u128 rk_row_hash(const void *enc, size_t len);
 
+/* Whether key is among the n row hashes of set, sorted ascending (a binary
+ * search: the drilldown's and the changed values' key sets). */
+bool rk_hash_set_has(const rk_u128 *set, size_t n, rk_u128 key);
+
+/* qsort order of row hashes, ascending (the order rk_hash_set_has wants). */
+int rk_hash_cmp(const void *a, const void *b);
+
 /* 32 lowercase hex digits, high 64 bits first, NUL-terminated. */
 void rk_hash_hex(rk_u128 h, char out[33]);
 

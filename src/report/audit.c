@@ -288,6 +288,20 @@ static void rk_ap_duration(rk_audit_params *p, rk_usec d)
 	p->n++;
 }
 
+/* A window's width as an interval: calendar months (a width of -N, as
+ * --window Nmo keeps them) as months, not as negative microseconds. */
+static void rk_ap_window(rk_audit_params *p, rk_usec w)
+{
+	if (w >= 0) {
+		rk_ap_duration(p, w);
+		return;
+	}
+	assert(p->n < RK_AUDIT_MAX_PARAMS);
+	snprintf(p->text[p->n], sizeof p->text[0], "%" PRId64 " mons", -w);
+	p->v[p->n] = p->text[p->n];
+	p->n++;
+}
+
 /* ------------------------------------------------------------------------
  * Schema
  * ---------------------------------------------------------------------- */
@@ -414,7 +428,7 @@ static int rk_audit_insert_run(rk_pg *pg, const rk_audit_options *o, const rk_re
 	rk_ap_str(&p, sums);
 	rk_ap_time(&p, spec->from);
 	rk_ap_time(&p, spec->to);
-	rk_ap_duration(&p, spec->width);
+	rk_ap_window(&p, spec->width);
 	rk_ap_time(&p, spec->now);
 	rk_ap_duration(&p, spec->settle);
 	rk_ap_str(&p, r->differ ? "differ" : "match");

@@ -179,6 +179,16 @@ test_two_runs_with_a_late_commit() {
 
 # Every statement of the record is in one transaction: a failure part way
 # (here the findings) leaves no run, no window behind.
+# a calendar month is recorded as a month, not as a negative duration
+test_month_windows_recorded_as_months() {
+	reset_all
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --timezone Europe/Berlin --window 1mo \
+		--from 2026-03-01 --to 2026-04-01 --now 2026-04-02 --settle 0s --audit "$(conn $AUD)"
+	assert_eq "1 mon|1|1" "$(asql "select concat_ws('|', window_width, windows_checked, windows_differ)
+		from reckon.run")" "a month's run"
+}
+
 test_failed_record_leaves_nothing() {
 	local AUDIT_DB=au_audit_fail
 	reset_all $AUDIT_DB

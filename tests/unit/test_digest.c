@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/digest.h"
@@ -81,6 +82,25 @@ static void test_hash_hex_parse(void **state)
 }
 
 /* A window hash is the sum of row hashes modulo 2^128. */
+/* A set of row hashes, sorted by rk_hash_cmp (high 64 bits decide first),
+ * answers membership at both ends, in the middle and between members. */
+static void test_hash_set(void **state)
+{
+	(void)state;
+	rk_u128 hi = (rk_u128)1 << 64;
+	rk_u128 set[] = { hi + 5, 7, hi, 0, ~(rk_u128)0, 3 };
+	size_t n = sizeof set / sizeof set[0];
+
+	qsort(set, n, sizeof set[0], rk_hash_cmp);
+	assert_true(set[0] == 0 && set[1] == 3 && set[2] == 7 && set[3] == hi && set[5] == ~(rk_u128)0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(rk_hash_set_has(set, n, set[i]));
+	assert_false(rk_hash_set_has(set, n, 4));
+	assert_false(rk_hash_set_has(set, n, hi + 1));
+	assert_false(rk_hash_set_has(set, n, hi - 1));
+	assert_false(rk_hash_set_has(set, 0, 0));
+}
+
 static void test_window_hash(void **state)
 {
 	rk_u128 a = rk_row_hash(row_example, sizeof row_example - 1);
@@ -378,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_row_hash_known),
 		cmocka_unit_test(test_hash_hex_parse),
+		cmocka_unit_test(test_hash_set),
 		cmocka_unit_test(test_window_hash),
 		cmocka_unit_test(test_sum_basic),
 		cmocka_unit_test(test_sum_add_decimal),
