@@ -15,6 +15,7 @@
 #include "check/drill.h"
 #include "check/pair.h"
 #include "check/pushdown.h"
+#include "check/segments.h"
 #include "check/side.h"
 #include "core/canon.h"
 #include "core/log.h"
@@ -247,7 +248,7 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 					return rk_error_set(err, RK_EXIT_USAGE, "option --types: unknown type '%s'", tn);
 			} else if (rk_reader_has(other->reader, RK_CAP_TYPED)) {
 				me->types[c] = other->types[c];
-			} else if (c == p->time_idx) {
+			} else if (c == p->time_idx && spec->time) {
 				rk_error_set(err, RK_EXIT_USAGE, "the type of time column %s is unknown: both sides are CSV",
 				             p->cols[c]);
 				return rk_error_hint(err, "declare it, e.g. --types %s:timestamptz", p->cols[c]);
@@ -260,7 +261,7 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 		const rk_side *me = &sides[s];
 		rk_type tt = me->types[p->time_idx];
 
-		if (!rk_type_is_time(tt)) {
+		if (spec->time && !rk_type_is_time(tt)) {
 			rk_error_set(err, RK_EXIT_USAGE, "time column %s has type %s on the %s; it must be timestamptz, "
 			                                 "timestamp or date",
 			             p->cols[p->time_idx], rk_type_name(tt), me->name);
@@ -278,6 +279,13 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 		}
 	}
 	return 0;
+}
+
+const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf)
+{
+	if (r->keyed)
+		return r->seg_text[i] ? r->seg_text[i] : "";
+	return rk_time_format(r->bounds[i], buf);
 }
 
 size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
@@ -389,7 +397,7 @@ static size_t rk_check_slices(const rk_check_spec *spec, size_t nwindows)
 {
 	size_t f = RK_CHECK_SLICES;
 
-	if (!spec->findings || spec->nbounds)
+	if (!spec->findings || spec->nbounds || !spec->time)
 		return 1;
 	while (f > 1 && (spec->width % (rk_usec)f != 0 || nwindows > RK_CHECK_MAX_SLICES / f))
 		f /= 2;
@@ -408,6 +416,9 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->side[s].slice_rows);
 		free(r->side[s].slice_hash);
 	}
+	for (size_t i = 0; r->seg_text && i <= r->nwindows; i++)
+		free(r->seg_text[i]);
+	free(r->seg_text);
 	for (size_t i = 0; i < r->nfindings; i++) {
 		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
 			free(r->findings[i].key[k]);
@@ -487,6 +498,8 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 					free(list);
 					return -1;
 				}
+				if (res->keyed)
+					rk_reader_keyspace(me->reader, plan->time_idx, &res->keyspace);
 			}
 			me->lo = res->bounds[a];
 			me->hi = res->bounds[b];
@@ -561,9 +574,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	memset(&plan, 0, sizeof plan);
 	memset(&pair, 0, sizeof pair);
 	res->nsum = spec->nsum;
-	if (rk_check_grid(spec, res, err) < 0)
+	if (spec->time && rk_check_grid(spec, res, err) < 0)
 		goto done;
-	if (spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
+	if (spec->time && spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
 		goto done;
 	for (int s = 0; s < 2; s++) {
 		rk_reader_opts o = s ? spec->target : spec->source;
@@ -604,6 +617,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	if (rk_assign_types(sides, spec, &plan, err) < 0)
 		goto done;
+	if (!spec->time && rk_segments_plan(spec, sides, &plan, res, err) < 0)
+		goto done;
 	{
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
@@ -612,6 +627,11 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	rk_check_names(res, spec, &pair);
 	rk_check_scales(res, spec, sides, &plan);
 	rk_drift_take(&res->drift, &pair);
+	if (!spec->time) {
+		/* the diagnosis reads time: it has nothing to say about key segments */
+		eff.diagnose = false;
+		eff.watermark_query = NULL;
+	}
 	if (spec->diagnose && spec->findings) {
 		/* asked now, while the sides' snapshots are new */
 		int own[2] = { rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader) };

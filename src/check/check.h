@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/digest.h"
 #include "core/error.h"
+#include "core/keyspace.h"
 #include "core/timeutil.h"
 #include "core/types.h"
 #include "io/reader.h"
@@ -56,7 +57,8 @@ typedef struct rk_check_spec {
 	const char *const *key; /* key columns, in --key order; none: the target's
 	                                 * primary key, else the source's */
 	size_t nkey;
-	const char *time;       /* the time column */
+	const char *time;       /* the time column; NULL: key segments of the first key column
+	                                 * (docs/key-segments.md), and from/to/width/bounds unused */
 	const char *const *sum; /* --sum columns */
 	size_t nsum;
 	const char *const *columns; /* hashed columns; none: the whole row (every column
@@ -182,6 +184,13 @@ typedef struct rk_check_result {
 	                         * grid every boundary lies on (the server's groups) */
 	rk_usec *bounds;     /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
 	bool calendar;       /* windows of different widths (rk_check_spec.bounds) */
+	/* Key segments (rk_check_spec.time NULL): window w is the segment of
+	 * first-key points [bounds[w], bounds[w + 1]) (core/keyspace.h), from
+	 * RK_USEC_NINF to RK_USEC_PINF, all closed, calendar set; seg_text[i]
+	 * is boundary i as a key value, NULL for the two open ends. */
+	bool keyed;
+	rk_keyspace keyspace;
+	char **seg_text; /* [nwindows + 1] */
 	size_t nsum;
 	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
 	                         * 1, or a power of two dividing width */
@@ -267,6 +276,11 @@ static inline rk_usec rk_check_window_end(const rk_check_result *r, size_t w)
 {
 	return r->bounds[w + 1];
 }
+
+/* Boundary i (window i's start, window i - 1's end) as reports show it:
+ * the instant formatted into buf (RK_TIME_STRLEN bytes), or with key
+ * segments the key value ("" for an open end, owned by r). */
+const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf);
 
 /* The window holding instant t, which lies in [from, bounds[nwindows]). */
 size_t rk_check_window_of(const rk_check_result *r, rk_usec t);

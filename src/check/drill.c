@@ -1170,6 +1170,15 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		if (!sliced) {
 			rk_node node = { w, start, rk_check_window_end(res, w), 0, 0, { res->side[0].rows[w], res->side[1].rows[w] } };
 
+			if (res->keyed) {
+				/* the open ends of the outer segments: the span every
+				 * point lies in, so that piece widths fit an int64 */
+				if (node.lo < RK_KS_MIN)
+					node.lo = RK_KS_MIN;
+				if (node.hi > RK_KS_MAX)
+					node.hi = RK_KS_MAX + 1;
+			}
+
 			rk_nodes_push(&queue, &node);
 			continue;
 		}

@@ -30,7 +30,9 @@ void rk_plan_init(rk_plan *p, const rk_check_spec *spec)
 		p->hash_idx[p->nhash++] = rk_plan_add(p, spec->columns[i]);
 	for (size_t i = 0; i < spec->nkey; i++)
 		p->key_idx[p->nkey++] = rk_plan_add(p, spec->key[i]);
-	p->time_idx = rk_plan_add(p, spec->time);
+	/* key segments: the first key column places a row, as the time
+	 * column does (it is not hashed twice: time_hashpos stays -1) */
+	p->time_idx = spec->time ? rk_plan_add(p, spec->time) : p->key_idx[0];
 	for (size_t i = 0; i < spec->nsum; i++)
 		p->sum_idx[p->nsum++] = rk_plan_add(p, spec->sum[i]);
 	p->sum_hashpos = rk_xcalloc(spec->nsum ? spec->nsum : 1, sizeof *p->sum_hashpos);
@@ -41,7 +43,7 @@ void rk_plan_init(rk_plan *p, const rk_check_spec *spec)
 			if (p->hash_idx[i] == p->sum_idx[j])
 				p->sum_hashpos[j] = (long)i;
 	}
-	for (size_t i = 0; i < p->nhash; i++)
+	for (size_t i = 0; i < p->nhash && spec->time; i++)
 		if (p->hash_idx[i] == p->time_idx)
 			p->time_hashpos = (long)i;
 	p->hash_is_row = p->nhash == p->ncols;

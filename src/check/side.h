@@ -90,6 +90,12 @@ static inline int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t,
 {
 	const char *why;
 
+	if (s->res->keyed) {
+		/* key segments: the first key column's point (core/keyspace.h) */
+		if (rk_keyspace_point(&s->res->keyspace, tf, t, &why) < 0)
+			return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
+		return 0;
+	}
 	if (tf->form == RK_FORM_INSTANT) {
 		*t = (rk_usec)tf->m;
 		return 0;

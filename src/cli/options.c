@@ -91,8 +91,9 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                        "target relation when the names differ" },
 	[RK_O_KEY] = { "key", RK_OPT_LIST, OFF(key), PAIR, RK_CMD_LOAD, RK_OPTF_TABLE, "COLS",
 	               "comma-separated key columns (default: the target's primary key, else the source's)" },
-	[RK_O_TIME] = { "time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, PAIR | RK_CMD_LATENESS, RK_OPTF_TABLE,
-	                "COL", "the time column: timestamptz, timestamp (taken as UTC) or date" },
+	[RK_O_TIME] = { "time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, RK_CMD_REPAIR | RK_CMD_LOAD | RK_CMD_LATENESS,
+	                RK_OPTF_TABLE, "COL", "the time column: timestamptz, timestamp (taken as UTC) or date (check "
+	                                      "without it: by key segments)" },
 	[RK_O_SUM] = { "sum", RK_OPT_LIST, OFF(sum), PAIR, 0, RK_OPTF_TABLE, "COLS",
 	               "integer or numeric columns summed exactly per window (not floats: docs/reference.md)" },
 	[RK_O_COLUMNS] = { "columns", RK_OPT_LIST, OFF(columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
@@ -126,7 +127,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_LAST] = { "last", RK_OPT_CAL, OFF(last), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "DUR",
 	                "the range is the latest closed windows covering DUR, on the grid counted from "
 	                "1970-01-01T00:00:00Z, or with --timezone the zone's calendar (instead of --from/--to)" },
-	[RK_O_WINDOW] = { "window", RK_OPT_CAL, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, RK_CMD_CHECK,
+	[RK_O_WINDOW] = { "window", RK_OPT_CAL, OFF(window), RK_CMD_CHECK | RK_CMD_INIT | RK_CMD_LATENESS, 0,
 	                  RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
 	                                        "(calendar units)",
 	                  "1h", RK_CMD_LATENESS },
@@ -878,6 +879,12 @@ static int rk_opts_finish(rk_optstate *st, rk_error *err)
 			continue; /* each table of the job needs it */
 		rk_error_set(err, RK_EXIT_USAGE, "missing required option --%s", d->name);
 		return rk_error_hint(err, "see 'reckon %s --help' for what --%s takes", o->cmd_name, d->name);
+	}
+	/* a check's windows need a width; without --time it has key segments */
+	if (o->cmd == RK_CMD_CHECK && o->set[RK_O_TIME] && !o->set[RK_O_WINDOW] && !st->tables) {
+		rk_error_set(err, RK_EXIT_USAGE, "missing required option --window");
+		return rk_error_hint(err, "--time checks time windows of a width, e.g. --window 1h; without --time the "
+		                          "table is checked by key segments");
 	}
 	return 0;
 }

@@ -55,7 +55,7 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err)
 {
 	if (rk_opts_require(o, RK_O_SOURCE, err) < 0 ||
 	    (o->cmd != RK_CMD_LOAD && rk_opts_require(o, RK_O_TARGET, err) < 0) ||
-	    rk_opts_require(o, RK_O_TIME, err) < 0)
+	    (o->cmd != RK_CMD_CHECK && rk_opts_require(o, RK_O_TIME, err) < 0))
 		return -1;
 	if (rk_tableopts_side(o, 0, &spec->source, err) < 0 || rk_tableopts_side(o, 1, &spec->target, err) < 0)
 		return -1;
@@ -164,12 +164,48 @@ static int rk_tableopts_last_zone(const rk_opts *o, const rk_tz *tz, bool calend
 	return 0;
 }
 
+/* The options of a check that share nothing with key segments. */
+static const rk_optid rk_tableopts_time_only[] = { RK_O_WINDOW, RK_O_FROM, RK_O_TO, RK_O_LAST, RK_O_TIMEZONE,
+	                                           RK_O_WATERMARK_QUERY };
+
+/* A check without --time: key segments (docs/key-segments.md).  Nothing
+ * is open, so settle and now play no part. */
+static int rk_tableopts_segments(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err)
+{
+	for (size_t i = 0; i < sizeof rk_tableopts_time_only / sizeof *rk_tableopts_time_only; i++) {
+		rk_optid id = rk_tableopts_time_only[i];
+
+		if (!rk_opts_is_set(o, id))
+			continue;
+		rk_error_set(err, RK_EXIT_USAGE, "option --%s needs --time: without it the table is checked by key "
+		                                 "segments",
+		             rk_opts_name(id));
+		return rk_error_hint(err, "add --time COL to check time windows, or drop --%s", rk_opts_name(id));
+	}
+	if (o->pushdown == RK_OPT_PUSHDOWN_ON) {
+		rk_error_set(err, RK_EXIT_USAGE, "--pushdown on needs --time: key segments are digested by reckon");
+		return rk_error_hint(err, "drop --pushdown, or use --pushdown auto");
+	}
+	spec->time = NULL;
+	spec->settle = 0;
+	spec->now = now;
+	spec->jobs = o->jobs;
+	spec->pushdown = RK_PUSHDOWN_OFF;
+	spec->leaf_rows = o->leaf_rows;
+	spec->no_values = o->no_values;
+	spec->findings = true;
+	spec->diagnose = false;
+	return 0;
+}
+
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err)
 {
 	const rk_tz *tz = NULL;
 	rk_calunit unit = { 0, 0 };
 	bool calendar = false;
 
+	if (!o->time)
+		return rk_tableopts_segments(o, now, spec, err);
 	spec->width = o->window;
 	if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
 		return -1;

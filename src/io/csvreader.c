@@ -941,7 +941,7 @@ static void *rk_csv_driver_open(const rk_reader_opts *o, const char *path, rk_er
 const rk_reader_driver rk_csvreader_driver = {
 	.prefix = "csv:",
 	.noun = "CSV data",
-	.caps = 0,
+	.caps = RK_CAP_KEY_RANGES,
 	.open = rk_csv_driver_open,
 	.ops = &rk_csvreader_ops,
 };

@@ -78,6 +78,10 @@ typedef struct rk_pgreader {
 	bool *leaf_foreign;  /* ... and which of them are foreign tables */
 	rk_error digest_why; /* why not, when digest_state is -1 */
 
+	/* key segments: scans of column ks_col take ranges of ks's points */
+	const rk_keyspace *ks;
+	size_t ks_col;
+
 	/* the scan in progress */
 	rk_row_fn fn;
 	void *ctx;
@@ -665,6 +669,41 @@ static int rk_pgreader_bound(rk_pgreader *r, const char *col, const char *op, rk
 	return 0;
 }
 
+/* Appends the condition "point of <col> <op> m" of key segments as one on
+ * the key column itself (core/keyspace.h): integers by value, uuids as
+ * uuids, texts as their UTF-8 bytes (as COLLATE "C" orders them, whatever
+ * the column's collation). */
+static int rk_pgreader_key_bound(rk_pgreader *r, const char *col, const char *op, rk_usec m, rk_error *err)
+{
+	rk_buf v = RK_BUF_INIT, hex = RK_BUF_INIT;
+	rk_ks_bound b = rk_keyspace_bound(r->ks, m, &v);
+	char *lit = NULL;
+
+	if (b != RK_KSB_VALUE) {
+		rk_buf_puts(&r->sql, (b == RK_KSB_ALL) == (op[0] == '>') ? "true" : "false");
+		rk_buf_free(&v);
+		return 0;
+	}
+	if (r->ks->kind == RK_KS_TEXT) {
+		rk_buf_puts(&hex, "\\x");
+		for (size_t i = 0; i < v.len; i++)
+			rk_buf_printf(&hex, "%02x", (unsigned char)v.data[i]);
+		lit = rk_pg_quote_literal(r->pg, rk_buf_cstr(&hex), err);
+		if (lit)
+			rk_buf_printf(&r->sql, "convert_to(%s, 'UTF8') %s %s::bytea", col, op, lit);
+	} else {
+		lit = rk_pg_quote_literal(r->pg, rk_buf_cstr(&v), err);
+		if (lit)
+			rk_buf_printf(&r->sql, "%s %s %s::%s", col, op, lit, r->ks->kind == RK_KS_UUID ? "uuid" : "bigint");
+	}
+	rk_buf_free(&v);
+	rk_buf_free(&hex);
+	if (!lit)
+		return -1;
+	free(lit);
+	return 0;
+}
+
 /* Appends "(<key hash> & mask) = hval" for keybits kb (reckon extension 1.3). */
 static void rk_pgreader_keybits(rk_pgreader *r, const rk_scan *scan, const rk_keybits *kb)
 {
@@ -822,7 +861,8 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 	rk_type tt = r->types[scan->time_index];
 	const char *tcol = r->quoted[scan->time_index];
 	bool with_zone = tt == RK_T_TIMESTAMPTZ;
-	bool filter = tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE;
+	bool keyed = r->ks && scan->time_index == r->ks_col;
+	bool filter = keyed || tt == RK_T_TIMESTAMPTZ || tt == RK_T_TIMESTAMP || tt == RK_T_DATE;
 	bool bits = scan->keybits && r->has_key_hash && scan->nranges <= RK_PGREADER_MAX_RANGES;
 	rk_range merged[RK_PGREADER_MAX_RANGES];
 	const rk_keybits *kb[RK_PGREADER_MAX_RANGES];
@@ -884,11 +924,13 @@ static int rk_pgreader_where(rk_pgreader *r, const rk_scan *scan, bool *empty, r
 			if (i)
 				rk_buf_puts(&r->sql, " OR ");
 			rk_buf_putc(&r->sql, '(');
-			if (lo && rk_pgreader_bound(r, tcol, ">=", merged[i].from, with_zone, err) < 0)
+			if (lo && (keyed ? rk_pgreader_key_bound(r, tcol, ">=", merged[i].from, err)
+			                 : rk_pgreader_bound(r, tcol, ">=", merged[i].from, with_zone, err)) < 0)
 				goto fail;
 			if (lo && hi)
 				rk_buf_puts(&r->sql, " AND ");
-			if (hi && rk_pgreader_bound(r, tcol, "<", merged[i].to, with_zone, err) < 0)
+			if (hi && (keyed ? rk_pgreader_key_bound(r, tcol, "<", merged[i].to, err)
+			                 : rk_pgreader_bound(r, tcol, "<", merged[i].to, with_zone, err)) < 0)
 				goto fail;
 			if (!lo && !hi)
 				rk_buf_printf(&r->sql, "%s IS NOT NULL", tcol);
@@ -1041,6 +1083,110 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		rk_log_debug("%s: %s", r->desc, rerr.msg);
 	}
 	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * key segments (docs/key-segments.md)
+ * ---------------------------------------------------------------------- */
+
+static void rk_pgreader_recover(rk_pgreader *r);
+
+static void rk_pgreader_keyspace(void *impl, size_t col, const rk_keyspace *ks)
+{
+	rk_pgreader *r = impl;
+
+	r->ks = ks;
+	r->ks_col = col;
+}
+
+/* One sampled value: a COPY text row of one field. */
+static int rk_pgreader_sample_row(void *ctx, const char *row, size_t len, rk_error *err)
+{
+	rk_pgreader *r = ctx;
+	rk_field f;
+	const char *why;
+
+	memset(&f, 0, sizeof f);
+	if (rk_copytext_split(row, len, &f, 1, &r->scratch, &why) < 0) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: a sampled row of the COPY output has %s", r->desc, why);
+	}
+	return r->fn(r->ctx, &f, err);
+}
+
+/* The side's row count: the planner's estimate of an analyzed table
+ * without a filter, else counted. */
+static int rk_pgreader_estimate(rk_pgreader *r, double *rows, double *pages, char *relkind, rk_error *err)
+{
+	const char *params[1] = { r->oid };
+	rk_pg_result *res;
+	const char *v;
+
+	if (rk_pg_exec(r->pg, "row estimate", rk_sql_sample_estimate, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
+		return -1;
+	*rows = strtod(rk_pg_result_value(res, 0, 0), NULL);
+	*relkind = rk_pg_result_value(res, 0, 1)[0];
+	*pages = strtod(rk_pg_result_value(res, 0, 2), NULL);
+	rk_pg_result_free(res);
+	if (*rows > 0 && !r->filter)
+		return 0;
+	rk_buf_reset(&r->sql);
+	rk_buf_printf(&r->sql, "SELECT count(*) FROM %s", r->qualified);
+	if (r->filter)
+		rk_buf_printf(&r->sql, " WHERE %s", r->filter);
+	if (rk_pg_exec(r->pg, "row count", rk_buf_cstr(&r->sql), 0, NULL, RK_PG_ONE_ROW, &res, err) < 0) {
+		rk_pgreader_recover(r);
+		return r->filter && !rk_pg_error_is_connection(err) ? rk_pgreader_sql_error(r, "filter", r->filter, err)
+		                                                   : -1;
+	}
+	v = rk_pg_result_value(res, 0, 0);
+	*rows = v ? strtod(v, NULL) : 0;
+	rk_pg_result_free(res);
+	return 0;
+}
+
+/* Pages drawn at random (TABLESAMPLE SYSTEM, the same pages every run of an
+ * unchanged table): cheap, and enough for segment boundaries, which need
+ * not be exact quantiles.  Rows of one page are alike (neighbours in
+ * insertion order), so at least RK_PGREADER_SAMPLE_PAGES pages are drawn
+ * whatever `every` asks. */
+#define RK_PGREADER_SAMPLE_PAGES 500.0
+static int rk_pgreader_sample(void *impl, size_t col, uint64_t every, uint64_t min_rows, uint64_t *rows,
+                              rk_row_fn fn, void *ctx, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	double est, pages, pct;
+	char relkind;
+	int rc;
+
+	if (col >= r->ncols) {
+		rk_pgreader_err(err);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: sample before bind or column out of range", r->desc);
+	}
+	if (rk_pgreader_estimate(r, &est, &pages, &relkind, err) < 0)
+		return -1;
+	*rows = est > 0 ? (uint64_t)est : 0;
+	if (relkind != 'r' && relkind != 'm' && relkind != 'p') {
+		*rows = 0;
+		return 1; /* views and foreign tables take no TABLESAMPLE */
+	}
+	if (*rows < min_rows || every == 0)
+		return 0;
+	pct = 100.0 / (double)every;
+	if (pages > 0 && pct < 100.0 * RK_PGREADER_SAMPLE_PAGES / pages)
+		pct = 100.0 * RK_PGREADER_SAMPLE_PAGES / pages;
+	rk_buf_reset(&r->sql);
+	rk_buf_printf(&r->sql, "COPY (SELECT %s FROM %s TABLESAMPLE SYSTEM (%.6f) REPEATABLE (0) WHERE %s IS NOT NULL",
+	              r->quoted[col], r->qualified, pct < 100 ? pct : 100.0, r->quoted[col]);
+	if (r->filter)
+		rk_buf_printf(&r->sql, " AND %s", r->filter);
+	rk_buf_puts(&r->sql, ") TO STDOUT");
+	r->fn = fn;
+	r->ctx = ctx;
+	rc = rk_pg_copy_out(r->pg, "key sample", rk_buf_cstr(&r->sql), rk_pgreader_sample_row, r, err);
+	if (rc < 0)
+		rk_pgreader_recover(r);
+	return rc;
 }
 
 /* ------------------------------------------------------------------------
@@ -2018,6 +2164,8 @@ const rk_reader_ops rk_pgreader_ops = {
 	.lateness = rk_pgreader_lateness,
 	.drill_digest = rk_pgreader_drill_digest,
 	.scale = rk_pgreader_scale,
+	.keyspace = rk_pgreader_keyspace,
+	.sample = rk_pgreader_sample,
 };
 
 /* Every conn no other driver claims: a libpq conninfo or URI. */
@@ -2030,7 +2178,7 @@ static void *rk_pg_driver_open(const rk_reader_opts *o, const char *conninfo, rk
 const rk_reader_driver rk_pgreader_driver = {
 	.prefix = "",
 	.noun = "a PostgreSQL table",
-	.caps = RK_CAP_TYPED | RK_CAP_SQL_NAMES | RK_CAP_EXPRESSIONS | RK_CAP_RELATION | RK_CAP_RANGE_SCAN |
+	.caps = RK_CAP_TYPED | RK_CAP_SQL_NAMES | RK_CAP_EXPRESSIONS | RK_CAP_RELATION | RK_CAP_RANGE_SCAN | RK_CAP_KEY_RANGES |
 	        RK_CAP_CANON_INTS | RK_CAP_PUSHDOWN | RK_CAP_COMMIT_TIMES | RK_CAP_LIBPQ,
 	.open = rk_pg_driver_open,
 	.ops = &rk_pgreader_ops,

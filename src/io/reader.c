@@ -151,6 +151,21 @@ bool rk_reader_io(const rk_reader *r, uint64_t *files, uint64_t *bytes)
 	return true;
 }
 
+void rk_reader_keyspace(rk_reader *r, size_t col, const rk_keyspace *ks)
+{
+	if (r->ops->keyspace)
+		r->ops->keyspace(r->impl, col, ks);
+}
+
+int rk_reader_sample(rk_reader *r, size_t col, uint64_t every, uint64_t min_rows, uint64_t *rows, rk_row_fn fn,
+                     void *ctx, rk_error *err)
+{
+	*rows = 0;
+	if (!r->ops->sample)
+		return 1;
+	return r->ops->sample(r->impl, col, every, min_rows, rows, fn, ctx, err);
+}
+
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	return r->ops->scan(r->impl, scan, fn, ctx, err);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/keyspace.h"
 #include "core/timeutil.h"
 #include "core/types.h"
 
@@ -41,6 +42,8 @@ enum {
 	RK_CAP_LIBPQ = 1u << 8,        /* the conn is a libpq conninfo: reckon's own SQL runs there
 	                               * (--watermark-query) and load/repair write there; without it
 	                               * the conn is a path, which holds no password */
+	RK_CAP_KEY_RANGES = 1u << 9,   /* scans take ranges of key points (rk_reader_keyspace), or
+	                               * deliver every row: key segments can read it */
 };
 
 /*
@@ -248,6 +251,25 @@ typedef struct rk_drill_query {
  * does), -1 on error.
  */
 int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
+
+/*
+ * Key segments (core/keyspace.h): from now on, a scan whose time_index is
+ * col reads its ranges as points of ks on that column (ks stays the
+ * caller's, and must outlive the reader's scans).  A driver without range
+ * scans ignores it (it delivers every row).
+ */
+void rk_reader_keyspace(rk_reader *r, size_t col, const rk_keyspace *ks);
+
+/*
+ * About one value of bound column col in every `every` rows of the side
+ * (its mapping and filter applied; NULLs left out), drawn from the whole
+ * relation, each to fn as a row of one field, in no order; *rows is the
+ * side's estimated row count.  Nothing is drawn when that is below
+ * min_rows.  Returns 0, -1 on error, or 1 when this reader cannot draw a
+ * sample (CSV data, a view): *rows is then 0.
+ */
+int rk_reader_sample(rk_reader *r, size_t col, uint64_t every, uint64_t min_rows, uint64_t *rows, rk_row_fn fn,
+                     void *ctx, rk_error *err);
 
 /* The id of the snapshot exported at open (opts.export_snapshot), valid
  * while r lives; NULL for CSV readers or when not exported. */

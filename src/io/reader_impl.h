@@ -32,6 +32,10 @@ typedef struct rk_reader_ops {
 	int (*lateness)(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 	/* optional: the display scale of bound column col (rk_reader_scale) */
 	int (*scale)(const void *impl, size_t col);
+	/* optional: key segments (rk_reader_keyspace, rk_reader_sample) */
+	void (*keyspace)(void *impl, size_t col, const rk_keyspace *ks);
+	int (*sample)(void *impl, size_t col, uint64_t every, uint64_t min_rows, uint64_t *rows, rk_row_fn fn,
+	              void *ctx, rk_error *err);
 	/* optional: the files and bytes the scans have read so far (rk_reader_io) */
 	void (*io)(const void *impl, uint64_t *files, uint64_t *bytes);
 } rk_reader_ops;

@@ -48,6 +48,14 @@ static json_t *rk_time_str(rk_usec t)
 	return json_string(rk_time_format(t, a));
 }
 
+/* Boundary i of r (a window's start or end) as the report shows it. */
+static json_t *rk_bound_str(const rk_check_result *r, size_t i)
+{
+	char a[RK_TIME_STRLEN];
+
+	return json_string(rk_check_bound_text(r, i, a));
+}
+
 static json_t *rk_uint(uint64_t n)
 {
 	return json_integer((json_int_t)n);
@@ -137,7 +145,7 @@ static void rk_cell_title_window(const rk_report_ctx *c, const rk_check_result *
 {
 	char a[RK_TIME_STRLEN], s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN], n1[32], n2[32];
 
-	rk_buf_printf(b, "%s %s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
+	rk_buf_printf(b, "%s %s", rk_check_bound_text(r, w, a), rk_report_status_name(r->status[w]));
 	if (r->status[w] == RK_WIN_OPEN)
 		return;
 	rk_buf_printf(b, "\nsource %s rows, target %s rows", rk_report_thousands(r->side[0].rows[w], n1),
@@ -181,8 +189,8 @@ static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, s
 			rows[1] += r->side[1].rows[w];
 		}
 	}
-	rk_buf_printf(b, "%s to %s: %zu windows", rk_time_format(rk_check_window_start(r, w0), a),
-	              rk_time_format(rk_check_window_start(r, w1), e), w1 - w0);
+	rk_buf_printf(b, "%s to %s: %zu windows", rk_check_bound_text(r, w0, a),
+	              rk_check_bound_text(r, w1, e), w1 - w0);
 	if (st[1])
 		rk_buf_printf(b, ", %zu differ", st[1]);
 	if (st[0])
@@ -193,7 +201,7 @@ static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, s
 	              rk_report_thousands(rows[1], n2));
 	for (size_t w = w0; w < w1 && listed < 5; w++)
 		if (r->status[w] == RK_WIN_DIFFER) {
-			rk_buf_printf(b, "\ndiffers: %s", rk_time_format(rk_check_window_start(r, w), a));
+			rk_buf_printf(b, "\ndiffers: %s", rk_check_bound_text(r, w, a));
 			listed++;
 		}
 	return json_string(rk_buf_cstr(b));
@@ -249,7 +257,7 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		if (!row || (by_day ? dd != day : in_row == per_row)) {
 			row = json_object();
 			cells = json_array();
-			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : rk_time_format(t, a)));
+			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : rk_check_bound_text(r, w, a)));
 			rk_set(row, "cells", cells);
 			json_array_append_new(rows, row);
 			day = dd;
@@ -399,8 +407,8 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		sums = json_array();
 		kinds = json_array();
 		rk_set(it, "anchor", rk_anchor(w));
-		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "start", rk_bound_str(r, w));
+		rk_set(it, "end", rk_bound_str(r, w + 1));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
@@ -463,8 +471,8 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 			continue;
 		it = json_object();
 		rk_set(it, "anchor", rk_anchor(w));
-		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
-		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "start", rk_bound_str(r, w));
+		rk_set(it, "end", rk_bound_str(r, w + 1));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)

@@ -40,6 +40,15 @@ static void rk_report_csv_field(FILE *out, const char *s)
 	fputs(s, out);
 }
 
+/* Boundary i of r as a CSV field: an open end of key segments is empty
+ * (an empty key text would be quoted, ""). */
+static void rk_report_csv_bound(FILE *out, const rk_check_result *r, size_t i, char *buf)
+{
+	if (r->keyed && !r->seg_text[i])
+		return;
+	rk_report_csv_field(out, rk_check_bound_text(r, i, buf));
+}
+
 static uint64_t rk_win_keys(const rk_check_result *r, size_t w)
 {
 	uint64_t n = 0;
@@ -125,7 +134,7 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 		fprintf(out, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
 		        c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows") : (c->keys == 1 ? "key" : "keys"));
 		for (size_t w = 0; w < c->nwindows; w++)
-			fprintf(out, "%s%s", w ? ", " : "  in windows starting ", rk_time_format(rk_check_window_start(r, c->windows[w]), a));
+			fprintf(out, "%s%s", w ? ", " : "  in windows starting ", rk_check_bound_text(r, c->windows[w], a));
 		fprintf(out, "\n    cause:     %s\n    evidence:  %s\n    next step: %s\n", c->cause, c->evidence,
 		        c->next_step);
 	}
@@ -183,8 +192,7 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 			if (r->status[w] != RK_WIN_DIFFER)
 				continue;
 			fprintf(out, "  [%s, %s)  source %llu rows, target %llu rows\n",
-			        rk_time_format(rk_check_window_start(r, w), a),
-			        rk_time_format(rk_check_window_end(r, w), b),
+			        rk_check_bound_text(r, w, a), rk_check_bound_text(r, w + 1, b),
 			        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
 			if (c->spec->tz)
 				fprintf(out, "    local [%s, %s) in %s\n", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), a),
@@ -217,7 +225,8 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 	}
 	rk_report_text_diagnosis(out, r);
 	if (r->side[0].null_time || r->side[1].null_time)
-		fprintf(out, "\nrows with a NULL %s (no window can hold them): source %llu, target %llu\n", c->spec->time,
+		fprintf(out, "\nrows with a NULL %s (no %s can hold them): source %llu, target %llu\n",
+		        r->keyed ? r->key_names[0] : c->spec->time, r->keyed ? "segment" : "window",
 		        (unsigned long long)r->side[0].null_time, (unsigned long long)r->side[1].null_time);
 	if (r->has_watermark)
 		fprintf(out, "\nwatermark %s: %llu missing key(s) at or before it%s\n", rk_time_format(r->watermark, a),
@@ -234,9 +243,12 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 	rk_buf line = RK_BUF_INIT;
 
 	fprintf(out, "source: %s\ntarget: %s\n", r->side[0].describe, r->side[1].describe);
-	fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
-	        rk_time_format(c->spec->to, b),
-	        rk_report_window(c->spec, d), r->nclosed, nopen);
+	if (r->keyed)
+		fprintf(out, "range:  every key, in %zu key segment%s of %s (no --time)\n", r->nwindows,
+		        r->nwindows == 1 ? "" : "s", r->key_names[0]);
+	else
+		fprintf(out, "range:  [%s, %s)  window %s  closed %zu  open %zu\n", rk_time_format(c->spec->from, a),
+		        rk_time_format(c->spec->to, b), rk_report_window(c->spec, d), r->nclosed, nopen);
 	if (c->spec->tz)
 		fprintf(out, "local:  [%s, %s)  in %s (%s)\n", rk_tz_format(c->spec->tz, c->spec->from, a),
 		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
@@ -246,12 +258,12 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		fprintf(out, "%-22s %-26s %-7s %10s %10s%s\n", "window start", "local start", "status", "source", "target",
 		        r->nsum ? "  sums source/target" : "");
 	else
-		fprintf(out, "%-22s %-7s %10s %10s%s\n", "window start", "status", "source", "target",
-		        r->nsum ? "  sums source/target" : "");
+		fprintf(out, "%-22s %-7s %10s %10s%s\n", r->keyed ? "segment start" : "window start", "status", "source",
+		        "target", r->nsum ? "  sums source/target" : "");
 	for (size_t w = 0; w < r->nwindows; w++) {
 		if (!all && r->status[w] != RK_WIN_DIFFER)
 			continue;
-		fprintf(out, "%-22s", rk_time_format(rk_check_window_start(r, w), a));
+		fprintf(out, "%-22s", r->keyed && w == 0 ? "(first)" : rk_check_bound_text(r, w, a));
 		if (c->spec->tz)
 			fprintf(out, " %-26s", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), b));
 		fprintf(out, " %-7s", rk_report_status_name(r->status[w]));
@@ -401,9 +413,16 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
 	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
 	json_object_set_new(root, "null_time_rows", nul);
-	json_object_set_new(range, "from", rk_json_time(c->spec->from));
-	json_object_set_new(range, "to", rk_json_time(c->spec->to));
-	json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
+	if (r->keyed) {
+		/* key segments: no time range (docs/key-segments.md) */
+		json_object_set_new(range, "by", json_string("key"));
+		json_object_set_new(range, "column", json_string(r->key_names[0]));
+		json_object_set_new(range, "segments", json_integer((json_int_t)r->nwindows));
+	} else {
+		json_object_set_new(range, "from", rk_json_time(c->spec->from));
+		json_object_set_new(range, "to", rk_json_time(c->spec->to));
+		json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
+	}
 	if (c->spec->tz) {
 		json_object_set_new(range, "timezone", json_string(rk_tz_name(c->spec->tz)));
 		json_object_set_new(range, "from_local", json_string(rk_tz_format(c->spec->tz, c->spec->from, d)));
@@ -424,8 +443,14 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 		if (!rk_win_rerun(r, w))
 			continue;
 		it = json_object();
-		json_object_set_new(it, "interval_start", rk_json_time(rk_check_window_start(r, w)));
-		json_object_set_new(it, "interval_end", rk_json_time(rk_check_window_end(r, w)));
+		if (r->keyed) {
+			json_object_set_new(it, "kind", json_string("key"));
+			json_object_set_new(it, "interval_start", r->seg_text[w] ? json_string(r->seg_text[w]) : json_null());
+			json_object_set_new(it, "interval_end", r->seg_text[w + 1] ? json_string(r->seg_text[w + 1]) : json_null());
+		} else {
+			json_object_set_new(it, "interval_start", rk_json_time(rk_check_window_start(r, w)));
+			json_object_set_new(it, "interval_end", rk_json_time(rk_check_window_end(r, w)));
+		}
 		if (c->spec->tz) {
 			char lb[RK_TIME_STRLEN];
 
@@ -522,8 +547,11 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 			label[0] = ',';
 			rk_tz_format(c->spec->tz, s, label + 1);
 		}
-		fprintf(out, "%s,%s,%s", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, w), b),
-		        rk_report_status_name(r->status[w]));
+		(void)s;
+		rk_report_csv_bound(out, r, w, a);
+		fputc(',', out);
+		rk_report_csv_bound(out, r, w + 1, b);
+		fprintf(out, ",%s", rk_report_status_name(r->status[w]));
 		if (r->status[w] == RK_WIN_OPEN) {
 			fputs(",,", out);
 			for (size_t j = 0; j < r->nsum; j++)
@@ -560,8 +588,9 @@ static void rk_report_key_line(FILE *out, const rk_check_result *r, const rk_fin
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 
-	fprintf(out, "%s,%s", rk_time_format(rk_check_window_start(r, f->window), a),
-	        rk_time_format(rk_check_window_end(r, f->window), b));
+	rk_report_csv_bound(out, r, f->window, a);
+	fputc(',', out);
+	rk_report_csv_bound(out, r, f->window + 1, b);
 	if (kind)
 		fprintf(out, ",%s", rk_find_kind_name(f->kind));
 	for (size_t k = 0; k < r->nkey; k++) {
@@ -606,15 +635,20 @@ static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 
-	fputs("interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed\n", out);
+	/* key segments add a last column, kind (docs/rerun.md); a time list
+	 * keeps its exact header */
+	fputs(r->keyed ? "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed,kind\n"
+	               : "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed\n",
+	      out);
 	for (size_t w = 0; w < r->nwindows; w++) {
-		rk_usec s = rk_check_window_start(r, w);
 		if (!rk_win_rerun(r, w))
 			continue;
-		fprintf(out, "%s,%s,%llu,%llu,%u,%u,%u,%u\n", rk_time_format(s, a), rk_time_format(rk_check_window_end(r, w), b),
-		        (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w],
-		        r->win_kind[w][RK_FIND_MISSING], r->win_kind[w][RK_FIND_EXTRA], r->win_kind[w][RK_FIND_DUPLICATED],
-		        r->win_kind[w][RK_FIND_CHANGED]);
+		rk_report_csv_bound(out, r, w, a);
+		fputc(',', out);
+		rk_report_csv_bound(out, r, w + 1, b);
+		fprintf(out, ",%llu,%llu,%u,%u,%u,%u%s\n", (unsigned long long)r->side[0].rows[w],
+		        (unsigned long long)r->side[1].rows[w], r->win_kind[w][RK_FIND_MISSING], r->win_kind[w][RK_FIND_EXTRA],
+		        r->win_kind[w][RK_FIND_DUPLICATED], r->win_kind[w][RK_FIND_CHANGED], r->keyed ? ",key" : "");
 	}
 	return ferror(out) ? -1 : 0;
 }

@@ -196,6 +196,14 @@ static int rk_rr_header(const char *name, const char *line, size_t len, rk_error
 
 	if (len == hl && memcmp(line, RK_RERUN_HEADER, hl) == 0)
 		return 0;
+	if (len == hl + 5 && memcmp(line, RK_RERUN_HEADER ",kind", hl + 5) == 0) {
+		/* key segments (docs/key-segments.md): ranges of a key, which no
+		 * scheduler and no time-interval repair can replay */
+		rk_rr_fail(err, name, 1, hl + 2, "a rerun list of key segments (kind key): its intervals are key "
+		                                 "ranges, not times");
+		return rk_error_hint(err, "only time intervals are merged or turned into scheduler commands; re-check "
+		                          "the table (reckon check without --time) after reloading it");
+	}
 	while (i < len && i < hl && line[i] == RK_RERUN_HEADER[i])
 		i++;
 	rk_rr_fail(err, name, 1, i + 1, "not a rerun list: the header must be exactly '%s'", RK_RERUN_HEADER);
