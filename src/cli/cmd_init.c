@@ -32,6 +32,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/buf.h"
+#include "core/keyspace.h"
 #include "core/log.h"
 #include "io/pg.h"
 #include "io/pgident.h"
@@ -251,6 +252,30 @@ static bool rk_init_carried(const char *name)
 	return !strchr(name, '\n');
 }
 
+/* Whether the first column of kt's primary key has a type key segments
+ * range over (core/keyspace.h) on both sides. */
+static bool rk_init_segmentable(const rk_init_table *kt, const rk_init_table *s, const rk_init_table *t)
+{
+	const rk_init_col *first = NULL;
+
+	for (size_t c = 0; c < kt->ncols && !first; c++)
+		if (kt->cols[c].key_position == 1)
+			first = &kt->cols[c];
+	if (!first)
+		return false;
+	for (int side = 0; side < 2; side++) {
+		const rk_init_col *col = rk_init_find(side ? t : s, first->name);
+		rk_keyspace ks;
+		rk_type ty;
+		const char *why;
+
+		if (!col || !col->declared || rk_type_from_name(col->declared, true, &ty) < 0 ||
+		    rk_keyspace_init(&ks, ty, &why) < 0)
+			return false;
+	}
+	return true;
+}
+
 /* The time column both sides have with a time type, by preference; one
  * whose name a job file cannot carry is not chosen. */
 static const char *rk_init_time(const rk_init_table *s, const rk_init_table *t)
@@ -319,11 +344,14 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	const char *why = NULL, *c = "";
 	bool key_ok = rk_init_key(t, s, &key);
 	bool editable = true; /* an edit of the section makes it checkable */
+	const rk_init_table *kt = t; /* the side whose primary key is used */
+	bool segments = false;       /* no time column: key segments */
 	int ncommon = 0;
 
 	if (!key_ok) {
 		rk_buf_reset(&key);
 		key_ok = rk_init_key(s, t, &key);
+		kt = s;
 	}
 	for (size_t i = 0; i < t->ncols; i++) {
 		if (!rk_init_find(s, t->cols[i].name))
@@ -350,8 +378,9 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 		      "check it";
 	else if (!key_ok)
 		why = "no primary key on either side: name its key columns";
-	else if (!time)
-		why = "no timestamp or date column on both sides: name the time column";
+	else if (!time && !(segments = rk_init_segmentable(kt, s, t)))
+		why = "no timestamp or date column on both sides, and its first key column is of a type key segments "
+		      "cannot range over: name the time column";
 	rk_init_label(&lab, t->name);
 	/* labels are unique: two names may map to one label */
 	for (int n = 2; rk_init_listed(labels, rk_buf_cstr(&lab)); n++) {
@@ -401,12 +430,17 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	rk_buf_printf(&line, "key = %s", key_ok ? rk_buf_cstr(&key) : "COLS");
 	rk_init_line(out, c, rk_buf_cstr(&line));
 	rk_buf_reset(&rel);
-	rk_buf_puts(&rel, "time = ");
-	if (time)
-		rk_init_name(&rel, time);
-	else
-		rk_buf_puts(&rel, "COL");
-	rk_init_line(out, c, rk_buf_cstr(&rel));
+	if (segments) {
+		rk_init_line(out, "; ", "no time column: checked by key segments of its first key column "
+		                        "(docs/key-segments.md)");
+	} else {
+		rk_buf_puts(&rel, "time = ");
+		if (time)
+			rk_init_name(&rel, time);
+		else
+			rk_buf_puts(&rel, "COL");
+		rk_init_line(out, c, rk_buf_cstr(&rel));
+	}
 	rk_buf_reset(&line);
 	rk_buf_printf(&line, "columns = %s", rk_buf_cstr(&cols));
 	rk_init_line(out, c, rk_buf_cstr(&line));

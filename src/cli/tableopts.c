@@ -175,7 +175,9 @@ static int rk_tableopts_segments(const rk_opts *o, rk_usec now, rk_check_spec *s
 	for (size_t i = 0; i < sizeof rk_tableopts_time_only / sizeof *rk_tableopts_time_only; i++) {
 		rk_optid id = rk_tableopts_time_only[i];
 
-		if (!rk_opts_is_set(o, id))
+		/* a job's [defaults] window and range are for its tables with a
+		 * time column */
+		if (!rk_opts_is_set(o, id) || o->job)
 			continue;
 		rk_error_set(err, RK_EXIT_USAGE, "option --%s needs --time: without it the table is checked by key "
 		                                 "segments",

@@ -217,3 +217,35 @@ test_job_with_a_dimension_without_time() {
 	assert_eq "$(tail -n +2 jrep/dim_customer/findings.csv | cut -d, -f3-4)" "changed,42"
 	assert_eq "$(head -1 jrep/dim_customer/rerun.csv | awk -F, '{print $NF}')" kind
 }
+
+# reckon init writes a table without a time column as a section without
+# time (key segments) instead of leaving it out; a key of a type key
+# segments cannot range over still leaves it out, with the reason.
+test_init_writes_tables_without_time() {
+	local db
+	for db in seg_a seg_b; do
+		createdb $db
+		sql $db >/dev/null <<-'SQL'
+			create table dim_customer (customer_id int primary key, name text);
+			insert into dim_customer select i, 'c' || i from generate_series(1, 50) i;
+			create table rates (rate double precision primary key, label text);
+			create table facts (id int primary key, at timestamptz);
+			insert into facts values (1, '2026-03-02T00:30:00Z');
+		SQL
+	done
+	sql seg_b "delete from dim_customer where customer_id = 7" >/dev/null
+	assert_exit 0 rk init --source "$(conn seg_a)" --target "$(conn seg_b)"
+	cp "$OUT" init.ini
+	sed -n '/^\[table dim_customer\]/,/^$/p' init.ini >dim.sec
+	assert_contains dim.sec "key = customer_id"
+	assert_not_contains dim.sec "time ="
+	assert_contains init.ini "; no time column: checked by key segments of its first key column"
+	assert_contains init.ini "; [table rates] is left out: no timestamp or date column on both sides, and its first key column is of a type key segments cannot range over"
+	assert_match "$(sed -n '/^\[table facts\]/,/^$/p' init.ini)" "time = at"
+	# the output runs unedited: the dimension by key segments beside facts in windows
+	assert_exit 1 rk check --job init.ini --report irep --now 2026-03-03T00:00:00Z \
+		--from 2026-03-02T00:00:00Z --to 2026-03-02T04:00:00Z
+	assert_eq "$(jget irep/summary.json .tables.dim_customer.verdict)" differ
+	assert_eq "$(jget irep/summary.json .tables.facts.verdict)" match
+	assert_eq "$(tail -n +2 irep/dim_customer/findings.csv | cut -d, -f3-4)" "missing,7"
+}
