@@ -218,7 +218,8 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 	bool calendar = false;
 
 	spec->width = o->window;
-	if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
+	/* (a default, as lateness has, counts as given) */
+	if (!o->window && rk_opts_require(o, RK_O_WINDOW, err) < 0)
 		return -1;
 	if (o->timezone && !(tz = rk_tz_get(o->timezone, "--timezone", err)))
 		return -1;
