@@ -341,6 +341,57 @@ test_through_a_transaction_pooler() {
 	trap - EXIT
 }
 
+# Through the pooler, to a database whose own defaults are far from what
+# reckon reads text by (DateStyle SQL, DMY; a time zone of +05:45; other
+# interval, float and bytea styles), the check reports what it reports on
+# a direct connection and the repair's checks, plan and writes are right:
+# each transaction sets reckon's settings itself (SET LOCAL), since the
+# session's are reset after every transaction.  (Failed before: the
+# settings were made once for the session, so the check's key-level scans
+# read the target's floats with 15 digits: every row of a damaged window
+# looked changed.)
+test_settings_hold_through_a_transaction_pooler() {
+	damaged_target
+	# a float column: its text takes 17 significant digits at
+	# extra_float_digits 3, 15 at the database's 0 (pgbouncer carries
+	# DateStyle, TimeZone and IntervalStyle over, this one not)
+	local db
+	for db in $SRC $TGT; do
+		sql $db "alter table mart.orders add column ratio float8; update mart.orders set ratio = order_id / 3.0" >/dev/null
+	done
+	rerun_list
+	sql $TGT "alter database $TGT set DateStyle = 'SQL, DMY'; alter database $TGT set TimeZone = 'Asia/Kathmandu';
+	          alter database $TGT set IntervalStyle = 'sql_standard'; alter database $TGT set extra_float_digits = 0;
+	          alter database $TGT set bytea_output = 'escape'" >/dev/null
+	pgbouncer_start $TGT
+	trap 'pgbouncer_stop; sql $TGT "alter database $TGT reset all" >/dev/null' EXIT
+	local pooled="host=127.0.0.1 port=$PGB_PORT dbname=$TGT user=$PGUSER" before
+	# the pooler's sessions do use the database's defaults
+	assert_eq "SQL, DMY" "$("$RK_PGBIN/psql" -X -At -h 127.0.0.1 -p "$PGB_PORT" -d $TGT -c 'show DateStyle')"
+	before=$(physical_except "(3, 2), (10, 1), (16, 1)")
+	# what the check reports through the pooler is what it reports directly
+	assert_exit 1 check --report direct
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$pooled" "${ORDERS_OPTS[@]}" --report pooled
+	local f
+	for f in direct/*.csv; do
+		assert_file_eq "pooled/${f#direct/}" "$f"
+	done
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$pooled" "${REPAIR_OPTS[@]}" --rerun-list rerun.csv \
+		--format json
+	assert_eq "planned 1 0 0|planned 0 0 1|planned 0 1 0" \
+		"$(jget "$OUT" '[.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"] | join("|")')"
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$pooled" "${REPAIR_OPTS[@]}" --rerun-list rerun.csv \
+		--execute --format json
+	assert_eq "match 1 0 0|match 0 0 1|match 0 1 0" \
+		"$(jget "$OUT" '[.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"] | join("|")')"
+	assert_eq "$before" "$(physical_except "(3, 2), (10, 1), (16, 1)")" "rows that matched"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$pooled" "${ORDERS_OPTS[@]}"
+	assert_exit 0 check
+	pgbouncer_stop
+	sql $TGT "alter database $TGT reset all" >/dev/null
+	trap - EXIT
+}
+
 # Through the pooler, --lock-timeout still bounds the wait for the write
 # lock: the pooler drops the options startup parameter and the session's
 # settings, so only the transaction's own SET LOCAL lock_timeout holds.
