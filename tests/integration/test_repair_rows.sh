@@ -473,3 +473,73 @@ test_dry_run_refuses_what_would_fail() {
 	assert_exit 0 check
 	sql $TGT "drop table mart.order_notes; drop owned by rr_reader; drop role rr_reader" >/dev/null
 }
+
+# A stale target copy at +-infinity, of a key the source holds in a listed
+# interval, is refused before any change, exit 2, no retry hint, in both
+# modes, dry run and --execute: row by row it would be moved out of a
+# window that cannot be named, --replace-interval's delete by key would
+# remove it from one.  (Failed before: --replace-interval got as far as
+# its delete and stopped with exit 3, "a row the delete by key reached lies
+# out of reckon's time range".)
+test_stale_copies_out_of_range_refused_in_both_modes() {
+	local stamp before
+	for stamp in infinity -infinity; do
+		damaged_target
+		# the target's only copy of W1's (7, 1) lies at +-infinity
+		sql $TGT "update mart.orders set created_at = '$stamp' where order_id = 7 and line_no = 1" >/dev/null
+		rerun_list
+		assert_match "$(cut -d, -f1 rerun.csv | tr '\n' ' ')" "2026-03-02T01:00:00Z" "W1 is listed ($stamp)"
+		before=$(physical)
+		assert_exit 2 repair --rerun-list rerun.csv
+		assert_contains "$ERR" "at +-infinity or out of reckon's time range (e.g. (7,1))"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_exit 2 repair --rerun-list rerun.csv --replace-interval
+		assert_contains "$ERR" "the delete by key would remove 1 stale target row at +-infinity or out of reckon's time range (e.g. (7,1))"
+		assert_contains "$ERR" "nothing was changed"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_exit 2 repair --rerun-list rerun.csv --replace-interval --execute
+		assert_contains "$ERR" "stale target row at +-infinity"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_eq "$before" "$(physical)" "nothing changed ($stamp)"
+	done
+}
+
+# wide_tables - mart.wide of 1600 columns (id, ts, c3 .. c1600), as many as
+# a PostgreSQL table may have, on both sides: one row at the source, none
+# at the target
+wide_tables() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db >/dev/null <<-SQL
+			create schema if not exists mart;
+			drop table if exists mart.wide;
+			do \$\$ begin
+				execute 'create table mart.wide (id bigint primary key, ts timestamptz, '
+				        || (select string_agg(format('c%s integer', g), ', ' order by g) from generate_series(3, 1600) g)
+				        || ')';
+			end \$\$;
+		SQL
+	done
+	sql $SRC "insert into mart.wide (id, ts, c3, c1600) values (1, '2026-03-02 00:10:00+00', 3, 1600)" >/dev/null
+}
+
+# --replace-interval would stage a table's 1600 columns and the interval's
+# start: one column more than PostgreSQL allows.  The dry run and --execute
+# refuse it before any change (exit 2, no retry hint); row by row, whose
+# staging table has only the written columns, repairs it.  (Failed before:
+# exit 3, "tables can have at most 1600 columns", from the server.)
+test_staging_over_the_column_limit_refused() {
+	wide_tables
+	printf '%s\n%s\n' "$RERUN_HEADER" "$W0,1,0,1,0,0,0" >wide.csv
+	local wide=(--source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.wide --key id --time ts
+		--rerun-list wide.csv --now 2026-03-03T00:00:00Z)
+	assert_exit 2 rk repair "${wide[@]}" --replace-interval
+	assert_contains "$ERR" "--replace-interval stages the 1600 written columns of target table mart.wide and the interval's start: 1601 columns, more than the 1600 a PostgreSQL table may have; nothing was changed"
+	assert_not_contains "$ERR" "run the same command again"
+	assert_exit 2 rk repair "${wide[@]}" --replace-interval --execute
+	assert_not_contains "$ERR" "run the same command again"
+	assert_eq 0 "$(sql $TGT 'select count(*) from mart.wide')"
+	assert_exit 0 rk repair "${wide[@]}" --execute --format json
+	assert_eq "match 1" "$(jget "$OUT" '.intervals[0] | "\(.status) \(.inserted)"')"
+	assert_eq "1|3|1600" "$(sql $TGT 'select id, c3, c1600 from mart.wide')"
+}
