@@ -89,7 +89,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-peers bench-scale fdw-demo man completion \
+        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-peers bench-scale fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint
 
 all: $(BUILD)/reckon man completion
@@ -120,6 +120,7 @@ help:
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
 	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
+	@echo "make bench-repair  4 changed rows of 1M repaired row by row against --replace-interval: rows written, time"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
 	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
@@ -250,9 +251,15 @@ bench: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 
 bench-job: deps all
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+
+# Row-level repair against --replace-interval (N rows, default 1000000):
+# reports/bench/repair-N.md
+bench-repair: deps all
+	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 
 # A Delta table against PostgreSQL beside DuckDB's own floor, and the last
 # day of a 30-day table (N rows, default 5000000): reports/bench/delta-N.md
