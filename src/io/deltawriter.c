@@ -893,7 +893,10 @@ static int write_rows(rk_dw *w, const char *from, int64_t *rows, rk_error *err)
 		rk_buf_puts(&sql, "SELECT ");
 		data_columns(w, &sql);
 		rk_buf_printf(&sql, " FROM %s", from);
-		rc = write_file(w, rk_buf_cstr(&sql), json_object(), rows, err);
+		json_t *none = json_object();
+
+		rc = write_file(w, rk_buf_cstr(&sql), none, rows, err);
+		json_decref(none);
 		goto out;
 	}
 	/* the distinct partition values, as text */
