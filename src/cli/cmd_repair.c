@@ -18,7 +18,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "load/guard.h"
-#include "load/repair.h"
+#include "repair/repair.h"
 #include "report/audit.h"
 #include "report/rerun.h"
 

@@ -3,7 +3,7 @@
 # schema "reckon" (docs/audit.md), in one transaction, without a password;
 # reckon repair --audit: the run and every interval of its list recorded,
 # dry runs and runs that stopped part way included; and the on-call queries
-# of sql/audit_query_*.sql against real runs.
+# of sql/queries/audit_query_*.sql against real runs.
 #
 # The pair is mk_orders with a damaged target: (3, 2) deleted (W0 missing)
 # and (11, 1) changed (W2).  The range has a fifth, open window (04:00-05:00).
@@ -51,7 +51,7 @@ asql() {
 	PGTZ=UTC sql "${AUDIT_DB:-$AUD}" "$1"
 }
 
-# aquery NAME [VAR=VALUE...] - runs sql/audit_query_NAME.sql as the docs say,
+# aquery NAME [VAR=VALUE...] - runs sql/queries/audit_query_NAME.sql as the docs say,
 # with psql variables; rows unaligned, fields split by '|'
 aquery() {
 	local name=$1 a
@@ -59,7 +59,7 @@ aquery() {
 	shift
 	for a in "$@"; do vars+=(-v "$a"); done
 	PGTZ=UTC "$RK_PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "${AUDIT_DB:-$AUD}" "${vars[@]}" \
-		-f "$RK_REPO/sql/audit_query_$name.sql" || fail "sql/audit_query_$name.sql failed"
+		-f "$RK_REPO/sql/queries/audit_query_$name.sql" || fail "sql/queries/audit_query_$name.sql failed"
 }
 
 # ts COLUMN - SQL for a timestamptz column as reckon's files write it

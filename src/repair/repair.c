@@ -10,7 +10,7 @@
  * written.  One target connection holds the staging tables and runs one
  * transaction per interval.
  */
-#include "load/repair.h"
+#include "repair/repair.h"
 
 #include <ctype.h>
 #include <stdio.h>
