@@ -543,3 +543,67 @@ test_staging_over_the_column_limit_refused() {
 	assert_eq "match 1" "$(jget "$OUT" '.intervals[0] | "\(.status) \(.inserted)"')"
 	assert_eq "1|3|1600" "$(sql $TGT 'select id, c3, c1600 from mart.wide')"
 }
+
+# As a new user would: a target made the usual way - an identity surrogate
+# as its primary key, the natural key unique, lineage columns the source
+# does not have (batch_id, loaded_at) - with a child table referencing the
+# surrogate ON DELETE CASCADE, loaded from the source, then damaged (a row
+# lost, an amount changed, a row the source never had).  check, the dry
+# run, --execute: the three rows are written and nothing else - every other
+# row keeps its ctid, xmin, surrogate and lineage, and every child is still
+# there; a second run changes nothing.
+test_new_user_target_with_lineage_identity_and_children() {
+	mk_orders $SRC
+	sql $TGT "create schema if not exists mart; drop table if exists mart.order_items, mart.order_notes, mart.orders" >/dev/null
+	sql $TGT >/dev/null <<-SQL
+		create table mart.orders (
+			id         bigint generated always as identity primary key,
+			order_id   bigint not null,
+			line_no    integer not null,
+			created_at timestamptz,
+			amount     numeric(12,2),
+			qty        integer,
+			note       text,
+			batch_id   integer not null default 41,
+			loaded_at  timestamptz not null default clock_timestamp(),
+			unique (order_id, line_no));
+		create table mart.order_items (
+			item_id  bigint generated always as identity,
+			order_ref bigint not null references mart.orders (id) on delete cascade,
+			sku      text);
+	SQL
+	"$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d $SRC -c "copy mart.orders to stdout" |
+		"$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d $TGT \
+			-c "copy mart.orders (order_id, line_no, created_at, amount, qty, note) from stdin" ||
+		fail "loading the target failed"
+	sql $TGT >/dev/null <<-SQL
+		insert into mart.order_items (order_ref, sku) select id, 'sku-' || g from mart.orders, generate_series(1, 2) g;
+		delete from mart.order_items where order_ref = (select id from mart.orders where order_id = 3 and line_no = 2);
+		delete from mart.orders where order_id = 3 and line_no = 2;
+		update mart.orders set amount = amount + 1 where order_id = 16 and line_no = 1;
+		insert into mart.orders (order_id, line_no, created_at, amount, qty, note)
+		values (99, 1, '2026-03-02 02:30:00+00', 1.00, 1, 'never at the source');
+	SQL
+	local untouched children
+	untouched=$(sql $TGT "select ctid::text, xmin::text, t::text from mart.orders t
+	                     where (order_id, line_no) not in ((3, 2), (16, 1), (99, 1)) order by id")
+	children=$(sql $TGT "select i::text from mart.order_items i order by item_id")
+	assert_exit 1 check --rerun-list rerun.csv
+	assert_exit 0 repair --rerun-list rerun.csv
+	assert_contains "$OUT" "planned"
+	assert_exit 0 repair --rerun-list rerun.csv --execute --format json
+	assert_eq "match|1 inserted, 1 updated, 1 deleted" \
+		"$(jget "$OUT" '"\(.verdict)|\(.totals.inserted) inserted, \(.totals.updated) updated, \(.totals.deleted_by_time) deleted"')"
+	assert_eq "$untouched" "$(sql $TGT "select ctid::text, xmin::text, t::text from mart.orders t
+	                     where (order_id, line_no) not in ((3, 2), (16, 1), (99, 1)) order by id")" \
+		"untouched rows: ctid, xmin, surrogate, lineage"
+	assert_eq "$children" "$(sql $TGT "select i::text from mart.order_items i order by item_id")" "every child"
+	# the changed row kept its surrogate, its children and its lineage
+	assert_eq "98.00|41|2" "$(sql $TGT "select o.amount, o.batch_id, (select count(*) from mart.order_items i
+	                                    where i.order_ref = o.id) from mart.orders o where order_id = 16 and line_no = 1")"
+	assert_exit 0 check
+	untouched=$(physical)
+	assert_exit 0 repair --rerun-list rerun.csv --execute
+	assert_eq "$untouched" "$(physical)" "the second run"
+	sql $TGT "drop table mart.order_items" >/dev/null
+}
