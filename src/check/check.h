@@ -75,7 +75,7 @@ typedef struct rk_check_spec {
 	 * nbounds 0: windows of width from from. */
 	rk_usec *bounds; /* owned by whoever filled it (rk_tableopts_free) */
 	size_t nbounds;
-	const struct rk_tz *tz;      /* --timezone: reports show local times beside UTC; or NULL */
+	const struct rk_tz *tz; /* --timezone: reports show local times beside UTC; or NULL */
 	/* --time-column-zone: a zoneless `timestamp` time column holds
 	 * wall-clock times of this zone, placed at their instants by
 	 * rk_tz_utc's rule (PostgreSQL's AT TIME ZONE); NULL: read as UTC.  It
@@ -202,7 +202,7 @@ typedef struct rk_check_result {
 	 * is boundary i as a key value, NULL for the two open ends. */
 	bool keyed;
 	rk_keyspace keyspace;
-	char **seg_text; /* [nwindows + 1] */
+	char **seg_text;               /* [nwindows + 1] */
 	const struct rk_tz *time_zone; /* spec->time_zone (--time-column-zone), or NULL */
 	size_t nsum;
 	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):

@@ -63,7 +63,7 @@ typedef struct rk_side {
 	rk_tz_fit time_fit;       /* ... and how its wall-clock time fit the zone */
 	uint64_t dst_ambiguous;   /* digest pass rows in range: ambiguous, nonexistent wall */
 	uint64_t dst_nonexistent; /* clock times; into res->side[idx] after each parallel run */
-	rk_error err; /* the thread's error */
+	rk_error err;             /* the thread's error */
 	int rc;
 	void *drill; /* drilldown pass state (drill.c) */
 } rk_side;

@@ -343,7 +343,7 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	const char *time = rk_init_time(s, t);
 	const char *why = NULL, *c = "";
 	bool key_ok = rk_init_key(t, s, &key);
-	bool editable = true; /* an edit of the section makes it checkable */
+	bool editable = true;        /* an edit of the section makes it checkable */
 	const rk_init_table *kt = t; /* the side whose primary key is used */
 	bool segments = false;       /* no time column: key segments */
 	int ncommon = 0;

@@ -53,7 +53,8 @@ static size_t rk_ks_whole_chars(const unsigned char *p, size_t n)
 	while (i > 0 && (p[i - 1] & 0xC0) == 0x80)
 		i--;
 	if (i > 0 && p[i - 1] >= 0xC0) {
-		size_t want = p[i - 1] >= 0xF0 ? 4 : p[i - 1] >= 0xE0 ? 3 : 2;
+		size_t want = p[i - 1] >= 0xF0 ? 4 : p[i - 1] >= 0xE0 ? 3
+		                                                      : 2;
 
 		if (n - (i - 1) < want)
 			return i - 1;
@@ -87,7 +88,8 @@ static int rk_ks_hex(char c)
 
 static int64_t rk_ks_clamp(int64_t v)
 {
-	return v < RK_KS_MIN ? RK_KS_MIN : v > RK_KS_MAX ? RK_KS_MAX : v;
+	return v < RK_KS_MIN ? RK_KS_MIN : v > RK_KS_MAX ? RK_KS_MAX
+	                                                 : v;
 }
 
 static int rk_ks_uuid_point(const char *p, size_t len, int64_t *m, const char **why)

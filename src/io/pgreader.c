@@ -1122,7 +1122,7 @@ static int rk_pgreader_estimate(rk_pgreader *r, double *rows, double *pages, cha
 	rk_pg_result *res;
 	const char *v;
 
-	if (rk_pg_exec(r->pg, "row estimate", rk_sql_sample_estimate, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
+	if (rk_pg_exec(r->pg, "row estimate", rk_sql_catalog_row_estimate, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
 	*rows = strtod(rk_pg_result_value(res, 0, 0), NULL);
 	*relkind = rk_pg_result_value(res, 0, 1)[0];
@@ -1137,7 +1137,7 @@ static int rk_pgreader_estimate(rk_pgreader *r, double *rows, double *pages, cha
 	if (rk_pg_exec(r->pg, "row count", rk_buf_cstr(&r->sql), 0, NULL, RK_PG_ONE_ROW, &res, err) < 0) {
 		rk_pgreader_recover(r);
 		return r->filter && !rk_pg_error_is_connection(err) ? rk_pgreader_sql_error(r, "filter", r->filter, err)
-		                                                   : -1;
+		                                                    : -1;
 	}
 	v = rk_pg_result_value(res, 0, 0);
 	*rows = v ? strtod(v, NULL) : 0;
@@ -1992,7 +1992,8 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	rk_buf margins = RK_BUF_INIT;
 	rk_pg_result *res = NULL;
 	rk_sqlvar vars[4];
-	size_t nwin = q->bounds ? q->nbounds - 1 : q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	size_t nwin = q->bounds ? q->nbounds - 1 : q->width > 0 ? (size_t)((q->to - q->from) / q->width)
+	                                                        : 0;
 	rk_buf bounds = RK_BUF_INIT;
 	int rc;
 

@@ -89,7 +89,8 @@ static void check_kind(rk_type t, bool prefixed)
 	}
 	/* bounds of the keys' own points, their neighbours and random points */
 	for (int r = 0; r < 1200; r++) {
-		int64_t m = r < 400 ? pt[r] : r < 800 ? pt[r - 400] + 1 : RK_KS_MIN + (int64_t)(rnd() % (uint64_t)RK_KS_MAX) * 2;
+		int64_t m = r < 400 ? pt[r] : r < 800 ? pt[r - 400] + 1
+		                                      : RK_KS_MIN + (int64_t)(rnd() % (uint64_t)RK_KS_MAX) * 2;
 		rk_ks_bound b = rk_keyspace_bound(&ks, m, &v);
 
 		for (int i = 0; i < 400; i++) {
