@@ -89,7 +89,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-peers bench-scale fdw-demo man completion \
+        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-keyseg bench-peers bench-scale fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint structure-check
 
 all: $(BUILD)/reckon man completion
@@ -121,6 +121,7 @@ help:
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
 	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
+	@echo "make bench-keyseg  a check by key segments (no --time) of 5M rows against the time-window check of the same table"
 	@echo "make bench-repair  4 changed rows of 1M repaired row by row against --replace-interval: rows written, time"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
@@ -254,6 +255,10 @@ bench: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-keyseg.sh $(abspath $(BUILD)/reckon)
+
+bench-keyseg: deps all
+	@bash tests/harness/bench-keyseg.sh $(abspath $(BUILD)/reckon)
 
 bench-job: deps all
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
