@@ -665,7 +665,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
 	if (spec->meter) {
-		atomic_store(&spec->meter->span, (int64_t)(res->bounds[res->nclosed] - res->from));
+		/* key segments: counted in segments (rk_side_meter) */
+		atomic_store(&spec->meter->span, res->keyed ? (int64_t)res->nclosed
+		                                            : (int64_t)(res->bounds[res->nclosed] - res->from));
 		atomic_store(&spec->meter->phase, RK_PHASE_DIGEST);
 	}
 	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)

@@ -233,15 +233,30 @@ int rk_side_scan(rk_side *s, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_er
 	return rc;
 }
 
+/* Key segments: the share of a side done counts segments, not
+ * microseconds (their open ends span the whole int64 range). */
+static void rk_side_meter_segments(const rk_side *s, bool at_end, rk_usec *done, rk_usec *span)
+{
+	size_t w0 = rk_check_window_of(s->res, s->lo);
+
+	*span = s->hi > s->lo ? (rk_usec)(rk_check_window_of(s->res, s->hi - 1) + 1 - w0) : 0;
+	*done = at_end ? *span : s->win_hi > s->lo && s->win > w0 ? (rk_usec)(s->win - w0) : 0;
+}
+
 void rk_side_meter(rk_side *s, bool at_end)
 {
-	rk_usec done = at_end ? s->hi - s->lo : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo
-	                                                          : 0;
+	rk_usec done, span;
 
 	if (!s->meter)
 		return;
-	if (done > s->hi - s->lo)
-		done = s->hi - s->lo;
+	if (s->res->keyed) {
+		rk_side_meter_segments(s, at_end, &done, &span);
+	} else {
+		span = s->hi - s->lo;
+		done = at_end ? span : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo : 0;
+	}
+	if (done > span)
+		done = span;
 	atomic_fetch_add_explicit(&s->meter->rows[s->idx], s->rows_read - s->meter_rows, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->meter->done[s->idx], done - s->meter_done, memory_order_relaxed);
 	s->meter_rows = s->rows_read;

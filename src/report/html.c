@@ -209,7 +209,8 @@ static json_t *rk_cell_title(const rk_report_ctx *c, const rk_check_result *r, s
 
 static int64_t rk_day_of(rk_usec t)
 {
-	return t >= 0 ? t / RK_USEC_PER_DAY : -((-t + RK_USEC_PER_DAY - 1) / RK_USEC_PER_DAY);
+	/* floor division that cannot overflow (a key segment starts at INT64_MIN) */
+	return t / RK_USEC_PER_DAY - (t % RK_USEC_PER_DAY < 0);
 }
 
 static json_t *rk_tick(double at, const char *label)
