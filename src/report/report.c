@@ -102,8 +102,9 @@ static void rk_report_text_pair(FILE *out, const rk_check_result *r)
 		fprintf(out, "schema: only the %s has %s (not compared)\n", s ? "target" : "source", rk_buf_cstr(&b));
 	}
 	for (size_t i = 0; i < d->nkinds; i++)
-		fprintf(out, "schema: column %s is %s on the source but %s on the target\n",
-		        d->kinds[i].name, d->kinds[i].source_type, d->kinds[i].target_type);
+		fprintf(out, "schema: column %s is %s on the source but %s on the target%s\n", d->kinds[i].name,
+		        d->kinds[i].source_type, d->kinds[i].target_type,
+		        d->kinds[i].as_numbers ? ": compared as numbers (the exact side's values as the float type)" : "");
 	fputc('\n', out);
 	rk_buf_free(&b);
 }
@@ -315,6 +316,7 @@ static json_t *rk_json_schema(const rk_drift *d)
 		json_object_set_new(k, "column", json_string(d->kinds[i].name));
 		json_object_set_new(k, "source_type", json_string(d->kinds[i].source_type));
 		json_object_set_new(k, "target_type", json_string(d->kinds[i].target_type));
+		json_object_set_new(k, "compared", json_string(d->kinds[i].as_numbers ? "as_numbers" : "as_hashed"));
 		json_array_append_new(kinds, k);
 	}
 	json_object_set_new(sch, "type_mismatch", kinds);
