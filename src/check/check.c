@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 #include "check/keys.h"
 #include "check/drill.h"
 #include "check/pair.h"
@@ -407,6 +408,8 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->side[s].sums);
 		free(r->side[s].slice_rows);
 		free(r->side[s].slice_hash);
+		rk_history_free(r->side[s].history);
+		free(r->side[s].history_note);
 	}
 	for (size_t i = 0; i < r->nfindings; i++) {
 		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
@@ -668,6 +671,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
+	/* which commits wrote the damaged windows, where a side keeps a log */
+	for (int s = 0; s < 2 && spec->findings; s++)
+		rk_history_collect(res, s, sides[s].reader, plan.time_idx);
 	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
 		goto done;
 	if (spec->diagnose && spec->findings &&

@@ -173,6 +173,11 @@ typedef struct rk_side_result {
 	                         * bytes_read count what its scans opened, all passes */
 	uint64_t files_read;
 	uint64_t bytes_read;
+	/* A side that keeps a log of its commits (RK_CAP_HISTORY), when
+	 * windows differ: the history of the damaged windows, in window
+	 * order (check/history.h), or a note saying why there is none. */
+	rk_history *history;
+	char *history_note;
 } rk_side_result;
 
 typedef struct rk_check_result {
