@@ -407,12 +407,13 @@ static json_t *rk_json_changes(const rk_check_result *r)
 static json_t *rk_json_history(const rk_side_result *sr)
 {
 	const rk_history *h = sr->history;
-	json_t *o = json_object(), *ws = json_array();
+	json_t *o = json_object(), *ws;
 
 	if (!h) {
 		json_object_set_new(o, "note", json_string(sr->history_note));
 		return o;
 	}
+	ws = json_array();
 	json_object_set_new(o, "version", json_integer(h->version));
 	json_object_set_new(o, "first", json_integer(h->first));
 	json_object_set_new(o, "base_checkpoint", h->base >= 0 ? json_integer(h->base) : json_null());
