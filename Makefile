@@ -171,10 +171,24 @@ $(BUILD)/obj/hooks/%.o: tests/hooks/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_OBJS)
+# The tests' checker of the Delta tables reckon writes (tests/harness/deltacheck.h):
+# linked into the unit tests, and rk-deltacheck for the integration tests.
+CHECK_OBJS := $(BUILD)/obj/harness/deltacheck.o
+DELTACHECK := $(BUILD)/tests/rk-deltacheck
+
+$(BUILD)/obj/harness/%.o: tests/harness/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h $(DUCKDB_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) \
-		$(RK_LDLIBS) $(LDLIBS) -lcmocka
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(DELTACHECK): tests/harness/rk-deltacheck.c $(CHECK_OBJS) $(TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) -Itests/harness $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(CHECK_OBJS) $(TEST_OBJS) $(RK_LDLIBS) $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_OBJS) $(CHECK_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) -Itests/harness $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(TEST_OBJS) $(CHECK_OBJS) $(RK_LDLIBS) $(LDLIBS) -lcmocka
 
 # Manual pages and bash completion, written from the option table by a
 # program linked with the same objects as reckon (src/tools/docgen.c); the
@@ -211,7 +225,7 @@ $(DELTAWRITE): tests/harness/deltawrite.c | $(DUCKDB_LIB) $(DUCKDB_H)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		-ljansson -L$(DUCKDB_DIR)/lib -lduckdb $(LDLIBS)
 
-integration: all $(FAULTS_BIN) ext-ready $(DELTAWRITE)
+integration: all $(FAULTS_BIN) ext-ready $(DELTAWRITE) $(DELTACHECK)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) RECKON_FAULTS=$(abspath $(FAULTS_BIN)) \
 		bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 

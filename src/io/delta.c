@@ -1017,6 +1017,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 		if (r->a[i].add && (i + 1 == r->n || strcmp(r->a[i].key, r->a[i + 1].key) != 0))
 			live++;
 	d->files = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->files));
+	d->adds = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->adds));
 	for (size_t i = 0; i < r->n; i++) {
 		json_t *add = r->a[i].add, *dv;
 		rk_delta_file *f;
@@ -1024,6 +1025,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 
 		if (!add || (i + 1 < r->n && strcmp(r->a[i].key, r->a[i + 1].key) == 0))
 			continue;
+		d->adds[d->nfiles] = json_incref(add);
 		f = &d->files[d->nfiles++];
 		if (rk_delta_file_fill(d, f, r->a[i].key, add, zone, err) < 0)
 			return -1;
@@ -1203,6 +1205,8 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 			goto fail;
 		}
 	}
+	d->protocol = json_incref(r.protocol);
+	d->metadata = json_incref(r.metadata);
 	if (build_files(d, &r, zone.stmt ? &zone : NULL, err) < 0)
 		goto fail_named;
 	if (d->want_history && rk_delta_history_build(d, r.a, r.n, zone.stmt ? &zone : NULL, err) < 0)
@@ -1232,6 +1236,10 @@ void rk_delta_free(rk_delta *d)
 		return;
 	json_decref(d->schema);
 	free(d->commits);
+	json_decref(d->protocol);
+	json_decref(d->metadata);
+	for (size_t i = 0; d->adds && i < d->nfiles; i++)
+		json_decref(d->adds[i]);
 	for (size_t i = 0; i < d->nowned; i++)
 		free(d->owned[i]);
 	free(d->owned);

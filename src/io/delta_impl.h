@@ -82,6 +82,10 @@ struct rk_delta {
 	size_t ncommits, capcommits;
 	rk_delta_life *lives;
 	size_t nlives;
+	/* For the writer (io/deltawriter.c): the newest protocol and metaData
+	 * actions, and each live file's add action (references, [nfiles]). */
+	json_t *protocol, *metadata;
+	json_t **adds;
 	void **owned; /* every other allocation, freed with the snapshot */
 	size_t nowned, capowned;
 };

@@ -546,7 +546,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			json_object_set_new(it, "cause", json_string(cs->cause));
 			json_object_set_new(it, "evidence", json_string(cs->evidence));
 			json_object_set_new(it, "next_step", json_string(cs->next_step));
-			if (cs->pattern == RK_PAT_LATE_COMMIT)
+			if (cs->pattern == RK_PAT_LATE_COMMIT || cs->pattern == RK_PAT_PARTIAL_XACT)
 				json_object_set_new(it, "max_lag_seconds", json_real(cs->max_lag));
 			json_array_append_new(dg, it);
 		}
