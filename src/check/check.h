@@ -132,6 +132,11 @@ typedef struct rk_finding {
 	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
 	rk_usec source_min, source_max;
 	bool same_copies; /* duplicated, one source copy: every target copy is that row */
+	/* The span [leaf_lo, leaf_hi) of the drilldown's leaves that held its
+	 * differing copies (empty when not known: its window): every copy
+	 * outside it is alike on both sides, so its changed values are read
+	 * there (keys.c) - a range of the time column, not a lookup by key. */
+	rk_usec leaf_lo, leaf_hi;
 	/* An extra key looked up by key on both sides over all time (keys.c),
 	 * when each side has an index that serves it: */
 	bool looked_up;
