@@ -530,10 +530,10 @@ typedef struct rk_tally {
 	uint32_t s, t;
 	rk_u128 hs, ht; /* the sums of its copies' row hashes, per side */
 	rk_usec src_t;
-	rk_usec tgt_t;          /* time of the first target copy */
-	rk_usec src_lo, src_hi; /* the span of its source copies' times (rk_finding) */
+	rk_usec tgt_t;            /* time of the first target copy */
+	rk_usec src_lo, src_hi;   /* the span of its source copies' times (rk_finding) */
 	rk_usec leaf_lo, leaf_hi; /* the span of the leaves holding its copies (rk_finding) */
-	char **disp;            /* nkey strings, NULL for SQL NULL */
+	char **disp;              /* nkey strings, NULL for SQL NULL */
 } rk_tally;
 
 /* The spans noted for the diagnosis (rk_check_result.held). */
