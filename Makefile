@@ -89,8 +89,8 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-peers bench-scale bench-damage fdw-demo man completion \
-        deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint
+        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-peers bench-scale bench-damage fdw-demo man completion \
+        deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint structure-check
 
 all: $(BUILD)/reckon man completion
 
@@ -104,11 +104,12 @@ help:
 	@echo "make ext-check  the extension's REGRESS tests (src/ext/sql/) on a private cluster"
 	@echo "make format     apply .clang-format to src/ and tests/unit/ (make format-check: fail on a difference)"
 	@echo "make lint       cppcheck and clang-tidy (.clang-tidy) over src/"
+	@echo "make structure-check  the tree's rules: sql/ embeds only what src/ uses"
 	@echo "make test-counts  how many unit tests, integration cases, REGRESS tests and fuzz targets there are"
 	@echo ""
 	@echo "The whole suite and its companions:"
 	@echo "make demo       private PostgreSQL cluster, sample data, reckon check (the README's first command)"
-	@echo "make check      format-check, ext-check, the suite plain and under ASan+UBSan, a short fuzz run, the Debian packages"
+	@echo "make check      format-check, structure-check, ext-check, the suite plain and under ASan+UBSan, a short fuzz run, the Debian packages"
 	@echo "make coverage   line coverage of the unit and integration suites, per directory (build/cov/)"
 	@echo "make coverage-check  the same, failing below the floors (src/core, src/io, src/check: 90%; .ci/run)"
 	@echo "make fuzz       every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (default $(FUZZ_SECONDS))"
@@ -120,6 +121,7 @@ help:
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
 	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
+	@echo "make bench-repair  4 changed rows of 1M repaired row by row against --replace-interval: rows written, time"
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
 	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
@@ -140,15 +142,15 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h $(DUCKDB
 
 # Every SQL statement lives in sql/ as a file that runs as-is in psql; it is
 # compiled into the binary as const char rk_sql_<name>[].
-$(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tests/harness/embed-sql.sh
+$(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_sql.c &: $(SQL_FILES) tools/embed-sql.sh
 	@mkdir -p $(BUILD)/gen
-	sh tests/harness/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
+	sh tools/embed-sql.sh $(BUILD)/gen $(SQL_FILES)
 
 # The report's HTML pages are templates in src/report/*.in, filled by the
 # report module (report/tpl.h); compiled in as const char rk_tpl_<name>[].
-$(BUILD)/gen/rk_tpl.h $(BUILD)/gen/rk_tpl.c &: $(TPL_FILES) tests/harness/embed-tpl.sh
+$(BUILD)/gen/rk_tpl.h $(BUILD)/gen/rk_tpl.c &: $(TPL_FILES) tools/embed-tpl.sh
 	@mkdir -p $(BUILD)/gen
-	sh tests/harness/embed-tpl.sh $(BUILD)/gen $(TPL_FILES)
+	sh tools/embed-tpl.sh $(BUILD)/gen $(TPL_FILES)
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
@@ -170,10 +172,24 @@ $(BUILD)/obj/hooks/%.o: tests/hooks/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_OBJS)
+# The tests' checker of the Delta tables reckon writes (tests/harness/deltacheck.h):
+# linked into the unit tests, and rk-deltacheck for the integration tests.
+CHECK_OBJS := $(BUILD)/obj/harness/deltacheck.o
+DELTACHECK := $(BUILD)/tests/rk-deltacheck
+
+$(BUILD)/obj/harness/%.o: tests/harness/%.c | $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h $(DUCKDB_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS) \
-		$(RK_LDLIBS) $(LDLIBS) -lcmocka
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(DELTACHECK): tests/harness/rk-deltacheck.c $(CHECK_OBJS) $(TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) -Itests/harness $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(CHECK_OBJS) $(TEST_OBJS) $(RK_LDLIBS) $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_OBJS) $(CHECK_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) -Itests/harness $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(TEST_OBJS) $(CHECK_OBJS) $(RK_LDLIBS) $(LDLIBS) -lcmocka
 
 # Manual pages and bash completion, written from the option table by a
 # program linked with the same objects as reckon (src/tools/docgen.c); the
@@ -210,7 +226,7 @@ $(DELTAWRITE): tests/harness/deltawrite.c | $(DUCKDB_LIB) $(DUCKDB_H)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) $(RK_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		-ljansson -L$(DUCKDB_DIR)/lib -lduckdb $(LDLIBS)
 
-integration: all $(FAULTS_BIN) ext-ready $(DELTAWRITE)
+integration: all $(FAULTS_BIN) ext-ready $(DELTAWRITE) $(DELTACHECK)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) RECKON_FAULTS=$(abspath $(FAULTS_BIN)) \
 		bash tests/integration/run.sh $(abspath $(BUILD)/reckon)
 
@@ -222,6 +238,7 @@ check-one: all unit integration
 # side (tests/harness/check-both.sh), then a short fuzz run and the packages.
 check: deps
 	$(MAKE) --no-print-directory format-check
+	$(MAKE) --no-print-directory structure-check
 	$(MAKE) --no-print-directory WERROR=1 ext-ready
 	$(MAKE) --no-print-directory WERROR=1 ext-check
 	@bash tests/harness/check-both.sh "$(MAKE)"
@@ -237,9 +254,15 @@ bench: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 
 bench-job: deps all
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
+
+# Row-level repair against --replace-interval (N rows, default 1000000):
+# reports/bench/repair-N.md
+bench-repair: deps all
+	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 
 # A Delta table against PostgreSQL beside DuckDB's own floor, and the last
 # day of a 30-day table (N rows, default 5000000): reports/bench/delta-N.md
@@ -385,6 +408,11 @@ FORMAT_SRCS  := $(sort $(shell find src tests/unit -name '*.[ch]'))
 
 format:
 	@$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+# The rules of the tree a compiler does not check (CONTRIBUTING.md): sql/
+# embeds only what src/ uses (tests/harness/structure.sh).
+structure-check:
+	@bash tests/harness/structure.sh
 
 format-check:
 	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SRCS) || \

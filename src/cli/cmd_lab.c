@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/log.h"
-#include "load/lab.h"
+#include "lab/lab.h"
 
 int rk_cmd_lab(int argc, char **argv)
 {

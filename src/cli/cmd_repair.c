@@ -18,7 +18,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "load/guard.h"
-#include "load/repair.h"
+#include "repair/repair.h"
 #include "report/audit.h"
 #include "report/rerun.h"
 
@@ -290,6 +290,8 @@ static void rk_repair_audit_interval(const rk_rerun_interval *li, const rk_repai
 	a->deleted_by_time = v->deleted_by_time;
 	a->deleted_by_key = v->deleted_by_key;
 	a->inserted = v->inserted;
+	a->updated = v->updated;
+	a->moved = v->moved;
 	if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY) {
 		a->after = v->state == RK_REPAIR_DIFFER ? "differ" : "match";
 		a->after_source_rows = v->after_source_rows;

@@ -946,6 +946,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 		if (r->a[i].add && (i + 1 == r->n || strcmp(r->a[i].key, r->a[i + 1].key) != 0))
 			live++;
 	d->files = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->files));
+	d->adds = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->adds));
 	for (size_t i = 0; i < r->n; i++) {
 		json_t *add = r->a[i].add, *pv, *dv;
 		rk_delta_file *f;
@@ -954,6 +955,7 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 
 		if (!add || (i + 1 < r->n && strcmp(r->a[i].key, r->a[i + 1].key) == 0))
 			continue;
+		d->adds[d->nfiles] = json_incref(add);
 		f = &d->files[d->nfiles++];
 		nl = strcspn(r->a[i].key, "\n");
 		f->path = rk_delta_own(d, rk_xstrndup(r->a[i].key, nl));
@@ -1153,6 +1155,8 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 			goto fail;
 		}
 	}
+	d->protocol = json_incref(r.protocol);
+	d->metadata = json_incref(r.metadata);
 	if (build_files(d, &r, zone.stmt ? &zone : NULL, err) < 0)
 		goto fail_named;
 	if (zone.stmt)
@@ -1179,6 +1183,10 @@ void rk_delta_free(rk_delta *d)
 	if (!d)
 		return;
 	json_decref(d->schema);
+	json_decref(d->protocol);
+	json_decref(d->metadata);
+	for (size_t i = 0; d->adds && i < d->nfiles; i++)
+		json_decref(d->adds[i]);
 	for (size_t i = 0; i < d->nowned; i++)
 		free(d->owned[i]);
 	free(d->owned);

@@ -73,6 +73,10 @@ struct rk_delta {
 	size_t ncols;
 	rk_delta_file *files;
 	size_t nfiles;
+	/* For the writer (io/deltawriter.c): the newest protocol and metaData
+	 * actions, and each live file's add action (references, [nfiles]). */
+	json_t *protocol, *metadata;
+	json_t **adds;
 	void **owned; /* every other allocation, freed with the snapshot */
 	size_t nowned, capowned;
 };

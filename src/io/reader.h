@@ -39,7 +39,7 @@ enum {
 	RK_CAP_PUSHDOWN = 1u << 6,     /* may compute window and drilldown digests itself */
 	RK_CAP_COMMIT_TIMES = 1u << 7, /* may know when each row was committed (diagnosis, lateness) */
 	RK_CAP_LIBPQ = 1u << 8,        /* the conn is a libpq conninfo: reckon's own SQL runs there
-	                               * (--watermark-query) and load/repair write there; without it
+	                               * (--watermark-query) and repair/ write there; without it
 	                               * the conn is a path, which holds no password */
 };
 

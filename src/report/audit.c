@@ -50,6 +50,7 @@ static const struct {
 	{ 1, rk_sql_audit_schema },
 	{ 2, rk_sql_audit_migrate_2 },
 	{ 3, rk_sql_audit_migrate_3 },
+	{ 4, rk_sql_audit_migrate_4 },
 };
 #define RK_AUDIT_NMIGRATIONS (sizeof rk_audit_migrations / sizeof rk_audit_migrations[0])
 #define RK_AUDIT_VERSION (rk_audit_migrations[RK_AUDIT_NMIGRATIONS - 1].version)
@@ -791,10 +792,10 @@ static int rk_audit_copy_repair_intervals(rk_pg *pg, const rk_audit_repair *r, c
 		rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, c[0], c[1],
 		              c[2], c[3], c[4], c[5]);
 		if (v->counted)
-			rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, v->source_rows,
-			              v->deleted_by_time, v->deleted_by_key, v->inserted);
+			rk_buf_printf(&b, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
+			              v->source_rows, v->deleted_by_time, v->deleted_by_key, v->inserted, v->updated, v->moved);
 		else
-			rk_buf_puts(&b, "\t\\N\t\\N\t\\N\t\\N");
+			rk_buf_puts(&b, "\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N");
 		if (v->after)
 			rk_buf_printf(&b, "\t%s\t%" PRIu64 "\t%" PRIu64, v->after, v->after_source_rows, v->after_target_rows);
 		else

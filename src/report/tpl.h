@@ -1,6 +1,6 @@
 /*
  * tpl.h - fills the HTML templates of src/report/ (NAME.html.in) (embedded at
- * build time as rk_tpl_<name>, tests/harness/embed-tpl.sh) from a view: a
+ * build time as rk_tpl_<name>, tools/embed-tpl.sh) from a view: a
  * JSON object the report module builds.
  *
  * The template language is a small subset of Mustache:

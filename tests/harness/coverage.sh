@@ -22,7 +22,7 @@ repo=$(cd "$here/../.." && pwd -P)
 
 commit_of_tree() {
 	c=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null) || { echo "unknown (not a git checkout)"; return; }
-	git -C "$repo" diff --quiet HEAD -- src tests sql 2>/dev/null || c="$c + uncommitted changes"
+	git -C "$repo" diff --quiet HEAD -- src tests sql tools 2>/dev/null || c="$c + uncommitted changes"
 	echo "$c"
 }
 if [ "$mode" = stamp ]; then

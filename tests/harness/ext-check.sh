@@ -22,7 +22,7 @@ dir=$(cd "$1" && pwd -P)
 installed=yes
 lib=$(pg_config --pkglibdir)
 share=$(pg_config --sharedir)/extension
-for f in "$dir"/reckon--*.sql; do
+for f in "$repo"/src/ext/reckon--*.sql; do
 	cmp -s "$f" "$share/${f##*/}" || installed=no
 done
 cmp -s "$dir/reckon.so" "$lib/reckon.so" && cmp -s "$repo/src/ext/reckon.control" "$share/reckon.control" ||

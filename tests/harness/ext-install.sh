@@ -19,7 +19,7 @@ lib=$(pg_config --pkglibdir)
 share=$(pg_config --sharedir)/extension
 
 same=yes
-for f in "$dir"/reckon--*.sql; do
+for f in "$repo"/src/ext/reckon--*.sql; do
 	cmp -s "$f" "$share/${f##*/}" || same=no
 done
 if [ $same = yes ] && cmp -s "$dir/reckon.so" "$lib/reckon.so" &&

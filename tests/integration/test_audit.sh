@@ -3,7 +3,7 @@
 # schema "reckon" (docs/audit.md), in one transaction, without a password;
 # reckon repair --audit: the run and every interval of its list recorded,
 # dry runs and runs that stopped part way included; and the on-call queries
-# of sql/audit_query_*.sql against real runs.
+# of sql/queries/audit_query_*.sql against real runs.
 #
 # The pair is mk_orders with a damaged target: (3, 2) deleted (W0 missing)
 # and (11, 1) changed (W2).  The range has a fifth, open window (04:00-05:00).
@@ -21,8 +21,8 @@ AUDIT_CHECK=(--table mart.orders --key order_id,line_no --time created_at --sum 
 SECRET=not-needed-s3cret
 
 # The table options of a repair of the pair (the check's, less the range).
-# the trail records replace-interval counts (deleted, inserted); row-level
-# repair's updated/moved counts are not in its schema yet
+# (--replace-interval: its counts are deleted and inserted rows; the
+# row-level repair's are recorded by test_row_repair_counts_recorded)
 AUDIT_REPAIR=(--table mart.orders --key order_id,line_no --time created_at --sum amount --replace-interval)
 
 setup_file() {
@@ -51,7 +51,7 @@ asql() {
 	PGTZ=UTC sql "${AUDIT_DB:-$AUD}" "$1"
 }
 
-# aquery NAME [VAR=VALUE...] - runs sql/audit_query_NAME.sql as the docs say,
+# aquery NAME [VAR=VALUE...] - runs sql/queries/audit_query_NAME.sql as the docs say,
 # with psql variables; rows unaligned, fields split by '|'
 aquery() {
 	local name=$1 a
@@ -59,7 +59,7 @@ aquery() {
 	shift
 	for a in "$@"; do vars+=(-v "$a"); done
 	PGTZ=UTC "$RK_PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d "${AUDIT_DB:-$AUD}" "${vars[@]}" \
-		-f "$RK_REPO/sql/audit_query_$name.sql" || fail "sql/audit_query_$name.sql failed"
+		-f "$RK_REPO/sql/queries/audit_query_$name.sql" || fail "sql/queries/audit_query_$name.sql failed"
 }
 
 # ts COLUMN - SQL for a timestamptz column as reckon's files write it
@@ -76,7 +76,7 @@ test_two_runs_with_a_late_commit() {
 	assert_eq "finding,repair_interval,run,schema_version,window" \
 		"$(asql "select string_agg(table_name, ',' order by table_name) from information_schema.tables
 		         where table_schema = 'reckon'")" "tables of schema reckon"
-	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")" \
+	assert_eq "1,2,3,4" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")" \
 		"schema versions"
 	assert_eq "t" "$(asql "select error is null from reckon.run")" "no error on a check run"
 	assert_eq 1 "$(asql 'select count(*) from reckon.run')"
@@ -219,7 +219,7 @@ test_concurrent_first_runs() {
 	done
 	assert_eq 5 "$(asql 'select count(*) from reckon.run')"
 	assert_eq 25 "$(asql 'select count(*) from reckon.window')"
-	assert_eq 3 "$(asql 'select count(*) from reckon.schema_version')"
+	assert_eq 4 "$(asql 'select count(*) from reckon.schema_version')"
 	for i in 1 2 3 4 5; do
 		assert_not_contains "err$i" "NOTICE"
 	done
@@ -252,7 +252,8 @@ test_schema_by_hand_and_least_privilege() {
 	psql_file $AUDIT_DB audit_schema
 	psql_file $AUDIT_DB audit_migrate_2
 	psql_file $AUDIT_DB audit_migrate_3
-	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	psql_file $AUDIT_DB audit_migrate_4
+	assert_eq "1,2,3,4" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	sql $AUDIT_DB "do \$\$ begin create role au_writer login; exception when duplicate_object then null; end \$\$;
 		revoke create on database $AUDIT_DB from public;
 		revoke create on schema public from public;
@@ -261,7 +262,7 @@ test_schema_by_hand_and_least_privilege() {
 		grant usage on all sequences in schema reckon to au_writer" >/dev/null
 	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_CHECK[@]}" \
 		--audit "$(conn $AUDIT_DB) user=au_writer"
-	assert_eq "au_writer|3" "$(asql "select db_user, (select count(*) from reckon.schema_version) from reckon.run")"
+	assert_eq "au_writer|4" "$(asql "select db_user, (select count(*) from reckon.schema_version) from reckon.run")"
 	# ... and repairs
 	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_CHECK[@]}" --rerun-list rerun.csv
 	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_REPAIR[@]}" \
@@ -361,7 +362,7 @@ test_repair_dry_run_and_execute_recorded() {
 	assert_not_contains "$OUT" "$SECRET"
 	assert_not_contains "$ERR" "$SECRET"
 	assert_eq "$before" "$(tgt_md5)" "target after the dry run"
-	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	assert_eq "1,2,3,4" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq 1 "$(asql 'select count(*) from reckon.run')"
 	run1=$(asql 'select run_id from reckon.run')
 	assert_eq "repair|planned|0|false|mart.orders|mart.orders|{order_id,line_no}|{amount}|2026-03-02T00:00:00Z|2026-03-02T03:00:00Z|0.1.0" "$(asql "
@@ -405,6 +406,40 @@ $run2|execute|match|0|2026-03-02 02:00:00+00|verified|8|0|8|8|8|8|match" \
 	assert_eq "mart.orders" "$(cut -d'|' -f1 got | sort -u)"
 	aquery repairs table=mart.other days=7 >got
 	assert_eq 0 "$(wc -l <got)" "another table's repairs"
+}
+
+# A row-level repair (the default) is recorded with the rows it updated in
+# place and moved in, besides those it inserted and deleted; the dry run
+# with what it would do.  (Failed before: only inserted and deleted were
+# recorded, so an update-only repair read as one that did nothing.)
+test_row_repair_counts_recorded() {
+	reset_all
+	# the target's copy of (7, 1) of W1 lies in a window outside the check's
+	# range: W1's check names it missing, and repair moves it in
+	sql $TGT "update mart.orders set created_at = '2026-03-01 12:00:00+00' where order_id = 7 and line_no = 1" >/dev/null
+	repair_list
+	local run1 run2
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --audit "$(conn $AUD)" --rerun-list rerun.csv
+	run1=$(asql 'select max(run_id) from reckon.run')
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.orders \
+		--key order_id,line_no --time created_at --sum amount --audit "$(conn $AUD)" --rerun-list rerun.csv --execute
+	run2=$(asql 'select max(run_id) from reckon.run')
+	# W0: (3, 2) inserted; W1: (7, 1) moved in (updated in place); W2:
+	# (11, 1) updated
+	for r in "$run1 planned" "$run2 verified"; do
+		set -- $r
+		assert_eq "$W0 $2 inserted 1 updated 0 moved 0 deleted 0
+$W1 $2 inserted 0 updated 1 moved 1 deleted 0
+$W2 $2 inserted 0 updated 1 moved 0 deleted 0" "$(asql "select concat_ws(' ', $(ts interval_start) || ',' ||
+			$(ts interval_end), status, 'inserted', inserted, 'updated', updated, 'moved', moved, 'deleted',
+			deleted_by_time + deleted_by_key) from reckon.repair_interval where run_id = $1 order by interval_start")" \
+			"run $1's intervals"
+	done
+	aquery repairs table=mart.orders days=7 >got
+	assert_eq "0|0 1|1 1|0 0|0 1|1 1|0" "$(cut -d"|" -f20,21 got | tr '\n' ' ' | sed 's/ $//')" \
+		"audit_query_repairs: updated|moved"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${AUDIT_CHECK[@]}"
 }
 
 # A repair that stops part way is recorded: the interval done, the one that
@@ -523,11 +558,12 @@ test_upgrade_from_version_1() {
 		sum_columns, verdict, exit_status) values ('check', now(), now(), '0.0.9', '{}', '{}', '{}', 'differ', 1)" >/dev/null
 	repair_list
 	assert_exit 0 audit_repair --rerun-list rerun.csv
-	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	assert_eq "1,2,3,4" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq "check|differ|t repair|planned|t" "$(asql "select string_agg(concat_ws('|', command, verdict,
 		error is null), ' ' order by run_id) from reckon.run")"
 	psql_file $AUDIT_DB audit_migrate_2
 	psql_file $AUDIT_DB audit_migrate_3
-	assert_eq "1,2,3" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
+	psql_file $AUDIT_DB audit_migrate_4
+	assert_eq "1,2,3,4" "$(asql "select string_agg(version::text, ',' order by version) from reckon.schema_version")"
 	assert_eq 2 "$(asql 'select count(*) from reckon.repair_interval')"
 }

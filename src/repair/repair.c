@@ -10,7 +10,7 @@
  * written.  One target connection holds the staging tables and runs one
  * transaction per interval.
  */
-#include "load/repair.h"
+#include "repair/repair.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -1150,10 +1150,11 @@ static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_r
 		k = strtoll(idx, NULL, 10);
 		if (k == 0)
 			continue; /* the interval itself: not reached by the delete by key after the one by time */
-		if ((k > 0 && k > (RK_USEC_PINF - v->start) / w - 1) || (k < 0 && k < (RK_USEC_NINF - v->start) / w + 1))
+		/* the window [s, s + w) must be instants reckon can write */
+		if (__builtin_mul_overflow((rk_usec)k, w, &s) || __builtin_add_overflow(s, v->start, &s) ||
+		    s == RK_USEC_NINF || s > RK_USEC_PINF - w)
 			return rk_error_set(err, RK_EXIT_RUNTIME, "a row the delete by key reached lies out of reckon's time "
 			                                          "range");
-		s = v->start + (rk_usec)k * w;
 		for (j = 0; j < out->ntouched; j++)
 			if (out->touched[j].start == s && out->touched[j].end == s + w)
 				break;

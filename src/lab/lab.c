@@ -1,4 +1,4 @@
-#include "load/lab.h"
+#include "lab/lab.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,7 +11,7 @@ SELECT r.target_table, r.run_id, r.started_at,
        i.interval_start, i.interval_end, i.status,
        i.deleted_by_time, i.deleted_by_key, i.inserted, i.source_rows,
        i.target_rows_before, i.target_rows_after, i.recheck,
-       r.os_user, r.options->>'target' AS target, r.error
+       r.os_user, r.options->>'target' AS target, r.error, i.updated, i.moved
 FROM reckon.run r
 LEFT JOIN reckon.repair_interval i USING (run_id)
 WHERE r.command = 'repair' AND r.target_table = :'table'
