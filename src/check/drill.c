@@ -512,7 +512,7 @@ static int rk_drill_side(rk_side *s)
 			if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
 				scan.binary = false;
 		}
-		rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
+		rc = rk_side_scan(s, &scan, rk_drill_row, s, &s->err);
 	}
 	free(ranges);
 	free(kb);
@@ -1137,7 +1137,7 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 	rk_drill_query q;
 	int rc;
 
-	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))
+	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN) || s->zoned)
 		return false;
 	memset(&q, 0, sizeof q);
 	q.time_index = s->plan->time_idx;

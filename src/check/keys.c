@@ -153,7 +153,7 @@ static int rk_keys_side(rk_side *s)
 {
 	rk_kside *k = s->drill;
 
-	return rk_reader_scan(s->reader, k->scan, rk_keys_row, s, &s->err);
+	return rk_side_scan(s, k->scan, rk_keys_row, s, &s->err);
 }
 
 static int rk_krow_cmp(const void *a, const void *b)
