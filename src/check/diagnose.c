@@ -13,6 +13,7 @@
  * then names less, never something false.
  */
 #include "check/diagnose.h"
+#include "core/tz.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -108,6 +109,15 @@ static void rk_diag_warning(rk_diagnosis *d, const char *kind, rk_buf *msg)
 	d->warnings[d->nwarnings].message = rk_xstrdup(rk_buf_cstr(msg));
 	d->nwarnings++;
 	rk_buf_reset(msg);
+}
+
+void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message)
+{
+	rk_buf msg = RK_BUF_INIT;
+
+	rk_buf_puts(&msg, message);
+	rk_diag_warning(rk_diag_get(res), kind, &msg);
+	rk_buf_free(&msg);
 }
 
 int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
@@ -268,6 +278,10 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 			 * held elsewhere too does not lend this row its commit */
 			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
 			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_end(res, f->window) - 1;
+			/* a zoneless column holds wall-clock times: the span that
+			 * holds them (a superset) */
+			if (res->side[0].zoned)
+				rk_tz_wall_range(res->time_zone, lo[j], hi[j], &lo[j], &hi[j]);
 		}
 		rk_error_clear(&lerr);
 		rc = rk_reader_commit_times(source, &q, c, x, k, &lerr);

@@ -334,6 +334,10 @@ int rk_reader_backend_pid(const rk_reader *r);
 typedef struct rk_lag_query {
 	size_t time_index; /* the time column (bound column index) */
 	rk_usec from, to, width;
+	const rk_usec *bounds; /* calendar windows (--timezone): window w is [bounds[w],
+	                        * bounds[w + 1]), from = bounds[0], to = bounds[nbounds - 1];
+	                        * NULL: windows of width from from */
+	size_t nbounds;
 	const rk_usec *margins; /* at most RK_LAG_MAX_MARGINS */
 	size_t nmargins;
 } rk_lag_query;
@@ -346,7 +350,7 @@ typedef struct rk_lag_stats {
 } rk_lag_stats;
 
 /* Fills *all and win[w] for every window w of the grid (the caller sizes
- * win: (to - from) / width entries, zeroed).  Returns 1 when the server keeps
+ * win: (to - from) / width entries, or nbounds - 1, zeroed).  Returns 1 when the server keeps
  * no commit times. */
 int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 
