@@ -113,6 +113,29 @@ missing 2"'
 	assert_fits_420 rep
 }
 
+# The demo's damaged sample, checked as make demo checks it (the primary
+# key, the whole row): every finding has a named cause (none unclassified,
+# every one in a pattern) and the changed row shows its values, in every
+# output.
+test_demo_sample_every_finding_named() {
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--time created_at --sum amount --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-03T06:00:00Z --report rep
+	assert_eq '[["boundary",1],["unbumped_update",1],["gap",2],["repeat",1]]' \
+		"$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep/summary.json)"
+	assert_eq "$(jq '[.findings[]] | add' rep/summary.json)" "$(jq '[.diagnosis[].findings] | add' rep/summary.json)" \
+		"findings placed in named patterns"
+	assert_not_contains "$OUT" "unclassified"
+	assert_not_contains rep/report.html "unclassified"
+	assert_eq 'window_start,window_end,order_id,line_no,column,source_value,target_value
+2026-03-02T19:00:00Z,2026-03-02T20:00:00Z,1080,2,amount,482.40,492.40' "$(cat rep/changes.csv)"
+	assert_contains "$OUT" "(1080, 2) at 2026-03-02T19:12:30Z on both sides, amount 482.40 -> 492.40"
+	assert_contains rep/report.html "482.40"
+	assert_contains rep/report.html "492.40"
+	assert_eq '[[["1080","2"],"amount","482.40","492.40"]]' \
+		"$(jq -c '[.changes.first[] | .key as $k | .columns[] | [$k, .column, .source, .target]]' rep/summary.json)"
+}
+
 # The width of DIR/report.html laid out 420 px wide (an iframe of a probe
 # page that measures it: the report itself has no script), as
 # "scrollWidth,clientWidth"; a screenshot of it in $T/narrow.png.
