@@ -221,3 +221,28 @@ test_delta_load_refusals() {
 		--time updated_at --strategy target-watermark
 	assert_contains "$ERR" "writer feature this writer does not implement: rowTracking"
 }
+
+# interval, killed: inside the write (data files, no log entry) nothing
+# changes; after the commit, the interval is replaced once
+test_delta_interval_crash_points() {
+	setup_source
+	run2_rows
+	LAKE=$T/ivc
+	local i
+	for i in 09 10 11; do
+		assert_exit 0 dload --strategy interval --interval-start "2026-03-02T$i:00:00Z" \
+			--interval-end "2026-03-02T$((10#$i + 1)):00:00Z"
+	done
+	sql $DB "update src set amount = amount + 1 where txn_id = 'T-06'" >/dev/null
+	assert_exit 137 dload --strategy interval --interval-start 2026-03-02T10:00:00Z \
+		--interval-end 2026-03-02T11:00:00Z --crash-at inside-transaction
+	assert_eq 3 "$(versions)"
+	assert_exit 1 dcheck
+	assert_contains "$OUT" "T-06"
+	assert_exit 137 dload --strategy interval --interval-start 2026-03-02T10:00:00Z \
+		--interval-end 2026-03-02T11:00:00Z --crash-at after-write-commit
+	assert_eq 4 "$(versions)"
+	valid
+	assert_exit 0 dcheck
+	assert_contains "$OUT" "verdict: match"
+}
