@@ -89,10 +89,8 @@ static void rk_load_print(const rk_load_result *res)
 	printf("rows_read=%ld rows_replaced=%ld rows_written=%ld watermark=%s", res->rows_read, res->rows_deleted,
 	       res->rows_written, res->has_watermark ? rk_time_format(res->watermark, wm) : "none");
 	/* a Delta target says where its newest time came from */
-	if (res->newest_from && strcmp(res->newest_from, "the files' stats") == 0)
-		printf(" newest_from=stats");
-	else if (res->newest_from && strncmp(res->newest_from, "a scan", 6) == 0)
-		printf(" newest_from=scan");
+	if (res->newest_from)
+		printf(" newest_from=%s", res->newest_from);
 	if (res->version >= 0)
 		printf(" version=%lld", res->version);
 	if (rk_guard_signal())

@@ -554,7 +554,11 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 			return -1;
 		rk_log_info("newest time in %s from %s: %s", rk_target_display(c->t), how,
 		            lower == RK_USEC_NINF ? "none" : rk_time_format(lower + lookback, tbuf));
-		out->newest_from = how;
+		/* a Delta target says where the time came from (a static string:
+		 * how lives in the destination, closed before the result is printed) */
+		out->newest_from = strcmp(how, "the files' stats") == 0 ? "stats"
+		                   : strncmp(how, "a scan", 6) == 0      ? "scan"
+		                                                         : NULL;
 		lookback = 0; /* already subtracted */
 	}
 	rk_time_format_sql(lower, true, lower_txt);
