@@ -1,4 +1,5 @@
--- Before the commit-times statement (diagnose_commit_times.sql): the
+-- Before the commit-times statement (diagnose_commit_times.sql, and
+-- diagnose_xact_rows.sql for the transactions' spans): the
 -- planner cannot know how narrow each key's time span is (the spans come
 -- with the keys), so it would rather scan the table than look each key up
 -- by the time index when no index serves the key.  A scan is still taken

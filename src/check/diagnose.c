@@ -13,6 +13,7 @@
  * then names less, never something false.
  */
 #include "check/diagnose.h"
+#include "core/tz.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,12 @@ static const struct {
 	[RK_PAT_REPEAT] = { "repeat", "a run was applied twice: an append retried after its write",
 	                    "replace these windows (reckon repair with the rerun list); then make the write idempotent: a "
 	                    "keyed write or an interval replace instead of an append" },
+	[RK_PAT_PARTIAL_XACT] = { "partial_transaction",
+	                          "the load read these rows' transactions (rows they wrote just before these, in time, "
+	                          "arrived) but did not write these rows: rows it rejected or filtered out, or rows deleted "
+	                          "from the target since",
+	                          "look for these keys in the load's rejected rows or error log and in the target's "
+	                          "deletes; then replace these windows (reckon repair with the rerun list)" },
 	[RK_PAT_SOURCE_DUPLICATE] = { "source_duplicate", "the key is not unique at the source",
 	                              "make the key unique at the source, or check with a key that is (--key)" },
 	[RK_PAT_NULL_TIME] = { "null_time", "rows with a NULL time: no time-based load reads them",
@@ -100,6 +107,15 @@ static void rk_diag_warning(rk_diagnosis *d, const char *kind, rk_buf *msg)
 	d->warnings[d->nwarnings].message = rk_xstrdup(rk_buf_cstr(msg));
 	d->nwarnings++;
 	rk_buf_reset(msg);
+}
+
+void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message)
+{
+	rk_buf msg = RK_BUF_INIT;
+
+	rk_buf_puts(&msg, message);
+	rk_diag_warning(rk_diag_get(res), kind, &msg);
+	rk_buf_free(&msg);
 }
 
 int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
@@ -153,16 +169,89 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 	return 0;
 }
 
+/*
+ * For each late-commit candidate (a missing row whose commit time came
+ * more than the settle margin after its time): whether its transaction
+ * wrote rows at or before its time, in its window or the one before,
+ * beyond the missing rows of that transaction there (arrived[i]).  Each
+ * is asked up to that count plus one, so that the scan stops there.  Those
+ * rows arrived: the load that read them read past that transaction's
+ * commit, and so read this row's time after it too (a load reads in time
+ * order).  Rows of the transaction later in time prove nothing: a later
+ * run may have read them.  Earlier ones would prove as much; the two
+ * windows bound the scan of a transaction that wrote nothing else (a real
+ * late commit).  0 or -1 with err; 1 (why) when the source cannot tell.
+ */
+static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *source, size_t time_index,
+                             const rk_usec *commit, const uint32_t *xid, const bool *known, bool *arrived,
+                             char *why, size_t whylen, rk_error *err)
+{
+	size_t n = res->nfindings, m = 0;
+	size_t *cand = rk_xcalloc(n ? n : 1, sizeof *cand);
+	uint32_t *qx = rk_xcalloc(n ? n : 1, sizeof *qx);
+	rk_usec *lo = rk_xcalloc(n ? n : 1, sizeof *lo), *hi = rk_xcalloc(n ? n : 1, sizeof *hi);
+	uint64_t *cap = rk_xcalloc(n ? n : 1, sizeof *cap), *rows = rk_xcalloc(n ? n : 1, sizeof *rows);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+
+		if (f->kind != RK_FIND_MISSING || !known[i] || f->source_time == RK_USEC_NINF ||
+		    commit[i] - f->source_time <= settle)
+			continue;
+		cand[m] = i;
+		qx[m] = xid[i];
+		/* its window and the one before: a bound on the scan only */
+		lo[m] = rk_check_window_start(res, f->window ? f->window - 1 : 0);
+		hi[m] = f->source_max != RK_USEC_NINF ? f->source_max : f->source_time;
+		/* the window's missing rows of that transaction, this one too */
+		cap[m] = 1;
+		for (size_t j = 0; j < n; j++) {
+			const rk_finding *o = &res->findings[j];
+
+			if (o->kind == RK_FIND_MISSING && known[j] && xid[j] == xid[i] && o->source_time != RK_USEC_NINF &&
+			    o->source_time >= lo[m] && o->source_time <= hi[m])
+				cap[m] += o->source_copies;
+		}
+		m++;
+	}
+	for (size_t at = 0; at < m && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
+		size_t k = m - at < RK_DIAG_COMMIT_BATCH ? m - at : RK_DIAG_COMMIT_BATCH;
+		rk_xact_query q = { qx + at, lo + at, hi + at, cap + at, k, time_index };
+		rk_error lerr;
+
+		rk_error_clear(&lerr);
+		rc = rk_reader_xact_rows(source, &q, rows + at, &lerr);
+		if (rc > 0)
+			snprintf(why, whylen, "%s", lerr.msg);
+		else if (rc < 0)
+			*err = lerr;
+	}
+	for (size_t c = 0; rc == 0 && c < m; c++)
+		arrived[cand[c]] = rows[c] >= cap[c];
+	free(cand);
+	free(qx);
+	free(lo);
+	free(hi);
+	free(cap);
+	free(rows);
+	return rc;
+}
+
 int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
                     size_t time_index, rk_error *err)
 {
-	size_t *idx = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *idx);
-	rk_usec *commit = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *commit);
-	bool *known = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *known);
+	size_t nf = res->nfindings ? res->nfindings : 1;
+	size_t *idx = rk_xcalloc(nf, sizeof *idx);
+	rk_usec *commit = rk_xcalloc(nf, sizeof *commit);
+	uint32_t *xid = rk_xcalloc(nf, sizeof *xid);
+	bool *known = rk_xcalloc(nf, sizeof *known);
+	bool *arrived = rk_xcalloc(nf, sizeof *arrived);
 	const char **values = NULL;
 	size_t n = 0;
 	char why[sizeof res->diagnosis->late_why] = "";
-	int rc = 0;
+	char xwhy[sizeof res->diagnosis->late_why] = "";
+	int rc = 0, xrc = 1;
 
 	for (size_t i = 0; i < res->nfindings; i++)
 		if (res->findings[i].kind == RK_FIND_MISSING)
@@ -172,6 +261,7 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 	for (size_t at = 0; at < n && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
 		size_t m = n - at < RK_DIAG_COMMIT_BATCH ? n - at : RK_DIAG_COMMIT_BATCH;
 		rk_usec *c = rk_xcalloc(m, sizeof *c), *lo = rk_xcalloc(m, sizeof *lo), *hi = rk_xcalloc(m, sizeof *hi);
+		uint32_t *x = rk_xcalloc(m, sizeof *x);
 		rk_key_query q = { key_index, nkey, values, m, time_index, lo, hi };
 		bool *k = rk_xcalloc(m, sizeof *k);
 		rk_error lerr;
@@ -186,12 +276,17 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 			 * held elsewhere too does not lend this row its commit */
 			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
 			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_end(res, f->window) - 1;
+			/* a zoneless column holds wall-clock times: the span that
+			 * holds them (a superset) */
+			if (res->side[0].zoned)
+				rk_tz_wall_range(res->time_zone, lo[j], hi[j], &lo[j], &hi[j]);
 		}
 		rk_error_clear(&lerr);
-		rc = rk_reader_commit_times(source, &q, c, k, &lerr);
+		rc = rk_reader_commit_times(source, &q, c, x, k, &lerr);
 		if (rc == 0) {
 			for (size_t j = 0; j < m; j++) {
 				commit[idx[at + j]] = c[j];
+				xid[idx[at + j]] = x[j];
 				known[idx[at + j]] = k[j];
 			}
 		} else if (rc > 0) {
@@ -200,16 +295,27 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 			*err = lerr;
 		}
 		free(c);
+		free(x);
 		free(lo);
 		free(hi);
 		free(k);
 	}
+	if (rc == 0 && n) {
+		xrc = rk_diagnose_xacts(res, settle, source, time_index, commit, xid, known, arrived, xwhy, sizeof xwhy, err);
+		if (xrc < 0)
+			rc = -1;
+		else if (xrc > 0)
+			rk_log_info("late commits not checked against their transactions' other rows: %s", xwhy);
+	}
 	if (rc >= 0)
-		rk_diagnose_classify(res, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL, why);
+		rk_diagnose_classify(res, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL,
+		                     rc == 0 && xrc == 0 ? arrived : NULL, why);
 	free(values);
 	free(idx);
 	free(commit);
+	free(xid);
 	free(known);
+	free(arrived);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -244,6 +350,7 @@ static int rk_fkey_cmp(const void *a, const void *b)
 typedef struct rk_diag {
 	rk_check_result *res;
 	rk_pattern *of;
+	const bool *arrived;    /* [nfindings] or NULL: no late commit, its transaction's rows arrived */
 	const rk_finding **byk; /* scratch: findings by key */
 } rk_diag;
 
@@ -503,6 +610,7 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 		rk_finding_key_text(b, r, f);
 		switch (p) {
 		case RK_PAT_LATE_COMMIT:
+		case RK_PAT_PARTIAL_XACT:
 			rk_buf_printf(b, " (time %s, committed %s: ", rk_time_format(f->source_time, t1),
 			              rk_time_format(commit[i], t2));
 			rk_lag_text(b, (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC);
@@ -576,7 +684,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	rk_cause c;
 	rk_buf ev = RK_BUF_INIT;
 	const rk_finding **keys;
-	size_t nk = 0, nmissing = 0;
+	size_t nk = 0, nmissing = 0, nturned = 0;
 	char sd[RK_TIME_STRLEN];
 
 	memset(&c, 0, sizeof c);
@@ -594,10 +702,11 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 			c.windows = rk_xrealloc(c.windows, (c.nwindows + 1) * sizeof *c.windows);
 			c.windows[c.nwindows++] = f->window;
 		}
-		if (p == RK_PAT_LATE_COMMIT) {
+		if (p == RK_PAT_LATE_COMMIT || (g->arrived && g->arrived[i])) {
 			double lag = (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC;
 			if (lag > c.max_lag)
 				c.max_lag = lag;
+			nturned += p != RK_PAT_LATE_COMMIT;
 		}
 	}
 	if (p == RK_PAT_NULL_TIME) {
@@ -672,6 +781,14 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		rk_buf_printf(&ev, "%zu changed row%s whose time is the same on both sides: ", c.findings,
 		              c.findings == 1 ? "" : "s");
 		break;
+	case RK_PAT_PARTIAL_XACT:
+		rk_buf_printf(&ev, "%zu missing row%s committed up to ", c.findings, c.findings == 1 ? "" : "s");
+		rk_lag_text(&ev, c.max_lag);
+		rk_buf_printf(&ev, " after %s time, but %s transaction%s also wrote rows just before %s in time that "
+		                   "arrived: the load read %s after the commit, so no late commit: ",
+		              c.findings == 1 ? "its" : "their", c.findings == 1 ? "its" : "their", c.findings == 1 ? "" : "s",
+		              c.findings == 1 ? "it" : "them", c.findings == 1 ? "that transaction" : "those transactions");
+		break;
 	case RK_PAT_SOURCE_DUPLICATE:
 		rk_buf_printf(&ev, "%zu key%s held more than once by the source: ", c.keys, c.keys == 1 ? "" : "s");
 		break;
@@ -685,6 +802,14 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		rk_examples(&ev, g, p, commit);
 	if (nmissing && late_why && p != RK_PAT_LATE_COMMIT)
 		rk_buf_printf(&ev, " (late commits could not be examined: %s)", late_why);
+	if (nturned && p != RK_PAT_PARTIAL_XACT) {
+		rk_buf_printf(&ev, " (no late commit%s, though committed up to ", nturned == 1 ? "" : "s");
+		rk_lag_text(&ev, c.max_lag);
+		rk_buf_printf(&ev, " after %s time: %s transaction%s also wrote rows just before %s in time that "
+		                   "arrived)",
+		              nturned == 1 ? "its" : "their", nturned == 1 ? "its" : "their", nturned == 1 ? "" : "s",
+		              nturned == 1 ? "it" : "them");
+	}
 	if (p == RK_PAT_BOUNDARY && nmissing) {
 		/* a missing row on the boundary: the other end of the mistake */
 		rk_buf cs = RK_BUF_INIT;
@@ -765,7 +890,7 @@ static bool rk_breaks_gap(const rk_finding *f)
 }
 
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
-                          const char *late_why)
+                          const bool *arrived, const char *late_why)
 {
 	rk_diagnosis *d = rk_diag_get(res);
 	size_t n = res->nfindings, ncand = 0;
@@ -788,13 +913,14 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	}
 	g.res = res;
 	g.of = d->of;
+	g.arrived = commit ? arrived : NULL;
 	g.byk = base;
 
 	/* late_commit: committed after its time plus the settle margin */
 	for (size_t i = 0; commit && i < n; i++) {
 		const rk_finding *f = &res->findings[i];
 		if (f->kind == RK_FIND_MISSING && known[i] && f->source_time != RK_USEC_NINF &&
-		    commit[i] - f->source_time > settle)
+		    commit[i] - f->source_time > settle && !(g.arrived && g.arrived[i]))
 			d->of[i] = RK_PAT_LATE_COMMIT;
 	}
 	/* boundary and repeat: runs of doubled rows; rows the target holds at
@@ -845,6 +971,11 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	/* source_duplicate: the key the source holds twice, and what that did
 	 * to the same key's copies in the target of that window */
 	rk_fit_source_dup(&g);
+	/* a missing row that committed late, but whose transaction's rows
+	 * just before it in time arrived: the load read that transaction */
+	for (size_t i = 0; g.arrived && i < n; i++)
+		if (d->of[i] == RK_PAT_NONE && g.arrived[i])
+			d->of[i] = RK_PAT_PARTIAL_XACT;
 	for (size_t i = 0; i < n; i++)
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_UNCLASSIFIED;

@@ -32,6 +32,7 @@ typedef enum rk_pattern {
 	RK_PAT_UNBUMPED_UPDATE,
 	RK_PAT_GAP,
 	RK_PAT_REPEAT,
+	RK_PAT_PARTIAL_XACT, /* fitted after source_duplicate */
 	RK_PAT_SOURCE_DUPLICATE,
 	RK_PAT_NULL_TIME,
 	RK_PAT_UNCLASSIFIED,
@@ -48,7 +49,7 @@ typedef struct rk_cause {
 	size_t nwindows;
 	size_t keys;     /* distinct keys (null_time: rows with a NULL time) */
 	size_t findings; /* findings it holds (null_time: 0) */
-	double max_lag;  /* late_commit: the largest commit lag, seconds */
+	double max_lag;  /* late_commit, partial_transaction: the largest commit lag, seconds */
 	char *cause, *evidence, *next_step;
 } rk_cause;
 
@@ -68,6 +69,10 @@ typedef struct rk_diagnosis {
 	bool late_examined;                        /* commit times were read */
 	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
 } rk_diagnosis;
+
+/* Adds a warning of kind (a string that outlives res) with a copy of
+ * message to res's diagnosis, creating it when needed. */
+void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message);
 
 /*
  * The warnings about the source, asked before the digest pass, while the
@@ -93,11 +98,14 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 /*
  * The classification itself, on the result alone: commit[i] / known[i]
  * are finding i's source commit time (missing findings only; NULL when
- * late commits could not be examined, late_why saying why).  Fills
+ * late commits could not be examined, late_why saying why); arrived[i]
+ * (or NULL: not asked) that its transaction also wrote rows at or before
+ * its time (in its window or the one before) that arrived: then it is no
+ * late commit.  Fills
  * res->diagnosis (created when NULL), replacing earlier causes.
  */
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
-                          const char *late_why);
+                          const bool *arrived, const char *late_why);
 
 void rk_diagnosis_free(rk_diagnosis *d);
 

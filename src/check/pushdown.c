@@ -122,7 +122,16 @@ int rk_pushdown_side(rk_side *s)
 
 	if (s->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))
 		return 1;
-	rc = rk_reader_digest(s->reader, &q, rk_pd_row, &pc, &s->err);
+	if (s->zoned) {
+		/* the server would place the rows by UTC: the client places them */
+		rk_error_set(&s->err, RK_EXIT_USAGE, "its time column is a timestamp read in --time-column-zone %s, "
+		                                     "whose rows the client places in their windows",
+		             rk_tz_name(s->placer.z));
+		rk_error_hint(&s->err, "leave out --pushdown=on for this table, or give --pushdown=auto");
+		rc = 1;
+	} else {
+		rc = rk_reader_digest(s->reader, &q, rk_pd_row, &pc, &s->err);
+	}
 	if (rc == 0 && s->res->slices > 1 && q.slices <= 1)
 		s->whole_windows = true;
 	if (rc == 1 && s->pushdown == RK_PUSHDOWN_AUTO) {

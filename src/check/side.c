@@ -129,6 +129,10 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 	const rk_plan *p = s->plan;
 	const char *why;
 	rk_type tt = s->types[p->time_idx];
+
+	/* a zoneless value placed in its zone encodes as read (digest.md) */
+	if (s->zoned)
+		t = s->time_raw;
 	/* infinities keep their words; dates are not instants in canonical form */
 	bool derive = (tt == RK_T_TIMESTAMP || tt == RK_T_TIMESTAMPTZ) && t != RK_USEC_PINF && t != RK_USEC_NINF;
 
@@ -185,6 +189,48 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 	return 0;
 }
 
+void rk_side_zone(rk_side *s, const rk_check_spec *spec)
+{
+	s->zoned = spec->time_zone && !rk_tz_is_utc(spec->time_zone) && s->types[s->plan->time_idx] == RK_T_TIMESTAMP;
+	if (s->zoned)
+		rk_tz_placer_init(&s->placer, spec->time_zone);
+	s->res->side[s->idx].time_zoneless = s->types[s->plan->time_idx] == RK_T_TIMESTAMP;
+	s->res->side[s->idx].zoned = s->zoned;
+}
+
+int rk_side_scan(rk_side *s, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
+{
+	rk_scan wall;
+	rk_range *r;
+	int rc;
+
+	if (!s->zoned || !scan->nranges)
+		return rk_reader_scan(s->reader, scan, fn, ctx, err);
+	wall = *scan;
+	r = rk_xcalloc(scan->nranges, sizeof *r);
+	for (size_t i = 0; i < scan->nranges; i++)
+		rk_tz_wall_range(s->placer.z, scan->ranges[i].from, scan->ranges[i].to, &r[i].from, &r[i].to);
+	/* widened ranges may meet: a reader takes them sorted and disjoint
+	 * (ranges with key bits are taken one by one, as they are) */
+	if (!scan->keybits) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < scan->nranges; i++) {
+			if (n && r[i].from <= r[n - 1].to) {
+				if (r[i].to > r[n - 1].to)
+					r[n - 1].to = r[i].to;
+				continue;
+			}
+			r[n++] = r[i];
+		}
+		wall.nranges = n;
+	}
+	wall.ranges = r;
+	rc = rk_reader_scan(s->reader, &wall, fn, ctx, err);
+	free(r);
+	return rc;
+}
+
 void rk_side_meter(rk_side *s, bool at_end)
 {
 	rk_usec done = at_end ? s->hi - s->lo : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo
@@ -223,6 +269,7 @@ int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_
 	for (size_t i = 0; i < n; i++) {
 		rk_error_clear(&list[i]->err);
 		list[i]->rows_read = list[i]->null_time = list[i]->total = 0;
+		list[i]->dst_ambiguous = list[i]->dst_nonexistent = 0;
 		list[i]->meter_rows = 0;
 		list[i]->meter_done = 0;
 		args[i].side = list[i];
@@ -242,6 +289,8 @@ int rk_sides_parallel(rk_side *const *list, size_t n, int (*fn)(rk_side *s), rk_
 		rk_side_result *sr = &list[i]->res->side[list[i]->idx];
 		sr->rows_read += list[i]->rows_read;
 		sr->null_time += list[i]->null_time;
+		sr->dst_ambiguous += list[i]->dst_ambiguous;
+		sr->dst_nonexistent += list[i]->dst_nonexistent;
 		sr->total += list[i]->total;
 		if (list[i]->whole_windows)
 			sr->slices_ok = false;

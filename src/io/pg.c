@@ -743,12 +743,34 @@ static void rk_pg_log_statement(const rk_pg *pg, const char *label, const char *
 		             values[i] ? "'" : "");
 }
 
+/* Pins the settings of sql/session_settings.sql for the transaction just
+ * begun (SET LOCAL): through a transaction pooler, the session's own may
+ * be gone, or another session's. */
+static int rk_pg_pin_transaction(rk_pg *pg, rk_error *err)
+{
+	PGresult *r;
+
+	rk_pg_log_statement(pg, "transaction settings", rk_sql_session_settings_local, 0, NULL);
+	/* several SET LOCAL statements, constant text: the simple protocol */
+	r = PQexec(pg->conn, rk_sql_session_settings_local);
+	if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+		rk_pg_fail(pg, r, "transaction settings", err);
+		PQclear(r);
+		return -1;
+	}
+	PQclear(r);
+	return 0;
+}
+
 int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
                rk_pg_expect expect, rk_pg_result **res, rk_error *err)
 {
 	PGresult *r;
 	ExecStatusType st;
 	char what[64];
+	/* a statement that opens a transaction block (BEGIN) is followed by
+	 * the transaction's own settings */
+	bool was_idle = PQtransactionStatus(pg->conn) == PQTRANS_IDLE;
 
 	if (res)
 		*res = NULL;
@@ -798,6 +820,10 @@ int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const
 			return rk_pg_shape_error(pg, label, "no result set where rows were expected", err);
 		}
 		break;
+	}
+	if (was_idle && PQtransactionStatus(pg->conn) == PQTRANS_INTRANS && rk_pg_pin_transaction(pg, err) < 0) {
+		PQclear(r);
+		return -1;
 	}
 	if (res) {
 		*res = rk_xmalloc(sizeof **res);

@@ -1572,7 +1572,8 @@ static int rk_pgreader_xmin_failed(rk_pgreader *r, rk_error *err)
 	return 1;
 }
 
-static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err)
+static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit, uint32_t *xid, bool *known,
+                                    rk_error *err)
 {
 	rk_pgreader *r = impl;
 	rk_buf keys = RK_BUF_INIT, match = RK_BUF_INIT;
@@ -1589,6 +1590,7 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 
 	for (size_t i = 0; i < q->nrows; i++) {
 		commit[i] = 0;
+		xid[i] = 0;
 		known[i] = false;
 	}
 	rc = q->nrows ? rk_pgreader_commit_on(r, err) : 0;
@@ -1643,6 +1645,7 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 	}
 	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
 		const char *n = rk_pg_result_value(res, i, 0), *ts = rk_pg_result_value(res, i, 1), *why;
+		const char *x = rk_pg_result_value(res, i, 2);
 		unsigned long long k = n ? strtoull(n, NULL, 10) : 0;
 		rk_usec t;
 
@@ -1654,6 +1657,7 @@ static int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *
 			break;
 		}
 		commit[k - 1] = t;
+		xid[k - 1] = x ? (uint32_t)strtoul(x, NULL, 10) : 0;
 		known[k - 1] = true;
 	}
 done:
@@ -1664,6 +1668,71 @@ done:
 	free(params);
 	rk_buf_free(&keys);
 	rk_buf_free(&match);
+	return rc;
+}
+
+static int rk_pgreader_xact_rows(void *impl, const rk_xact_query *q, uint64_t *rows, rk_error *err)
+{
+	rk_pgreader *r = impl;
+	rk_buf arrays[4] = { RK_BUF_INIT, RK_BUF_INIT, RK_BUF_INIT, RK_BUF_INIT };
+	const char *params[4];
+	rk_pg_result *res = NULL;
+	rk_sqlvar vars[3];
+	rk_type tt = q->time_index < r->ncols ? r->types[q->time_index] : RK_T_UNKNOWN;
+	int rc = 0;
+
+	for (size_t i = 0; i < q->n; i++)
+		rows[i] = 0;
+	if (!q->n)
+		return 0;
+	if (tt != RK_T_TIMESTAMPTZ && tt != RK_T_TIMESTAMP && tt != RK_T_DATE) {
+		rk_pgreader_err(err);
+		rk_error_set(err, RK_EXIT_USAGE, "the time column of %s has no time type: its rows' transactions were not "
+		                                 "asked about",
+		             r->display);
+		return 1;
+	}
+	for (int a = 0; a < 4; a++)
+		rk_buf_putc(&arrays[a], '{');
+	for (size_t i = 0; i < q->n; i++) {
+		char lo[RK_TIME_STRLEN], hi[RK_TIME_STRLEN];
+		const char *sep = i ? "," : "";
+
+		rk_buf_printf(&arrays[0], "%s%lu", sep, (unsigned long)q->xid[i]);
+		rk_buf_printf(&arrays[1], "%s\"%s\"", sep, rk_time_format_sql(q->lo[i], true, lo));
+		rk_buf_printf(&arrays[2], "%s\"%s\"", sep, rk_time_format_sql(q->hi[i], true, hi));
+		rk_buf_printf(&arrays[3], "%s%llu", sep, (unsigned long long)q->cap[i]);
+	}
+	for (int a = 0; a < 4; a++) {
+		rk_buf_putc(&arrays[a], '}');
+		params[a] = rk_buf_cstr(&arrays[a]);
+	}
+	vars[0] = (rk_sqlvar){ "source_table", r->qualified };
+	vars[1] = (rk_sqlvar){ "time_column", r->quoted[q->time_index] };
+	vars[2] = (rk_sqlvar){ "filter", r->filter ? r->filter : "true" };
+	rc = rk_sql_render(&r->sql, rk_sql_diagnose_xact_rows, vars, 3, err);
+	/* the spans come with the query: the planner would rather scan */
+	if (rc == 0 && rk_pg_command(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
+	if (rc == 0 && rk_pg_exec(r->pg, "transactions' rows", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
+		rc = rk_pgreader_xmin_failed(r, err);
+	else if (rc == 0 &&
+	         rk_pg_command(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
+		rk_pgreader_recover(r);
+		rc = -1;
+	}
+	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
+		const char *n = rk_pg_result_value(res, i, 0), *c = rk_pg_result_value(res, i, 1);
+		unsigned long long k = n ? strtoull(n, NULL, 10) : 0;
+
+		if (c && k >= 1 && k <= q->n)
+			rows[k - 1] = strtoull(c, NULL, 10);
+	}
+	rk_pg_result_free(res);
+	for (int a = 0; a < 4; a++)
+		rk_buf_free(&arrays[a]);
 	return rc;
 }
 
@@ -1776,8 +1845,9 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	const char *params[4];
 	rk_buf margins = RK_BUF_INIT;
 	rk_pg_result *res = NULL;
-	rk_sqlvar vars[3];
-	size_t nwin = q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	rk_sqlvar vars[4];
+	size_t nwin = q->bounds ? q->nbounds - 1 : q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	rk_buf bounds = RK_BUF_INIT;
 	int rc;
 
 	if (q->nmargins > RK_LAG_MAX_MARGINS || q->time_index >= r->ncols) {
@@ -1792,14 +1862,27 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 		              (long long)(q->margins[k] % RK_USEC_PER_SEC));
 	rk_buf_putc(&margins, '}');
 	snprintf(width, sizeof width, "%lld", (long long)q->width);
+	/* calendar windows: $3 is their boundaries, a row's window its
+	 * bucket among them */
+	rk_buf_putc(&bounds, '{');
+	for (size_t k = 0; q->bounds && k < q->nbounds; k++) {
+		char b[RK_TIME_STRLEN];
+
+		rk_buf_printf(&bounds, "%s%s", k ? "," : "", rk_time_format(q->bounds[k], b));
+	}
+	rk_buf_putc(&bounds, '}');
 	params[0] = rk_time_format(q->from, from);
 	params[1] = rk_time_format(q->to, to);
-	params[2] = width;
+	params[2] = q->bounds ? rk_buf_cstr(&bounds) : width;
 	params[3] = rk_buf_cstr(&margins);
 	vars[0] = (rk_sqlvar){ "source_table", r->qualified };
 	vars[1] = (rk_sqlvar){ "time_column", r->quoted[q->time_index] };
 	vars[2] = (rk_sqlvar){ "filter", r->filter ? r->filter : "true" };
-	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 3, err);
+	vars[3] = (rk_sqlvar){ "window_of",
+		               q->bounds ? "pg_catalog.width_bucket(r.at, $3::pg_catalog.timestamptz[]) - 1"
+		                         : "(extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8 "
+		                           "/ $3::pg_catalog.int8" };
+	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 4, err);
 	if (rc == 0 && rk_pg_exec(r->pg, "lateness", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
 	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
@@ -1826,6 +1909,7 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	}
 	rk_pg_result_free(res);
 	rk_buf_free(&margins);
+	rk_buf_free(&bounds);
 	return rc;
 }
 
@@ -2012,6 +2096,7 @@ const rk_reader_ops rk_pgreader_ops = {
 	.snapshot = rk_pgreader_snapshot,
 	.digest = rk_pgreader_digest,
 	.commit_times = rk_pgreader_commit_times,
+	.xact_rows = rk_pgreader_xact_rows,
 	.key_unique = rk_pgreader_key_unique,
 	.open_xacts = rk_pgreader_open_xacts,
 	.backend_pid = rk_pgreader_backend_pid,

@@ -195,11 +195,19 @@ static int rk_reader_cannot(const rk_reader *r, const char *what, rk_error *err)
 	return 1;
 }
 
-int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err)
+int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, uint32_t *xid, bool *known,
+                           rk_error *err)
 {
 	if (!r->ops->commit_times)
 		return rk_reader_cannot(r, "keeps no commit times", err);
-	return r->ops->commit_times(r->impl, q, commit, known, err);
+	return r->ops->commit_times(r->impl, q, commit, xid, known, err);
+}
+
+int rk_reader_xact_rows(rk_reader *r, const rk_xact_query *q, uint64_t *rows, rk_error *err)
+{
+	if (!r->ops->xact_rows)
+		return rk_reader_cannot(r, "keeps no transaction ids", err);
+	return r->ops->xact_rows(r->impl, q, rows, err);
 }
 
 int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)

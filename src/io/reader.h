@@ -280,11 +280,27 @@ typedef struct rk_key_query {
  * track_commit_timestamp = on) of the row holding each key of q (in its
  * time span), compared with the key columns' own types; the latest when
  * several rows hold it.
- * commit[i] and known[i] are filled for every row of q (known false: no row,
- * or a transaction whose commit time was not kept).  Returns 1 when the
+ * commit[i], xid[i] (that row's xmin) and known[i] are filled for every row
+ * of q (known false: no row, or a transaction whose commit time was not
+ * kept).  Returns 1 when the
  * server keeps no commit times.
  */
-int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err);
+int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, uint32_t *xid, bool *known,
+                           rk_error *err);
+
+/* Transactions asked about by their xmin (xid, as rk_reader_commit_times
+ * gives it): for each, how many source rows, up to cap[i], it wrote with a
+ * time in [lo[i], hi[i]], within the side's row filter. */
+typedef struct rk_xact_query {
+	const uint32_t *xid;    /* [n] */
+	const rk_usec *lo, *hi; /* [n] */
+	const uint64_t *cap;    /* [n] */
+	size_t n;
+	size_t time_index; /* the time column (bound column index) */
+} rk_xact_query;
+
+/* rows[i] for each transaction of q; 1 when this reader cannot tell. */
+int rk_reader_xact_rows(rk_reader *r, const rk_xact_query *q, uint64_t *rows, rk_error *err);
 
 /* Whether a primary key or a unique index of the relation (valid, not
  * partial, on plain columns) makes the key columns unique.  Returns 1 for
@@ -316,6 +332,10 @@ int rk_reader_backend_pid(const rk_reader *r);
 typedef struct rk_lag_query {
 	size_t time_index; /* the time column (bound column index) */
 	rk_usec from, to, width;
+	const rk_usec *bounds; /* calendar windows (--timezone): window w is [bounds[w],
+	                        * bounds[w + 1]), from = bounds[0], to = bounds[nbounds - 1];
+	                        * NULL: windows of width from from */
+	size_t nbounds;
 	const rk_usec *margins; /* at most RK_LAG_MAX_MARGINS */
 	size_t nmargins;
 } rk_lag_query;
@@ -328,7 +348,7 @@ typedef struct rk_lag_stats {
 } rk_lag_stats;
 
 /* Fills *all and win[w] for every window w of the grid (the caller sizes
- * win: (to - from) / width entries, zeroed).  Returns 1 when the server keeps
+ * win: (to - from) / width entries, or nbounds - 1, zeroed).  Returns 1 when the server keeps
  * no commit times. */
 int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
 

@@ -24,7 +24,9 @@ typedef struct rk_reader_ops {
 	/* optional: the drilldown's sub-digests computed by the server (rk_reader_drill_digest) */
 	int (*drill_digest)(void *impl, const rk_drill_query *q, rk_row_fn fn, void *ctx, rk_error *err);
 	/* optional: what the diagnosis asks of a source (reader.h) */
-	int (*commit_times)(void *impl, const rk_key_query *q, rk_usec *commit, bool *known, rk_error *err);
+	int (*commit_times)(void *impl, const rk_key_query *q, rk_usec *commit, uint32_t *xid, bool *known,
+	                    rk_error *err);
+	int (*xact_rows)(void *impl, const rk_xact_query *q, uint64_t *rows, rk_error *err);
 	int (*key_unique)(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err);
 	int (*open_xacts)(void *impl, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
 	                  rk_error *err);

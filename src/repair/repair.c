@@ -32,6 +32,9 @@
 /* COPY data is sent in chunks of about this size. */
 #define RK_REPAIR_FLUSH (256 * 1024)
 
+/* The most columns a PostgreSQL table may have (MaxHeapAttributeNumber). */
+#define RK_REPAIR_PG_MAX_COLUMNS 1600
+
 /* How many intervals a failure message names before summarising. */
 #define RK_REPAIR_LIST_MAX 6
 
@@ -68,7 +71,7 @@ typedef struct rk_repair {
 
 	/* statements, rendered once */
 	char *sql_stage_create, *sql_keys_create;
-	char *sql_twice, *sql_reach, *sql_refuse;
+	char *sql_twice, *sql_reach, *sql_refuse, *sql_unbounded;
 	char *sql_plan_time, *sql_plan_key;
 	char *sql_delete_time, *sql_delete_key, *sql_insert;
 	char *sql_icol_probe;
@@ -147,6 +150,7 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_twice);
 	free(r->sql_reach);
 	free(r->sql_refuse);
+	free(r->sql_unbounded);
 	free(r->sql_plan_time);
 	free(r->sql_plan_key);
 	free(r->sql_delete_time);
@@ -699,6 +703,7 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		    !(r->sql_twice = rk_repair_render(rk_sql_repair_survey_twice, vars, nv, err)) ||
 		    !(r->sql_reach = rk_repair_render(rk_sql_repair_survey_reach, vars, nv, err)) ||
 		    !(r->sql_refuse = rk_repair_render(rk_sql_repair_survey_refuse, vars, nv, err)) ||
+		    !(r->sql_unbounded = rk_repair_render(rk_sql_repair_survey_unbounded, vars, nv, err)) ||
 		    !(r->sql_plan_time = rk_repair_render(rk_sql_repair_plan_by_time, vars, nv, err)) ||
 		    !(r->sql_plan_key = rk_repair_render(rk_sql_repair_plan_by_key, vars, nv, err)) ||
 		    !(r->sql_delete_time = rk_repair_render(rk_sql_repair_delete_by_time, vars, nv, err)) ||
@@ -723,6 +728,22 @@ done:
 	rk_buf_free(&iv);
 	rk_buf_free(&ti);
 	return rc;
+}
+
+/* --replace-interval stages the written columns beside the interval's
+ * start (sql/repair_stage_create.sql): refused, before anything is
+ * staged, when that table would have more columns than PostgreSQL allows
+ * (row by row, the staging table has only the written columns). */
+static int rk_repair_column_limit(rk_repair *r, rk_error *err)
+{
+	if (!r->spec->replace_interval || r->map.n + 1 <= RK_REPAIR_PG_MAX_COLUMNS)
+		return 0;
+	rk_error_set(err, RK_EXIT_USAGE, "--replace-interval stages the %zu written columns of target table %s and the "
+	                                 "interval's start: %zu columns, more than the %d a PostgreSQL table may have; "
+	                                 "nothing was changed",
+	             r->map.n, r->dest.display, r->map.n + 1, RK_REPAIR_PG_MAX_COLUMNS);
+	return rk_error_hint(err, "repair row by row (leave --replace-interval out), or leave a column out with "
+	                          "--exclude-columns");
 }
 
 /* Connects, resolves and checks everything before the first change. */
@@ -798,7 +819,8 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	in.time = c->time;
 	in.exclude = c->exclude;
 	in.nexclude = c->nexclude;
-	if (rk_wmap_build(&in, &r->map, err) < 0 || rk_repair_bind(r, err) < 0 || rk_repair_statements(r, err) < 0)
+	if (rk_wmap_build(&in, &r->map, err) < 0 || rk_repair_column_limit(r, err) < 0 || rk_repair_bind(r, err) < 0 ||
+	    rk_repair_statements(r, err) < 0)
 		goto done;
 	rk_log_info("repair writes %zu column%s of %s", r->map.n, r->map.n == 1 ? "" : "s", r->dest.display);
 	rc = 0;
@@ -1097,6 +1119,21 @@ static int rk_repair_survey(rk_repair *r, rk_error *err)
 		return -1;
 	if (!reach)
 		return 0;
+	if (rk_repair_count(r, "rows a delete by key reaches out of range", r->sql_unbounded, 0, NULL, &bad, &example,
+	                    err) < 0)
+		return -1;
+	if (bad) {
+		rk_error_set(err, RK_EXIT_USAGE, "the delete by key would remove %llu stale target row%s at +-infinity or "
+		                                 "out of reckon's time range (e.g. %s): the window %s left cannot be checked again; "
+		                                 "nothing was changed",
+		             (unsigned long long)bad, bad == 1 ? "" : "s", example ? example : "?",
+		             bad == 1 ? "it" : "they");
+		free(example);
+		return rk_error_hint(err, "correct or delete those rows' time first; reckon checks windows of finite "
+		                          "times only");
+	}
+	free(example);
+	example = NULL;
 	rk_log_info("the deletes by key reach %llu target row%s outside their intervals: reading the source's other "
 	            "keys",
 	            (unsigned long long)reach, reach == 1 ? "" : "s");

@@ -226,6 +226,40 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 	rk_buf_free(&line);
 }
 
+/* The zone a zoneless time column was read in, or NULL when neither
+ * side's time column is zoneless. */
+static const char *rk_report_column_zone(const rk_check_result *r)
+{
+	if (!r->side[0].time_zoneless && !r->side[1].time_zoneless)
+		return NULL;
+	return r->time_zone ? rk_tz_name(r->time_zone) : "UTC";
+}
+
+/* "time:" line: which zone a zoneless time column's values were read in,
+ * and how many fell in a DST hour. */
+static void rk_report_text_zone(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	const char *zone = rk_report_column_zone(r);
+	uint64_t amb = r->side[0].dst_ambiguous + r->side[1].dst_ambiguous;
+	uint64_t gap = r->side[0].dst_nonexistent + r->side[1].dst_nonexistent;
+
+	if (!zone)
+		return;
+	fprintf(out, "time:   %s is a timestamp without time zone on the %s, read in %s (--time-column-zone)\n",
+	        c->spec->time ? c->spec->time : "the time column",
+	        r->side[0].time_zoneless && r->side[1].time_zoneless ? "source and the target"
+	        : r->side[0].time_zoneless                           ? "source"
+	                                                             : "target",
+	        zone);
+	if (amb || gap)
+		fprintf(out, "        the DST hour: %llu ambiguous (source %llu, target %llu) and %llu nonexistent (source "
+		             "%llu, target %llu) wall-clock times, placed as AT TIME ZONE places them (the later instant; "
+		             "the offset before the change)\n",
+		        (unsigned long long)amb, (unsigned long long)r->side[0].dst_ambiguous,
+		        (unsigned long long)r->side[1].dst_ambiguous, (unsigned long long)gap,
+		        (unsigned long long)r->side[0].dst_nonexistent, (unsigned long long)r->side[1].dst_nonexistent);
+}
+
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
@@ -242,6 +276,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
 		        r->calendar ? "calendar windows" : "fixed widths from its midnight");
 	rk_report_text_pair(out, r);
+	rk_report_text_zone(out, c, r);
 	if (c->spec->tz)
 		fprintf(out, "%-22s %-26s %-7s %10s %10s%s\n", "window start", "local start", "status", "source", "target",
 		        r->nsum ? "  sums source/target" : "");
@@ -401,6 +436,20 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
 	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
 	json_object_set_new(root, "null_time_rows", nul);
+	if (rk_report_column_zone(r)) {
+		json_t *tz = json_object(), *amb = json_object(), *gap = json_object();
+
+		json_object_set_new(tz, "zone", json_string(rk_report_column_zone(r)));
+		json_object_set_new(tz, "source_zoneless", json_boolean(r->side[0].time_zoneless));
+		json_object_set_new(tz, "target_zoneless", json_boolean(r->side[1].time_zoneless));
+		json_object_set_new(amb, "source", json_integer((json_int_t)r->side[0].dst_ambiguous));
+		json_object_set_new(amb, "target", json_integer((json_int_t)r->side[1].dst_ambiguous));
+		json_object_set_new(gap, "source", json_integer((json_int_t)r->side[0].dst_nonexistent));
+		json_object_set_new(gap, "target", json_integer((json_int_t)r->side[1].dst_nonexistent));
+		json_object_set_new(tz, "ambiguous", amb);
+		json_object_set_new(tz, "nonexistent", gap);
+		json_object_set_new(root, "time_column_zone", tz);
+	}
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
 	json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
@@ -471,7 +520,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			json_object_set_new(it, "cause", json_string(cs->cause));
 			json_object_set_new(it, "evidence", json_string(cs->evidence));
 			json_object_set_new(it, "next_step", json_string(cs->next_step));
-			if (cs->pattern == RK_PAT_LATE_COMMIT)
+			if (cs->pattern == RK_PAT_LATE_COMMIT || cs->pattern == RK_PAT_PARTIAL_XACT)
 				json_object_set_new(it, "max_lag_seconds", json_real(cs->max_lag));
 			json_array_append_new(dg, it);
 		}

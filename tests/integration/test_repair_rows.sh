@@ -341,6 +341,57 @@ test_through_a_transaction_pooler() {
 	trap - EXIT
 }
 
+# Through the pooler, to a database whose own defaults are far from what
+# reckon reads text by (DateStyle SQL, DMY; a time zone of +05:45; other
+# interval, float and bytea styles), the check reports what it reports on
+# a direct connection and the repair's checks, plan and writes are right:
+# each transaction sets reckon's settings itself (SET LOCAL), since the
+# session's are reset after every transaction.  (Failed before: the
+# settings were made once for the session, so the check's key-level scans
+# read the target's floats with 15 digits: every row of a damaged window
+# looked changed.)
+test_settings_hold_through_a_transaction_pooler() {
+	damaged_target
+	# a float column: its text takes 17 significant digits at
+	# extra_float_digits 3, 15 at the database's 0 (pgbouncer carries
+	# DateStyle, TimeZone and IntervalStyle over, this one not)
+	local db
+	for db in $SRC $TGT; do
+		sql $db "alter table mart.orders add column ratio float8; update mart.orders set ratio = order_id / 3.0" >/dev/null
+	done
+	rerun_list
+	sql $TGT "alter database $TGT set DateStyle = 'SQL, DMY'; alter database $TGT set TimeZone = 'Asia/Kathmandu';
+	          alter database $TGT set IntervalStyle = 'sql_standard'; alter database $TGT set extra_float_digits = 0;
+	          alter database $TGT set bytea_output = 'escape'" >/dev/null
+	pgbouncer_start $TGT
+	trap 'pgbouncer_stop; sql $TGT "alter database $TGT reset all" >/dev/null' EXIT
+	local pooled="host=127.0.0.1 port=$PGB_PORT dbname=$TGT user=$PGUSER" before
+	# the pooler's sessions do use the database's defaults
+	assert_eq "SQL, DMY" "$("$RK_PGBIN/psql" -X -At -h 127.0.0.1 -p "$PGB_PORT" -d $TGT -c 'show DateStyle')"
+	before=$(physical_except "(3, 2), (10, 1), (16, 1)")
+	# what the check reports through the pooler is what it reports directly
+	assert_exit 1 check --report direct
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$pooled" "${ORDERS_OPTS[@]}" --report pooled
+	local f
+	for f in direct/*.csv; do
+		assert_file_eq "pooled/${f#direct/}" "$f"
+	done
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$pooled" "${REPAIR_OPTS[@]}" --rerun-list rerun.csv \
+		--format json
+	assert_eq "planned 1 0 0|planned 0 0 1|planned 0 1 0" \
+		"$(jget "$OUT" '[.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"] | join("|")')"
+	assert_exit 0 rk repair --source "$(conn $SRC)" --target "$pooled" "${REPAIR_OPTS[@]}" --rerun-list rerun.csv \
+		--execute --format json
+	assert_eq "match 1 0 0|match 0 0 1|match 0 1 0" \
+		"$(jget "$OUT" '[.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"] | join("|")')"
+	assert_eq "$before" "$(physical_except "(3, 2), (10, 1), (16, 1)")" "rows that matched"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$pooled" "${ORDERS_OPTS[@]}"
+	assert_exit 0 check
+	pgbouncer_stop
+	sql $TGT "alter database $TGT reset all" >/dev/null
+	trap - EXIT
+}
+
 # Through the pooler, --lock-timeout still bounds the wait for the write
 # lock: the pooler drops the options startup parameter and the session's
 # settings, so only the transaction's own SET LOCAL lock_timeout holds.
@@ -421,4 +472,138 @@ test_dry_run_refuses_what_would_fail() {
 	assert_eq 0 "$(sql $TGT 'select count(*) from mart.order_notes')"
 	assert_exit 0 check
 	sql $TGT "drop table mart.order_notes; drop owned by rr_reader; drop role rr_reader" >/dev/null
+}
+
+# A stale target copy at +-infinity, of a key the source holds in a listed
+# interval, is refused before any change, exit 2, no retry hint, in both
+# modes, dry run and --execute: row by row it would be moved out of a
+# window that cannot be named, --replace-interval's delete by key would
+# remove it from one.  (Failed before: --replace-interval got as far as
+# its delete and stopped with exit 3, "a row the delete by key reached lies
+# out of reckon's time range".)
+test_stale_copies_out_of_range_refused_in_both_modes() {
+	local stamp before
+	for stamp in infinity -infinity; do
+		damaged_target
+		# the target's only copy of W1's (7, 1) lies at +-infinity
+		sql $TGT "update mart.orders set created_at = '$stamp' where order_id = 7 and line_no = 1" >/dev/null
+		rerun_list
+		assert_match "$(cut -d, -f1 rerun.csv | tr '\n' ' ')" "2026-03-02T01:00:00Z" "W1 is listed ($stamp)"
+		before=$(physical)
+		assert_exit 2 repair --rerun-list rerun.csv
+		assert_contains "$ERR" "at +-infinity or out of reckon's time range (e.g. (7,1))"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_exit 2 repair --rerun-list rerun.csv --replace-interval
+		assert_contains "$ERR" "the delete by key would remove 1 stale target row at +-infinity or out of reckon's time range (e.g. (7,1))"
+		assert_contains "$ERR" "nothing was changed"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_exit 2 repair --rerun-list rerun.csv --replace-interval --execute
+		assert_contains "$ERR" "stale target row at +-infinity"
+		assert_not_contains "$ERR" "run the same command again"
+		assert_eq "$before" "$(physical)" "nothing changed ($stamp)"
+	done
+}
+
+# wide_tables - mart.wide of 1600 columns (id, ts, c3 .. c1600), as many as
+# a PostgreSQL table may have, on both sides: one row at the source, none
+# at the target
+wide_tables() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db >/dev/null <<-SQL
+			create schema if not exists mart;
+			drop table if exists mart.wide;
+			do \$\$ begin
+				execute 'create table mart.wide (id bigint primary key, ts timestamptz, '
+				        || (select string_agg(format('c%s integer', g), ', ' order by g) from generate_series(3, 1600) g)
+				        || ')';
+			end \$\$;
+		SQL
+	done
+	sql $SRC "insert into mart.wide (id, ts, c3, c1600) values (1, '2026-03-02 00:10:00+00', 3, 1600)" >/dev/null
+}
+
+# --replace-interval would stage a table's 1600 columns and the interval's
+# start: one column more than PostgreSQL allows.  The dry run and --execute
+# refuse it before any change (exit 2, no retry hint); row by row, whose
+# staging table has only the written columns, repairs it.  (Failed before:
+# exit 3, "tables can have at most 1600 columns", from the server.)
+test_staging_over_the_column_limit_refused() {
+	wide_tables
+	printf '%s\n%s\n' "$RERUN_HEADER" "$W0,1,0,1,0,0,0" >wide.csv
+	local wide=(--source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.wide --key id --time ts
+		--rerun-list wide.csv --now 2026-03-03T00:00:00Z)
+	assert_exit 2 rk repair "${wide[@]}" --replace-interval
+	assert_contains "$ERR" "--replace-interval stages the 1600 written columns of target table mart.wide and the interval's start: 1601 columns, more than the 1600 a PostgreSQL table may have; nothing was changed"
+	assert_not_contains "$ERR" "run the same command again"
+	assert_exit 2 rk repair "${wide[@]}" --replace-interval --execute
+	assert_not_contains "$ERR" "run the same command again"
+	assert_eq 0 "$(sql $TGT 'select count(*) from mart.wide')"
+	assert_exit 0 rk repair "${wide[@]}" --execute --format json
+	assert_eq "match 1" "$(jget "$OUT" '.intervals[0] | "\(.status) \(.inserted)"')"
+	assert_eq "1|3|1600" "$(sql $TGT 'select id, c3, c1600 from mart.wide')"
+}
+
+# As a new user would: a target made the usual way - an identity surrogate
+# as its primary key, the natural key unique, lineage columns the source
+# does not have (batch_id, loaded_at) - with a child table referencing the
+# surrogate ON DELETE CASCADE, loaded from the source, then damaged (a row
+# lost, an amount changed, a row the source never had).  check, the dry
+# run, --execute: the three rows are written and nothing else - every other
+# row keeps its ctid, xmin, surrogate and lineage, and every child is still
+# there; a second run changes nothing.
+test_new_user_target_with_lineage_identity_and_children() {
+	mk_orders $SRC
+	sql $TGT "create schema if not exists mart; drop table if exists mart.order_items, mart.order_notes, mart.orders" >/dev/null
+	sql $TGT >/dev/null <<-SQL
+		create table mart.orders (
+			id         bigint generated always as identity primary key,
+			order_id   bigint not null,
+			line_no    integer not null,
+			created_at timestamptz,
+			amount     numeric(12,2),
+			qty        integer,
+			note       text,
+			batch_id   integer not null default 41,
+			loaded_at  timestamptz not null default clock_timestamp(),
+			unique (order_id, line_no));
+		create table mart.order_items (
+			item_id  bigint generated always as identity,
+			order_ref bigint not null references mart.orders (id) on delete cascade,
+			sku      text);
+	SQL
+	"$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d $SRC -c "copy mart.orders to stdout" |
+		"$RK_PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d $TGT \
+			-c "copy mart.orders (order_id, line_no, created_at, amount, qty, note) from stdin" ||
+		fail "loading the target failed"
+	sql $TGT >/dev/null <<-SQL
+		insert into mart.order_items (order_ref, sku) select id, 'sku-' || g from mart.orders, generate_series(1, 2) g;
+		delete from mart.order_items where order_ref = (select id from mart.orders where order_id = 3 and line_no = 2);
+		delete from mart.orders where order_id = 3 and line_no = 2;
+		update mart.orders set amount = amount + 1 where order_id = 16 and line_no = 1;
+		insert into mart.orders (order_id, line_no, created_at, amount, qty, note)
+		values (99, 1, '2026-03-02 02:30:00+00', 1.00, 1, 'never at the source');
+	SQL
+	local untouched children
+	untouched=$(sql $TGT "select ctid::text, xmin::text, t::text from mart.orders t
+	                     where (order_id, line_no) not in ((3, 2), (16, 1), (99, 1)) order by id")
+	children=$(sql $TGT "select i::text from mart.order_items i order by item_id")
+	assert_exit 1 check --rerun-list rerun.csv
+	assert_exit 0 repair --rerun-list rerun.csv
+	assert_contains "$OUT" "planned"
+	assert_exit 0 repair --rerun-list rerun.csv --execute --format json
+	assert_eq "match|1 inserted, 1 updated, 1 deleted" \
+		"$(jget "$OUT" '"\(.verdict)|\(.totals.inserted) inserted, \(.totals.updated) updated, \(.totals.deleted_by_time) deleted"')"
+	assert_eq "$untouched" "$(sql $TGT "select ctid::text, xmin::text, t::text from mart.orders t
+	                     where (order_id, line_no) not in ((3, 2), (16, 1), (99, 1)) order by id")" \
+		"untouched rows: ctid, xmin, surrogate, lineage"
+	assert_eq "$children" "$(sql $TGT "select i::text from mart.order_items i order by item_id")" "every child"
+	# the changed row kept its surrogate, its children and its lineage
+	assert_eq "98.00|41|2" "$(sql $TGT "select o.amount, o.batch_id, (select count(*) from mart.order_items i
+	                                    where i.order_ref = o.id) from mart.orders o where order_id = 16 and line_no = 1")"
+	assert_exit 0 check
+	untouched=$(physical)
+	assert_exit 0 repair --rerun-list rerun.csv --execute
+	assert_eq "$untouched" "$(physical)" "the second run"
+	sql $TGT "drop table mart.order_items" >/dev/null
 }

@@ -86,14 +86,14 @@ static int finding_cmp(const void *a, const void *b)
 
 /* "pattern:keys:w1,w2 ..." of the causes, after sorting the findings as the
  * drilldown leaves them. */
-static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known)
+static char *causes_of(rk_check_result *r, const rk_usec *commit, const bool *known, const bool *arrived)
 {
 	static char out[1024];
 	size_t n = 0;
 
 	if (r->nfindings)
 		qsort(r->findings, r->nfindings, sizeof *r->findings, finding_cmp);
-	rk_diagnose_classify(r, 10 * MIN, commit, known, commit ? NULL : "track_commit_timestamp is off");
+	rk_diagnose_classify(r, 10 * MIN, commit, known, arrived, commit ? NULL : "track_commit_timestamp is off");
 	out[0] = '\0';
 	for (size_t i = 0; i < r->diagnosis->ncauses; i++) {
 		const rk_cause *c = &r->diagnosis->causes[i];
@@ -104,6 +104,11 @@ static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known
 			n += (size_t)snprintf(out + n, sizeof out - n, "%s%zu", w ? "," : "", c->windows[w]);
 	}
 	return out;
+}
+
+static char *causes(rk_check_result *r, const rk_usec *commit, const bool *known)
+{
+	return causes_of(r, commit, known, NULL);
 }
 
 static void test_gap_needs_no_held_row_between(void **state)
@@ -210,6 +215,48 @@ static void test_late_commit_comes_first(void **state)
 	assert_string_equal(causes(r, commit, known), "late_commit:1:0 gap:2:0");
 	assert_true(r->diagnosis->late_examined);
 	assert_true(r->diagnosis->causes[0].max_lag > 659.999 && r->diagnosis->causes[0].max_lag < 660.001);
+	rk_check_result_free(r);
+}
+
+/* A late commit whose transaction also wrote rows just before it in time
+ * that arrived is none: alone it is a partial_transaction; in a
+ * gap, on a boundary, it is what they say, and their evidence says why it
+ * is no late commit. */
+static void test_late_commit_refuted_by_its_transaction(void **state)
+{
+	uint64_t rows[3] = { 6, 6, 6 };
+	rk_check_result *r = result(3, rows);
+	rk_usec commit[4];
+	bool known[4] = { true, true, true, true };
+	bool arrived[4] = { true, false, true, false };
+	const rk_cause *c;
+
+	(void)state;
+	add(r, RK_FIND_MISSING, 0, T0 + 25 * MIN, 0, 1, 0);        /* alone, mid-window: refuted */
+	add(r, RK_FIND_MISSING, 1, T0 + HOUR + 25 * MIN, 0, 1, 0); /* late, nothing arrived */
+	add(r, RK_FIND_MISSING, 2, T0 + 2 * HOUR, 0, 1, 0);        /* on the boundary: refuted */
+	add(r, RK_FIND_MISSING, 3, T0 + 2 * HOUR + 30 * MIN, 0, 1, 0);
+	for (int i = 0; i < 4; i++)
+		commit[i] = r->findings[i].source_time + 3 * HOUR;
+	commit[3] = r->findings[3].source_time + MIN; /* committed in time */
+	/* the target holds rows between them: no gap */
+	held(r, T0 + 30 * MIN, T0 + HOUR + 20 * MIN);
+	held(r, T0 + HOUR + 30 * MIN, T0 + 2 * HOUR - 1);
+	held(r, T0 + 2 * HOUR + 10 * MIN, T0 + 2 * HOUR + 20 * MIN);
+	/* asked nothing: three are late commits */
+	assert_string_equal(causes_of(r, commit, known, NULL), "late_commit:3:0,1,2 unclassified:1:2");
+	assert_string_equal(causes_of(r, commit, known, arrived),
+	                    "late_commit:1:1 boundary:1:2 partial_transaction:1:0 unclassified:1:2");
+	c = &r->diagnosis->causes[2];
+	assert_int_equal(c->pattern, RK_PAT_PARTIAL_XACT);
+	assert_non_null(strstr(c->evidence, "1 missing row committed up to 3h 00m after its time, but its transaction "
+	                                    "also wrote rows just before it in time that arrived: the load read that "
+	                                    "transaction after the commit, so no late commit: e.g. 0 "
+	                                    "(time 2026-03-02T00:25:00Z, committed 2026-03-02T03:25:00Z: 3h 00m later)"));
+	assert_non_null(strstr(r->diagnosis->causes[1].evidence, "(no late commit, though committed up to 3h 00m after "
+	                                                         "its time: its transaction also wrote rows just "
+	                                                         "before it in time that arrived)"));
+	assert_null(strstr(r->diagnosis->causes[0].evidence, "no late commit"));
 	rk_check_result_free(r);
 }
 
@@ -332,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_gap_needs_no_held_row_between),
 		cmocka_unit_test(test_gap_broken_by_a_copy_held),
 		cmocka_unit_test(test_late_commit_comes_first),
+		cmocka_unit_test(test_late_commit_refuted_by_its_transaction),
 		cmocka_unit_test(test_boundary_repeat_moved),
 		cmocka_unit_test(test_single_rows_and_lookups),
 		cmocka_unit_test(test_source_duplicate_takes_its_key),
