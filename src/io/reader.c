@@ -166,6 +166,30 @@ int rk_reader_sample(rk_reader *r, size_t col, uint64_t every, uint64_t min_rows
 	return r->ops->sample(r->impl, col, every, min_rows, rows, fn, ctx, err);
 }
 
+int rk_reader_history(rk_reader *r, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
+                      rk_error *err)
+{
+	*out = NULL;
+	if (!r->ops->history) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s keeps no log of the commits that wrote it", rk_reader_describe(r));
+		return 1;
+	}
+	return r->ops->history(r->impl, time_index, ranges, nranges, out, err);
+}
+
+void rk_history_free(rk_history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nranges; i++) {
+		for (size_t k = 0; k < h->ranges[i].ntouch; k++)
+			free(h->ranges[i].touch[k].operation);
+		free(h->ranges[i].touch);
+	}
+	free(h->ranges);
+	free(h);
+}
+
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	return r->ops->scan(r->impl, scan, fn, ctx, err);
