@@ -110,7 +110,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		if (s->meter)
 			rk_side_meter(s, false);
 	}
-	if (f[0].enc && p->hash_is_row) {
+	if (f[0].enc && p->hash_is_row && !p->convert[s->idx]) {
 		/* encoded by the reader, every bound column in --columns order:
 		 * the row encoding is its buffer as it is */
 		const rk_field *last = &f[p->ncols - 1];
@@ -619,6 +619,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
 		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
+		rk_plan_numbers(&plan, types);
 	}
 	if (spec->range_warning && (res->side[0].time_zoneless || res->side[1].time_zoneless))
 		rk_diagnose_note(res, "time_column_zone", spec->range_warning);

@@ -98,6 +98,8 @@ typedef struct rk_drift_kind {
 	char *name;        /* the logical column, unquoted */
 	char *source_type; /* type names (rk_type_name) */
 	char *target_type;
+	bool as_numbers; /* an exact number and a float: compared as numbers,
+	                  * the exact side's values as the float type */
 } rk_drift_kind;
 
 /* Schema drift: what one side has that the other does not.  It never

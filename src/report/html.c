@@ -658,6 +658,8 @@ static json_t *rk_view_schema(const rk_drift *d)
 		rk_set(k, "column", rk_tpl_text(d->kinds[i].name));
 		rk_set(k, "source_type", rk_tpl_text(d->kinds[i].source_type));
 		rk_set(k, "target_type", rk_tpl_text(d->kinds[i].target_type));
+		if (d->kinds[i].as_numbers)
+			rk_set(k, "as_numbers", json_true());
 		json_array_append_new(kinds, k);
 	}
 	rk_set(sch, "type_mismatch", kinds);
