@@ -105,6 +105,8 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(w->start, a), rk_time_format(w->end, z));
 		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
+		if (t->spec.check.tz)
+			fprintf(out, "%-26s  ", rk_tz_format(t->spec.check.tz, w->start, a));
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "by [%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
 		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell),
@@ -129,6 +131,7 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
 	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
+	const rk_tz *tz = t->spec.check.tz;
 	rk_repair_totals s;
 	rk_buf cell = RK_BUF_INIT;
 
@@ -137,12 +140,14 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
 		return;
 	}
+	if (tz)
+		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
 	if (rows)
-		fprintf(out, "%-46s  %-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
+		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", tz ? "local start                 " : "", "before s/t",
 		        execute ? "deleted" : "delete", execute ? "updated" : "update", execute ? "inserted" : "insert",
 		        "after s/t", "status", "damage listed");
 	else
-		fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
+		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", tz ? "local start                 " : "", "before s/t",
 		        execute ? "deleted t+k" : "delete t+k", execute ? "inserted" : "insert", "after s/t", "status",
 		        "damage listed");
 	for (size_t i = 0; i < l->n; i++) {
@@ -154,6 +159,8 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
 		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
+		if (tz)
+			fprintf(out, "%-26s  ", rk_tz_format(tz, v->start, a));
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "%llu/%llu", (unsigned long long)l->items[i].count[RK_RERUN_SOURCE_ROWS],
 		              (unsigned long long)l->items[i].count[RK_RERUN_TARGET_ROWS]);
@@ -357,6 +364,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "interval_start", v->start);
 		fputc(',', out);
 		rk_json_time(out, "interval_end", v->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"interval_label\":\"%s\"", rk_tz_format(t->spec.check.tz, v->start, lb));
+		}
 		fprintf(out, ",\"status\":\"%s\",\"before\":{\"source_rows\":%llu,\"target_rows\":%llu,\"missing\":%llu,"
 		             "\"extra\":%llu,\"duplicated\":%llu,\"changed\":%llu}",
 		        rk_repair_state_key(v->state), (unsigned long long)c[RK_RERUN_SOURCE_ROWS],
@@ -382,6 +394,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "window_start", w->start);
 		fputc(',', out);
 		rk_json_time(out, "window_end", w->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"window_label\":\"%s\"", rk_tz_format(t->spec.check.tz, w->start, lb));
+		}
 		fputc(',', out);
 		rk_json_time(out, "by_interval_start", t->iv[w->interval].start);
 		fprintf(out, ",\"deleted\":%llu,\"status\":\"%s\"", (unsigned long long)w->deleted,
@@ -469,6 +486,14 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.allow_cascade = o->allow_cascade;
 	t->spec.load_interval = rk_opts_is_set(o, RK_O_LOAD_INTERVAL) ? o->load_interval : 0;
 	t->spec.force = o->force;
+	if (o->timezone && !(t->spec.check.tz = rk_tz_get(o->timezone, "--timezone", &t->err)))
+		goto fail;
+	if (t->spec.load_interval < 0 && !t->spec.check.tz) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval %s is a calendar unit: it needs --timezone",
+		             o->text[RK_O_LOAD_INTERVAL]);
+		rk_error_hint(&t->err, "add --timezone ZONE, the zone whose months the load's intervals are");
+		goto fail;
+	}
 	if (t->spec.load_interval && !o->interval_column) {
 		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval says what --interval-column records; no "
 		                                     "--interval-column was given");
