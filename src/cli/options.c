@@ -133,8 +133,8 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone),
 	                    RK_CMD_CHECK | RK_CMD_LATENESS | RK_CMD_REPAIR | RK_CMD_LOAD, 0, RK_OPTF_TABLE, "ZONE",
 	                    "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
-	                    "h/m/s windows start at its midnight, dates in --from/--to are its midnights (repair: "
-	                    "--load-interval aligned so, local times shown; load: dates in --interval-start/-end)" },
+	                    "h/m/s windows start at its midnight, dates (--from/--to, --interval-start/-end) are its "
+	                    "midnights, --load-interval follows its calendar; local times shown beside UTC" },
 	[RK_O_TIME_COLUMN_ZONE] = { "time-column-zone", RK_OPT_STR, OFF(time_column_zone),
 	                            RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_TABLE, "ZONE",
 	                            "the IANA zone whose wall-clock times a timestamp (without time zone) time "
