@@ -17,6 +17,7 @@
 #include "load/child.h"
 #include "load/guard.h"
 #include "load/strategy.h"
+#include "load/target.h"
 
 static int rk_load_report_fd(rk_error *err)
 {
@@ -51,8 +52,9 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 	}
 	if (reason)
 		rk_log_warn("running the unsafe strategy %s: %s", o->strategy, reason);
-	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ))
-		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
+	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ) && !rk_target_is_delta(pair->target.conn))
+		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL or a Delta table (delta:PATH), "
+		                                        "not --target %s",
 		                    pair->target.conn);
 	if (!rk_conn_has(pair->source.conn, RK_CAP_LIBPQ))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source %s",
@@ -100,6 +102,11 @@ static void rk_load_print(const rk_load_result *res)
 
 	printf("rows_read=%ld rows_replaced=%ld rows_written=%ld watermark=%s", res->rows_read, res->rows_deleted,
 	       res->rows_written, res->has_watermark ? rk_time_format(res->watermark, wm) : "none");
+	/* a Delta target says where its newest time came from */
+	if (res->newest_from)
+		printf(" newest_from=%s", res->newest_from);
+	if (res->version >= 0)
+		printf(" version=%lld", res->version);
 	if (rk_guard_signal())
 		printf(" interrupted=%s committed=%s", rk_guard_signal() == SIGINT ? "SIGINT" : "SIGTERM",
 		       res->committed ? "yes" : "no");
