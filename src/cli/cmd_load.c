@@ -12,6 +12,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
+#include "core/tz.h"
 #include "io/reader.h"
 #include "load/child.h"
 #include "load/guard.h"
@@ -70,6 +71,19 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 		s->interval_start = o->interval_start;
 		s->interval_end = o->interval_end;
 		s->has_interval = true;
+		/* --timezone: dates are the zone's midnights (a scheduler's
+		 * {{ ds }} of a timetable in that zone) */
+		if (o->timezone) {
+			const rk_tz *tz = rk_tz_get(o->timezone, "--timezone", err);
+			char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+			if (!tz)
+				return -1;
+			rk_tableopts_local_date(o, RK_O_INTERVAL_START, tz, &s->interval_start);
+			rk_tableopts_local_date(o, RK_O_INTERVAL_END, tz, &s->interval_end);
+			rk_log_info("interval [%s, %s) in %s", rk_tz_format(tz, s->interval_start, a),
+			            rk_tz_format(tz, s->interval_end, b), rk_tz_name(tz));
+		}
 	}
 	s->interval_column = o->interval_column && *o->interval_column ? o->interval_column : NULL;
 	s->crash_at = RK_CRASH_NONE;

@@ -106,6 +106,8 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(w->start, a), rk_time_format(w->end, z));
 		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
+		if (t->spec.check.tz)
+			fprintf(out, "%-26s  ", rk_tz_format(t->spec.check.tz, w->start, a));
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "by [%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
 		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell),
@@ -135,7 +137,10 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
 	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
-	bool table = rk_text_width(fileno(out)) >= RK_REPAIR_TABLE_WIDTH;
+	const rk_tz *tz = t->spec.check.tz;
+	/* --timezone: a local start column after the interval */
+	bool table = rk_text_width(fileno(out)) >= RK_REPAIR_TABLE_WIDTH + (tz ? 28 : 0);
+	const char *h_local = tz ? "local start                 " : "";
 	const char *h_del = rows ? (execute ? "deleted" : "delete") : (execute ? "deleted t+k" : "delete t+k");
 	const char *h_upd = execute ? "updated" : "update", *h_ins = execute ? "inserted" : "insert";
 	rk_repair_totals s;
@@ -147,12 +152,14 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
 		return;
 	}
+	if (tz)
+		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
 	if (table && rows)
-		fprintf(out, "%-46s  %-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t", h_del, h_upd,
-		        h_ins, "after s/t", "status", "damage listed");
+		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		        h_upd, h_ins, "after s/t", "status", "damage listed");
 	else if (table)
-		fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t", h_del, h_ins,
-		        "after s/t", "status", "damage listed");
+		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		        h_ins, "after s/t", "status", "damage listed");
 	for (int k = 0; k < 7; k++)
 		c[k] = (rk_buf)RK_BUF_INIT;
 	for (size_t i = 0; i < l->n; i++) {
@@ -190,7 +197,10 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		rk_repair_damage(&c[6], &l->items[i]);
 		if (!table) {
 			/* a narrow terminal: the interval and its status, then the counts */
-			fprintf(out, "%s  %s\n    before s/t %s  %s %s", rk_buf_cstr(&c[0]), rk_repair_state_name(v->state),
+			fprintf(out, "%s  %s\n", rk_buf_cstr(&c[0]), rk_repair_state_name(v->state));
+			if (tz)
+				fprintf(out, "    local start %s\n", rk_tz_format(tz, v->start, a));
+			fprintf(out, "    before s/t %s  %s %s",
 			        rk_buf_cstr(&c[1]), h_del, rk_buf_cstr(&c[2]));
 			if (rows)
 				fprintf(out, "  %s %s", h_upd, rk_buf_cstr(&c[3]));
@@ -198,7 +208,10 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 			        rk_buf_cstr(&c[5]), rk_buf_cstr(&c[6]));
 			continue;
 		}
-		fprintf(out, "%-46s  %-13s  ", rk_buf_cstr(&c[0]), rk_buf_cstr(&c[1]));
+		fprintf(out, "%-46s  ", rk_buf_cstr(&c[0]));
+		if (tz)
+			fprintf(out, "%-26s  ", rk_tz_format(tz, v->start, a));
+		fprintf(out, "%-13s  ", rk_buf_cstr(&c[1]));
 		fprintf(out, rows ? "%-9s  " : "%-13s  ", rk_buf_cstr(&c[2]));
 		if (rows)
 			fprintf(out, "%-9s  ", rk_buf_cstr(&c[3]));
@@ -372,6 +385,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "interval_start", v->start);
 		fputc(',', out);
 		rk_json_time(out, "interval_end", v->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"interval_label\":\"%s\"", rk_tz_format(t->spec.check.tz, v->start, lb));
+		}
 		fprintf(out, ",\"status\":\"%s\",\"before\":{\"source_rows\":%llu,\"target_rows\":%llu,\"missing\":%llu,"
 		             "\"extra\":%llu,\"duplicated\":%llu,\"changed\":%llu}",
 		        rk_repair_state_key(v->state), (unsigned long long)c[RK_RERUN_SOURCE_ROWS],
@@ -397,6 +415,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "window_start", w->start);
 		fputc(',', out);
 		rk_json_time(out, "window_end", w->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"window_label\":\"%s\"", rk_tz_format(t->spec.check.tz, w->start, lb));
+		}
 		fputc(',', out);
 		rk_json_time(out, "by_interval_start", t->iv[w->interval].start);
 		fprintf(out, ",\"deleted\":%llu,\"status\":\"%s\"", (unsigned long long)w->deleted,
@@ -484,6 +507,14 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.allow_cascade = o->allow_cascade;
 	t->spec.load_interval = rk_opts_is_set(o, RK_O_LOAD_INTERVAL) ? o->load_interval : 0;
 	t->spec.force = o->force;
+	if (o->timezone && !(t->spec.check.tz = rk_tz_get(o->timezone, "--timezone", &t->err)))
+		goto fail;
+	if (t->spec.load_interval < 0 && !t->spec.check.tz) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval %s is a calendar unit: it needs --timezone",
+		             o->text[RK_O_LOAD_INTERVAL]);
+		rk_error_hint(&t->err, "add --timezone ZONE, the zone whose months the load's intervals are");
+		goto fail;
+	}
 	if (t->spec.load_interval && !o->interval_column) {
 		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval says what --interval-column records; no "
 		                                     "--interval-column was given");

@@ -113,6 +113,52 @@ missing 2"'
 	assert_fits_420 rep
 }
 
+# With --timezone the pages show local times with their offset beside UTC
+# (the range, each damaged window, the rerun list, the tooltips; a job's
+# index.html each table's local range), as the browser builds them.
+test_timezone_report_renders_in_chromium() {
+	local chromium
+	chromium=$(command -v chromium) || fail "chromium is not installed (tests/harness/deps.sh installs it)"
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn demo_source)
+		target = $(conn demo_target)
+		timezone = Europe/Berlin
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-03T00:00:00Z
+		now = 2026-03-03T06:00:00Z
+		[table orders]
+		table = mart.orders
+		key = order_id,line_no
+		time = created_at
+		sum = amount
+		columns = order_id,line_no,created_at,amount,customer
+	EOF
+	assert_exit 1 rk check --job job.ini --report rep
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --dump-dom "file://$T/rep/orders/report.html" >dom.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_contains dom.html '<span class="mono" id="range-local">[2026-03-02T01:00:00+01:00, 2026-03-03T01:00:00+01:00)</span> in Europe/Berlin'
+	assert_contains dom.html '<h3 class="mono">[2026-03-02T11:00:00Z, 2026-03-02T12:00:00Z) <span class="dim local">local [2026-03-02T12:00:00+01:00, 2026-03-02T13:00:00+01:00)</span></h3>'
+	assert_contains dom.html '<a href="#w19">2026-03-02T19:00:00Z</a> <span class="dim local">2026-03-02T20:00:00+01:00</span>'
+	assert_contains dom.html 'title="2026-03-02T11:00:00Z differ
+local 2026-03-02T12:00:00+01:00
+source 8 rows'
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --dump-dom "file://$T/rep/index.html" >index.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_contains index.html '<div class="dim local">local [2026-03-02T01:00:00+01:00, 2026-03-03T01:00:00+01:00) in Europe/Berlin</div>'
+	# without a zone: none of it
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z \
+		--window 1h --now 2026-03-03T06:00:00Z --report utc
+	assert_not_contains utc/report.html 'class="dim local"'
+	assert_not_contains utc/report.html 'id="range-local"'
+}
+
 # The demo's damaged sample, checked as make demo checks it (the primary
 # key, the whole row): every finding has a named cause (none unclassified,
 # every one in a pattern) and the changed row shows its values, in every
