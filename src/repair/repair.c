@@ -74,7 +74,8 @@ typedef struct rk_repair {
 	char *sql_twice, *sql_reach, *sql_refuse, *sql_unbounded;
 	char *sql_plan_time, *sql_plan_key;
 	char *sql_delete_time, *sql_delete_key, *sql_insert;
-	char *sql_icol_probe;
+	char *sql_icol_probe, *sql_plan_reset;
+	char *reset_columns; /* the target-only columns --replace-interval resets, or NULL */
 	/* row-level repair (the default) */
 	char *sql_row_stage, *sql_row_want, *sql_row_pair, *sql_row_inside, *sql_row_moved, *sql_row_add;
 	char *sql_row_delete, *sql_row_update, *sql_row_insert, *sql_row_verify;
@@ -126,6 +127,7 @@ bool rk_repair_state_done(rk_repair_state s)
 void rk_repair_result_free(rk_repair_result *res)
 {
 	free(res->touched);
+	free(res->reset_columns);
 	memset(res, 0, sizeof *res);
 }
 
@@ -157,6 +159,8 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_delete_key);
 	free(r->sql_insert);
 	free(r->sql_icol_probe);
+	free(r->sql_plan_reset);
+	free(r->reset_columns);
 	free(r->sql_row_stage);
 	free(r->sql_row_want);
 	free(r->sql_row_pair);
@@ -282,6 +286,7 @@ static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *er
 
 static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparams, const char *const *params,
                            uint64_t *out, char **out2, rk_error *err);
+static int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err);
 
 /* What a delete does to the rows that reference a deleted row. */
 static const char *rk_repair_fk_action(char a)
@@ -706,6 +711,7 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		    !(r->sql_unbounded = rk_repair_render(rk_sql_repair_survey_unbounded, vars, nv, err)) ||
 		    !(r->sql_plan_time = rk_repair_render(rk_sql_repair_plan_by_time, vars, nv, err)) ||
 		    !(r->sql_plan_key = rk_repair_render(rk_sql_repair_plan_by_key, vars, nv, err)) ||
+		    !(r->sql_plan_reset = rk_repair_render(rk_sql_repair_plan_reset, vars, nv, err)) ||
 		    !(r->sql_delete_time = rk_repair_render(rk_sql_repair_delete_by_time, vars, nv, err)) ||
 		    !(r->sql_delete_key = rk_repair_render(rk_sql_repair_delete_by_key, vars, nv, err)) ||
 		    !(r->sql_insert = rk_repair_render(icol ? rk_sql_repair_insert_interval : rk_sql_repair_insert, vars,
@@ -744,6 +750,28 @@ static int rk_repair_column_limit(rk_repair *r, rk_error *err)
 	             r->map.n, r->dest.display, r->map.n + 1, RK_REPAIR_PG_MAX_COLUMNS);
 	return rk_error_hint(err, "repair row by row (leave --replace-interval out), or leave a column out with "
 	                          "--exclude-columns");
+}
+
+/* --replace-interval: the target columns an inserted row takes its
+ * default (or a new identity value) in - neither written nor generated
+ * nor the interval column - which every replaced row loses. */
+static void rk_repair_reset_columns(rk_repair *r)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (!r->spec->replace_interval)
+		return;
+	for (size_t c = 0; c < r->dest.ncols; c++) {
+		bool written = (long)c == r->interval_col || r->dest.generated[c];
+
+		for (size_t i = 0; i < r->map.n && !written; i++)
+			written = r->map.c[i].tcol == c;
+		if (!written)
+			rk_buf_printf(&b, "%s%s", b.len ? ", " : "", r->dest.cols[c]);
+	}
+	if (b.len)
+		r->reset_columns = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
 }
 
 /* Connects, resolves and checks everything before the first change. */
@@ -823,6 +851,7 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	    rk_repair_statements(r, err) < 0)
 		goto done;
 	rk_log_info("repair writes %zu column%s of %s", r->map.n, r->map.n == 1 ? "" : "s", r->dest.display);
+	rk_repair_reset_columns(r);
 	rc = 0;
 done:
 	rk_repair_strv_free(names, nnames);
@@ -1331,6 +1360,27 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 	return rk_repair_commit(r, v, &mine, out, err);
 }
 
+/* The rows of interval i the plan deletes and inserts again: their
+ * target-only columns are reset (none to reset: nothing counted). */
+static int rk_repair_plan_reset(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char s[RK_TIME_STRLEN];
+	const char *params[1] = { rk_time_format_sql(v->start, true, s) };
+	char *keys = NULL;
+
+	v->reset = 0;
+	v->reset_keys[0] = '\0';
+	if (!r->reset_columns)
+		return 0;
+	if (rk_repair_count(r, "count rows reset", r->sql_plan_reset, 1, params, &v->reset, &keys, err) < 0)
+		return -1;
+	if (keys)
+		snprintf(v->reset_keys, sizeof v->reset_keys, "%s", keys);
+	free(keys);
+	return 0;
+}
+
 /* One interval counted as the execution would change it, in a read-only
  * transaction that marks what it counts as deleted. */
 static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
@@ -1346,7 +1396,8 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 		return -1;
 	if (rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
 	    rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
-	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0) {
+	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0 ||
+	    rk_repair_plan_reset(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;
@@ -1359,6 +1410,8 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	rk_guard_idle(r->tgt);
 	rk_repair_merge(out, &mine);
 	v->inserted = v->source_rows;
+	if (rk_repair_refuse_unfilled(r, i, err) < 0)
+		return -1;
 	v->state = RK_REPAIR_PLANNED;
 	return 0;
 }
@@ -1535,6 +1588,36 @@ static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
 	return -1;
 }
 
+/* The dry run of interval i, which would insert rows: a --target-where
+ * that tests a target column no source column fills is refused, naming
+ * it - an inserted row takes that column's default, which the catalog
+ * cannot promise the filter selects (--execute checks the rows it wrote
+ * inside the transaction instead). */
+static int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT, cols = RK_BUF_INIT;
+	size_t ncols;
+
+	if (!r->spec->check.target.where || !r->iv[i].inserted)
+		return 0;
+	ncols = rk_repair_unfilled(r, &cols);
+	if (!ncols) {
+		rk_buf_free(&cols);
+		return 0;
+	}
+	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: the %llu row%s "
+	                                 "repair would insert into %s would take %s default, which the filter may not select",
+	             r->spec->check.target.where, ncols == 1 ? "the target column" : "the target columns",
+	             rk_buf_cstr(&cols), (unsigned long long)r->iv[i].inserted, r->iv[i].inserted == 1 ? "" : "s",
+	             rk_buf_cstr(&b), ncols == 1 ? "its" : "their");
+	rk_error_hint(err, "map %s with --source-expr %s=SQL (the value the load writes)", ncols == 1 ? "it" : "them",
+	              ncols == 1 ? rk_buf_cstr(&cols) : "COL");
+	rk_buf_free(&b);
+	rk_buf_free(&cols);
+	return -1;
+}
+
 /* One interval repaired row by row in one transaction. */
 static int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
 {
@@ -1578,7 +1661,8 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
-	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0) {
+	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0 ||
+	    rk_repair_refuse_unfilled(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;
@@ -1899,7 +1983,7 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
                   rk_error *err)
 {
 	rk_repair r;
-	int rc = 0;
+	int rc = 0, opened;
 
 	memset(res, 0, sizeof *res);
 	memset(&r, 0, sizeof r);
@@ -1909,12 +1993,16 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		iv[i].state = RK_REPAIR_PENDING;
 		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
-		iv[i].updated = iv[i].moved = 0;
+		iv[i].updated = iv[i].moved = iv[i].reset = 0;
+		iv[i].reset_keys[0] = '\0';
 		iv[i].after_source_rows = iv[i].after_target_rows = 0;
 	}
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
 		return -1;
-	if (rk_repair_open(&r, err) < 0 || rk_repair_prepare(&r, err) < 0) {
+	opened = rk_repair_open(&r, err);
+	if (opened == 0 && r.reset_columns)
+		res->reset_columns = rk_xstrdup(r.reset_columns);
+	if (opened < 0 || rk_repair_prepare(&r, err) < 0) {
 		if (rk_guard_signal())
 			rk_guard_check(err);
 		if (rk_guard_is_interrupt(err) || rk_guard_is_lock_timeout(err) || r.todo)
