@@ -79,6 +79,9 @@ typedef struct rk_repair {
 	/* row-level repair (the default) */
 	char *sql_row_stage, *sql_row_want, *sql_row_pair, *sql_row_inside, *sql_row_moved, *sql_row_add;
 	char *sql_row_delete, *sql_row_update, *sql_row_insert, *sql_row_verify;
+	/* the dry run's probe of the rows it would insert (a --target-where
+	 * testing a column no source column fills), or NULL */
+	char *sql_probe_create, *sql_probe_alter, *sql_probe_insert, *sql_probe_check;
 	bool can_update; /* some written column is neither key nor identity */
 	char ***want;    /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
 	size_t *nwant;
@@ -171,6 +174,10 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_row_update);
 	free(r->sql_row_insert);
 	free(r->sql_row_verify);
+	free(r->sql_probe_create);
+	free(r->sql_probe_alter);
+	free(r->sql_probe_insert);
+	free(r->sql_probe_check);
 	for (size_t i = 0; r->want && i < r->n; i++) {
 		rk_repair_strv_free(r->want[i], r->nwant[i] * r->nkey);
 	}
@@ -549,6 +556,48 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 	return b.data;
 }
 
+static bool rk_repair_mentioned(const rk_repair *r, size_t c);
+
+/* The dry run's probe of the rows it would insert, when --target-where
+ * tests a target column no source column fills: a table like the target
+ * whose columns keep their defaults only where the filter tests them (no
+ * sequence is advanced by the others), none NOT NULL. */
+static int rk_repair_probe_statements(rk_repair *r, const rk_sqlvar *vars, size_t nv, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	size_t n = 0;
+	bool any = false;
+
+	for (size_t c = 0; c < r->dest.ncols; c++)
+		any = any || rk_repair_mentioned(r, c);
+	if (!any)
+		return 0;
+	rk_buf_puts(&b, "ALTER TABLE reckon_repair_probe");
+	for (size_t c = 0; c < r->dest.ncols; c++) {
+		char *q;
+
+		if (r->dest.generated[c])
+			continue;
+		if (!(q = rk_dest_quote(&r->dest, c, err))) {
+			rk_buf_free(&b);
+			return -1;
+		}
+		rk_buf_printf(&b, "%s ALTER COLUMN %s DROP NOT NULL", n++ ? "," : "", q);
+		if (!rk_repair_mentioned(r, c))
+			rk_buf_printf(&b, ", ALTER COLUMN %s DROP DEFAULT", q);
+		free(q);
+	}
+	r->sql_probe_alter = n ? rk_xstrdup(rk_buf_cstr(&b)) : NULL;
+	rk_buf_free(&b);
+	if (!(r->sql_probe_create = rk_repair_render(rk_sql_repair_row_probe_create, vars, nv, err)) ||
+	    !(r->sql_probe_insert = rk_repair_render(r->spec->replace_interval ? rk_sql_repair_plan_probe_insert
+	                                                                        : rk_sql_repair_row_probe_insert,
+	                                             vars, nv, err)) ||
+	    !(r->sql_probe_check = rk_repair_render(rk_sql_repair_row_probe_check, vars, nv, err)))
+		return -1;
+	return 0;
+}
+
 /*
  * Renders the statements of a row-level repair.  Only the pair statement
  * and the verification hold the user's filter text (rk_sql_filter), each as
@@ -632,6 +681,8 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 		    (nset && !(r->sql_row_update = rk_repair_render(rk_sql_repair_row_update, vars, nv, err))) ||
 		    !(r->sql_row_insert = rk_repair_render(rk_sql_repair_row_insert, vars, nv, err)) ||
 		    !(r->sql_row_verify = rk_repair_render(rk_sql_repair_row_verify, vars, nv, err)))
+			rc = -1;
+		if (rc == 0 && !r->spec->execute && rk_repair_probe_statements(r, vars, nv, err) < 0)
 			rc = -1;
 	}
 done:
@@ -1394,10 +1445,14 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	v->state = RK_REPAIR_FAILED;
 	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
+	v->inserted = v->source_rows;
+	if ((r->sql_probe_create && (rk_repair_cmd(r, "create probe table", r->sql_probe_create, err) < 0 ||
+	                             (r->sql_probe_alter &&
+	                              rk_repair_cmd(r, "shape probe table", r->sql_probe_alter, err) < 0))) ||
+	    rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
 	    rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
 	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0 ||
-	    rk_repair_plan_reset(r, i, err) < 0) {
+	    rk_repair_plan_reset(r, i, err) < 0 || rk_repair_refuse_unfilled(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;
@@ -1409,9 +1464,6 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	}
 	rk_guard_idle(r->tgt);
 	rk_repair_merge(out, &mine);
-	v->inserted = v->source_rows;
-	if (rk_repair_refuse_unfilled(r, i, err) < 0)
-		return -1;
 	v->state = RK_REPAIR_PLANNED;
 	return 0;
 }
@@ -1470,6 +1522,10 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 	r->cur = i;
 	if (rk_repair_scan(r, RK_STAGE_ONE, rk_sql_repair_row_stage_copy, err) < 0)
 		goto done;
+	if (plan && r->sql_probe_create &&
+	    (rk_repair_cmd(r, "create probe table", r->sql_probe_create, err) < 0 ||
+	     (r->sql_probe_alter && rk_repair_cmd(r, "shape probe table", r->sql_probe_alter, err) < 0)))
+		goto done;
 	if (plan && rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0)
 		goto done;
 	rc = 0;
@@ -1520,36 +1576,39 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 	return rc;
 }
 
-/* Names the target columns --target-where mentions that repair does not
- * write (a word of the condition equal to the column's name), ", "-joined
- * into b; returns how many. */
-static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
+/* Whether target column c is one --target-where mentions (a word of the
+ * condition equal to the column's name) that repair does not write. */
+static bool rk_repair_mentioned(const rk_repair *r, size_t c)
 {
 	const char *w = r->spec->check.target.where;
-	size_t n = 0;
+	bool written = (long)c == r->interval_col;
+	size_t len = strlen(r->dest.cols[c]);
 
 	if (!w)
-		return 0;
-	for (size_t c = 0; c < r->dest.ncols; c++) {
-		bool written = (long)c == r->interval_col, found = false;
-		size_t len = strlen(r->dest.cols[c]);
+		return false;
+	for (size_t i = 0; i < r->map.n && !written; i++)
+		written = r->map.c[i].tcol == c;
+	if (written || r->dest.generated[c] || !len)
+		return false;
+	for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
+		bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
 
-		for (size_t i = 0; i < r->map.n && !written; i++)
-			written = r->map.c[i].tcol == c;
-		if (written || r->dest.generated[c] || !len)
-			continue;
-		for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
-			bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-			bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
-
-			if (!before && !after) {
-				found = true;
-				break;
-			}
-		}
-		if (found)
-			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
+		if (!before && !after)
+			return true;
 	}
+	return false;
+}
+
+/* Names the target columns --target-where mentions that repair does not
+ * write, ", "-joined into b; returns how many. */
+static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < r->dest.ncols; c++)
+		if (rk_repair_mentioned(r, c))
+			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
 	return n;
 }
 
@@ -1588,29 +1647,45 @@ static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
 	return -1;
 }
 
-/* The dry run of interval i, which would insert rows: a --target-where
- * that tests a target column no source column fills is refused, naming
- * it - an inserted row takes that column's default, which the catalog
- * cannot promise the filter selects (--execute checks the rows it wrote
- * inside the transaction instead). */
+/* The dry run of interval i, which would insert rows, with a
+ * --target-where that tests a target column no source column fills: the
+ * rows are inserted into the probe instead (each takes the defaults the
+ * target would give it) and refused, naming the column, when the filter
+ * does not select one.  --execute checks the rows it wrote inside the
+ * transaction instead. */
 static int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT, cols = RK_BUF_INIT;
+	char s[RK_TIME_STRLEN];
+	const char *params[1] = { rk_time_format_sql(r->iv[i].start, true, s) };
+	uint64_t bad = 0;
 	size_t ncols;
+	rk_error scratch;
 
-	if (!r->spec->check.target.where || !r->iv[i].inserted)
+	if (!r->sql_probe_check || !r->iv[i].inserted)
+		return 0;
+	rk_error_clear(&scratch);
+	if (rk_repair_cmd(r, "probe savepoint", rk_sql_repair_row_probe_savepoint, err) < 0)
+		return -1;
+	if (rk_pg_exec(r->tgt, "probe the inserted rows", r->sql_probe_insert, r->spec->replace_interval ? 1 : 0, params,
+	               RK_PG_COMMAND, NULL, &scratch) < 0 ||
+	    rk_repair_count(r, "check the probed rows", r->sql_probe_check, 0, NULL, &bad, NULL, &scratch) < 0) {
+		/* a filter the probe cannot evaluate: --execute checks the
+		 * rows it writes */
+		rk_log_info("the dry run could not try --target-where on the rows it would insert: %s", scratch.msg);
+		bad = 0;
+	}
+	if (rk_repair_cmd(r, "end the probe", rk_sql_repair_row_probe_rollback, err) < 0)
+		return -1;
+	if (!bad)
 		return 0;
 	ncols = rk_repair_unfilled(r, &cols);
-	if (!ncols) {
-		rk_buf_free(&cols);
-		return 0;
-	}
 	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
-	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: the %llu row%s "
-	                                 "repair would insert into %s would take %s default, which the filter may not select",
+	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: %llu of the %llu "
+	                                 "row%s repair would insert into %s would take %s default and not be selected by it",
 	             r->spec->check.target.where, ncols == 1 ? "the target column" : "the target columns",
-	             rk_buf_cstr(&cols), (unsigned long long)r->iv[i].inserted, r->iv[i].inserted == 1 ? "" : "s",
-	             rk_buf_cstr(&b), ncols == 1 ? "its" : "their");
+	             rk_buf_cstr(&cols), (unsigned long long)bad, (unsigned long long)r->iv[i].inserted,
+	             r->iv[i].inserted == 1 ? "" : "s", rk_buf_cstr(&b), ncols == 1 ? "its" : "their");
 	rk_error_hint(err, "map %s with --source-expr %s=SQL (the value the load writes)", ncols == 1 ? "it" : "them",
 	              ncols == 1 ? rk_buf_cstr(&cols) : "COL");
 	rk_buf_free(&b);

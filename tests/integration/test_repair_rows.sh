@@ -225,13 +225,18 @@ test_written_rows_satisfy_target_where() {
 	# column fills origin, so what it would insert takes the default
 	for mode in "" --replace-interval; do
 		assert_exit 2 repair --rerun-list rerun.csv --target-where "origin = 'shop'" $mode
-		assert_contains "$ERR" "--target-where origin = 'shop' tests the target column origin, which no source column fills: the"
-		assert_contains "$ERR" "would take its default, which the filter may not select"
+		assert_contains "$ERR" "--target-where origin = 'shop' tests the target column origin, which no source column fills:"
+		assert_contains "$ERR" "would take its default and not be selected by it"
 		assert_contains "$ERR" "map it with --source-expr origin=SQL"
 		assert_not_contains "$ERR" "run the same command again"
 	done
 	assert_exit 2 repair --rerun-list rerun.csv --target-where "origin = 'shop'"
-	assert_contains "$ERR" "the 1 row repair would insert into [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z)"
+	assert_contains "$ERR" "1 of the 1 row repair would insert into [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z)"
+	# a default the filter selects is fine: the plan goes through
+	sql $TGT "alter table mart.orders alter column origin set default 'shop'" >/dev/null
+	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'"
+	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'" --replace-interval
+	sql $TGT "alter table mart.orders alter column origin set default 'pos'" >/dev/null
 	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'" --source-expr "origin='shop'"
 	assert_exit 2 repair --rerun-list rerun.csv --execute --target-where "origin = 'shop'"
 	assert_contains "$ERR" "1 row repair wrote into [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z) is not selected by --target-where origin = 'shop'"
