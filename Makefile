@@ -89,7 +89,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-peers bench-scale fdw-demo man completion \
+        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-peers bench-scale bench-damage fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint structure-check
 
 all: $(BUILD)/reckon man completion
@@ -125,6 +125,7 @@ help:
 	@echo "make bench-instr     instructions per row (callgrind, needs valgrind): floor, pushdown, client"
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
 	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
+	@echo "make bench-damage    peak RSS and seconds per finding at 50k, 500k and 5M findings"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS) | $(DUCKDB_LIB)
@@ -279,6 +280,10 @@ bench-peers: deps all ext-ready
 # 50M rows per side (not in CI): time per row against 5M, peak RSS.
 bench-scale: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-scale.sh $(abspath $(BUILD)/reckon)
+
+# Memory and time as the findings grow (50k, 500k, 5M): reports/bench/damage.md
+bench-damage: deps all
+	@bash tests/harness/bench-damage.sh $(abspath $(BUILD)/reckon)
 
 # Instructions per row (callgrind): the noise-free companion of the above.
 bench-instr: deps all ext-ready

@@ -1,10 +1,13 @@
 -- reckon lateness, in one scan of [$1, $2): the commit lag of each row
 -- (pg_xact_commit_timestamp of its xmin minus its time, in seconds), grouped
--- per window of $3 microseconds (w) and overall (w NULL): rows, rows whose
--- commit time is known, the percentiles (nearest rank) and the maximum of
--- their lag, and how many lag more than each margin of $4 (seconds,
--- numeric[], up to 8).
--- psql -v source_table='mart.orders' -v time_column='"updated_at"' -v filter='true' -f sql/lateness.sql
+-- per window (w) and overall (w NULL): rows, rows whose commit time is
+-- known, the percentiles (nearest rank) and the maximum of their lag, and
+-- how many lag more than each margin of $4 (seconds, numeric[], up to 8).
+-- :window_of is a row's window: of $3 microseconds from $1, or with
+-- calendar windows its bucket among the boundaries $3 (timestamptz[]).
+-- psql -v source_table='mart.orders' -v time_column='"updated_at"' -v filter='true' \
+--      -v window_of='(extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8 / $3::pg_catalog.int8' \
+--      -f sql/lateness.sql
 WITH r AS (
     SELECT (:time_column)::pg_catalog.timestamptz AS at,
            pg_catalog.pg_xact_commit_timestamp(xmin) AS committed
@@ -13,8 +16,7 @@ WITH r AS (
       AND (:time_column) < $2::pg_catalog.timestamptz
       AND :filter
 ), l AS (
-    SELECT (extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8
-               / $3::pg_catalog.int8 AS w,
+    SELECT :window_of AS w,
            extract(epoch FROM r.committed - r.at) AS lag
     FROM r
 )

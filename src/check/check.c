@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 #include "check/keys.h"
 #include "check/drill.h"
 #include "check/pair.h"
@@ -78,6 +79,10 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		return -1;
 	if (t < s->lo || t >= s->hi)
 		return 0;
+	if (s->zoned && s->time_fit != RK_TZ_EXACT) {
+		s->dst_ambiguous += s->time_fit == RK_TZ_AMBIGUOUS;
+		s->dst_nonexistent += s->time_fit == RK_TZ_GAP;
+	}
 	/* rows mostly come in time order: the last row's slice of its window,
 	 * without a 64-bit division, while t stays in it */
 	if (t >= s->win_lo && t < s->win_hi) {
@@ -105,7 +110,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		if (s->meter)
 			rk_side_meter(s, false);
 	}
-	if (f[0].enc && p->hash_is_row) {
+	if (f[0].enc && p->hash_is_row && !p->convert[s->idx]) {
 		/* encoded by the reader, every bound column in --columns order:
 		 * the row encoding is its buffer as it is */
 		const rk_field *last = &f[p->ncols - 1];
@@ -158,7 +163,7 @@ static int rk_digest_side(rk_side *s)
 
 	/* with nothing closed the scan still counts the rows no window can hold */
 	if (rc > 0)
-		rc = rk_reader_scan(s->reader, &scan, rk_digest_row, s, &s->err);
+		rc = rk_side_scan(s, &scan, rk_digest_row, s, &s->err);
 	if (rc == 0)
 		rk_side_meter(s, true);
 	return rc;
@@ -407,6 +412,8 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->side[s].sums);
 		free(r->side[s].slice_rows);
 		free(r->side[s].slice_hash);
+		rk_history_free(r->side[s].history);
+		free(r->side[s].history_note);
 	}
 	for (size_t i = 0; i < r->nfindings; i++) {
 		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
@@ -476,6 +483,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 				rk_side_init(me, s, plan, res, sides[s].pushdown);
 				me->meter = spec->meter;
 				me->types = sides[s].types; /* shared, read-only */
+				rk_side_zone(me, spec);
 				o.snapshot = snap;
 				me->reader = rk_reader_open(&o, err);
 				me->server_text = me->reader && rk_reader_has(me->reader, RK_CAP_CANON_INTS);
@@ -604,11 +612,17 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	}
 	if (rk_assign_types(sides, spec, &plan, err) < 0)
 		goto done;
+	res->time_zone = spec->time_zone;
+	for (int s = 0; s < 2; s++)
+		rk_side_zone(&sides[s], spec);
 	{
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
 		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
+		rk_plan_numbers(&plan, types);
 	}
+	if (spec->range_warning && (res->side[0].time_zoneless || res->side[1].time_zoneless))
+		rk_diagnose_note(res, "time_column_zone", spec->range_warning);
 	rk_check_names(res, spec, &pair);
 	rk_check_scales(res, spec, sides, &plan);
 	rk_drift_take(&res->drift, &pair);
@@ -668,6 +682,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
+	/* which commits wrote the damaged windows, where a side keeps a log */
+	for (int s = 0; s < 2 && spec->findings; s++)
+		rk_history_collect(res, s, sides[s].reader, plan.time_idx);
 	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
 		goto done;
 	if (spec->diagnose && spec->findings &&

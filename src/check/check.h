@@ -74,6 +74,12 @@ typedef struct rk_check_spec {
 	rk_usec *bounds; /* owned by whoever filled it (rk_tableopts_free) */
 	size_t nbounds;
 	const struct rk_tz *tz;      /* --timezone: reports show local times beside UTC; or NULL */
+	/* --time-column-zone: a zoneless `timestamp` time column holds
+	 * wall-clock times of this zone, placed at their instants by
+	 * rk_tz_utc's rule (PostgreSQL's AT TIME ZONE); NULL: read as UTC.  It
+	 * only places rows: a value's canonical encoding stays digest.md's. */
+	const struct rk_tz *time_zone;
+	const char *range_warning;   /* shown as a "time_column_zone" warning, or NULL */
 	const char *window_text;     /* the window as given ("1mo"), or NULL: width */
 	rk_usec settle, now;         /* closedness: end <= now - settle */
 	size_t leaf_rows;            /* drilldown memory bound (rows per side) */
@@ -92,6 +98,8 @@ typedef struct rk_drift_kind {
 	char *name;        /* the logical column, unquoted */
 	char *source_type; /* type names (rk_type_name) */
 	char *target_type;
+	bool as_numbers; /* an exact number and a float: compared as numbers,
+	                  * the exact side's values as the float type */
 } rk_drift_kind;
 
 /* Schema drift: what one side has that the other does not.  It never
@@ -132,6 +140,11 @@ typedef struct rk_finding {
 	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
 	rk_usec source_min, source_max;
 	bool same_copies; /* duplicated, one source copy: every target copy is that row */
+	/* The span [leaf_lo, leaf_hi) of the drilldown's leaves that held its
+	 * differing copies (empty when not known: its window): every copy
+	 * outside it is alike on both sides, so its changed values are read
+	 * there (keys.c) - a range of the time column, not a lookup by key. */
+	rk_usec leaf_lo, leaf_hi;
 	/* An extra key looked up by key on both sides over all time (keys.c),
 	 * when each side has an index that serves it: */
 	bool looked_up;
@@ -173,6 +186,17 @@ typedef struct rk_side_result {
 	                         * bytes_read count what its scans opened, all passes */
 	uint64_t files_read;
 	uint64_t bytes_read;
+	/* A side that keeps a log of its commits (RK_CAP_HISTORY), when
+	 * windows differ: the history of the damaged windows, in window
+	 * order (check/history.h), or a note saying why there is none. */
+	rk_history *history;
+	char *history_note;
+	bool time_zoneless; /* the time column is a `timestamp` without time zone */
+	bool zoned;         /* ... placed in spec->time_zone (not UTC) */
+	/* of the rows in closed windows, the wall-clock times the zone has
+	 * twice (a fall-back hour) or not at all (a spring-forward hour) */
+	uint64_t dst_ambiguous;
+	uint64_t dst_nonexistent;
 } rk_side_result;
 
 typedef struct rk_check_result {
@@ -182,6 +206,7 @@ typedef struct rk_check_result {
 	                         * grid every boundary lies on (the server's groups) */
 	rk_usec *bounds;     /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
 	bool calendar;       /* windows of different widths (rk_check_spec.bounds) */
+	const struct rk_tz *time_zone; /* spec->time_zone (--time-column-zone), or NULL */
 	size_t nsum;
 	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
 	                         * 1, or a power of two dividing width */

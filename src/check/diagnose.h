@@ -70,6 +70,10 @@ typedef struct rk_diagnosis {
 	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
 } rk_diagnosis;
 
+/* Adds a warning of kind (a string that outlives res) with a copy of
+ * message to res's diagnosis, creating it when needed. */
+void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message);
+
 /*
  * The warnings about the source, asked before the digest pass, while the
  * snapshot the check reads is new: other sessions of the source database in

@@ -512,7 +512,7 @@ static int rk_drill_side(rk_side *s)
 			if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
 				scan.binary = false;
 		}
-		rc = rk_reader_scan(s->reader, &scan, rk_drill_row, s, &s->err);
+		rc = rk_side_scan(s, &scan, rk_drill_row, s, &s->err);
 	}
 	free(ranges);
 	free(kb);
@@ -530,9 +530,10 @@ typedef struct rk_tally {
 	uint32_t s, t;
 	rk_u128 hs, ht; /* the sums of its copies' row hashes, per side */
 	rk_usec src_t;
-	rk_usec tgt_t;          /* time of the first target copy */
-	rk_usec src_lo, src_hi; /* the span of its source copies' times (rk_finding) */
-	char **disp;            /* nkey strings, NULL for SQL NULL */
+	rk_usec tgt_t;            /* time of the first target copy */
+	rk_usec src_lo, src_hi;   /* the span of its source copies' times (rk_finding) */
+	rk_usec leaf_lo, leaf_hi; /* the span of the leaves holding its copies (rk_finding) */
+	char **disp;              /* nkey strings, NULL for SQL NULL */
 } rk_tally;
 
 /* The spans noted for the diagnosis (rk_check_result.held). */
@@ -611,6 +612,15 @@ static void rk_tally_free(rk_tally *t, size_t nkey)
 	for (size_t c = 0; c < nkey; c++)
 		free(t->disp[c]);
 	free(t->disp);
+}
+
+/* Widens t's leaf span to leaf node nd. */
+static void rk_tally_leaf(rk_tally *t, const rk_node *nd)
+{
+	if (nd->lo < t->leaf_lo)
+		t->leaf_lo = nd->lo;
+	if (nd->hi > t->leaf_hi)
+		t->leaf_hi = nd->hi;
 }
 
 /* A damaged source row of a leaf: its entry and time. */
@@ -751,6 +761,13 @@ static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies 
 			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
 			tl.src_lo = RK_USEC_PINF;
 			tl.src_hi = RK_USEC_NINF;
+			tl.leaf_lo = RK_USEC_PINF;
+			tl.leaf_hi = RK_USEC_NINF;
+			/* both sides' rows point into the round's one list of entries */
+			for (size_t k = i; k < ie; k++)
+				rk_tally_leaf(&tl, &d0->entries[d0->rows[k].entry].node);
+			for (size_t k = j; k < je; k++)
+				rk_tally_leaf(&tl, &d1->entries[d1->rows[k].entry].node);
 			for (size_t k = i; k < ie; k++) {
 				d0->rows[k].damaged = true;
 				if (d0->rows[k].t < tl.src_lo)
@@ -795,6 +812,10 @@ static void rk_tally_merge(rk_tally *a, const rk_tally *b)
 		a->src_lo = b->src_lo;
 	if (b->src_hi > a->src_hi)
 		a->src_hi = b->src_hi;
+	if (b->leaf_lo < a->leaf_lo)
+		a->leaf_lo = b->leaf_lo;
+	if (b->leaf_hi > a->leaf_hi)
+		a->leaf_hi = b->leaf_hi;
 }
 
 static int rk_tally_cmp(const void *a, const void *b)
@@ -856,6 +877,8 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f->target_time = t->tgt_t;
 	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;
 	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
+	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
+	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
 	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
 	for (size_t i = 0; i < res->nkey; i++)
 		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
@@ -1114,7 +1137,9 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 	rk_drill_query q;
 	int rc;
 
-	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN))
+	/* exact numbers compared as the other side's floats: hashed here */
+	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN) || s->zoned ||
+	    s->plan->convert[s->idx])
 		return false;
 	memset(&q, 0, sizeof q);
 	q.time_index = s->plan->time_idx;

@@ -4,12 +4,15 @@
  *
  * The drilldown compares whole-row hashes: it knows that a changed key's
  * copies differ, not where.  Here each side is read once more, for the rows
- * of the changed keys only and in their windows only (a PostgreSQL side by
- * key value, RK_KEYS_BATCH keys a statement, so that an index on the key
- * or the time makes it a lookup), and each row is taken apart: per hashed
- * column the hash of its canonical encoding, its NULL flag and its text as
- * the side gave it.  Columns whose hashes differ are the changed ones.
- * Nothing of the windows is read again, only those keys' rows.
+ * of the changed keys only, and only in the time ranges where the
+ * drilldown's leaves held their differing copies (rk_finding.leaf_lo/hi:
+ * outside them a key's copies are alike on both sides and pair off
+ * anyway).  A PostgreSQL side is asked by key value too, RK_KEYS_BATCH
+ * keys a statement: an index on the key or on the time then makes it a
+ * lookup, and without one on the key the server reads the leaves' few
+ * rows, not the windows.  Each row is taken apart: per hashed column the
+ * hash of its canonical encoding, its NULL flag and its text as the side
+ * gave it.  Columns whose hashes differ are the changed ones.
  *
  * The extra keys are looked up the same way over all time, on both sides,
  * when both are PostgreSQL tables whose key a unique index backs (without
@@ -132,7 +135,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 		if (v->null)
 			continue;
 		/* the column's canonical encoding decides; its text is shown */
-		if (v->enc)
+		if (v->enc && (!p->convert[s->idx] || p->as_float[s->idx][p->hash_idx[i]] == RK_T_UNKNOWN))
 			/* a reader that encoded its fields (binary COPY, DuckDB) */
 			c->h = rk_row_hash(v->enc + RK_CANON_HDR, v->enc_len - RK_CANON_HDR);
 		else
@@ -150,7 +153,7 @@ static int rk_keys_side(rk_side *s)
 {
 	rk_kside *k = s->drill;
 
-	return rk_reader_scan(s->reader, k->scan, rk_keys_row, s, &s->err);
+	return rk_side_scan(s, k->scan, rk_keys_row, s, &s->err);
 }
 
 static int rk_krow_cmp(const void *a, const void *b)
@@ -226,6 +229,15 @@ static int rk_keys_scan(rk_side sides[2], rk_kside ks[2], unsigned which, const 
 		if (ks[s].nrows)
 			qsort(ks[s].rows, ks[s].nrows, sizeof *ks[s].rows, rk_krow_cmp);
 	return rc;
+}
+
+static int rk_range_cmp(const void *a, const void *b)
+{
+	const rk_range *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
 }
 
 /* The batch's distinct key hashes (sorted) and their texts. */
@@ -398,20 +410,26 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 		rk_range *ranges = rk_xcalloc(m, sizeof *ranges);
 
 		nset = rk_keys_set(res, fi + at, m, set, text);
-		/* the batch's windows, in order (the findings are sorted by window) */
+		/* where the drilldown's leaves held each key's differing copies
+		 * (else its window), in order, merged where they touch */
 		for (size_t i = 0; i < m; i++) {
-			size_t w = res->findings[fi[at + i]].window;
-			rk_usec lo = rk_check_window_start(res, w), hi = rk_check_window_end(res, w);
+			const rk_finding *f = &res->findings[fi[at + i]];
+			bool leaf = f->leaf_lo < f->leaf_hi;
 
-			if (nr && ranges[nr - 1].to >= lo) {
-				if (hi > ranges[nr - 1].to)
-					ranges[nr - 1].to = hi;
+			ranges[i].from = leaf ? f->leaf_lo : rk_check_window_start(res, f->window);
+			ranges[i].to = leaf ? f->leaf_hi : rk_check_window_end(res, f->window);
+		}
+		qsort(ranges, m, sizeof *ranges, rk_range_cmp);
+		for (size_t i = 0; i < m; i++) {
+			if (nr && ranges[nr - 1].to >= ranges[i].from) {
+				if (ranges[i].to > ranges[nr - 1].to)
+					ranges[nr - 1].to = ranges[i].to;
 				continue;
 			}
-			ranges[nr].from = lo;
-			ranges[nr++].to = hi;
+			ranges[nr++] = ranges[i];
 		}
-		rk_log_info("changed values: the rows of %zu changed key(s), by key", nset);
+		rk_log_info("changed values: the rows of %zu changed key(s), by key in %zu range(s) the drilldown narrowed",
+		            nset, nr);
 		rc = rk_keys_scan(sides, ks, 3, ranges, nr, set, nset, text, true, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
 			const rk_finding *f = &res->findings[fi[at + i]];

@@ -10,6 +10,7 @@
 #include "check/check.h"
 #include "core/buf.h"
 #include "core/canon.h"
+#include "core/tz.h"
 
 /* The columns a side is bound to, and the role of each. */
 typedef struct rk_plan {
@@ -25,7 +26,17 @@ typedef struct rk_plan {
 	long *sum_hashpos; /* per sum column: its position among the hashed columns, or -1 */
 	long time_hashpos; /* the time column's position among the hashed columns, or -1 */
 	bool hash_is_row;  /* the hashed columns are the bound ones, in order */
+	/* Columns one side holds as exact numbers (integers, numeric) and the
+	 * other as floats are compared as numbers: per side and bound column,
+	 * the float type its exact values are encoded as (RK_T_UNKNOWN: none;
+	 * set by rk_plan_numbers), and whether a side has any. */
+	rk_type *as_float[2];
+	bool convert[2];
 } rk_plan;
+
+/* Fills plan->as_float from the two sides' types (rk_pair_kinds reports
+ * the same columns under schema drift). */
+void rk_plan_numbers(rk_plan *p, const rk_type *const types[2]);
 
 /* One side's reader and the state its row callbacks need. */
 typedef struct rk_side {
@@ -56,6 +67,12 @@ typedef struct rk_side {
 	rk_check_meter *meter;   /* progress counters (spec->meter), or NULL */
 	uint64_t meter_rows;     /* what this side object has added to them so far */
 	rk_usec meter_done;
+	bool zoned;               /* the time column is zoneless and read in spec->time_zone */
+	rk_tz_placer placer;      /* ... its placement (this thread's cache) */
+	rk_usec time_raw;         /* the last rk_side_time's value as read (UTC-taken) */
+	rk_tz_fit time_fit;       /* ... and how its wall-clock time fit the zone */
+	uint64_t dst_ambiguous;   /* digest pass rows in range: ambiguous, nonexistent wall */
+	uint64_t dst_nonexistent; /* clock times; into res->side[idx] after each parallel run */
 	rk_error err; /* the thread's error */
 	int rc;
 	void *drill; /* drilldown pass state (drill.c) */
@@ -84,20 +101,36 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);
 
 /* The instant of a row's time field tf (not NULL): decoded by a binary
- * COPY reader, or parsed from its text.  0 or -1 with err.  Inline: the
- * digest pass runs it once a row. */
-static inline int rk_side_time(const rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err)
+ * COPY reader, or parsed from its text; a zoneless one read in the time
+ * column's zone (s->zoned) placed by rk_tz_utc's rule, the value as read
+ * kept in s->time_raw and its fit in s->time_fit.  0 or -1 with err.
+ * Inline: the digest pass runs it once a row. */
+static inline int rk_side_time(rk_side *s, const rk_field *tf, rk_usec *t, rk_error *err)
 {
 	const char *why;
 
 	if (tf->form == RK_FORM_INSTANT) {
 		*t = (rk_usec)tf->m;
-		return 0;
-	}
-	if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0)
+	} else if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0) {
 		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
+	}
+	if (s->zoned) {
+		s->time_raw = *t;
+		if (*t != RK_USEC_PINF && *t != RK_USEC_NINF)
+			*t = rk_tz_place(&s->placer, *t, &s->time_fit);
+	}
 	return 0;
 }
+
+/* Sets s->zoned from spec and the side's types (after bind and type
+ * assignment): a `timestamp` time column with a --time-column-zone that is
+ * not UTC. */
+void rk_side_zone(rk_side *s, const rk_check_spec *spec);
+
+/* rk_reader_scan of s's reader; for a zoned side the ranges (instants)
+ * become the wall-clock times that hold them (rk_tz_wall_range), a superset
+ * the row callbacks filter by their placed instant. */
+int rk_side_scan(rk_side *s, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
 
 /* Adds what s read since its last call to its meter: rows, and the span
  * of [lo, hi) up to the window of the row read last (rows mostly come in

@@ -17,6 +17,7 @@
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/tz.h"
 #include "load/guard.h"
 #include "repair/repair.h"
 #include "report/audit.h"
@@ -478,6 +479,15 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->status = RK_EXIT_OK;
 	if (rk_tableopts_pair(o, &t->spec.check, &t->err) < 0)
 		goto fail;
+	if (t->spec.check.time_zone && !rk_tz_is_utc(t->spec.check.time_zone)) {
+		/* its deletes and inserts select the interval's rows by UTC */
+		rk_error_set(&t->err, RK_EXIT_USAGE, "repair does not read a zoneless time column in --time-column-zone %s "
+		                                     "yet; nothing was changed",
+		             rk_tz_name(t->spec.check.time_zone));
+		rk_error_hint(&t->err, "repair the table with the column read as UTC (a rerun list from a check without "
+		                       "--time-column-zone), or load the intervals again");
+		goto fail;
+	}
 	t->spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
 	t->spec.check.settle = o->settle;
 	t->spec.check.now = rk_opts_is_set(o, RK_O_NOW) ? o->now : rk_time_now();

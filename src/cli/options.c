@@ -92,7 +92,7 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_KEY] = { "key", RK_OPT_LIST, OFF(key), PAIR, RK_CMD_LOAD, RK_OPTF_TABLE, "COLS",
 	               "comma-separated key columns (default: the target's primary key, else the source's)" },
 	[RK_O_TIME] = { "time", RK_OPT_STR, OFF(time), PAIR | RK_CMD_LATENESS, PAIR | RK_CMD_LATENESS, RK_OPTF_TABLE,
-	                "COL", "the time column: timestamptz, timestamp (taken as UTC) or date" },
+	                "COL", "the time column: timestamptz, timestamp (in --time-column-zone, default UTC) or date" },
 	[RK_O_SUM] = { "sum", RK_OPT_LIST, OFF(sum), PAIR, 0, RK_OPTF_TABLE, "COLS",
 	               "integer or numeric columns summed exactly per window (not floats: docs/reference.md)" },
 	[RK_O_COLUMNS] = { "columns", RK_OPT_LIST, OFF(columns), PAIR, 0, RK_OPTF_TABLE, "COLS",
@@ -130,9 +130,13 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                  RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
 	                                        "(calendar units)",
 	                  "1h", RK_CMD_LATENESS },
-	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "ZONE",
+	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "ZONE",
 	                    "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
 	                    "h/m/s windows start at its midnight, dates in --from/--to are its midnights" },
+	[RK_O_TIME_COLUMN_ZONE] = { "time-column-zone", RK_OPT_STR, OFF(time_column_zone),
+	                            RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_TABLE, "ZONE",
+	                            "the IANA zone whose wall-clock times a timestamp (without time zone) time "
+	                            "column holds (default UTC); the DST hour placed as AT TIME ZONE does" },
 	[RK_O_SETTLE] = { "settle", RK_OPT_DUR0, OFF(settle), RK_CMD_CHECK | RK_CMD_REPAIR | RK_CMD_LATENESS, 0,
 	                  RK_OPTF_TABLE, "DUR", "closedness margin: a window is closed when end <= now - settle "
 	                                        "(repair: an interval too)",

@@ -66,6 +66,7 @@ typedef enum rk_optid {
 	RK_O_LAST,
 	RK_O_WINDOW,
 	RK_O_TIMEZONE,
+	RK_O_TIME_COLUMN_ZONE,
 	RK_O_SETTLE,
 	RK_O_NOW,
 	RK_O_RERUN_LIST,
@@ -173,6 +174,7 @@ typedef struct rk_opts {
 	rk_usec last;     /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
 	rk_usec window;   /* 0 when not given; < 0: -N calendar months ("1mo") */
 	char *timezone;   /* --timezone ZONE: calendar windows in that zone */
+	char *time_column_zone; /* --time-column-zone ZONE: a zoneless time column's zone */
 	rk_usec settle;   /* default 10m */
 	rk_usec now;      /* set when given; else the caller's clock */
 	char *rerun_list, *report, *audit, *watermark_query;

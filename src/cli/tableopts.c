@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/ini.h"
 #include "core/log.h"
 #include "core/tz.h"
@@ -70,6 +71,8 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err)
 	spec->nexclude = o->exclude_columns.n;
 	spec->types = (const char *const *)o->types.items;
 	spec->ntypes = o->types.n;
+	if (o->time_column_zone && !(spec->time_zone = rk_tz_get(o->time_column_zone, "--time-column-zone", err)))
+		return -1;
 	if (o->columns.n && o->exclude_columns.n) {
 		rk_error_set(err, RK_EXIT_USAGE, "options --columns and --exclude-columns exclude each other");
 		return rk_error_hint(err, "--exclude-columns trims the default whole row; with --columns, list only the "
@@ -100,6 +103,8 @@ int rk_tableopts_last(rk_usec last, rk_usec width, rk_usec now, rk_usec settle, 
 
 void rk_tableopts_free(rk_check_spec *spec)
 {
+	free((char *)spec->range_warning);
+	spec->range_warning = NULL;
 	free(spec->bounds);
 	spec->bounds = NULL;
 	spec->nbounds = 0;
@@ -111,9 +116,11 @@ void rk_tableopts_preload(const rk_opts *o, const rk_ini *job)
 
 	if (o->timezone)
 		(void)rk_tz_get(o->timezone, "--timezone", &err);
+	if (o->time_column_zone)
+		(void)rk_tz_get(o->time_column_zone, "--time-column-zone", &err);
 	for (size_t i = 0; job && i < job->nentries; i++)
-		if (strcmp(job->entries[i].key, "timezone") == 0)
-			(void)rk_tz_get(job->entries[i].value, "timezone", &err);
+		if (strcmp(job->entries[i].key, "timezone") == 0 || strcmp(job->entries[i].key, "time-column-zone") == 0)
+			(void)rk_tz_get(job->entries[i].value, job->entries[i].key, &err);
 }
 
 /* An instant option given as a bare date: ZONE's midnight of that day. */
@@ -123,6 +130,46 @@ static void rk_tableopts_local_date(const rk_opts *o, rk_optid id, const rk_tz *
 
 	if (tz && rk_opts_is_set(o, id) && rk_time_arg_date(o->text[id], &days))
 		*t = rk_tz_utc(tz, days * RK_USEC_PER_DAY, NULL);
+}
+
+/*
+ * The warning a check of a zoneless time column gives when an end of its
+ * range was given in another offset than the column's zone has there: a
+ * time with an offset (--from 2026-03-28T00:00:00+01:00), or a date with
+ * --timezone.  A new string, or NULL.
+ */
+static char *rk_tableopts_range_warning(const rk_opts *o, const rk_tz *tz, const rk_check_spec *spec)
+{
+	static const rk_optid ids[2] = { RK_O_FROM, RK_O_TO };
+	const rk_tz *col = spec->time_zone;
+
+	for (int i = 0; i < 2; i++) {
+		rk_usec t = i ? spec->to : spec->from;
+		int32_t given, has = col ? rk_tz_offset(col, t) : 0;
+		int64_t days;
+		char a[RK_TIME_STRLEN];
+		rk_buf b = RK_BUF_INIT;
+
+		if (!rk_opts_is_set(o, ids[i]))
+			continue;
+		if (rk_time_arg_date(o->text[ids[i]], &days)) {
+			if (!tz)
+				continue; /* UTC's midnight */
+			given = rk_tz_offset(tz, t);
+		} else if (!rk_time_text_offset(o->text[ids[i]], &given)) {
+			continue;
+		}
+		if (given == has)
+			continue;
+		rk_buf_printf(&b, "--%s %s is given at UTC%c%02d:%02d, but the time column's zoneless times are read in "
+		                  "%s (UTC%c%02d:%02d at %s): the windows may be shifted by the difference; give "
+		                  "--time-column-zone the zone the column's times are written in",
+		              i ? "to" : "from", o->text[ids[i]], given < 0 ? '-' : '+', abs(given) / 3600,
+		              abs(given) / 60 % 60, col ? rk_tz_name(col) : "UTC", has < 0 ? '-' : '+', abs(has) / 3600,
+		              abs(has) / 60 % 60, rk_time_format(t, a));
+		return rk_buf_cstr(&b), b.data;
+	}
+	return NULL;
 }
 
 /* --last with --timezone: calendar units back from the latest closed
@@ -171,7 +218,8 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 	bool calendar = false;
 
 	spec->width = o->window;
-	if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
+	/* (a default, as lateness has, counts as given) */
+	if (!o->window && rk_opts_require(o, RK_O_WINDOW, err) < 0)
 		return -1;
 	if (o->timezone && !(tz = rk_tz_get(o->timezone, "--timezone", err)))
 		return -1;
@@ -223,6 +271,7 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 		                 err) < 0)
 			return -1;
 	}
+	spec->range_warning = rk_tableopts_range_warning(o, tz, spec);
 	spec->jobs = o->jobs;
 	spec->pushdown = o->pushdown == RK_OPT_PUSHDOWN_ON     ? RK_PUSHDOWN_ON
 	                 : o->pushdown == RK_OPT_PUSHDOWN_AUTO ? RK_PUSHDOWN_AUTO

@@ -172,12 +172,12 @@ static int64_t rk_tz_secs(rk_usec t)
 	return t / RK_USEC_PER_SEC - (t % RK_USEC_PER_SEC < 0);
 }
 
-int32_t rk_tz_offset(const rk_tz *z, rk_usec t)
+/* The index of the table entry in force at instant s (seconds): the last
+ * i with at[i] <= s (at[0] holds before it too). */
+static size_t rk_tz_index(const rk_tz *z, int64_t s)
 {
-	int64_t s = rk_tz_secs(t);
 	size_t lo = 0, hi = z->n;
 
-	/* the last i with at[i] <= s (at[0] holds before it too) */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -186,7 +186,12 @@ int32_t rk_tz_offset(const rk_tz *z, rk_usec t)
 		else
 			hi = mid;
 	}
-	return z->off[lo];
+	return lo;
+}
+
+int32_t rk_tz_offset(const rk_tz *z, rk_usec t)
+{
+	return z->off[rk_tz_index(z, rk_tz_secs(t))];
 }
 
 rk_usec rk_tz_utc(const rk_tz *z, rk_usec local, rk_tz_fit *fit)
@@ -345,4 +350,127 @@ int rk_tz_bounds(const rk_tz *z, rk_calunit unit, rk_usec from, rk_usec to, size
 	*bounds = v;
 	*n = k + 1;
 	return 0;
+}
+
+void rk_tz_placer_init(rk_tz_placer *p, const rk_tz *z)
+{
+	p->z = z;
+	p->lo = p->hi = 0;
+	p->off = 0;
+}
+
+/* Seconds as microseconds, saturating at the instants reckon holds. */
+static rk_usec rk_tz_us(int64_t s)
+{
+	if (s >= RK_USEC_PINF / RK_USEC_PER_SEC)
+		return RK_USEC_PINF;
+	if (s <= RK_USEC_NINF / RK_USEC_PER_SEC)
+		return RK_USEC_NINF;
+	return (rk_usec)s * RK_USEC_PER_SEC;
+}
+
+rk_usec rk_tz_place_slow(rk_tz_placer *p, rk_usec local, rk_tz_fit *fit)
+{
+	const rk_tz *z = p->z;
+	rk_usec t = rk_tz_utc(z, local, fit), off, lo, hi;
+	size_t i;
+
+	p->lo = p->hi = 0;
+	if (*fit != RK_TZ_EXACT || t == RK_USEC_PINF || t == RK_USEC_NINF)
+		return t;
+	off = local - t;
+	i = rk_tz_index(z, rk_tz_secs(t));
+	/* the offset's own wall-clock span, less where a neighbour's overlaps
+	 * it (a fall-back hour: ambiguous) */
+	lo = i == 0 ? RK_USEC_NINF : rk_tz_us(z->at[i]) + off;
+	hi = i + 1 == z->n ? RK_USEC_PINF : rk_tz_us(z->at[i + 1]) + off;
+	if (i > 0 && z->off[i - 1] > z->off[i])
+		lo = rk_tz_us(z->at[i]) + (rk_usec)z->off[i - 1] * RK_USEC_PER_SEC;
+	if (i + 1 < z->n && z->off[i + 1] < z->off[i])
+		hi = rk_tz_us(z->at[i + 1]) + (rk_usec)z->off[i + 1] * RK_USEC_PER_SEC;
+	/* rk_tz_utc looks a day either side: a span of a few days could hold
+	 * times it places otherwise; those are not cached */
+	if (i > 0 && i + 1 < z->n && z->at[i + 1] - z->at[i] < 4 * 86400)
+		return t;
+	if (lo <= local && local < hi) {
+		p->lo = lo;
+		p->hi = hi;
+		p->off = off;
+	}
+	return t;
+}
+
+/* The smallest and the largest offset (microseconds) in force at some
+ * instant of [t - 3 days, t + 3 days]. */
+static void rk_tz_offsets_near(const rk_tz *z, rk_usec t, rk_usec *mn, rk_usec *mx)
+{
+	int64_t s = rk_tz_secs(t);
+	size_t i = rk_tz_index(z, s - 3 * 86400);
+
+	*mn = *mx = (rk_usec)z->off[i] * RK_USEC_PER_SEC;
+	for (i++; i < z->n && z->at[i] <= s + 3 * 86400; i++) {
+		rk_usec o = (rk_usec)z->off[i] * RK_USEC_PER_SEC;
+
+		if (o < *mn)
+			*mn = o;
+		if (o > *mx)
+			*mx = o;
+	}
+}
+
+void rk_tz_wall_range(const rk_tz *z, rk_usec from, rk_usec to, rk_usec *lo, rk_usec *hi)
+{
+	rk_usec mn, mx;
+
+	*lo = from;
+	*hi = to;
+	if (from != RK_USEC_NINF && from != RK_USEC_PINF) {
+		rk_tz_offsets_near(z, from, &mn, &mx);
+		*lo = from + mn;
+	}
+	if (to != RK_USEC_NINF && to != RK_USEC_PINF) {
+		rk_tz_offsets_near(z, to, &mn, &mx);
+		*hi = to + mx;
+	}
+}
+
+bool rk_tz_is_utc(const rk_tz *z)
+{
+	for (size_t i = 0; i < z->n; i++)
+		if (z->off[i] != 0)
+			return false;
+	return true;
+}
+
+bool rk_time_text_offset(const char *text, int32_t *off)
+{
+	size_t n = strlen(text), i;
+	int h = 0, m = 0, digits = 0;
+
+	while (n > 0 && (text[n - 1] == ' '))
+		n--;
+	if (n > 10 && (text[n - 1] == 'Z' || text[n - 1] == 'z')) {
+		*off = 0;
+		return true;
+	}
+	/* the sign after the time of day: past the date's own dashes */
+	for (i = n; i > 10 && text[i - 1] != '+' && text[i - 1] != '-'; i--)
+		;
+	if (i <= 10)
+		return false;
+	for (size_t k = i; k < n; k++) {
+		if (text[k] == ':')
+			continue;
+		if (text[k] < '0' || text[k] > '9')
+			return false;
+		if (digits < 2)
+			h = h * 10 + (text[k] - '0');
+		else if (digits < 4)
+			m = m * 10 + (text[k] - '0');
+		digits++;
+	}
+	if (digits != 2 && digits != 4)
+		return false;
+	*off = (text[i - 1] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+	return true;
 }

@@ -106,4 +106,52 @@ rk_usec rk_tz_step(const rk_tz *z, rk_calunit unit, rk_usec b, int64_t k);
 /* The local midnight at or before instant t (the start of t's local day). */
 rk_usec rk_tz_midnight(const rk_tz *z, rk_usec t);
 
+/*
+ * --time-column-zone: a zoneless `timestamp` value (a wall-clock instant of
+ * its zone, read as if it were UTC) placed at its instant by rk_tz_utc's
+ * rule, with a cache of the span of wall-clock times one offset maps
+ * exactly, so that a column read in time order costs a compare per row.
+ * A placer belongs to one thread; zeroed, then rk_tz_placer_init.
+ */
+typedef struct rk_tz_placer {
+	const rk_tz *z;
+	rk_usec lo, hi; /* wall-clock times in [lo, hi) are EXACT at offset off */
+	rk_usec off;    /* microseconds */
+} rk_tz_placer;
+
+void rk_tz_placer_init(rk_tz_placer *p, const rk_tz *z);
+
+/* Refills the cache around local; what rk_tz_place does on a miss. */
+rk_usec rk_tz_place_slow(rk_tz_placer *p, rk_usec local, rk_tz_fit *fit);
+
+/* rk_tz_utc(p->z, local, fit), the same instant and fit. */
+static inline rk_usec rk_tz_place(rk_tz_placer *p, rk_usec local, rk_tz_fit *fit)
+{
+	if (local >= p->lo && local < p->hi) {
+		*fit = RK_TZ_EXACT;
+		return local - p->off;
+	}
+	return rk_tz_place_slow(p, local, fit);
+}
+
+/*
+ * The wall-clock times (as rk_usec, read as if UTC) a zoneless column must
+ * hold for rk_tz_utc to place them in [from, to): a superset, [*lo, *hi),
+ * at most the zone's offset changes wider than exact (the rule sends a
+ * spring-forward hour's times an hour on, so the exact set need not be one
+ * span).  Callers filter the rows by their placed instant.  Infinite bounds
+ * stay infinite.
+ */
+void rk_tz_wall_range(const rk_tz *z, rk_usec from, rk_usec to, rk_usec *lo, rk_usec *hi);
+
+/* Whether the zone's offset is 0 at every instant (UTC, Etc/UTC, ...). */
+bool rk_tz_is_utc(const rk_tz *z);
+
+/*
+ * The offset east of UTC, in seconds, that an ISO-8601 instant text ends
+ * with ("Z": 0, "+02:00": 7200); false when it names none (a bare date, a
+ * zoneless time).
+ */
+bool rk_time_text_offset(const char *text, int32_t *off);
+
 #endif

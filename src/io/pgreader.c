@@ -1845,8 +1845,9 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	const char *params[4];
 	rk_buf margins = RK_BUF_INIT;
 	rk_pg_result *res = NULL;
-	rk_sqlvar vars[3];
-	size_t nwin = q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	rk_sqlvar vars[4];
+	size_t nwin = q->bounds ? q->nbounds - 1 : q->width > 0 ? (size_t)((q->to - q->from) / q->width) : 0;
+	rk_buf bounds = RK_BUF_INIT;
 	int rc;
 
 	if (q->nmargins > RK_LAG_MAX_MARGINS || q->time_index >= r->ncols) {
@@ -1861,14 +1862,27 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 		              (long long)(q->margins[k] % RK_USEC_PER_SEC));
 	rk_buf_putc(&margins, '}');
 	snprintf(width, sizeof width, "%lld", (long long)q->width);
+	/* calendar windows: $3 is their boundaries, a row's window its
+	 * bucket among them */
+	rk_buf_putc(&bounds, '{');
+	for (size_t k = 0; q->bounds && k < q->nbounds; k++) {
+		char b[RK_TIME_STRLEN];
+
+		rk_buf_printf(&bounds, "%s%s", k ? "," : "", rk_time_format(q->bounds[k], b));
+	}
+	rk_buf_putc(&bounds, '}');
 	params[0] = rk_time_format(q->from, from);
 	params[1] = rk_time_format(q->to, to);
-	params[2] = width;
+	params[2] = q->bounds ? rk_buf_cstr(&bounds) : width;
 	params[3] = rk_buf_cstr(&margins);
 	vars[0] = (rk_sqlvar){ "source_table", r->qualified };
 	vars[1] = (rk_sqlvar){ "time_column", r->quoted[q->time_index] };
 	vars[2] = (rk_sqlvar){ "filter", r->filter ? r->filter : "true" };
-	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 3, err);
+	vars[3] = (rk_sqlvar){ "window_of",
+		               q->bounds ? "pg_catalog.width_bucket(r.at, $3::pg_catalog.timestamptz[]) - 1"
+		                         : "(extract(epoch FROM r.at - $1::pg_catalog.timestamptz) * 1000000)::pg_catalog.int8 "
+		                           "/ $3::pg_catalog.int8" };
+	rc = rk_sql_render(&r->sql, rk_sql_lateness, vars, 4, err);
 	if (rc == 0 && rk_pg_exec(r->pg, "lateness", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
 	for (int i = 0; rc == 0 && i < rk_pg_result_rows(res); i++) {
@@ -1895,6 +1909,7 @@ static int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats 
 	}
 	rk_pg_result_free(res);
 	rk_buf_free(&margins);
+	rk_buf_free(&bounds);
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/history.h"
 #include "core/buf.h"
 #include "core/timeutil.h"
 #include "report/report.h"
@@ -29,6 +30,8 @@
 #define RK_HTML_KEYS 5
 /* Windows listed per likely cause. */
 #define RK_HTML_CAUSE_WINDOWS 12
+/* Commits listed per damaged window's history. */
+#define RK_HTML_COMMITS 20
 /* The timeline (rk_view_timeline): marks per row at most (a day of
  * 5-minute windows), windows per row when they do not tile days, and the
  * marks per row up to which they are drawn apart. */
@@ -380,6 +383,66 @@ static json_t *rk_view_changes(const rk_check_result *r, size_t fi, size_t w)
 	}
 }
 
+/* The commits that wrote window w, per side that keeps a log: the versions
+ * read, the window's state, a row per commit, and the live files. */
+static json_t *rk_view_history(const rk_check_result *r, size_t w)
+{
+	json_t *list = json_array();
+	rk_buf b = RK_BUF_INIT;
+
+	for (int s = 0; s < 2; s++) {
+		const rk_history *h = r->side[s].history;
+		const rk_range_history *rh = rk_history_window(r, s, w);
+		json_t *it, *commits;
+
+		if (!rh)
+			continue;
+		it = json_object();
+		commits = json_array();
+		rk_set(it, "side", json_string(s ? "target" : "source"));
+		rk_set(it, "state", json_string(rk_hist_state_name(rk_history_state(rh, NULL))));
+		rk_buf_reset(&b);
+		if (h->base >= 0)
+			rk_buf_printf(&b, "versions %lld to %lld, after checkpoint %lld", (long long)h->first,
+			              (long long)h->version, (long long)h->base);
+		else
+			rk_buf_printf(&b, "versions 0 to %lld", (long long)h->version);
+		rk_set(it, "versions", json_string(rk_buf_cstr(&b)));
+		for (size_t k = 0; k < rh->ntouch && k < RK_HTML_COMMITS; k++) {
+			const rk_touch *t = &rh->touch[k];
+			json_t *c = json_object();
+
+			rk_buf_reset(&b);
+			if (t->version >= 0)
+				rk_buf_printf(&b, "%lld", (long long)t->version);
+			else
+				rk_buf_printf(&b, "checkpoint %lld", (long long)h->base);
+			rk_set(c, "version", json_string(rk_buf_cstr(&b)));
+			rk_set(c, "operation", rk_tpl_text(t->operation[0] ? t->operation : "-"));
+			rk_set(c, "time", t->version >= 0 ? rk_time_str(t->time) : json_string("-"));
+			rk_buf_reset(&b);
+			rk_touch_did(&b, t);
+			rk_set(c, "did", rk_tpl_text(rk_buf_cstr(&b)));
+			json_array_append_new(commits, c);
+		}
+		rk_set(it, "none", json_boolean(rh->ntouch == 0));
+		rk_set(it, "more", rh->ntouch > RK_HTML_COMMITS ? rk_uint(rh->ntouch - RK_HTML_COMMITS) : json_integer(0));
+		rk_set(it, "commits", commits);
+		rk_buf_reset(&b);
+		if (rh->live)
+			rk_buf_printf(&b, "%u file%s of version %lld hold%s rows of it", rh->live, rh->live == 1 ? "" : "s",
+			              (long long)h->version, rh->live == 1 ? "s" : "");
+		else
+			rk_buf_printf(&b, "no file of version %lld holds rows of it", (long long)h->version);
+		if (rh->live_unknown)
+			rk_buf_printf(&b, "; %u without statistics of the time column may", rh->live_unknown);
+		rk_set(it, "live", json_string(rk_buf_cstr(&b)));
+		json_array_append_new(list, it);
+	}
+	rk_buf_free(&b);
+	return list;
+}
+
 /* The damaged windows with their first keys per kind. */
 static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, size_t *shown)
 {
@@ -441,6 +504,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		rk_set(it, "has_kinds", json_boolean(json_array_size(kinds) > 0));
 		rk_set(it, "kinds", kinds);
 		rk_set(it, "unexplained", json_boolean(!keys && c->spec->findings));
+		rk_set(it, "history", rk_view_history(r, w));
 		json_array_append_new(list, it);
 	}
 	rk_buf_free(&key);
@@ -594,6 +658,8 @@ static json_t *rk_view_schema(const rk_drift *d)
 		rk_set(k, "column", rk_tpl_text(d->kinds[i].name));
 		rk_set(k, "source_type", rk_tpl_text(d->kinds[i].source_type));
 		rk_set(k, "target_type", rk_tpl_text(d->kinds[i].target_type));
+		if (d->kinds[i].as_numbers)
+			rk_set(k, "as_numbers", json_true());
 		json_array_append_new(kinds, k);
 	}
 	rk_set(sch, "type_mismatch", kinds);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 #include "core/buf.h"
 #include "core/tz.h"
 #include "io/afile.h"
@@ -17,6 +18,8 @@
 #define RK_TEXT_MAX_WINDOWS 100
 /* Keys of each kind shown per damaged window in the text summary. */
 #define RK_TEXT_KEYS 5
+/* Commits named per damaged window. */
+#define RK_TEXT_COMMITS 8
 /* Changed keys whose values summary.json lists (changes.csv has them all). */
 #define RK_JSON_CHANGES 100
 
@@ -102,8 +105,9 @@ static void rk_report_text_pair(FILE *out, const rk_check_result *r)
 		fprintf(out, "schema: only the %s has %s (not compared)\n", s ? "target" : "source", rk_buf_cstr(&b));
 	}
 	for (size_t i = 0; i < d->nkinds; i++)
-		fprintf(out, "schema: column %s is %s on the source but %s on the target\n",
-		        d->kinds[i].name, d->kinds[i].source_type, d->kinds[i].target_type);
+		fprintf(out, "schema: column %s is %s on the source but %s on the target%s\n", d->kinds[i].name,
+		        d->kinds[i].source_type, d->kinds[i].target_type,
+		        d->kinds[i].as_numbers ? ": compared as numbers (the exact side's values as the float type)" : "");
 	fputc('\n', out);
 	rk_buf_free(&b);
 }
@@ -170,6 +174,20 @@ static void rk_report_text_changes(FILE *out, const rk_check_result *r, size_t f
 	rk_buf_free(&line);
 }
 
+/* The commits that wrote window w, on each side that keeps a log. */
+static void rk_report_text_history(FILE *out, const rk_check_result *r, size_t w, rk_buf *line)
+{
+	for (int s = 0; s < 2; s++) {
+		const rk_range_history *rh = rk_history_window(r, s, w);
+
+		if (!rh)
+			continue;
+		rk_buf_reset(line);
+		rk_history_text(line, r->side[s].history, rh, RK_TEXT_COMMITS);
+		fprintf(out, "    %s history, %s\n", s ? "target" : "source", rk_buf_cstr(line));
+	}
+}
+
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
@@ -213,8 +231,12 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 			}
 			if (!rk_win_keys(r, w) && c->spec->findings)
 				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
+			rk_report_text_history(out, r, w, &line);
 		}
 	}
+	for (int s = 0; s < 2; s++)
+		if (r->side[s].history_note)
+			fprintf(out, "\n%s history: not read: %s\n", s ? "target" : "source", r->side[s].history_note);
 	rk_report_text_diagnosis(out, r);
 	if (r->side[0].null_time || r->side[1].null_time)
 		fprintf(out, "\nrows with a NULL %s (no window can hold them): source %llu, target %llu\n", c->spec->time,
@@ -224,6 +246,40 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 		        (unsigned long long)r->behind_watermark_missing,
 		        r->behind_watermark_missing ? " - the watermark claims rows the target does not hold" : "");
 	rk_buf_free(&line);
+}
+
+/* The zone a zoneless time column was read in, or NULL when neither
+ * side's time column is zoneless. */
+static const char *rk_report_column_zone(const rk_check_result *r)
+{
+	if (!r->side[0].time_zoneless && !r->side[1].time_zoneless)
+		return NULL;
+	return r->time_zone ? rk_tz_name(r->time_zone) : "UTC";
+}
+
+/* "time:" line: which zone a zoneless time column's values were read in,
+ * and how many fell in a DST hour. */
+static void rk_report_text_zone(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+{
+	const char *zone = rk_report_column_zone(r);
+	uint64_t amb = r->side[0].dst_ambiguous + r->side[1].dst_ambiguous;
+	uint64_t gap = r->side[0].dst_nonexistent + r->side[1].dst_nonexistent;
+
+	if (!zone)
+		return;
+	fprintf(out, "time:   %s is a timestamp without time zone on the %s, read in %s (--time-column-zone)\n",
+	        c->spec->time ? c->spec->time : "the time column",
+	        r->side[0].time_zoneless && r->side[1].time_zoneless ? "source and the target"
+	        : r->side[0].time_zoneless                           ? "source"
+	                                                             : "target",
+	        zone);
+	if (amb || gap)
+		fprintf(out, "        the DST hour: %llu ambiguous (source %llu, target %llu) and %llu nonexistent (source "
+		             "%llu, target %llu) wall-clock times, placed as AT TIME ZONE places them (the later instant; "
+		             "the offset before the change)\n",
+		        (unsigned long long)amb, (unsigned long long)r->side[0].dst_ambiguous,
+		        (unsigned long long)r->side[1].dst_ambiguous, (unsigned long long)gap,
+		        (unsigned long long)r->side[0].dst_nonexistent, (unsigned long long)r->side[1].dst_nonexistent);
 }
 
 void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
@@ -242,6 +298,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		        rk_tz_format(c->spec->tz, c->spec->to, b), rk_tz_name(c->spec->tz),
 		        r->calendar ? "calendar windows" : "fixed widths from its midnight");
 	rk_report_text_pair(out, r);
+	rk_report_text_zone(out, c, r);
 	if (c->spec->tz)
 		fprintf(out, "%-22s %-26s %-7s %10s %10s%s\n", "window start", "local start", "status", "source", "target",
 		        r->nsum ? "  sums source/target" : "");
@@ -315,6 +372,7 @@ static json_t *rk_json_schema(const rk_drift *d)
 		json_object_set_new(k, "column", json_string(d->kinds[i].name));
 		json_object_set_new(k, "source_type", json_string(d->kinds[i].source_type));
 		json_object_set_new(k, "target_type", json_string(d->kinds[i].target_type));
+		json_object_set_new(k, "compared", json_string(d->kinds[i].as_numbers ? "as_numbers" : "as_hashed"));
 		json_array_append_new(kinds, k);
 	}
 	json_object_set_new(sch, "type_mismatch", kinds);
@@ -381,6 +439,52 @@ static json_t *rk_json_changes(const rk_check_result *r)
 	return o;
 }
 
+/* One side's "history": the versions read and, per damaged window, the
+ * commits that wrote or removed its files (or "note": why there is none). */
+static json_t *rk_json_history(const rk_side_result *sr)
+{
+	const rk_history *h = sr->history;
+	json_t *o = json_object(), *ws;
+
+	if (!h) {
+		json_object_set_new(o, "note", json_string(sr->history_note));
+		return o;
+	}
+	ws = json_array();
+	json_object_set_new(o, "version", json_integer(h->version));
+	json_object_set_new(o, "first", json_integer(h->first));
+	json_object_set_new(o, "base_checkpoint", h->base >= 0 ? json_integer(h->base) : json_null());
+	json_object_set_new(o, "commits_read", json_integer((json_int_t)h->ncommits));
+	for (size_t i = 0; i < h->nranges; i++) {
+		const rk_range_history *rh = &h->ranges[i];
+		json_t *w = json_object(), *cs = json_array();
+
+		json_object_set_new(w, "start", rk_json_time(rh->range.from));
+		json_object_set_new(w, "end", rk_json_time(rh->range.to));
+		json_object_set_new(w, "state", json_string(rk_hist_state_name(rk_history_state(rh, NULL))));
+		json_object_set_new(w, "live_files", json_integer(rh->live));
+		json_object_set_new(w, "live_files_without_stats", json_integer(rh->live_unknown));
+		for (size_t k = 0; k < rh->ntouch; k++) {
+			const rk_touch *t = &rh->touch[k];
+			json_t *c = json_object();
+
+			json_object_set_new(c, "version", t->version >= 0 ? json_integer(t->version) : json_null());
+			json_object_set_new(c, "operation", json_string(t->operation));
+			json_object_set_new(c, "timestamp", t->version >= 0 ? rk_json_time(t->time) : json_null());
+			json_object_set_new(c, "files_added", json_integer(t->added));
+			json_object_set_new(c, "files_removed", json_integer(t->removed));
+			json_object_set_new(c, "files_added_without_stats", json_integer(t->added_unknown));
+			json_object_set_new(c, "files_removed_without_stats", json_integer(t->removed_unknown));
+			json_object_set_new(c, "rows_added", t->rows_added >= 0 ? json_integer(t->rows_added) : json_null());
+			json_array_append_new(cs, c);
+		}
+		json_object_set_new(w, "commits", cs);
+		json_array_append_new(ws, w);
+	}
+	json_object_set_new(o, "windows", ws);
+	return o;
+}
+
 json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
@@ -401,6 +505,20 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
 	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
 	json_object_set_new(root, "null_time_rows", nul);
+	if (rk_report_column_zone(r)) {
+		json_t *tz = json_object(), *amb = json_object(), *gap = json_object();
+
+		json_object_set_new(tz, "zone", json_string(rk_report_column_zone(r)));
+		json_object_set_new(tz, "source_zoneless", json_boolean(r->side[0].time_zoneless));
+		json_object_set_new(tz, "target_zoneless", json_boolean(r->side[1].time_zoneless));
+		json_object_set_new(amb, "source", json_integer((json_int_t)r->side[0].dst_ambiguous));
+		json_object_set_new(amb, "target", json_integer((json_int_t)r->side[1].dst_ambiguous));
+		json_object_set_new(gap, "source", json_integer((json_int_t)r->side[0].dst_nonexistent));
+		json_object_set_new(gap, "target", json_integer((json_int_t)r->side[1].dst_nonexistent));
+		json_object_set_new(tz, "ambiguous", amb);
+		json_object_set_new(tz, "nonexistent", gap);
+		json_object_set_new(root, "time_column_zone", tz);
+	}
 	json_object_set_new(range, "from", rk_json_time(c->spec->from));
 	json_object_set_new(range, "to", rk_json_time(c->spec->to));
 	json_object_set_new(range, "window", json_string(rk_report_window(c->spec, d)));
@@ -454,6 +572,14 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			                              (json_int_t)r->side[s].bytes_read));
 		}
 		json_object_set_new(root, "read", rd);
+	}
+	if (r->side[0].history || r->side[1].history || r->side[0].history_note || r->side[1].history_note) {
+		json_t *hs = json_object();
+
+		for (int s = 0; s < 2; s++)
+			if (r->side[s].history || r->side[s].history_note)
+				json_object_set_new(hs, s ? "target" : "source", rk_json_history(&r->side[s]));
+		json_object_set_new(root, "history", hs);
 	}
 	if (r->diagnosis) {
 		json_t *dg = json_array(), *wa = json_array();

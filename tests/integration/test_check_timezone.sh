@@ -216,3 +216,33 @@ test_errors() {
 	assert_exit 1 rk check "${C[@]}" --window 1d --from 2026-03-28 --to 2026-03-31 --settle 0 --report u
 	assert_eq "2026-03-28T00:00:00Z" "$(jget u/summary.json .range.from)"
 }
+
+# reckon lateness --timezone: the lag per Berlin day (the 23-hour one
+# included), each day's rows as AT TIME ZONE counts them, local starts
+# beside UTC; --last in days of the zone.
+test_lateness_in_a_zone() {
+	cts_start
+	ccreatedb $SRC
+	csql $SRC "create table sales (id bigint primary key, sold_at timestamptz not null);
+	           insert into sales select g, '2026-03-27T12:00:00Z'::timestamptz + g * interval '37 min'
+	           from generate_series(1, 200) g" >/dev/null
+	assert_exit 0 rk lateness --source "$(cconn $SRC)" --table sales --time sold_at --timezone $Z --window 1d \
+		--from 2026-03-28 --to 2026-03-31 --format json
+	cp "$OUT" late.json
+	assert_eq "2026-03-27T23:00:00Z 2026-03-28T23:00:00Z 2026-03-29T22:00:00Z" \
+		"$(jq -r '[.windows[].start] | join(" ")' late.json)"
+	assert_eq "2026-03-29T00:00:00+01:00" "$(jget late.json '.windows[1].start_local')"
+	assert_eq "$(csql $SRC "select string_agg(n::text, ' ' order by d) from (select d, (select count(*) from sales
+	             where (sold_at at time zone '$Z')::date = d) n from generate_series('2026-03-28'::date, '2026-03-30', '1 day') d) x")" \
+		"$(jq -r '[.windows[].rows | tostring] | join(" ")' late.json)"
+	assert_eq "$(csql $SRC "select count(*) from sales where (sold_at at time zone '$Z')::date between '2026-03-28' and '2026-03-30'")" \
+		"$(jget late.json .rows)"
+	assert_exit 0 rk lateness --source "$(cconn $SRC)" --table sales --time sold_at --timezone $Z --window 1d \
+		--last 2d --now 2026-03-31T08:00:00+02:00 --settle 0
+	assert_contains "$OUT" "range:  [2026-03-28T23:00:00Z, 2026-03-30T22:00:00Z)  window 1d"
+	assert_contains "$OUT" "local:  [2026-03-29T00:00:00+01:00, 2026-03-31T00:00:00+02:00)  in Europe/Berlin (calendar windows)"
+	assert_contains "$OUT" "2026-03-29T22:00:00Z   2026-03-30T00:00:00+02:00 "
+	# without --timezone a month is refused, as a calendar unit
+	assert_exit 2 rk lateness --source "$(cconn $SRC)" --table sales --time sold_at --window 1mo --last 1mo
+	assert_contains "$ERR" "--window 1mo is a calendar unit: it needs --timezone"
+}

@@ -165,6 +165,37 @@ test_report_of_five_minute_windows_fits() {
 	mk_big_again
 }
 
+# A Delta target's damaged window shows its log in the browser: the
+# versions that wrote and removed its files, and nothing wider than 420 px.
+test_delta_history_renders_in_chromium() {
+	local chromium dw
+	chromium=$(command -v chromium) || fail "chromium is not installed (tests/harness/deps.sh installs it)"
+	dw=$(dirname "$RECKON")/tests/rk-deltawrite
+	[[ -x $dw ]] || fail "$dw is missing: make $(dirname "$RECKON")/tests/rk-deltawrite"
+	# 16 rows over 4 hours in 2 files (hours 0-1, 2-3); version 1 removes the second
+	"$dw" "$PWD/lake" create 2 "SELECT range AS id, TIMESTAMPTZ '2026-03-02 00:00:00+00' + range * INTERVAL 15 MINUTE
+		AS ts FROM range(16)" || fail "rk-deltawrite create failed"
+	"$dw" "$PWD/lake" remove 1 || fail "rk-deltawrite remove failed"
+	{
+		echo id,ts
+		for i in $(seq 0 15); do printf '%d,2026-03-02 %02d:%02d:00+00\n' "$i" $((i / 4)) $((i % 4 * 15)); done
+	} >src.csv
+	assert_exit 1 rk check --source csv:src.csv --target delta:lake --key id --time ts --window 1h \
+		--from 2026-03-02T00:00:00Z --to 2026-03-02T04:00:00Z --now 2026-03-03T00:00:00Z --report rep
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --window-size=1200,1600 \
+		--screenshot="$T/delta.png" --dump-dom "file://$T/rep/report.html" >dom.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_eq 2 "$(grep -c '<div class="history" data-side="target" data-state="removed">' dom.html)" \
+		"damaged windows with the target's log"
+	assert_contains dom.html "<p>target's log, versions 0 to 1: no file of version 1 holds rows of it</p>"
+	assert_contains dom.html '<tr data-version="0"><td class="n mono">0</td><td class="mono">WRITE</td><td class="mono">2026-03-02T00:00:00Z</td><td>added 1 file (8 rows)</td></tr>'
+	assert_contains dom.html '<tr data-version="1"><td class="n mono">1</td><td class="mono">DELETE</td><td class="mono">2026-03-02T00:01:00Z</td><td>removed 1 file</td></tr>'
+	assert_contains dom.html 'a later commit removed them without writing them back'
+	assert_fits_420 rep
+}
+
 # mart.big as setup_file made it, on the target.
 mk_big_again() {
 	sql $TGT "drop table mart.big; create table mart.big as

@@ -617,6 +617,71 @@ static void test_tz_dst_hour_rule(void **state)
 	assert_int_equal(fit, RK_TZ_EXACT);
 }
 
+/* The placer's cache gives what rk_tz_utc gives, minute by minute across
+ * both changes of several zones (and on second boundaries near them), and
+ * the wall-clock range of [from, to) holds every time placed in it. */
+static void test_tz_placer_and_wall_range(void **state)
+{
+	static const char *const zones[] = { "Europe/Berlin", "America/New_York", "Australia/Lord_Howe",
+		                             "Asia/Kolkata", "America/Sao_Paulo" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof zones / sizeof zones[0]; k++) {
+		const rk_tz *z = zone(zones[k]);
+		rk_tz_placer p;
+		rk_usec step = 60 * RK_USEC_PER_SEC;
+		rk_usec from = at("2026-03-25T00:00:00Z"), to = at("2026-03-26T00:00:00Z");
+		rk_usec lo, hi;
+
+		rk_tz_placer_init(&p, z);
+		for (rk_usec v = at("2026-01-01T00:00:00Z"); v < at("2027-01-01T00:00:00Z"); v += step) {
+			rk_tz_fit f1, f2;
+			rk_usec a = rk_tz_utc(z, v, &f1), b = rk_tz_place(&p, v, &f2);
+
+			assert_true(a == b);
+			assert_int_equal(f1, f2);
+		}
+		/* every wall-clock time the rule places in a day of each change
+		 * lies in the day's wall-clock range */
+		for (int d = 0; d < 366; d++) {
+			from = at("2026-01-01T00:00:00Z") + (rk_usec)d * RK_USEC_PER_DAY;
+			to = from + RK_USEC_PER_DAY;
+			rk_tz_wall_range(z, from, to, &lo, &hi);
+			for (rk_usec v = lo - 2 * 3600 * RK_USEC_PER_SEC; v < hi + 2 * 3600 * RK_USEC_PER_SEC; v += 15 * step) {
+				rk_tz_fit f;
+				rk_usec t = rk_tz_utc(z, v, &f);
+
+				if (t >= from && t < to)
+					assert_true(v >= lo && v < hi);
+			}
+			/* no wider than the offsets' difference either side */
+			assert_true(lo >= from + rk_tz_offset(z, from) * RK_USEC_PER_SEC - 3 * 3600 * RK_USEC_PER_SEC);
+			assert_true(hi <= to + rk_tz_offset(z, to) * RK_USEC_PER_SEC + 3 * 3600 * RK_USEC_PER_SEC);
+		}
+	}
+	assert_true(rk_tz_is_utc(zone("UTC")));
+	assert_false(rk_tz_is_utc(zone("Europe/Berlin")));
+}
+
+/* The offset an instant's text names: Z, +HH:MM, -HHMM; none for a date or
+ * a zoneless time. */
+static void test_time_text_offset(void **state)
+{
+	int32_t off = 99;
+
+	(void)state;
+	assert_true(rk_time_text_offset("2026-03-29T00:00:00Z", &off));
+	assert_int_equal(off, 0);
+	assert_true(rk_time_text_offset("2026-03-29T00:00:00+02:00", &off));
+	assert_int_equal(off, 7200);
+	assert_true(rk_time_text_offset("2026-03-29T00:00:00.5-0430", &off));
+	assert_int_equal(off, -(4 * 3600 + 30 * 60));
+	assert_true(rk_time_text_offset("2026-03-29 00:00:00+05", &off));
+	assert_int_equal(off, 5 * 3600);
+	assert_false(rk_time_text_offset("2026-03-29", &off));
+	assert_false(rk_time_text_offset("2026-03-29T00:00:00", &off));
+}
+
 /* Calendar days across both changes: 23 h in March, 25 h in October;
  * months and weeks on local midnights; a range off the grid refused. */
 static void test_tz_calendar_bounds(void **state)
@@ -713,6 +778,8 @@ int main(void)
 		cmocka_unit_test(test_now),
 		cmocka_unit_test(test_tz_offsets),
 		cmocka_unit_test(test_tz_dst_hour_rule),
+		cmocka_unit_test(test_tz_placer_and_wall_range),
+		cmocka_unit_test(test_time_text_offset),
 		cmocka_unit_test(test_tz_calendar_bounds),
 		cmocka_unit_test(test_tz_unknown),
 	};
