@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 #include "check/keys.h"
 #include "check/drill.h"
 #include "check/pair.h"
@@ -109,7 +110,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		if (s->meter)
 			rk_side_meter(s, false);
 	}
-	if (f[0].enc && p->hash_is_row) {
+	if (f[0].enc && p->hash_is_row && !p->convert[s->idx]) {
 		/* encoded by the reader, every bound column in --columns order:
 		 * the row encoding is its buffer as it is */
 		const rk_field *last = &f[p->ncols - 1];
@@ -411,6 +412,8 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->side[s].sums);
 		free(r->side[s].slice_rows);
 		free(r->side[s].slice_hash);
+		rk_history_free(r->side[s].history);
+		free(r->side[s].history_note);
 	}
 	for (size_t i = 0; i < r->nfindings; i++) {
 		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
@@ -616,6 +619,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
 		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
+		rk_plan_numbers(&plan, types);
 	}
 	if (spec->range_warning && (res->side[0].time_zoneless || res->side[1].time_zoneless))
 		rk_diagnose_note(res, "time_column_zone", spec->range_warning);
@@ -678,6 +682,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
 	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
 		goto done;
+	/* which commits wrote the damaged windows, where a side keeps a log */
+	for (int s = 0; s < 2 && spec->findings; s++)
+		rk_history_collect(res, s, sides[s].reader, plan.time_idx);
 	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
 		goto done;
 	if (spec->diagnose && spec->findings &&

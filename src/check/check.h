@@ -98,6 +98,8 @@ typedef struct rk_drift_kind {
 	char *name;        /* the logical column, unquoted */
 	char *source_type; /* type names (rk_type_name) */
 	char *target_type;
+	bool as_numbers; /* an exact number and a float: compared as numbers,
+	                  * the exact side's values as the float type */
 } rk_drift_kind;
 
 /* Schema drift: what one side has that the other does not.  It never
@@ -184,6 +186,11 @@ typedef struct rk_side_result {
 	                         * bytes_read count what its scans opened, all passes */
 	uint64_t files_read;
 	uint64_t bytes_read;
+	/* A side that keeps a log of its commits (RK_CAP_HISTORY), when
+	 * windows differ: the history of the damaged windows, in window
+	 * order (check/history.h), or a note saying why there is none. */
+	rk_history *history;
+	char *history_note;
 	bool time_zoneless; /* the time column is a `timestamp` without time zone */
 	bool zoned;         /* ... placed in spec->time_zone (not UTC) */
 	/* of the rows in closed windows, the wall-clock times the zone has

@@ -15,10 +15,12 @@
 #include "check/diagnose.h"
 #include "core/tz.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/history.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
@@ -675,6 +677,173 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 		rk_buf_printf(b, "; and %zu more", total - shown);
 }
 
+/* The versions of one touch, "version 3 (WRITE, T)", up to RK_DIAG_SPANS
+ * of the touches that pass has, then "and N more". */
+static void rk_touches_text(rk_buf *b, const rk_history *h, const rk_range_history *rh,
+                            bool (*pass)(const rk_touch *))
+{
+	size_t n = 0, shown = 0;
+
+	for (size_t i = 0; i < rh->ntouch; i++)
+		n += pass(&rh->touch[i]);
+	for (size_t i = 0; i < rh->ntouch; i++) {
+		if (!pass(&rh->touch[i]))
+			continue;
+		if (shown == RK_DIAG_SPANS) {
+			rk_buf_printf(b, " and %zu more", n - shown);
+			break;
+		}
+		if (shown)
+			rk_buf_puts(b, shown + 1 == n ? " and " : ", ");
+		rk_touch_name(b, h, &rh->touch[i]);
+		shown++;
+	}
+}
+
+static bool rk_touch_adds(const rk_touch *t)
+{
+	return t->added > 0;
+}
+
+static bool rk_touch_adds_unknown(const rk_touch *t)
+{
+	return t->added_unknown > 0;
+}
+
+/* What the log says of one window, in a few words. */
+static void rk_window_history_text(rk_buf *b, const rk_history *h, const rk_range_history *rh)
+{
+	char t1[RK_TIME_STRLEN];
+	const rk_touch *last;
+	rk_hist_state st = rk_history_state(rh, &last);
+
+	rk_buf_printf(b, "%s ", rk_time_format(rh->range.from, t1));
+	switch (st) {
+	case RK_HIST_UNWRITTEN:
+		rk_buf_puts(b, "written by no commit");
+		break;
+	case RK_HIST_UNKNOWN:
+		rk_buf_puts(b, "written by no commit whose files have statistics of the time column; ");
+		rk_touches_text(b, h, rh, rk_touch_adds_unknown);
+		rk_buf_puts(b, " added files without them, which may hold its rows");
+		break;
+	case RK_HIST_REMOVED:
+		rk_buf_puts(b, "written by ");
+		rk_touches_text(b, h, rh, rk_touch_adds);
+		rk_buf_puts(b, ", then its files removed by ");
+		rk_touch_name(b, h, last);
+		rk_buf_puts(b, ", which wrote none back");
+		break;
+	case RK_HIST_REWRITTEN:
+		rk_buf_puts(b, "rewritten by ");
+		rk_touch_name(b, h, last);
+		rk_buf_printf(b, ", which removed %u of its files and added %u", last->removed, last->added);
+		break;
+	case RK_HIST_WRITTEN:
+		rk_buf_puts(b, "written by ");
+		rk_touches_text(b, h, rh, rk_touch_adds);
+		break;
+	}
+}
+
+/*
+ * The log of the cause's windows, on each side that keeps one (a Delta
+ * table's): a sentence for the evidence.  *all gets the state every one of
+ * the target's windows is in, or -1 when they differ or it has no log.
+ */
+static void rk_cause_history(const rk_check_result *r, const rk_cause *c, rk_buf *ev, int *all)
+{
+	*all = -1;
+	for (int s = 1; s >= 0; s--) {
+		const rk_history *h = r->side[s].history;
+		size_t shown = 0, n = 0;
+
+		for (size_t i = 0; h && i < c->nwindows; i++) {
+			const rk_range_history *rh = rk_history_window(r, s, c->windows[i]);
+			int st;
+
+			if (!rh)
+				continue;
+			st = (int)rk_history_state(rh, NULL);
+			if (s == 1)
+				*all = n == 0 || *all == st ? st : -2;
+			n++;
+			if (shown == RK_DIAG_SPANS)
+				continue;
+			if (shown++ == 0)
+				rk_buf_printf(ev, "; the %s's log (versions %s%" PRId64 " to %" PRId64 "): ", s ? "target" : "source",
+				              h->base >= 0 ? "after a checkpoint, " : "", h->first, h->version);
+			else
+				rk_buf_puts(ev, "; ");
+			rk_window_history_text(ev, h, rh);
+		}
+		if (n > shown)
+			rk_buf_printf(ev, "; and %zu more window%s", n - shown, n - shown == 1 ? "" : "s");
+	}
+	if (*all < 0)
+		*all = -1;
+}
+
+/* A gap's cause and next step, as the target's log tells them (every
+ * window alike); NULL: the general ones. */
+static const char *rk_gap_next(int state)
+{
+	switch (state) {
+	case RK_HIST_REMOVED:
+		return "reload these windows (reckon repair with the rerun list); then look up the removing commit in the "
+		       "target's log (its operation parameters: DESCRIBE HISTORY) and the job that ran it: a delete or "
+		       "replace whose condition reached these rows";
+	case RK_HIST_REWRITTEN:
+		return "reload these windows (reckon repair with the rerun list); then make the job that rewrote them "
+		       "read every row of what it replaces (its replaceWhere against what it reads)";
+	default:
+		return NULL;
+	}
+}
+
+static const char *rk_gap_cause(int state)
+{
+	switch (state) {
+	case RK_HIST_UNWRITTEN:
+		return "a run's rows never arrived: no commit of the target wrote these windows (its watermark was saved "
+		       "before its write, a crash, or a run was skipped)";
+	case RK_HIST_REMOVED:
+		return "the rows arrived, and a later commit removed them without writing them back (a delete, or a "
+		       "replace that read less than it removed)";
+	case RK_HIST_REWRITTEN:
+		return "a later commit rewrote these windows without these rows (an overwrite or replace that read less "
+		       "than the windows held)";
+	default:
+		return NULL;
+	}
+}
+
+/* The cause and next step of c (its pattern, findings, how many of them
+ * missing; hist_all: the state of its windows in the target's log). */
+static void rk_cause_words(rk_cause *c, size_t nmissing, int hist_all)
+{
+	rk_pattern p = c->pattern;
+
+	if (p == RK_PAT_BOUNDARY && nmissing) {
+		/* a missing row on the boundary: the other end of the mistake */
+		rk_buf cs = RK_BUF_INIT;
+
+		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
+		                   "on the boundary",
+		              nmissing < c->findings ? rk_pat_text[p].cause : "",
+		              nmissing < c->findings ? "; " : "");
+		c->cause = rk_xstrdup(rk_buf_cstr(&cs));
+		rk_buf_free(&cs);
+	} else if (p == RK_PAT_REPEAT && c->findings == 1) {
+		c->cause = rk_xstrdup("an insert was retried after its write had committed (a lost acknowledgement)");
+	} else if (p == RK_PAT_GAP && rk_gap_cause(hist_all)) {
+		c->cause = rk_xstrdup(rk_gap_cause(hist_all));
+	} else {
+		c->cause = rk_xstrdup(rk_pat_text[p].cause);
+	}
+	c->next_step = rk_xstrdup(p == RK_PAT_GAP && rk_gap_next(hist_all) ? rk_gap_next(hist_all) : rk_pat_text[p].next_step);
+}
+
 /* Appends the cause of pattern p, when some finding has it. */
 static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_spans *spans,
                          const char *late_why)
@@ -686,6 +855,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	const rk_finding **keys;
 	size_t nk = 0, nmissing = 0, nturned = 0;
 	char sd[RK_TIME_STRLEN];
+	int hist_all = -1;
 
 	memset(&c, 0, sizeof c);
 	c.pattern = p;
@@ -810,22 +980,9 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		              nturned == 1 ? "its" : "their", nturned == 1 ? "its" : "their", nturned == 1 ? "" : "s",
 		              nturned == 1 ? "it" : "them");
 	}
-	if (p == RK_PAT_BOUNDARY && nmissing) {
-		/* a missing row on the boundary: the other end of the mistake */
-		rk_buf cs = RK_BUF_INIT;
-
-		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
-		                   "on the boundary",
-		              nmissing < c.findings ? rk_pat_text[p].cause : "",
-		              nmissing < c.findings ? "; " : "");
-		c.cause = rk_xstrdup(rk_buf_cstr(&cs));
-		rk_buf_free(&cs);
-	} else if (p == RK_PAT_REPEAT && c.findings == 1) {
-		c.cause = rk_xstrdup("an insert was retried after its write had committed (a lost acknowledgement)");
-	} else {
-		c.cause = rk_xstrdup(rk_pat_text[p].cause);
-	}
-	c.next_step = rk_xstrdup(rk_pat_text[p].next_step);
+	if (p != RK_PAT_NULL_TIME)
+		rk_cause_history(r, &c, &ev, &hist_all);
+	rk_cause_words(&c, nmissing, hist_all);
 	c.evidence = rk_xstrdup(rk_buf_cstr(&ev));
 	rk_buf_free(&ev);
 	free(keys);

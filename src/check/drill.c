@@ -1155,7 +1155,9 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 	rk_drill_query q;
 	int rc;
 
-	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN) || s->zoned)
+	/* exact numbers compared as the other side's floats: hashed here */
+	if (spec->pushdown == RK_PUSHDOWN_OFF || !rk_reader_has(s->reader, RK_CAP_PUSHDOWN) || s->zoned ||
+	    s->plan->convert[s->idx])
 		return false;
 	memset(&q, 0, sizeof q);
 	q.time_index = s->plan->time_idx;

@@ -135,7 +135,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 		if (v->null)
 			continue;
 		/* the column's canonical encoding decides; its text is shown */
-		if (v->enc)
+		if (v->enc && (!p->convert[s->idx] || p->as_float[s->idx][p->hash_idx[i]] == RK_T_UNKNOWN))
 			/* a reader that encoded its fields (binary COPY, DuckDB) */
 			c->h = rk_row_hash(v->enc + RK_CANON_HDR, v->enc_len - RK_CANON_HDR);
 		else

@@ -444,6 +444,7 @@ void rk_pair_kinds(rk_pair *pair, const char *const *names, size_t n, const rk_t
 		k->name = rk_ident_unquote(names[i]);
 		k->source_type = rk_xstrdup(rk_type_name(types[0][i]));
 		k->target_type = rk_xstrdup(rk_type_name(types[1][i]));
+		k->as_numbers = rk_type_numbers_as(types[0][i], types[1][i]) != RK_T_UNKNOWN;
 	}
 }
 

@@ -129,6 +129,19 @@ int rk_pushdown_side(rk_side *s)
 		             rk_tz_name(s->placer.z));
 		rk_error_hint(&s->err, "leave out --pushdown=on for this table, or give --pushdown=auto");
 		rc = 1;
+	} else if (p->convert[s->idx]) {
+		/* exact numbers compared with the other side's floats: the
+		 * server hashes their canonical decimals (digest.md) */
+		size_t c = 0;
+
+		while (c < p->ncols && p->as_float[s->idx][c] == RK_T_UNKNOWN)
+			c++;
+		rk_error_set(&s->err, RK_EXIT_USAGE,
+		             "--pushdown: column %s of the %s is an exact number and a float on the other side: compared "
+		             "as numbers, which the server's digests cannot do",
+		             p->cols[c], s->name);
+		rk_error_hint(&s->err, "check without --pushdown (or --pushdown=auto), or make both types alike");
+		rc = 1;
 	} else {
 		rc = rk_reader_digest(s->reader, &q, rk_pd_row, &pc, &s->err);
 	}

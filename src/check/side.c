@@ -50,11 +50,32 @@ void rk_plan_init(rk_plan *p, const rk_check_spec *spec)
 			p->hash_is_row = false;
 }
 
+void rk_plan_numbers(rk_plan *p, const rk_type *const types[2])
+{
+	for (int s = 0; s < 2; s++) {
+		free(p->as_float[s]);
+		p->as_float[s] = rk_xcalloc(p->ncols ? p->ncols : 1, sizeof *p->as_float[s]);
+		p->convert[s] = false;
+	}
+	for (size_t c = 0; c < p->ncols; c++) {
+		rk_type as = rk_type_numbers_as(types[0][c], types[1][c]);
+		int s = as == types[1][c] ? 0 : 1;
+
+		if (as == RK_T_UNKNOWN)
+			continue;
+		/* the exact side's values, as the float side's type holds them */
+		p->as_float[s][c] = as;
+		p->convert[s] = true;
+	}
+}
+
 void rk_plan_free(rk_plan *p)
 {
 	for (size_t i = 0; i < p->ncols; i++)
 		free(p->cols[i]);
 	free(p->cols);
+	free(p->as_float[0]);
+	free(p->as_float[1]);
 	free(p->hash_idx);
 	free(p->key_idx);
 	free(p->sum_idx);
@@ -124,7 +145,55 @@ static void rk_side_encode_pre(rk_side *s, const rk_field *f)
 	}
 }
 
-int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
+/*
+ * Re-encodes the columns idx[0..n) of s->enc that plan->as_float marks for
+ * this side: an exact number's canonical text (digest.md) parsed as the
+ * float type of the other side would parse PostgreSQL's text of it, as
+ * numeric::float8 does, and encoded as such a float is.  Other columns are
+ * copied; with offs, each column's canonical text is noted again
+ * (s->canon_off, s->canon_len).
+ */
+static int rk_side_numbers(rk_side *s, const rk_field *f, const size_t *idx, size_t n, bool offs, rk_error *err)
+{
+	const rk_type *as = s->plan->as_float[s->idx];
+	const unsigned char *src = (const unsigned char *)s->enc.data;
+	size_t at = 0;
+	const char *why;
+
+	rk_buf_reset(&s->tmp);
+	for (size_t i = 0; i < n; i++) {
+		size_t start = s->tmp.len;
+		uint32_t len;
+
+		if (at >= s->enc.len || src[at] == 0) {
+			rk_canon_enc_null(&s->tmp);
+			at++;
+			continue;
+		}
+		len = (uint32_t)src[at + 1] | (uint32_t)src[at + 2] << 8 | (uint32_t)src[at + 3] << 16 |
+		      (uint32_t)src[at + 4] << 24;
+		if (as[idx[i]] != RK_T_UNKNOWN) {
+			if (rk_canon_enc_value(as[idx[i]], s->enc.data + at + RK_CANON_HDR, len, &s->tmp, &why) < 0)
+				return rk_side_bad_value(s, idx[i], &f[idx[i]], why, err);
+		} else {
+			rk_buf_append(&s->tmp, s->enc.data + at, RK_CANON_HDR + (size_t)len);
+		}
+		at += RK_CANON_HDR + (size_t)len;
+		if (offs) {
+			s->canon_off[i] = start + RK_CANON_HDR;
+			s->canon_len[i] = (uint32_t)(s->tmp.len - start - RK_CANON_HDR);
+		}
+	}
+	{
+		rk_buf swap = s->enc;
+
+		s->enc = s->tmp;
+		s->tmp = swap;
+	}
+	return 0;
+}
+
+static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
 	const rk_plan *p = s->plan;
 	const char *why;
@@ -171,6 +240,13 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 	return 0;
 }
 
+int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
+{
+	if (rk_side_encode_hashed(s, f, t, err) < 0)
+		return -1;
+	return s->plan->convert[s->idx] ? rk_side_numbers(s, f, s->plan->hash_idx, s->plan->nhash, true, err) : 0;
+}
+
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 {
 	const rk_plan *p = s->plan;
@@ -186,7 +262,7 @@ int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)
 		else if (rk_canon_enc_value(s->types[c], f[c].p, f[c].len, &s->enc, &why) < 0)
 			return rk_side_bad_value(s, c, &f[c], why, err);
 	}
-	return 0;
+	return p->convert[s->idx] ? rk_side_numbers(s, f, p->key_idx, p->nkey, false, err) : 0;
 }
 
 void rk_side_zone(rk_side *s, const rk_check_spec *spec)

@@ -26,7 +26,17 @@ typedef struct rk_plan {
 	long *sum_hashpos; /* per sum column: its position among the hashed columns, or -1 */
 	long time_hashpos; /* the time column's position among the hashed columns, or -1 */
 	bool hash_is_row;  /* the hashed columns are the bound ones, in order */
+	/* Columns one side holds as exact numbers (integers, numeric) and the
+	 * other as floats are compared as numbers: per side and bound column,
+	 * the float type its exact values are encoded as (RK_T_UNKNOWN: none;
+	 * set by rk_plan_numbers), and whether a side has any. */
+	rk_type *as_float[2];
+	bool convert[2];
 } rk_plan;
+
+/* Fills plan->as_float from the two sides' types (rk_pair_kinds reports
+ * the same columns under schema drift). */
+void rk_plan_numbers(rk_plan *p, const rk_type *const types[2]);
 
 /* One side's reader and the state its row callbacks need. */
 typedef struct rk_side {

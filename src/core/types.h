@@ -101,6 +101,20 @@ static inline bool rk_type_is_int(rk_type t)
 	return t == RK_T_INT2 || t == RK_T_INT4 || t == RK_T_INT8;
 }
 
+/* Whether equal values of types a and b are compared as numbers: one an
+ * exact number (an integer, numeric), the other a float.  The float type
+ * the exact side's values are then encoded as, or RK_T_UNKNOWN. */
+static inline rk_type rk_type_numbers_as(rk_type a, rk_type b)
+{
+	bool ea = rk_type_is_int(a) || a == RK_T_NUMERIC, eb = rk_type_is_int(b) || b == RK_T_NUMERIC;
+
+	if (ea && (b == RK_T_FLOAT4 || b == RK_T_FLOAT8))
+		return b;
+	if (eb && (a == RK_T_FLOAT4 || a == RK_T_FLOAT8))
+		return a;
+	return RK_T_UNKNOWN;
+}
+
 /* True for the types a --time column may have (date, timestamp, timestamptz). */
 bool rk_type_is_time(rk_type t);
 

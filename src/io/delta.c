@@ -223,12 +223,7 @@ static int list_log(const char *logdir, listing *l, rk_error *err)
 
 /* ---- replay ("Action Reconciliation") ---- */
 
-typedef struct action {
-	char *key;   /* absolute data path, '\n', deletion vector unique id */
-	json_t *add; /* the add action (a reference), NULL for a remove */
-	size_t seq;
-	int64_t version; /* the commit's, -1 from a checkpoint */
-} action;
+typedef rk_delta_action action;
 
 typedef struct replay {
 	rk_delta *d;
@@ -240,7 +235,8 @@ typedef struct replay {
 	int64_t sidecars;            /* v2: sidecar actions seen */
 	char **sidecar;              /* their paths, resolved */
 	size_t nsidecar;
-	bool incomplete; /* a checkpoint's part or sidecar is missing */
+	bool incomplete;     /* a checkpoint's part or sidecar is missing */
+	json_t *commit_info; /* with the history: the commit's commitInfo, or NULL */
 } replay;
 
 static void replay_free(replay *r)
@@ -252,6 +248,7 @@ static void replay_free(replay *r)
 	free(r->a);
 	json_decref(r->protocol);
 	json_decref(r->metadata);
+	json_decref(r->commit_info);
 	for (size_t i = 0; i < r->nsidecar; i++)
 		free(r->sidecar[i]);
 	free(r->sidecar);
@@ -370,9 +367,12 @@ static int apply(replay *r, json_t *line, rk_error *err)
 			r->sidecar = rk_xrealloc(r->sidecar, (r->nsidecar + 1) * sizeof *r->sidecar);
 			r->sidecar[r->nsidecar++] = rk_xstrdup(rk_buf_cstr(&b));
 			rk_buf_free(&b);
+		} else if (strcmp(k, "commitInfo") == 0 && r->d->want_history) {
+			json_decref(r->commit_info);
+			r->commit_info = json_incref(v);
 		}
-		/* txn, commitInfo, cdc, domainMetadata, checkpointMetadata:
-		 * nothing a reader of the table's rows needs */
+		/* txn, cdc, domainMetadata, checkpointMetadata: nothing a
+		 * reader of the table's rows needs */
 	}
 	return 0;
 }
@@ -532,6 +532,29 @@ static const log_entry *find_commit(const listing *l, int64_t v)
 		if (l->e[i].kind == E_COMMIT && l->e[i].version == v)
 			return &l->e[i];
 	return NULL;
+}
+
+/* Whether the listing has every commit from 0 to version. */
+static bool all_commits(const listing *l, int64_t version)
+{
+	int64_t n = 0;
+
+	/* one commit file per version: as many as versions 0..version */
+	for (size_t i = 0; i < l->n; i++)
+		n += l->e[i].kind == E_COMMIT && l->e[i].version <= version;
+	return n == version + 1;
+}
+
+/* Records commit v of the history (its file at path: its modification
+ * time, where the commitInfo has none). */
+static int history_commit(rk_delta *d, int64_t v, json_t *commit_info, const char *path, rk_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: %s", path, strerror(errno));
+	rk_delta_history_commit(d, v, commit_info, (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
+	return 0;
 }
 
 /* The commit's time for time travel ("In-Commit Timestamps": the
@@ -709,7 +732,7 @@ static int read_schema(rk_delta *d, json_t *meta, rk_error *err)
 
 /* ---- values: partitions ("Partition Value Serialization") and stats ---- */
 
-typedef struct zone_conv {
+typedef struct rk_delta_zone {
 	duckdb_prepared_statement stmt; /* epoch_us(timezone(zone, ts)) */
 	const char *zone;
 } zone_conv;
@@ -919,6 +942,60 @@ static int read_stats(rk_delta *d, rk_delta_file *f, const char *stats, const rk
 	return 0;
 }
 
+/* The "absent" values and counts every file without stats shares. */
+static void shared_absent(rk_delta *d)
+{
+	int64_t *no_counts;
+
+	if (d->absent)
+		return;
+	d->absent = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *d->absent));
+	no_counts = rk_delta_own(d, rk_xmalloc((d->ncols ? d->ncols : 1) * sizeof *no_counts));
+	for (size_t i = 0; i < d->ncols; i++)
+		no_counts[i] = -1;
+	d->no_counts = no_counts;
+}
+
+int rk_delta_file_fill(rk_delta *d, rk_delta_file *f, const char *key, json_t *add, zone_conv *zone, rk_error *err)
+{
+	json_t *pv;
+
+	shared_absent(d);
+	f->path = rk_delta_own(d, rk_xstrndup(key, strcspn(key, "\n")));
+	f->log_path = rk_delta_strdup(d, json_string_value(json_object_get(add, "path")));
+	f->size = json_integer_value(json_object_get(add, "size"));
+	f->modification_time = json_integer_value(json_object_get(add, "modificationTime"));
+	/* partition values, keyed by physical name */
+	pv = json_object_get(add, "partitionValues");
+	f->part = d->absent;
+	for (size_t c = 0; c < d->ncols; c++) {
+		const rk_delta_column *col = &d->cols[c];
+		json_t *x;
+		const char *s;
+
+		if (!col->partition)
+			continue;
+		if (f->part == d->absent)
+			f->part = rk_delta_own(d, rk_xcalloc(d->ncols, sizeof *f->part));
+		/* keyed by the physical name (a writer without column
+		 * mapping: the same as the logical one) */
+		x = json_object_get(pv, col->physical_name);
+		if (!x)
+			x = json_object_get(pv, col->name);
+		if (!x)
+			return rk_error_set(err, RK_EXIT_USAGE, "data file %s has no partition value for %s", f->log_path,
+			                    col->name);
+		s = json_string_value(x);
+		/* an empty string or null is NULL; Hive's marker too */
+		if (!s || !*s || strcmp(s, "__HIVE_DEFAULT_PARTITION__") == 0)
+			continue;
+		if (typed_value(d, col, s, zone, (rk_delta_value *)&f->part[c], err) < 0)
+			return rk_error_prefix(err, "partition column %s of %s", col->name, f->log_path);
+	}
+	read_stats(d, f, json_string_value(json_object_get(add, "stats")), d->absent, d->no_counts);
+	return 0;
+}
+
 static int action_cmp(const void *a, const void *b)
 {
 	const action *x = a, *y = b;
@@ -932,36 +1009,26 @@ static int action_cmp(const void *a, const void *b)
 /* The live files: the last action of each (path, dv id) key is an add. */
 static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 {
-	rk_delta_value *absent;
-	int64_t *no_counts;
 	size_t live = 0;
 
 	if (r->n)
 		qsort(r->a, r->n, sizeof *r->a, action_cmp);
-	absent = rk_delta_own(d, rk_xcalloc(d->ncols ? d->ncols : 1, sizeof *absent));
-	no_counts = rk_delta_own(d, rk_xmalloc((d->ncols ? d->ncols : 1) * sizeof *no_counts));
-	for (size_t i = 0; i < d->ncols; i++)
-		no_counts[i] = -1;
 	for (size_t i = 0; i < r->n; i++)
 		if (r->a[i].add && (i + 1 == r->n || strcmp(r->a[i].key, r->a[i + 1].key) != 0))
 			live++;
 	d->files = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->files));
 	d->adds = rk_delta_own(d, rk_xcalloc(live ? live : 1, sizeof *d->adds));
 	for (size_t i = 0; i < r->n; i++) {
-		json_t *add = r->a[i].add, *pv, *dv;
+		json_t *add = r->a[i].add, *dv;
 		rk_delta_file *f;
 		struct stat st;
-		size_t nl;
 
 		if (!add || (i + 1 < r->n && strcmp(r->a[i].key, r->a[i + 1].key) == 0))
 			continue;
 		d->adds[d->nfiles] = json_incref(add);
 		f = &d->files[d->nfiles++];
-		nl = strcspn(r->a[i].key, "\n");
-		f->path = rk_delta_own(d, rk_xstrndup(r->a[i].key, nl));
-		f->log_path = rk_delta_strdup(d, json_string_value(json_object_get(add, "path")));
-		f->size = json_integer_value(json_object_get(add, "size"));
-		f->modification_time = json_integer_value(json_object_get(add, "modificationTime"));
+		if (rk_delta_file_fill(d, f, r->a[i].key, add, zone, err) < 0)
+			return -1;
 		f->added_version = r->a[i].version;
 		if (stat(f->path, &st) < 0) {
 			rk_error_set(err, RK_EXIT_RUNTIME, "data file %s, which the log names, %s", f->path,
@@ -969,34 +1036,6 @@ static int build_files(rk_delta *d, replay *r, zone_conv *zone, rk_error *err)
 			return rk_error_hint(err, "a file removed outside Delta (rm, a bad VACUUM) leaves the table "
 			                          "unreadable at this version");
 		}
-		/* partition values, keyed by physical name */
-		pv = json_object_get(add, "partitionValues");
-		f->part = absent;
-		for (size_t c = 0; c < d->ncols; c++) {
-			const rk_delta_column *col = &d->cols[c];
-			json_t *x;
-			const char *s;
-
-			if (!col->partition)
-				continue;
-			if (f->part == absent)
-				f->part = rk_delta_own(d, rk_xcalloc(d->ncols, sizeof *f->part));
-			/* keyed by the physical name (a writer without column
-			 * mapping: the same as the logical one) */
-			x = json_object_get(pv, col->physical_name);
-			if (!x)
-				x = json_object_get(pv, col->name);
-			if (!x)
-				return rk_error_set(err, RK_EXIT_USAGE, "data file %s has no partition value for %s",
-				                    f->log_path, col->name);
-			s = json_string_value(x);
-			/* an empty string or null is NULL; Hive's marker too */
-			if (!s || !*s || strcmp(s, "__HIVE_DEFAULT_PARTITION__") == 0)
-				continue;
-			if (typed_value(d, col, s, zone, (rk_delta_value *)&f->part[c], err) < 0)
-				return rk_error_prefix(err, "partition column %s of %s", col->name, f->log_path);
-		}
-		read_stats(d, f, json_string_value(json_object_get(add, "stats")), absent, no_counts);
 		dv = json_object_get(add, "deletionVector");
 		if (json_is_object(dv)) {
 			uint64_t *rows;
@@ -1045,6 +1084,8 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 
 	*out = NULL;
 	r.d = d;
+	d->want_history = opt && opt->history;
+	d->history_base = -1;
 	if (absolute_root(spec->path, &root, err) < 0)
 		goto fail;
 	d->root = rk_delta_own(d, root);
@@ -1102,6 +1143,9 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	 * is incomplete, and an older one (or the commits from 0) is used */
 	r.version = -1;
 	have_cp = pick_checkpoint(&l, target, l.n, &cp_first, &cp_count);
+	/* the history replays every commit when the log still has them all */
+	if (have_cp && d->want_history && all_commits(&l, target))
+		have_cp = false;
 	while (have_cp && read_checkpoint(&r, duck, logdir, &l.e[cp_first], cp_count, err) < 0) {
 		if (!r.incomplete)
 			goto fail;
@@ -1115,6 +1159,8 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	}
 	if (have_cp)
 		from = l.e[cp_first].version + 1;
+	if (have_cp && d->want_history)
+		d->history_base = l.e[cp_first].version;
 	for (int64_t v = from; v <= target; v++) {
 		const log_entry *e = find_commit(&l, v);
 		char path[PATH_MAX];
@@ -1131,6 +1177,10 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 		r.version = v;
 		if (replay_json(&r, path, err) < 0)
 			goto fail;
+		if (d->want_history && history_commit(d, v, r.commit_info, path, err) < 0)
+			goto fail;
+		json_decref(r.commit_info);
+		r.commit_info = NULL;
 	}
 	if (!r.protocol || !r.metadata) {
 		rk_error_set(err, RK_EXIT_USAGE, "Delta table %s at version %lld has no %s action", d->root,
@@ -1159,6 +1209,8 @@ int rk_delta_open(rk_duck *duck, const rk_delta_spec *spec, const rk_delta_optio
 	d->metadata = json_incref(r.metadata);
 	if (build_files(d, &r, zone.stmt ? &zone : NULL, err) < 0)
 		goto fail_named;
+	if (d->want_history && rk_delta_history_build(d, r.a, r.n, zone.stmt ? &zone : NULL, err) < 0)
+		goto fail_named;
 	if (zone.stmt)
 		duckdb_destroy_prepare(&zone.stmt);
 	replay_free(&r);
@@ -1183,6 +1235,7 @@ void rk_delta_free(rk_delta *d)
 	if (!d)
 		return;
 	json_decref(d->schema);
+	free(d->commits);
 	json_decref(d->protocol);
 	json_decref(d->metadata);
 	for (size_t i = 0; d->adds && i < d->nfiles; i++)

@@ -181,6 +181,13 @@ typedef struct rk_delta_options {
 	 * zone of the system that wrote the table); NULL: UTC.  Values with
 	 * 'Z' or an offset are instants whatever this says. */
 	const char *partition_zone;
+	/* Also read the table's history (rk_delta_ncommits, rk_delta_life_at):
+	 * every commit the log still has up to the version, with its
+	 * commitInfo, and every add action's file from when it was added to
+	 * when it was removed.  The commits are then replayed from version 0
+	 * when the log has them all, not from the newest checkpoint (the
+	 * snapshot is the same). */
+	bool history;
 } rk_delta_options;
 
 typedef struct rk_delta rk_delta;
@@ -214,6 +221,51 @@ const rk_delta_file *rk_delta_file_at(const rk_delta *d, size_t i);
 
 /* "none", "name" or "id" (metaData.configuration delta.columnMapping.mode). */
 const char *rk_delta_column_mapping(const rk_delta *d);
+
+/* ---- the history ("Commit Provenance Information") --------------------- */
+
+/* One commit of the history. */
+typedef struct rk_delta_commit {
+	int64_t version;
+	const char *operation; /* commitInfo.operation ("WRITE", "DELETE", "MERGE"...);
+				  "" when the commit has no commitInfo or names none */
+	int64_t time_ms;       /* ms since the epoch: commitInfo.inCommitTimestamp, else
+				  commitInfo.timestamp (the writer's clock), else the
+				  commit file's modification time (time_of_file) */
+	bool time_of_file;
+	size_t files_added, files_removed; /* its add and remove actions */
+	/* the numRecords of the files it added; -1 when one has none */
+	int64_t rows_added;
+} rk_delta_commit;
+
+/* One life of a data file: from the add action that put it in the table to
+ * the remove action (or the next add of the same path and deletion vector)
+ * that took it out. */
+typedef struct rk_delta_life {
+	rk_delta_file file; /* its add action's path, size, partition values and
+			       stats (dv_id only: the deletion vector's rows are
+			       not loaded, nor the file looked for on disk) */
+	int64_t added;      /* the version of its add action; -1 when it came from
+			       the checkpoint the history starts at
+			       (rk_delta_history_base) */
+	int64_t removed;    /* the version that took it out; -1: live in the snapshot */
+} rk_delta_life;
+
+/*
+ * With rk_delta_options.history: the commits read, by version (every
+ * version from 0, or from the base checkpoint's plus one, to the
+ * snapshot's), and the files' lives, in log path order.  Without it: none.
+ * Valid until rk_delta_free.
+ */
+size_t rk_delta_ncommits(const rk_delta *d);
+const rk_delta_commit *rk_delta_commit_at(const rk_delta *d, size_t i);
+size_t rk_delta_nlives(const rk_delta *d);
+const rk_delta_life *rk_delta_life_at(const rk_delta *d, size_t i);
+
+/* -1 when the history starts at version 0; else the version of the
+ * checkpoint it starts from (the commits before it were cleaned up: what
+ * they did is known only as the files live at the checkpoint). */
+int64_t rk_delta_history_base(const rk_delta *d);
 
 /* ---- the rows ---------------------------------------------------------- */
 

@@ -73,6 +73,15 @@ struct rk_delta {
 	size_t ncols;
 	rk_delta_file *files;
 	size_t nfiles;
+	rk_delta_value *absent;   /* [ncols] all absent: a file's values without stats */
+	const int64_t *no_counts; /* [ncols] all -1 */
+	/* the history (rk_delta_options.history, delta_history.c) */
+	bool want_history;
+	int64_t history_base;
+	rk_delta_commit *commits;
+	size_t ncommits, capcommits;
+	rk_delta_life *lives;
+	size_t nlives;
 	/* For the writer (io/deltawriter.c): the newest protocol and metaData
 	 * actions, and each live file's add action (references, [nfiles]). */
 	json_t *protocol, *metadata;
@@ -80,6 +89,41 @@ struct rk_delta {
 	void **owned; /* every other allocation, freed with the snapshot */
 	size_t nowned, capowned;
 };
+
+/* One add or remove action of a replay ("Action Reconciliation"). */
+typedef struct rk_delta_action {
+	char *key;   /* absolute data path, '\n', deletion vector unique id */
+	json_t *add; /* the add action (a reference), NULL for a remove */
+	size_t seq;
+	int64_t version; /* the commit's, -1 from a checkpoint */
+} rk_delta_action;
+
+/* The partition values' converter (delta.c). */
+struct rk_delta_zone;
+
+/*
+ * Fills f's path (from key: up to its '\n'), log path, size, modification
+ * time, partition values and stats from add action add (partition values
+ * typed in zone; NULL: UTC).  Neither the disk nor the deletion vector is
+ * looked at.  RK_EXIT_USAGE for a partition value missing or not of its
+ * column's type.  Returns 0 or -1.
+ */
+int rk_delta_file_fill(rk_delta *d, rk_delta_file *f, const char *key, json_t *add, struct rk_delta_zone *zone,
+                       rk_error *err);
+
+/* The time of a commit (rk_delta_commit.time_ms) from its commitInfo (or
+ * NULL) and its file's modification time. */
+int64_t rk_delta_commit_ms(json_t *commit_info, int64_t file_ms, bool *of_file);
+
+/*
+ * The history (delta_history.c): rk_delta_history_commit records commit
+ * version (its commitInfo, or NULL; its file's modification time, ms),
+ * in version order; rk_delta_history_build then makes the lives from the
+ * replay's actions a[0..n), sorted by (key, seq).  Returns 0 or -1.
+ */
+void rk_delta_history_commit(rk_delta *d, int64_t version, json_t *commit_info, int64_t file_ms);
+int rk_delta_history_build(rk_delta *d, const rk_delta_action *a, size_t n, struct rk_delta_zone *zone,
+                           rk_error *err);
 
 /* Takes ownership of p (freed by rk_delta_free); returns p. */
 void *rk_delta_own(rk_delta *d, void *p);

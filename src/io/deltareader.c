@@ -41,7 +41,8 @@ typedef struct rk_deltareader {
 	rk_delta_spec spec;
 	rk_duck *duck;
 	rk_delta *snap;
-	char *version; /* the snapshot's version, as text (rk_reader_snapshot) */
+	char *version;        /* the snapshot's version, as text (rk_reader_snapshot) */
+	char *partition_zone; /* --delta-partition-zone, or NULL */
 	bool export_version;
 	rk_reader_exprs expr; /* the side's mapping expressions */
 	char *where;
@@ -88,6 +89,7 @@ static void rk_deltareader_free(void *impl)
 	rk_reader_exprs_free(&r->expr);
 	free(r->where);
 	free(r->version);
+	free(r->partition_zone);
 	free(r->side);
 	free(r->desc);
 	free(r);
@@ -129,6 +131,7 @@ static void *rk_deltareader_open(const rk_reader_opts *o, const char *rest, rk_e
 	r->desc = rk_xstrdup(rk_buf_cstr(&b));
 	rk_buf_free(&b);
 	r->export_version = o->export_snapshot;
+	r->partition_zone = dopt.partition_zone ? rk_xstrdup(dopt.partition_zone) : NULL;
 	rk_reader_exprs_copy(&r->expr, o);
 	r->where = o->where ? rk_xstrdup(o->where) : NULL;
 	rk_log_info("%s: %zu live files, column mapping %s", r->desc, rk_delta_nfiles(r->snap),
@@ -490,6 +493,164 @@ static void rk_deltareader_io(const void *impl, uint64_t *files, uint64_t *bytes
 	*bytes = r->bytes_read;
 }
 
+/* ---- the history: which commits wrote the rows of a range ---- */
+
+/* One thing a life did to a range: its add (or remove) counted there. */
+typedef struct rk_hist_mark {
+	size_t range;
+	size_t commit; /* 0: the base checkpoint; else 1 + the commit's index */
+	bool removed;  /* the life's end, not its start */
+	bool unknown;  /* the file has no statistics of the time column */
+	int64_t rows;  /* its numRecords, or -1 */
+} rk_hist_mark;
+
+typedef struct rk_hist_marks {
+	rk_hist_mark *v;
+	size_t n, cap;
+} rk_hist_marks;
+
+static void rk_hist_mark_add(rk_hist_marks *m, rk_hist_mark x)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->v = rk_xrealloc(m->v, m->cap * sizeof *m->v);
+	}
+	m->v[m->n++] = x;
+}
+
+static int rk_hist_mark_cmp(const void *a, const void *b)
+{
+	const rk_hist_mark *x = a, *y = b;
+
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	return x->commit < y->commit ? -1 : x->commit > y->commit;
+}
+
+/* The index among h's commits of version v (1 + its position), 0 for -1. */
+static size_t rk_hist_commit_index(const rk_delta *h, int64_t v)
+{
+	const rk_delta_commit *c0 = rk_delta_commit_at(h, 0);
+
+	return v < 0 || !c0 ? 0 : (size_t)(v - c0->version) + 1;
+}
+
+/* The marks of life l: the ranges its statistics place rows in (all of
+ * them, unknown, without statistics), sorted ranges[0..n) being searched
+ * by start. */
+static void rk_hist_life_marks(const rk_deltareader *r, const rk_delta *h, const rk_delta_life *l, size_t c,
+                               const rk_range *ranges, size_t n, rk_hist_marks *m, rk_range_history *out)
+{
+	rk_usec lo = 0, hi = 0;
+	bool all_null, known = rk_deltareader_file_span(r, &l->file, c, &lo, &hi, &all_null);
+	size_t a = 0, z = n;
+
+	if (known && all_null)
+		return; /* rows whose time is NULL: no range holds them */
+	if (known) {
+		/* the first range ending after lo */
+		while (a < z) {
+			size_t mid = a + (z - a) / 2;
+
+			if (ranges[mid].to <= lo)
+				a = mid + 1;
+			else
+				z = mid;
+		}
+	}
+	for (size_t i = a; i < n && (!known || ranges[i].from <= hi); i++) {
+		rk_hist_mark x = { i, rk_hist_commit_index(h, l->added), false, !known, l->file.num_records };
+
+		rk_hist_mark_add(m, x);
+		if (l->removed >= 0) {
+			x.commit = rk_hist_commit_index(h, l->removed);
+			x.removed = true;
+			rk_hist_mark_add(m, x);
+		} else if (known) {
+			out[i].live++;
+		} else {
+			out[i].live_unknown++;
+		}
+	}
+}
+
+/* The marks, sorted by (range, commit), counted into each range's touches. */
+static void rk_hist_touches(const rk_delta *h, rk_hist_marks *m, rk_range_history *out)
+{
+	if (m->n)
+		qsort(m->v, m->n, sizeof *m->v, rk_hist_mark_cmp);
+	for (size_t i = 0; i < m->n; i++) {
+		const rk_hist_mark *x = &m->v[i];
+		rk_range_history *rh = &out[x->range];
+		rk_touch *t;
+
+		if (!rh->ntouch || i == 0 || m->v[i - 1].range != x->range || m->v[i - 1].commit != x->commit) {
+			const rk_delta_commit *c = x->commit ? rk_delta_commit_at(h, x->commit - 1) : NULL;
+
+			rh->touch = rk_xrealloc(rh->touch, (rh->ntouch + 1) * sizeof *rh->touch);
+			t = &rh->touch[rh->ntouch++];
+			memset(t, 0, sizeof *t);
+			t->version = c ? c->version : -1;
+			t->operation = rk_xstrdup(c ? c->operation : "");
+			t->time = c ? c->time_ms * 1000 : RK_USEC_NINF;
+			t->time_of_file = c && c->time_of_file;
+		}
+		t = &rh->touch[rh->ntouch - 1];
+		if (x->removed) {
+			t->removed += !x->unknown;
+			t->removed_unknown += x->unknown;
+		} else {
+			t->added += !x->unknown;
+			t->added_unknown += x->unknown;
+			if (!x->unknown)
+				t->rows_added = t->rows_added < 0 || x->rows < 0 ? -1 : t->rows_added + x->rows;
+		}
+	}
+}
+
+static int rk_deltareader_history(void *impl, size_t time_index, const rk_range *ranges, size_t nranges,
+                                  rk_history **out, rk_error *err)
+{
+	rk_deltareader *r = impl;
+	rk_delta_options dopt = { .partition_zone = r->partition_zone, .history = true };
+	rk_delta_spec spec = r->spec;
+	rk_hist_marks marks = { NULL, 0, 0 };
+	rk_delta *h = NULL;
+	rk_history *hist;
+	long c = time_index < r->ncols ? r->column[time_index] : -1;
+
+	*out = NULL;
+	if (c < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "the time column of %s is an expression: the files' statistics do not "
+		                                 "place its values",
+		             r->desc);
+		return 1;
+	}
+	/* the same version as the snapshot the scans read, with its history */
+	spec.version = rk_delta_version(r->snap);
+	spec.has_time = false;
+	if (rk_delta_open(r->duck, &spec, &dopt, &h, err) < 0)
+		return rk_error_prefix(err, "the history of %s", r->desc);
+	hist = rk_xcalloc(1, sizeof *hist);
+	hist->version = rk_delta_version(h);
+	hist->base = rk_delta_history_base(h);
+	hist->ncommits = rk_delta_ncommits(h);
+	hist->first = hist->ncommits ? rk_delta_commit_at(h, 0)->version : hist->version + 1;
+	hist->nranges = nranges;
+	hist->ranges = rk_xcalloc(nranges ? nranges : 1, sizeof *hist->ranges);
+	for (size_t i = 0; i < nranges; i++)
+		hist->ranges[i].range = ranges[i];
+	for (size_t i = 0; i < rk_delta_nlives(h); i++)
+		rk_hist_life_marks(r, h, rk_delta_life_at(h, i), (size_t)c, ranges, nranges, &marks, hist->ranges);
+	rk_hist_touches(h, &marks, hist->ranges);
+	rk_log_info("%s: the history of %zu range%s read from %zu commits and %zu files", r->desc, nranges,
+	            nranges == 1 ? "" : "s", hist->ncommits, rk_delta_nlives(h));
+	free(marks.v);
+	rk_delta_free(h);
+	*out = hist;
+	return 0;
+}
+
 const rk_reader_ops rk_deltareader_ops = {
 	.bind = rk_deltareader_bind,
 	.scan = rk_deltareader_scan,
@@ -499,14 +660,16 @@ const rk_reader_ops rk_deltareader_ops = {
 	.snapshot = rk_deltareader_snapshot,
 	.scale = rk_deltareader_scale,
 	.io = rk_deltareader_io,
+	.history = rk_deltareader_history,
 };
 
 /* Typed columns under header-like names, DuckDB SQL for expressions and
- * filters, and scans that read only the files of their ranges. */
+ * filters, scans that read only the files of their ranges, and the log's
+ * history of them. */
 const rk_reader_driver rk_deltareader_driver = {
 	.prefix = RK_DELTA_PREFIX,
 	.noun = "a Delta table",
-	.caps = RK_CAP_TYPED | RK_CAP_EXPRESSIONS | RK_CAP_RANGE_SCAN,
+	.caps = RK_CAP_TYPED | RK_CAP_EXPRESSIONS | RK_CAP_RANGE_SCAN | RK_CAP_HISTORY,
 	.open = rk_deltareader_open,
 	.ops = &rk_deltareader_ops,
 };

@@ -151,6 +151,30 @@ bool rk_reader_io(const rk_reader *r, uint64_t *files, uint64_t *bytes)
 	return true;
 }
 
+int rk_reader_history(rk_reader *r, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
+                      rk_error *err)
+{
+	*out = NULL;
+	if (!r->ops->history) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s keeps no log of the commits that wrote it", rk_reader_describe(r));
+		return 1;
+	}
+	return r->ops->history(r->impl, time_index, ranges, nranges, out, err);
+}
+
+void rk_history_free(rk_history *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nranges; i++) {
+		for (size_t k = 0; k < h->ranges[i].ntouch; k++)
+			free(h->ranges[i].touch[k].operation);
+		free(h->ranges[i].touch);
+	}
+	free(h->ranges);
+	free(h);
+}
+
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	return r->ops->scan(r->impl, scan, fn, ctx, err);

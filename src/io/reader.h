@@ -41,6 +41,8 @@ enum {
 	RK_CAP_LIBPQ = 1u << 8,        /* the conn is a libpq conninfo: reckon's own SQL runs there
 	                               * (--watermark-query) and repair/ write there; without it
 	                               * the conn is a path, which holds no password */
+	RK_CAP_HISTORY = 1u << 9,      /* keeps a log of the commits that wrote it (a Delta table):
+	                               * rk_reader_history */
 };
 
 /*
@@ -351,6 +353,61 @@ typedef struct rk_lag_stats {
  * win: (to - from) / width entries, or nbounds - 1, zeroed).  Returns 1 when the server keeps
  * no commit times. */
 int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
+
+/*
+ * The history of ranges (RK_CAP_HISTORY): per range, the commits of the
+ * table's log whose add actions put in files that hold rows of it, and
+ * those whose remove actions took such files out, judged by each file's
+ * statistics (or partition value) of the time column, read the way the
+ * scans skip files.  A file without statistics of the time column may hold
+ * rows of any range: it is counted apart (added_unknown ...).
+ */
+typedef struct rk_touch {
+	/* -1: the files of the checkpoint the history starts at (added at or
+	 * before rk_history.base) */
+	int64_t version;
+	char *operation;   /* commitInfo's ("WRITE", "DELETE"...); "" when none */
+	rk_usec time;      /* the commit's time; RK_USEC_NINF for version -1 */
+	bool time_of_file; /* the commit names no time: its file's modification time */
+	/* files whose statistics place rows in the range; files without
+	 * statistics of the time column */
+	uint32_t added, removed;
+	uint32_t added_unknown, removed_unknown;
+	/* the rows of the files counted in added (their numRecords: the whole
+	 * files, not only the range's); -1 when one has none */
+	int64_t rows_added;
+} rk_touch;
+
+typedef struct rk_range_history {
+	rk_range range;
+	rk_touch *touch; /* ascending version; only commits that touched the range */
+	size_t ntouch;
+	uint32_t live;         /* files of the snapshot whose statistics place rows in it */
+	uint32_t live_unknown; /* files of the snapshot without statistics of the time column */
+} rk_range_history;
+
+typedef struct rk_history {
+	int64_t version; /* the snapshot the ranges were read at */
+	int64_t first;   /* the oldest commit read (0, or the base checkpoint's + 1) */
+	/* -1: the history starts at version 0; else the checkpoint it starts
+	 * from (older commits were cleaned up) */
+	int64_t base;
+	size_t ncommits;          /* commits read */
+	rk_range_history *ranges; /* [nranges], in the order asked */
+	size_t nranges;
+} rk_history;
+
+/*
+ * Fills *out (a new history, rk_history_free) for ranges[0..nranges) of
+ * bound column time_index.  Returns 0; 1 (err saying why, RK_EXIT_USAGE)
+ * when the reader keeps no history or cannot place its files in time (a
+ * time column mapped by an expression); -1 on error.
+ */
+int rk_reader_history(rk_reader *r, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
+                      rk_error *err);
+
+/* Frees h; rk_history_free(NULL) is harmless. */
+void rk_history_free(rk_history *h);
 
 /* Ends the transaction, closes the connection / files.  NULL is harmless. */
 void rk_reader_free(rk_reader *r);

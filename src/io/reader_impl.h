@@ -36,6 +36,9 @@ typedef struct rk_reader_ops {
 	int (*scale)(const void *impl, size_t col);
 	/* optional: the files and bytes the scans have read so far (rk_reader_io) */
 	void (*io)(const void *impl, uint64_t *files, uint64_t *bytes);
+	/* optional (RK_CAP_HISTORY): the commits that wrote ranges (rk_reader_history) */
+	int (*history)(void *impl, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
+	               rk_error *err);
 } rk_reader_ops;
 
 /*

@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/history.h"
 #include "core/buf.h"
 #include "core/timeutil.h"
+#include "core/tz.h"
 #include "report/report.h"
 #include "report/report_impl.h"
 #include "report/tpl.h"
@@ -29,6 +31,8 @@
 #define RK_HTML_KEYS 5
 /* Windows listed per likely cause. */
 #define RK_HTML_CAUSE_WINDOWS 12
+/* Commits listed per damaged window's history. */
+#define RK_HTML_COMMITS 20
 /* The timeline (rk_view_timeline): marks per row at most (a day of
  * 5-minute windows), windows per row when they do not tile days, and the
  * marks per row up to which they are drawn apart. */
@@ -46,6 +50,14 @@ static json_t *rk_time_str(rk_usec t)
 	char a[RK_TIME_STRLEN];
 
 	return json_string(rk_time_format(t, a));
+}
+
+/* Instant t in --timezone's local time with its offset, or false (no zone). */
+static json_t *rk_local_str(const rk_report_ctx *c, rk_usec t)
+{
+	char a[RK_TIME_STRLEN];
+
+	return c->spec->tz ? json_string(rk_tz_format(c->spec->tz, t, a)) : json_false();
 }
 
 static json_t *rk_uint(uint64_t n)
@@ -138,6 +150,8 @@ static void rk_cell_title_window(const rk_report_ctx *c, const rk_check_result *
 	char a[RK_TIME_STRLEN], s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN], n1[32], n2[32];
 
 	rk_buf_printf(b, "%s %s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
+	if (c->spec->tz)
+		rk_buf_printf(b, "\nlocal %s", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), a));
 	if (r->status[w] == RK_WIN_OPEN)
 		return;
 	rk_buf_printf(b, "\nsource %s rows, target %s rows", rk_report_thousands(r->side[0].rows[w], n1),
@@ -249,7 +263,8 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		if (!row || (by_day ? dd != day : in_row == per_row)) {
 			row = json_object();
 			cells = json_array();
-			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : rk_time_format(t, a)));
+			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : c->spec->tz ? rk_tz_format(c->spec->tz, t, a)
+			                                                                            : rk_time_format(t, a)));
 			rk_set(row, "cells", cells);
 			json_array_append_new(rows, row);
 			day = dd;
@@ -328,6 +343,8 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		rk_buf_printf(&b, "each mark is one window of %s",
 		              rk_report_window(c->spec, d));
 	rk_buf_printf(&b, by_day ? "; a row per UTC day" : "; a row per %zu windows, labelled with its start", per_row);
+	if (!by_day && c->spec->tz)
+		rk_buf_printf(&b, " in %s", rk_tz_name(c->spec->tz));
 	rk_set(tl, "scale", json_string(rk_buf_cstr(&b)));
 	rk_buf_free(&b);
 	return tl;
@@ -380,6 +397,66 @@ static json_t *rk_view_changes(const rk_check_result *r, size_t fi, size_t w)
 	}
 }
 
+/* The commits that wrote window w, per side that keeps a log: the versions
+ * read, the window's state, a row per commit, and the live files. */
+static json_t *rk_view_history(const rk_check_result *r, size_t w)
+{
+	json_t *list = json_array();
+	rk_buf b = RK_BUF_INIT;
+
+	for (int s = 0; s < 2; s++) {
+		const rk_history *h = r->side[s].history;
+		const rk_range_history *rh = rk_history_window(r, s, w);
+		json_t *it, *commits;
+
+		if (!rh)
+			continue;
+		it = json_object();
+		commits = json_array();
+		rk_set(it, "side", json_string(s ? "target" : "source"));
+		rk_set(it, "state", json_string(rk_hist_state_name(rk_history_state(rh, NULL))));
+		rk_buf_reset(&b);
+		if (h->base >= 0)
+			rk_buf_printf(&b, "versions %lld to %lld, after checkpoint %lld", (long long)h->first,
+			              (long long)h->version, (long long)h->base);
+		else
+			rk_buf_printf(&b, "versions 0 to %lld", (long long)h->version);
+		rk_set(it, "versions", json_string(rk_buf_cstr(&b)));
+		for (size_t k = 0; k < rh->ntouch && k < RK_HTML_COMMITS; k++) {
+			const rk_touch *t = &rh->touch[k];
+			json_t *c = json_object();
+
+			rk_buf_reset(&b);
+			if (t->version >= 0)
+				rk_buf_printf(&b, "%lld", (long long)t->version);
+			else
+				rk_buf_printf(&b, "checkpoint %lld", (long long)h->base);
+			rk_set(c, "version", json_string(rk_buf_cstr(&b)));
+			rk_set(c, "operation", rk_tpl_text(t->operation[0] ? t->operation : "-"));
+			rk_set(c, "time", t->version >= 0 ? rk_time_str(t->time) : json_string("-"));
+			rk_buf_reset(&b);
+			rk_touch_did(&b, t);
+			rk_set(c, "did", rk_tpl_text(rk_buf_cstr(&b)));
+			json_array_append_new(commits, c);
+		}
+		rk_set(it, "none", json_boolean(rh->ntouch == 0));
+		rk_set(it, "more", rh->ntouch > RK_HTML_COMMITS ? rk_uint(rh->ntouch - RK_HTML_COMMITS) : json_integer(0));
+		rk_set(it, "commits", commits);
+		rk_buf_reset(&b);
+		if (rh->live)
+			rk_buf_printf(&b, "%u file%s of version %lld hold%s rows of it", rh->live, rh->live == 1 ? "" : "s",
+			              (long long)h->version, rh->live == 1 ? "s" : "");
+		else
+			rk_buf_printf(&b, "no file of version %lld holds rows of it", (long long)h->version);
+		if (rh->live_unknown)
+			rk_buf_printf(&b, "; %u without statistics of the time column may", rh->live_unknown);
+		rk_set(it, "live", json_string(rk_buf_cstr(&b)));
+		json_array_append_new(list, it);
+	}
+	rk_buf_free(&b);
+	return list;
+}
+
 /* The damaged windows with their first keys per kind. */
 static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, size_t *shown)
 {
@@ -401,6 +478,8 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "start_local", rk_local_str(c, rk_check_window_start(r, w)));
+		rk_set(it, "end_local", rk_local_str(c, rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
@@ -441,6 +520,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		rk_set(it, "has_kinds", json_boolean(json_array_size(kinds) > 0));
 		rk_set(it, "kinds", kinds);
 		rk_set(it, "unexplained", json_boolean(!keys && c->spec->findings));
+		rk_set(it, "history", rk_view_history(r, w));
 		json_array_append_new(list, it);
 	}
 	rk_buf_free(&key);
@@ -451,7 +531,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 	return dmg;
 }
 
-static json_t *rk_view_rerun(const rk_check_result *r)
+static json_t *rk_view_rerun(const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *v = json_object(), *items = json_array();
 	size_t total = 0;
@@ -465,6 +545,7 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "local", rk_local_str(c, rk_check_window_start(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
@@ -594,6 +675,8 @@ static json_t *rk_view_schema(const rk_drift *d)
 		rk_set(k, "column", rk_tpl_text(d->kinds[i].name));
 		rk_set(k, "source_type", rk_tpl_text(d->kinds[i].source_type));
 		rk_set(k, "target_type", rk_tpl_text(d->kinds[i].target_type));
+		if (d->kinds[i].as_numbers)
+			rk_set(k, "as_numbers", json_true());
 		json_array_append_new(kinds, k);
 	}
 	rk_set(sch, "type_mismatch", kinds);
@@ -631,6 +714,25 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(range, "window", json_string(rk_report_window(sp, d)));
 	rk_set(range, "settle", json_string(sp->settle ? rk_duration_format(sp->settle, d) : "0s"));
 	rk_set(range, "now", rk_time_str(sp->now));
+	rk_set(range, "zone", sp->tz ? json_string(rk_tz_name(sp->tz)) : json_false());
+	rk_set(range, "from_local", rk_local_str(c, sp->from));
+	rk_set(range, "to_local", rk_local_str(c, sp->to));
+	if (r->side[0].time_zoneless || r->side[1].time_zoneless) {
+		rk_buf zb = RK_BUF_INIT;
+
+		rk_buf_printf(&zb, "a timestamp without time zone, read in %s (--time-column-zone)",
+		              r->time_zone ? rk_tz_name(r->time_zone) : "UTC");
+		if (r->side[0].dst_ambiguous + r->side[1].dst_ambiguous + r->side[0].dst_nonexistent +
+		    r->side[1].dst_nonexistent)
+			rk_buf_printf(&zb, "; the DST hour: %llu ambiguous and %llu nonexistent wall-clock times, placed as "
+			                   "AT TIME ZONE places them",
+			              (unsigned long long)(r->side[0].dst_ambiguous + r->side[1].dst_ambiguous),
+			              (unsigned long long)(r->side[0].dst_nonexistent + r->side[1].dst_nonexistent));
+		rk_set(v, "time_zone", rk_tpl_text(rk_buf_cstr(&zb)));
+		rk_buf_free(&zb);
+	} else {
+		rk_set(v, "time_zone", json_false());
+	}
 	rk_set(v, "range", range);
 	rk_set(v, "nwindows", rk_num(r->nwindows));
 	rk_set(v, "closed", rk_num(r->nclosed));
@@ -691,7 +793,7 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(v, "damage", rk_view_damage(c, r, &shown));
 	rk_set(v, "timeline", rk_view_timeline(c, r, shown));
 	rk_set(v, "from", rk_time_str(sp->from));
-	rk_set(v, "rerun", rk_view_rerun(r));
+	rk_set(v, "rerun", rk_view_rerun(c, r));
 	rk_buf_free(&b);
 	return v;
 }
@@ -773,6 +875,9 @@ int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_i
 		rk_set(t, "from", rk_index_range(s, "from"));
 		rk_set(t, "to", rk_index_range(s, "to"));
 		rk_set(t, "window", rk_index_range(s, "window"));
+		rk_set(t, "from_local", rk_index_range(s, "from_local"));
+		rk_set(t, "to_local", rk_index_range(s, "to_local"));
+		rk_set(t, "zone", rk_index_range(s, "timezone"));
 		rk_set(t, "checked", rk_index_num(s, "windows", "checked"));
 		rk_set(t, "differ", rk_index_num(s, "windows", "differ"));
 		for (int k = 0; k < RK_FIND_NKINDS; k++)

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 #include "core/buf.h"
+#include "core/text.h"
 #include "core/tz.h"
 #include "io/afile.h"
 #include "report/report_impl.h"
@@ -17,6 +19,8 @@
 #define RK_TEXT_MAX_WINDOWS 100
 /* Keys of each kind shown per damaged window in the text summary. */
 #define RK_TEXT_KEYS 5
+/* Commits named per damaged window. */
+#define RK_TEXT_COMMITS 8
 /* Changed keys whose values summary.json lists (changes.csv has them all). */
 #define RK_JSON_CHANGES 100
 
@@ -102,8 +106,9 @@ static void rk_report_text_pair(FILE *out, const rk_check_result *r)
 		fprintf(out, "schema: only the %s has %s (not compared)\n", s ? "target" : "source", rk_buf_cstr(&b));
 	}
 	for (size_t i = 0; i < d->nkinds; i++)
-		fprintf(out, "schema: column %s is %s on the source but %s on the target\n",
-		        d->kinds[i].name, d->kinds[i].source_type, d->kinds[i].target_type);
+		fprintf(out, "schema: column %s is %s on the source but %s on the target%s\n", d->kinds[i].name,
+		        d->kinds[i].source_type, d->kinds[i].target_type,
+		        d->kinds[i].as_numbers ? ": compared as numbers (the exact side's values as the float type)" : "");
 	fputc('\n', out);
 	rk_buf_free(&b);
 }
@@ -114,6 +119,9 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 {
 	const rk_diagnosis *d = r->diagnosis;
 	char a[RK_TIME_STRLEN];
+	/* cause, evidence and next step wrapped for a terminal */
+	size_t width = rk_text_width(fileno(out));
+	rk_buf b = RK_BUF_INIT;
 
 	if (!d)
 		return;
@@ -122,17 +130,39 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 	for (size_t i = 0; i < d->ncauses; i++) {
 		const rk_cause *c = &d->causes[i];
 
-		fprintf(out, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
-		        c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows") : (c->keys == 1 ? "key" : "keys"));
+		rk_buf wins = RK_BUF_INIT;
+
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
+		              c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows")
+		                                             : (c->keys == 1 ? "key" : "keys"));
 		for (size_t w = 0; w < c->nwindows; w++)
-			fprintf(out, "%s%s", w ? ", " : "  in windows starting ", rk_time_format(rk_check_window_start(r, c->windows[w]), a));
-		fprintf(out, "\n    cause:     %s\n    evidence:  %s\n    next step: %s\n", c->cause, c->evidence,
-		        c->next_step);
+			rk_buf_printf(&wins, "%s%s", w ? ", " : "in windows starting ",
+			              rk_time_format(rk_check_window_start(r, c->windows[w]), a));
+		if (c->nwindows) {
+			rk_buf_puts(&b, "  ");
+			rk_text_wrap(&b, rk_buf_cstr(&wins), b.len, 4, width);
+		}
+		rk_buf_free(&wins);
+		fputs(rk_buf_cstr(&b), out);
+		rk_buf_reset(&b);
+		rk_buf_puts(&b, "\n    cause:     ");
+		rk_text_wrap(&b, c->cause, 15, 15, width);
+		rk_buf_puts(&b, "\n    evidence:  ");
+		rk_text_wrap(&b, c->evidence, 15, 15, width);
+		rk_buf_puts(&b, "\n    next step: ");
+		rk_text_wrap(&b, c->next_step, 15, 15, width);
+		fprintf(out, "%s\n", rk_buf_cstr(&b));
 	}
 	if (d->nwarnings)
 		fprintf(out, "\nwarnings (the verdict does not depend on them):\n");
-	for (size_t i = 0; i < d->nwarnings; i++)
-		fprintf(out, "  %s: %s\n", d->warnings[i].kind, d->warnings[i].message);
+	for (size_t i = 0; i < d->nwarnings; i++) {
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "  %s: ", d->warnings[i].kind);
+		rk_text_wrap(&b, d->warnings[i].message, b.len, 4, width);
+		fprintf(out, "%s\n", rk_buf_cstr(&b));
+	}
+	rk_buf_free(&b);
 }
 
 /* The differing columns of the window's first changed keys: "(K): col
@@ -168,6 +198,20 @@ static void rk_report_text_changes(FILE *out, const rk_check_result *r, size_t f
 		fprintf(out, "      %s\n", rk_buf_cstr(&line));
 	}
 	rk_buf_free(&line);
+}
+
+/* The commits that wrote window w, on each side that keeps a log. */
+static void rk_report_text_history(FILE *out, const rk_check_result *r, size_t w, rk_buf *line)
+{
+	for (int s = 0; s < 2; s++) {
+		const rk_range_history *rh = rk_history_window(r, s, w);
+
+		if (!rh)
+			continue;
+		rk_buf_reset(line);
+		rk_history_text(line, r->side[s].history, rh, RK_TEXT_COMMITS);
+		fprintf(out, "    %s history, %s\n", s ? "target" : "source", rk_buf_cstr(line));
+	}
 }
 
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
@@ -213,8 +257,12 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 			}
 			if (!rk_win_keys(r, w) && c->spec->findings)
 				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
+			rk_report_text_history(out, r, w, &line);
 		}
 	}
+	for (int s = 0; s < 2; s++)
+		if (r->side[s].history_note)
+			fprintf(out, "\n%s history: not read: %s\n", s ? "target" : "source", r->side[s].history_note);
 	rk_report_text_diagnosis(out, r);
 	if (r->side[0].null_time || r->side[1].null_time)
 		fprintf(out, "\nrows with a NULL %s (no window can hold them): source %llu, target %llu\n", c->spec->time,
@@ -350,6 +398,7 @@ static json_t *rk_json_schema(const rk_drift *d)
 		json_object_set_new(k, "column", json_string(d->kinds[i].name));
 		json_object_set_new(k, "source_type", json_string(d->kinds[i].source_type));
 		json_object_set_new(k, "target_type", json_string(d->kinds[i].target_type));
+		json_object_set_new(k, "compared", json_string(d->kinds[i].as_numbers ? "as_numbers" : "as_hashed"));
 		json_array_append_new(kinds, k);
 	}
 	json_object_set_new(sch, "type_mismatch", kinds);
@@ -413,6 +462,52 @@ static json_t *rk_json_changes(const rk_check_result *r)
 	json_object_set_new(o, "values", json_boolean(!r->values_omitted));
 	json_object_set_new(o, "unread", json_integer((json_int_t)r->changed_unread));
 	json_object_set_new(o, "first", first);
+	return o;
+}
+
+/* One side's "history": the versions read and, per damaged window, the
+ * commits that wrote or removed its files (or "note": why there is none). */
+static json_t *rk_json_history(const rk_side_result *sr)
+{
+	const rk_history *h = sr->history;
+	json_t *o = json_object(), *ws;
+
+	if (!h) {
+		json_object_set_new(o, "note", json_string(sr->history_note));
+		return o;
+	}
+	ws = json_array();
+	json_object_set_new(o, "version", json_integer(h->version));
+	json_object_set_new(o, "first", json_integer(h->first));
+	json_object_set_new(o, "base_checkpoint", h->base >= 0 ? json_integer(h->base) : json_null());
+	json_object_set_new(o, "commits_read", json_integer((json_int_t)h->ncommits));
+	for (size_t i = 0; i < h->nranges; i++) {
+		const rk_range_history *rh = &h->ranges[i];
+		json_t *w = json_object(), *cs = json_array();
+
+		json_object_set_new(w, "start", rk_json_time(rh->range.from));
+		json_object_set_new(w, "end", rk_json_time(rh->range.to));
+		json_object_set_new(w, "state", json_string(rk_hist_state_name(rk_history_state(rh, NULL))));
+		json_object_set_new(w, "live_files", json_integer(rh->live));
+		json_object_set_new(w, "live_files_without_stats", json_integer(rh->live_unknown));
+		for (size_t k = 0; k < rh->ntouch; k++) {
+			const rk_touch *t = &rh->touch[k];
+			json_t *c = json_object();
+
+			json_object_set_new(c, "version", t->version >= 0 ? json_integer(t->version) : json_null());
+			json_object_set_new(c, "operation", json_string(t->operation));
+			json_object_set_new(c, "timestamp", t->version >= 0 ? rk_json_time(t->time) : json_null());
+			json_object_set_new(c, "files_added", json_integer(t->added));
+			json_object_set_new(c, "files_removed", json_integer(t->removed));
+			json_object_set_new(c, "files_added_without_stats", json_integer(t->added_unknown));
+			json_object_set_new(c, "files_removed_without_stats", json_integer(t->removed_unknown));
+			json_object_set_new(c, "rows_added", t->rows_added >= 0 ? json_integer(t->rows_added) : json_null());
+			json_array_append_new(cs, c);
+		}
+		json_object_set_new(w, "commits", cs);
+		json_array_append_new(ws, w);
+	}
+	json_object_set_new(o, "windows", ws);
 	return o;
 }
 
@@ -503,6 +598,14 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			                              (json_int_t)r->side[s].bytes_read));
 		}
 		json_object_set_new(root, "read", rd);
+	}
+	if (r->side[0].history || r->side[1].history || r->side[0].history_note || r->side[1].history_note) {
+		json_t *hs = json_object();
+
+		for (int s = 0; s < 2; s++)
+			if (r->side[s].history || r->side[s].history_note)
+				json_object_set_new(hs, s ? "target" : "source", rk_json_history(&r->side[s]));
+		json_object_set_new(root, "history", hs);
 	}
 	if (r->diagnosis) {
 		json_t *dg = json_array(), *wa = json_array();

@@ -189,6 +189,51 @@ test_watermark_audit() {
 	assert_exit 2 check --watermark-query "select 'not a time'::text"
 }
 
+# A numeric source column loaded into a float target (and the other way):
+# equal values are equal, compared as numbers (the exact side's decimal as
+# the float type reads it), and said so under schema drift; only the row
+# whose value really differs is changed, and repair writes that row alone,
+# every run.  Pushdown cannot hash them so: auto streams, on refuses.
+test_numeric_against_float_compared_as_numbers() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "drop table if exists nf" >/dev/null
+	done
+	sql $SRC "create table nf (id int primary key, ts timestamptz, amount numeric(12,2), ratio real, n bigint, note text);
+	          insert into nf select g, '2026-03-02 00:00+00'::timestamptz + g * interval '7 minutes',
+	                 g * 1.25 + 0.1, g / 4.0, g * 1000, 'n' || g from generate_series(1, 30) g" >/dev/null
+	sql $TGT "create table nf (id int primary key, ts timestamptz, amount double precision, ratio numeric, n double precision,
+	          note text)" >/dev/null
+	sql $TGT "insert into nf select g, '2026-03-02 00:00+00'::timestamptz + g * interval '7 minutes',
+	                 g * 1.25 + 0.1, g / 4.0, g * 1000, 'n' || g from generate_series(1, 30) g" >/dev/null
+	# one value really changed, and one note
+	sql $TGT "update nf set amount = amount + 0.01 where id = 7; update nf set note = 'x' where id = 20" >/dev/null
+	local -a tbl=(--source "$(conn $SRC)" --target "$(conn $TGT)" --table nf --key id --time ts)
+	local -a args=("${tbl[@]}" --window 1h --from 2026-03-02T00:00:00Z --to 2026-03-02T04:00:00Z
+		--now 2026-03-03T00:00:00Z)
+	assert_exit 1 rk check "${args[@]}" --report rep --rerun-list rerun.csv
+	assert_eq 2 "$(jget rep/summary.json .findings.changed)" "changed rows"
+	assert_eq 0 "$(jget rep/summary.json .findings.missing)"
+	assert_eq 'window_start,window_end,id,column,source_value,target_value
+2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,7,amount,8.85,8.86
+2026-03-02T02:00:00Z,2026-03-02T03:00:00Z,20,note,n20,x' "$(cat rep/changes.csv)"
+	assert_eq '[["amount","numeric","double precision","as_numbers"],["ratio","real","numeric","as_numbers"],["n","bigint","double precision","as_numbers"]]' \
+		"$(jq -c '[.schema.type_mismatch[] | [.column, .source_type, .target_type, .compared]]' rep/summary.json)"
+	assert_contains "$OUT" "schema: column amount is numeric on the source but double precision on the target: compared as numbers"
+	assert_contains rep/report.html "(compared as numbers: the exact side's values as the float type)"
+	# repair writes the two changed rows, then nothing: a second check matches
+	assert_exit 0 rk repair "${tbl[@]}" --rerun-list rerun.csv --execute
+	assert_contains "$OUT" "updated 2"
+	assert_exit 0 rk check "${args[@]}" --rerun-list rerun2.csv
+	assert_eq 1 "$(wc -l <rerun2.csv)" "rerun list after repair (its header)"
+	# pushdown: auto streams the exact side; on refuses, saying why
+	ext_create $SRC
+	ext_create $TGT
+	assert_exit 0 rk check "${args[@]}" --pushdown=auto
+	assert_exit 2 rk check "${args[@]}" --pushdown
+	assert_contains "$ERR" "--pushdown: column amount of the source is an exact number and a float on the other side: compared as numbers"
+}
+
 # tuples_read DB TABLE - the rows TABLE in DB has handed out to scans, by
 # index and sequentially, once reckon's sessions have ended (a session's
 # counts reach the statistics as it ends)

@@ -96,8 +96,8 @@ dl_check() {
 }
 
 # same_reports A B - windows.csv, findings.csv and summary.json alike (but
-# for the sides' descriptions, what they read and the diagnosis, whose
-# evidence names the sources)
+# for the sides' descriptions, what they read, the Delta side's history and
+# the diagnosis, whose evidence names the sources)
 # (changed values are read from PostgreSQL and CSV sides only: a Delta side
 # counts its changed keys as unread, so .changes is compared by neither)
 same_reports() {
@@ -105,8 +105,8 @@ same_reports() {
 	for f in windows.csv findings.csv; do
 		assert_file_eq "$1/$f" "$2/$f"
 	done
-	jq -S 'del(.drilldown, .source, .target, .read, .diagnosis)' "$1/summary.json" >"$1/summary.core.json"
-	jq -S 'del(.drilldown, .source, .target, .read, .diagnosis)' "$2/summary.json" >"$2/summary.core.json"
+	jq -S 'del(.drilldown, .source, .target, .read, .diagnosis, .history)' "$1/summary.json" >"$1/summary.core.json"
+	jq -S 'del(.drilldown, .source, .target, .read, .diagnosis, .history)' "$2/summary.json" >"$2/summary.core.json"
 	assert_file_eq "$1/summary.core.json" "$2/summary.core.json"
 }
 

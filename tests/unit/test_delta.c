@@ -968,6 +968,151 @@ static void test_position_column_clash(void **state)
 	rk_delta_free(d);
 }
 
+/* Opens conn with its history; fails the test when it cannot. */
+static rk_delta *open_history(const char *c)
+{
+	rk_delta_spec spec;
+	rk_delta_options opt = { .history = true };
+	rk_error err;
+	rk_delta *d = NULL;
+
+	rk_error_clear(&err);
+	assert_int_equal(rk_delta_spec_parse(c, "--source", &spec, &err), 0);
+	if (rk_delta_open(duck, &spec, &opt, &d, &err) < 0)
+		fail_msg("%s: %s", c, err.msg);
+	rk_delta_spec_clear(&spec);
+	return d;
+}
+
+/* The life of the file whose log path ends with suffix, added at version
+ * added (the first such). */
+static const rk_delta_life *life_of(const rk_delta *d, const char *suffix, int64_t added)
+{
+	size_t n = strlen(suffix);
+
+	for (size_t i = 0; i < rk_delta_nlives(d); i++) {
+		const rk_delta_life *l = rk_delta_life_at(d, i);
+		size_t len = strlen(l->file.log_path);
+
+		if (l->added == added && len >= n && strcmp(l->file.log_path + len - n, suffix) == 0)
+			return l;
+	}
+	fail_msg("no life of *%s added at %lld", suffix, (long long)added);
+	return NULL;
+}
+
+static void test_history(void **state)
+{
+	struct timespec ts[2] = { { 1772323200, 0 }, { 1772323200, 0 } };
+	const rk_delta_commit *c;
+	rk_delta *d;
+	char buf[4300];
+	size_t from_cp = 0;
+
+	/* without the option: no history */
+	small_table("s");
+	assert_int_equal(try_open(conn("s"), NULL, &d, buf, sizeof buf), 0);
+	assert_int_equal(rk_delta_ncommits(d), 0);
+	assert_int_equal(rk_delta_nlives(d), 0);
+	rk_delta_free(d);
+	/* v0 adds a, v1 adds b (their commitInfo gives a time), v2 removes
+	 * a: DELETE, no time but its file's */
+	snprintf(buf, sizeof buf, "{\"commitInfo\":{\"timestamp\":1772409600000,\"operation\":\"WRITE\"}}\n%s",
+	         add("b"));
+	commit("s", 1, buf);
+	assert_int_equal(utimensat(AT_FDCWD, path("s/_delta_log/%020d.json", 2), ts, 0), 0);
+	d = open_history(conn("s"));
+	assert_int_equal(rk_delta_history_base(d), -1);
+	assert_int_equal(rk_delta_ncommits(d), 3);
+	c = rk_delta_commit_at(d, 0);
+	assert_int_equal(c->version, 0);
+	assert_string_equal(c->operation, "");
+	assert_true(c->time_of_file);
+	assert_int_equal(c->files_added, 1);
+	c = rk_delta_commit_at(d, 1);
+	assert_string_equal(c->operation, "WRITE");
+	assert_int_equal(c->time_ms, INT64_C(1772409600000));
+	assert_false(c->time_of_file);
+	assert_int_equal(c->rows_added, -1); /* its add has no stats */
+	c = rk_delta_commit_at(d, 2);
+	assert_string_equal(c->operation, "DELETE");
+	assert_int_equal(c->time_ms, INT64_C(1772323200000));
+	assert_true(c->time_of_file);
+	assert_int_equal(c->files_added, 0);
+	assert_int_equal(c->files_removed, 1);
+	assert_int_equal(rk_delta_nlives(d), 2);
+	assert_int_equal(life_of(d, "a.parquet", 0)->removed, 2);
+	assert_int_equal(life_of(d, "b.parquet", 1)->removed, -1);
+	/* the snapshot is the same */
+	assert_int_equal(rk_delta_nfiles(d), 1);
+	rk_delta_free(d);
+	/* an inCommitTimestamp wins over the writer's timestamp */
+	snprintf(buf, sizeof buf,
+	         "{\"commitInfo\":{\"timestamp\":1772409600000,\"inCommitTimestamp\":1772236800000,"
+	         "\"operation\":\"WRITE\"}}\n%s",
+	         add("b"));
+	commit("s", 1, buf);
+	d = open_history(conn("s@1"));
+	assert_int_equal(rk_delta_ncommits(d), 2);
+	assert_int_equal(rk_delta_commit_at(d, 1)->time_ms, INT64_C(1772236800000));
+	rk_delta_free(d);
+
+	/* a Spark table: every commit is there, so the history starts at 0
+	 * although a checkpoint (v10) exists */
+	copy_table("basic-with-inserts-deletes-checkpoint", "hcp");
+	snprintf(buf, sizeof buf, "delta:%s", path("hcp"));
+	d = open_history(buf);
+	assert_int_equal(rk_delta_history_base(d), -1);
+	assert_int_equal(rk_delta_ncommits(d), 14);
+	for (size_t i = 0; i < rk_delta_ncommits(d); i++)
+		assert_string_equal(rk_delta_commit_at(d, i)->operation,
+		                    (i >= 5 && i <= 9) || i == 13 ? "DELETE" : "WRITE");
+	for (size_t i = 0; i < rk_delta_nfiles(d); i++)
+		assert_true(rk_delta_file_at(d, i)->added_version >= 0);
+	rk_delta_free(d);
+	assert_count_sum(buf, "id", "41 1470");
+	/* commit 4 cleaned up: the history starts at the checkpoint */
+	unlink(path("hcp/_delta_log/%020d.json", 4));
+	d = open_history(buf);
+	assert_int_equal(rk_delta_history_base(d), 10);
+	assert_int_equal(rk_delta_ncommits(d), 3);
+	assert_int_equal(rk_delta_commit_at(d, 0)->version, 11);
+	for (size_t i = 0; i < rk_delta_nlives(d); i++)
+		from_cp += rk_delta_life_at(d, i)->added == -1;
+	assert_true(from_cp > 0);
+	rk_delta_free(d);
+
+	/* Spark's UPDATEs and DELETE (cdf-table): files moved between
+	 * partitions, read in place */
+	find_data();
+	snprintf(buf, sizeof buf, "delta:%s/cdf-table", data);
+	d = open_history(buf);
+	assert_int_equal(rk_delta_ncommits(d), 4);
+	c = rk_delta_commit_at(d, 1);
+	assert_string_equal(c->operation, "UPDATE");
+	assert_int_equal(c->time_ms, INT64_C(1703265021675));
+	assert_int_equal(c->files_added, 3);
+	assert_int_equal(c->files_removed, 3);
+	assert_int_equal(c->rows_added, 3);
+	c = rk_delta_commit_at(d, 3);
+	assert_string_equal(c->operation, "DELETE");
+	assert_int_equal(c->files_removed, 1);
+	assert_int_equal(c->files_added, 0);
+	/* the file added by v2 and removed by v3, with its partition value */
+	{
+		const rk_delta_life *l = life_of(d, "part-00000-1ca113cd-a94c-46a8-9c5b-b99e676ddd06.c000.snappy.parquet", 2);
+		int bd = rk_delta_column_index(d, "birthday");
+
+		assert_int_equal(l->removed, 3);
+		assert_true(bd >= 0);
+		assert_string_equal(l->file.part[bd].text, "2023-12-29");
+		assert_int_equal(l->file.num_records, 1);
+	}
+	assert_int_equal(rk_delta_nlives(d), 16); /* 10 + 3 + 3 adds */
+	assert_int_equal(rk_delta_nfiles(d), 9);
+	rk_delta_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -991,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_partition_values),
 		cmocka_unit_test(test_column_mapping_id),
 		cmocka_unit_test(test_position_column_clash),
+		cmocka_unit_test(test_history),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

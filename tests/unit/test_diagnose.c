@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "check/diagnose.h"
+#include "check/history.h"
 
 #define MIN (60 * RK_USEC_PER_SEC)
 #define HOUR (60 * MIN)
@@ -373,6 +374,101 @@ static void test_every_finding_in_one_pattern(void **state)
 	}
 }
 
+/* Gives the target a log of 4 versions whose only range is window w, with
+ * the touches t[0..n) (operation op each; times T0 + version minutes). */
+static void target_log(rk_check_result *r, size_t w, const rk_touch *t, size_t n, uint32_t live)
+{
+	rk_history *h = rk_xcalloc(1, sizeof *h);
+	rk_range_history *rh;
+
+	h->version = 3;
+	h->base = -1;
+	h->ncommits = 4;
+	h->nranges = 1;
+	h->ranges = rh = rk_xcalloc(1, sizeof *rh);
+	rh->range = (rk_range){ r->bounds[w], r->bounds[w + 1] };
+	rh->touch = rk_xcalloc(n ? n : 1, sizeof *rh->touch);
+	rh->ntouch = n;
+	rh->live = live;
+	for (size_t i = 0; i < n; i++) {
+		rh->touch[i] = t[i];
+		rh->touch[i].operation = rk_xstrdup(t[i].operation);
+		rh->touch[i].time = T0 + t[i].version * MIN;
+	}
+	rk_history_free(r->side[1].history);
+	r->side[1].history = h;
+}
+
+/* The first cause's cause, evidence and next step, after classifying. */
+static const rk_cause *first_cause(rk_check_result *r)
+{
+	causes(r, NULL, NULL);
+	assert_true(r->diagnosis->ncauses > 0);
+	return &r->diagnosis->causes[0];
+}
+
+static void assert_has(const char *text, const char *part)
+{
+	if (!strstr(text, part))
+		fail_msg("'%s' does not say '%s'", text, part);
+}
+
+/* A gap on a target that keeps a log (a Delta table): what the log says of
+ * its window names the cause. */
+static void test_gap_and_the_targets_log(void **state)
+{
+	uint64_t rows[3] = { 6, 6, 6 };
+	rk_check_result *r = result(3, rows);
+	const rk_cause *c;
+	const rk_touch written = { .version = 0, .operation = "WRITE", .added = 1, .rows_added = 6 };
+	const rk_touch deleted = { .version = 2, .operation = "DELETE", .removed = 1 };
+	const rk_touch merged = { .version = 2, .operation = "MERGE", .removed = 1, .added = 1, .rows_added = 2 };
+	const rk_touch blind = { .version = 1, .operation = "WRITE", .added_unknown = 1, .rows_added = -1 };
+	rk_touch t[2];
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		add(r, RK_FIND_MISSING, 10 + i, T0 + HOUR + i * 10 * MIN, 0, 1, 0);
+	/* no log: the general cause */
+	c = first_cause(r);
+	assert_int_equal(c->pattern, RK_PAT_GAP);
+	assert_has(c->cause, "its watermark was saved before its write");
+	assert_null(strstr(c->evidence, "log"));
+	/* no commit wrote the window */
+	target_log(r, 1, NULL, 0, 0);
+	c = first_cause(r);
+	assert_has(c->cause, "no commit of the target wrote these windows");
+	assert_has(c->evidence, "the target's log (versions 0 to 3): 2026-03-02T01:00:00Z written by no commit");
+	assert_has(c->next_step, "commit the watermark after the write");
+	/* written by v0, its file removed by v2 and none written back */
+	t[0] = written;
+	t[1] = deleted;
+	target_log(r, 1, t, 2, 0);
+	c = first_cause(r);
+	assert_has(c->cause, "a later commit removed them without writing them back");
+	assert_has(c->evidence, "written by version 0 (WRITE, 2026-03-02T00:00:00Z), then its files removed by version "
+	                        "2 (DELETE, 2026-03-02T00:02:00Z), which wrote none back");
+	assert_has(c->next_step, "look up the removing commit");
+	/* ... while a file of the snapshot holds rows of it: not "removed" */
+	target_log(r, 1, t, 2, 1);
+	c = first_cause(r);
+	assert_has(c->cause, "its watermark was saved before its write");
+	/* rewritten by v2 */
+	t[1] = merged;
+	target_log(r, 1, t, 2, 1);
+	c = first_cause(r);
+	assert_has(c->cause, "a later commit rewrote these windows without these rows");
+	assert_has(c->evidence, "rewritten by version 2 (MERGE, 2026-03-02T00:02:00Z), which removed 1 of its files and "
+	                        "added 1");
+	/* only a file without statistics may hold it: nothing is claimed */
+	t[0] = blind;
+	target_log(r, 1, t, 1, 0);
+	c = first_cause(r);
+	assert_has(c->cause, "its watermark was saved before its write");
+	assert_has(c->evidence, "version 1 (WRITE, 2026-03-02T00:01:00Z) added files without them, which may hold its rows");
+	rk_check_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_single_rows_and_lookups),
 		cmocka_unit_test(test_source_duplicate_takes_its_key),
 		cmocka_unit_test(test_every_finding_in_one_pattern),
+		cmocka_unit_test(test_gap_and_the_targets_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
