@@ -693,7 +693,8 @@ static void rk_touches_text(rk_buf *b, const rk_history *h, const rk_range_histo
 			rk_buf_printf(b, " and %zu more", n - shown);
 			break;
 		}
-		rk_buf_puts(b, shown == 0 ? "" : shown + 1 == n ? " and " : ", ");
+		if (shown)
+			rk_buf_puts(b, shown + 1 == n ? " and " : ", ");
 		rk_touch_name(b, h, &rh->touch[i]);
 		shown++;
 	}
@@ -815,6 +816,32 @@ static const char *rk_gap_cause(int state)
 	default:
 		return NULL;
 	}
+}
+
+/* The cause and next step of c (its pattern, findings, how many of them
+ * missing; hist_all: the state of its windows in the target's log). */
+static void rk_cause_words(rk_cause *c, size_t nmissing, int hist_all)
+{
+	rk_pattern p = c->pattern;
+
+	if (p == RK_PAT_BOUNDARY && nmissing) {
+		/* a missing row on the boundary: the other end of the mistake */
+		rk_buf cs = RK_BUF_INIT;
+
+		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
+		                   "on the boundary",
+		              nmissing < c->findings ? rk_pat_text[p].cause : "",
+		              nmissing < c->findings ? "; " : "");
+		c->cause = rk_xstrdup(rk_buf_cstr(&cs));
+		rk_buf_free(&cs);
+	} else if (p == RK_PAT_REPEAT && c->findings == 1) {
+		c->cause = rk_xstrdup("an insert was retried after its write had committed (a lost acknowledgement)");
+	} else if (p == RK_PAT_GAP && rk_gap_cause(hist_all)) {
+		c->cause = rk_xstrdup(rk_gap_cause(hist_all));
+	} else {
+		c->cause = rk_xstrdup(rk_pat_text[p].cause);
+	}
+	c->next_step = rk_xstrdup(p == RK_PAT_GAP && rk_gap_next(hist_all) ? rk_gap_next(hist_all) : rk_pat_text[p].next_step);
 }
 
 /* Appends the cause of pattern p, when some finding has it. */
@@ -955,24 +982,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	}
 	if (p != RK_PAT_NULL_TIME)
 		rk_cause_history(r, &c, &ev, &hist_all);
-	if (p == RK_PAT_BOUNDARY && nmissing) {
-		/* a missing row on the boundary: the other end of the mistake */
-		rk_buf cs = RK_BUF_INIT;
-
-		rk_buf_printf(&cs, "%s%san interval load with an exclusive start (time > start) skipped the rows exactly "
-		                   "on the boundary",
-		              nmissing < c.findings ? rk_pat_text[p].cause : "",
-		              nmissing < c.findings ? "; " : "");
-		c.cause = rk_xstrdup(rk_buf_cstr(&cs));
-		rk_buf_free(&cs);
-	} else if (p == RK_PAT_REPEAT && c.findings == 1) {
-		c.cause = rk_xstrdup("an insert was retried after its write had committed (a lost acknowledgement)");
-	} else if (p == RK_PAT_GAP && rk_gap_cause(hist_all)) {
-		c.cause = rk_xstrdup(rk_gap_cause(hist_all));
-	} else {
-		c.cause = rk_xstrdup(rk_pat_text[p].cause);
-	}
-	c.next_step = rk_xstrdup(p == RK_PAT_GAP && rk_gap_next(hist_all) ? rk_gap_next(hist_all) : rk_pat_text[p].next_step);
+	rk_cause_words(&c, nmissing, hist_all);
 	c.evidence = rk_xstrdup(rk_buf_cstr(&ev));
 	rk_buf_free(&ev);
 	free(keys);

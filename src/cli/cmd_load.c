@@ -12,10 +12,12 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
+#include "core/tz.h"
 #include "io/reader.h"
 #include "load/child.h"
 #include "load/guard.h"
 #include "load/strategy.h"
+#include "load/target.h"
 
 static int rk_load_report_fd(rk_error *err)
 {
@@ -50,8 +52,9 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 	}
 	if (reason)
 		rk_log_warn("running the unsafe strategy %s: %s", o->strategy, reason);
-	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ))
-		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL only, not --target %s",
+	if (!rk_conn_has(pair->target.conn, RK_CAP_LIBPQ) && !rk_target_is_delta(pair->target.conn))
+		return rk_error_set(err, RK_EXIT_USAGE, "reckon load writes to PostgreSQL or a Delta table (delta:PATH), "
+		                                        "not --target %s",
 		                    pair->target.conn);
 	if (!rk_conn_has(pair->source.conn, RK_CAP_LIBPQ))
 		return rk_error_set(err, RK_EXIT_USAGE, "reckon load reads from PostgreSQL only, not --source %s",
@@ -68,6 +71,19 @@ static int rk_load_spec_from_opts(rk_opts *o, rk_load_spec *s, rk_check_spec *pa
 		s->interval_start = o->interval_start;
 		s->interval_end = o->interval_end;
 		s->has_interval = true;
+		/* --timezone: dates are the zone's midnights (a scheduler's
+		 * {{ ds }} of a timetable in that zone) */
+		if (o->timezone) {
+			const rk_tz *tz = rk_tz_get(o->timezone, "--timezone", err);
+			char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+			if (!tz)
+				return -1;
+			rk_tableopts_local_date(o, RK_O_INTERVAL_START, tz, &s->interval_start);
+			rk_tableopts_local_date(o, RK_O_INTERVAL_END, tz, &s->interval_end);
+			rk_log_info("interval [%s, %s) in %s", rk_tz_format(tz, s->interval_start, a),
+			            rk_tz_format(tz, s->interval_end, b), rk_tz_name(tz));
+		}
 	}
 	s->interval_column = o->interval_column && *o->interval_column ? o->interval_column : NULL;
 	s->crash_at = RK_CRASH_NONE;
@@ -86,6 +102,11 @@ static void rk_load_print(const rk_load_result *res)
 
 	printf("rows_read=%ld rows_replaced=%ld rows_written=%ld watermark=%s", res->rows_read, res->rows_deleted,
 	       res->rows_written, res->has_watermark ? rk_time_format(res->watermark, wm) : "none");
+	/* a Delta target says where its newest time came from */
+	if (res->newest_from)
+		printf(" newest_from=%s", res->newest_from);
+	if (res->version >= 0)
+		printf(" version=%lld", res->version);
 	if (rk_guard_signal())
 		printf(" interrupted=%s committed=%s", rk_guard_signal() == SIGINT ? "SIGINT" : "SIGTERM",
 		       res->committed ? "yes" : "no");

@@ -17,6 +17,7 @@
 #include "cli/tableopts.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/tz.h"
 #include "load/guard.h"
 #include "repair/repair.h"
@@ -105,6 +106,8 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(w->start, a), rk_time_format(w->end, z));
 		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
+		if (t->spec.check.tz)
+			fprintf(out, "%-26s  ", rk_tz_format(t->spec.check.tz, w->start, a));
 		rk_buf_reset(&cell);
 		rk_buf_printf(&cell, "by [%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
 		fprintf(out, "%-49s  %s %-6llu  ", rk_buf_cstr(&cell),
@@ -125,73 +128,98 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 	rk_buf_free(&cell);
 }
 
+/* The table's columns, before the damage listed: interval, before s/t,
+ * delete(d), [update(d)], insert(ed), after s/t, status; and a width that
+ * leaves the damage room too.  Narrower terminals get a block an interval. */
+#define RK_REPAIR_TABLE_WIDTH 150
+
 static void rk_repair_text(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
 	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
+	const rk_tz *tz = t->spec.check.tz;
+	/* --timezone: a local start column after the interval */
+	bool table = rk_text_width(fileno(out)) >= RK_REPAIR_TABLE_WIDTH + (tz ? 28 : 0);
+	const char *h_local = tz ? "local start                 " : "";
+	const char *h_del = rows ? (execute ? "deleted" : "delete") : (execute ? "deleted t+k" : "delete t+k");
+	const char *h_upd = execute ? "updated" : "update", *h_ins = execute ? "inserted" : "insert";
 	rk_repair_totals s;
 	rk_buf cell = RK_BUF_INIT;
+	rk_buf c[7];
 
 	rk_repair_sum(t, &s);
 	if (l->n == 0) {
 		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
 		return;
 	}
-	if (rows)
-		fprintf(out, "%-46s  %-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
-		        execute ? "deleted" : "delete", execute ? "updated" : "update", execute ? "inserted" : "insert",
-		        "after s/t", "status", "damage listed");
-	else
-		fprintf(out, "%-46s  %-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", "before s/t",
-		        execute ? "deleted t+k" : "delete t+k", execute ? "inserted" : "insert", "after s/t", "status",
-		        "damage listed");
+	if (tz)
+		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
+	if (table && rows)
+		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		        h_upd, h_ins, "after s/t", "status", "damage listed");
+	else if (table)
+		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		        h_ins, "after s/t", "status", "damage listed");
+	for (int k = 0; k < 7; k++)
+		c[k] = (rk_buf)RK_BUF_INIT;
 	for (size_t i = 0; i < l->n; i++) {
 		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
 		const rk_repair_interval *v = &t->iv[i];
 		bool counted = v->state == RK_REPAIR_PLANNED || rk_repair_state_done(v->state);
 		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY;
 
-		rk_buf_reset(&cell);
-		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
-		fprintf(out, "%-46s  ", rk_buf_cstr(&cell));
-		rk_buf_reset(&cell);
-		rk_buf_printf(&cell, "%llu/%llu", (unsigned long long)l->items[i].count[RK_RERUN_SOURCE_ROWS],
+		for (int k = 0; k < 7; k++)
+			rk_buf_reset(&c[k]);
+		/* 0 interval, 1 before, 2 delete, 3 update, 4 insert, 5 after, 6 damage */
+		rk_buf_printf(&c[0], "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+		rk_buf_printf(&c[1], "%llu/%llu", (unsigned long long)l->items[i].count[RK_RERUN_SOURCE_ROWS],
 		              (unsigned long long)l->items[i].count[RK_RERUN_TARGET_ROWS]);
-		fprintf(out, "%-13s  ", rk_buf_cstr(&cell));
-		rk_buf_reset(&cell);
 		if (counted && rows)
-			rk_buf_printf(&cell, "%llu", (unsigned long long)v->deleted_by_time);
+			rk_buf_printf(&c[2], "%llu", (unsigned long long)v->deleted_by_time);
 		else if (counted)
-			rk_buf_printf(&cell, "%llu+%llu", (unsigned long long)v->deleted_by_time,
+			rk_buf_printf(&c[2], "%llu+%llu", (unsigned long long)v->deleted_by_time,
 			              (unsigned long long)v->deleted_by_key);
 		else
-			rk_buf_putc(&cell, '-');
-		fprintf(out, rows ? "%-9s  " : "%-13s  ", rk_buf_cstr(&cell));
-		if (rows) {
-			rk_buf_reset(&cell);
-			if (counted)
-				rk_buf_printf(&cell, "%llu", (unsigned long long)v->updated);
-			else
-				rk_buf_putc(&cell, '-');
-			fprintf(out, "%-9s  ", rk_buf_cstr(&cell));
-		}
-		rk_buf_reset(&cell);
+			rk_buf_putc(&c[2], '-');
 		if (counted)
-			rk_buf_printf(&cell, "%llu", (unsigned long long)v->inserted);
+			rk_buf_printf(&c[3], "%llu", (unsigned long long)v->updated);
 		else
-			rk_buf_putc(&cell, '-');
-		fprintf(out, "%-9s  ", rk_buf_cstr(&cell));
-		rk_buf_reset(&cell);
+			rk_buf_putc(&c[3], '-');
+		if (counted)
+			rk_buf_printf(&c[4], "%llu", (unsigned long long)v->inserted);
+		else
+			rk_buf_putc(&c[4], '-');
 		if (after)
-			rk_buf_printf(&cell, "%llu/%llu", (unsigned long long)v->after_source_rows,
+			rk_buf_printf(&c[5], "%llu/%llu", (unsigned long long)v->after_source_rows,
 			              (unsigned long long)v->after_target_rows);
 		else
-			rk_buf_putc(&cell, '-');
-		fprintf(out, "%-13s  %-15s  ", rk_buf_cstr(&cell), rk_repair_state_name(v->state));
-		rk_buf_reset(&cell);
-		rk_repair_damage(&cell, &l->items[i]);
-		fprintf(out, "%s\n", rk_buf_cstr(&cell));
+			rk_buf_putc(&c[5], '-');
+		rk_repair_damage(&c[6], &l->items[i]);
+		if (!table) {
+			/* a narrow terminal: the interval and its status, then the counts */
+			fprintf(out, "%s  %s\n", rk_buf_cstr(&c[0]), rk_repair_state_name(v->state));
+			if (tz)
+				fprintf(out, "    local start %s\n", rk_tz_format(tz, v->start, a));
+			fprintf(out, "    before s/t %s  %s %s",
+			        rk_buf_cstr(&c[1]), h_del, rk_buf_cstr(&c[2]));
+			if (rows)
+				fprintf(out, "  %s %s", h_upd, rk_buf_cstr(&c[3]));
+			fprintf(out, "  %s %s  after s/t %s\n    damage listed: %s\n", h_ins, rk_buf_cstr(&c[4]),
+			        rk_buf_cstr(&c[5]), rk_buf_cstr(&c[6]));
+			continue;
+		}
+		fprintf(out, "%-46s  ", rk_buf_cstr(&c[0]));
+		if (tz)
+			fprintf(out, "%-26s  ", rk_tz_format(tz, v->start, a));
+		fprintf(out, "%-13s  ", rk_buf_cstr(&c[1]));
+		fprintf(out, rows ? "%-9s  " : "%-13s  ", rk_buf_cstr(&c[2]));
+		if (rows)
+			fprintf(out, "%-9s  ", rk_buf_cstr(&c[3]));
+		fprintf(out, "%-9s  %-13s  %-15s  %s\n", rk_buf_cstr(&c[4]), rk_buf_cstr(&c[5]),
+		        rk_repair_state_name(v->state), rk_buf_cstr(&c[6]));
 	}
+	for (int k = 0; k < 7; k++)
+		rk_buf_free(&c[k]);
 	if (rows)
 		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; only the rows of "
 		             "the keys its check names are written)\n");
@@ -376,6 +404,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "interval_start", v->start);
 		fputc(',', out);
 		rk_json_time(out, "interval_end", v->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"interval_label\":\"%s\"", rk_tz_format(t->spec.check.tz, v->start, lb));
+		}
 		fprintf(out, ",\"status\":\"%s\",\"before\":{\"source_rows\":%llu,\"target_rows\":%llu,\"missing\":%llu,"
 		             "\"extra\":%llu,\"duplicated\":%llu,\"changed\":%llu}",
 		        rk_repair_state_key(v->state), (unsigned long long)c[RK_RERUN_SOURCE_ROWS],
@@ -411,6 +444,11 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		rk_json_time(out, "window_start", w->start);
 		fputc(',', out);
 		rk_json_time(out, "window_end", w->end);
+		if (t->spec.check.tz) {
+			char lb[RK_TIME_STRLEN];
+
+			fprintf(out, ",\"window_label\":\"%s\"", rk_tz_format(t->spec.check.tz, w->start, lb));
+		}
 		fputc(',', out);
 		rk_json_time(out, "by_interval_start", t->iv[w->interval].start);
 		fprintf(out, ",\"deleted\":%llu,\"status\":\"%s\"", (unsigned long long)w->deleted,
@@ -498,6 +536,14 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	t->spec.allow_cascade = o->allow_cascade;
 	t->spec.load_interval = rk_opts_is_set(o, RK_O_LOAD_INTERVAL) ? o->load_interval : 0;
 	t->spec.force = o->force;
+	if (o->timezone && !(t->spec.check.tz = rk_tz_get(o->timezone, "--timezone", &t->err)))
+		goto fail;
+	if (t->spec.load_interval < 0 && !t->spec.check.tz) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval %s is a calendar unit: it needs --timezone",
+		             o->text[RK_O_LOAD_INTERVAL]);
+		rk_error_hint(&t->err, "add --timezone ZONE, the zone whose months the load's intervals are");
+		goto fail;
+	}
 	if (t->spec.load_interval && !o->interval_column) {
 		rk_error_set(&t->err, RK_EXIT_USAGE, "--load-interval says what --interval-column records; no "
 		                                     "--interval-column was given");

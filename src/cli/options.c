@@ -130,9 +130,11 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                  RK_OPTF_TABLE, "DUR", "window width: 90s, 15m, 1h, 1d; with --timezone also 1w, 1mo "
 	                                        "(calendar units)",
 	                  "1h", RK_CMD_LATENESS },
-	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone), RK_CMD_CHECK | RK_CMD_LATENESS, 0, RK_OPTF_TABLE, "ZONE",
+	[RK_O_TIMEZONE] = { "timezone", RK_OPT_STR, OFF(timezone),
+	                    RK_CMD_CHECK | RK_CMD_LATENESS | RK_CMD_REPAIR | RK_CMD_LOAD, 0, RK_OPTF_TABLE, "ZONE",
 	                    "an IANA zone (Europe/Berlin): d/w/mo windows are its calendar days, weeks and months, "
-	                    "h/m/s windows start at its midnight, dates in --from/--to are its midnights" },
+	                    "h/m/s windows start at its midnight, dates (--from/--to, --interval-start/-end) are its "
+	                    "midnights, --load-interval follows its calendar; local times shown beside UTC" },
 	[RK_O_TIME_COLUMN_ZONE] = { "time-column-zone", RK_OPT_STR, OFF(time_column_zone),
 	                            RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_TABLE, "ZONE",
 	                            "the IANA zone whose wall-clock times a timestamp (without time zone) time "
@@ -196,10 +198,10 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	[RK_O_ALLOW_CASCADE] = { "allow-cascade", RK_OPT_FLAG, OFF(allow_cascade), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
 	                         NULL, "let repair delete target rows that other rows reference through an ON DELETE "
 	                               "CASCADE, SET NULL or SET DEFAULT foreign key (they change with them)" },
-	[RK_O_LOAD_INTERVAL] = { "load-interval", RK_OPT_DUR, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
+	[RK_O_LOAD_INTERVAL] = { "load-interval", RK_OPT_CAL, OFF(load_interval), RK_CMD_REPAIR, 0, RK_OPTF_TABLE,
 	                         "DUR", "with --interval-column: the load's interval width; a row records the start "
 	                                "of the DUR-wide interval holding its time, on the grid counted from "
-	                                "1970-01-01T00:00:00Z" },
+	                                "1970-01-01T00:00:00Z, or with --timezone the zone's calendar (1d, 1w, 1mo)" },
 	[RK_O_FORCE] = { "force", RK_OPT_FLAG, OFF(force), RK_CMD_REPAIR, 0, 0, NULL,
 	                 "repair a target table that an enabled logical-replication subscription writes into" },
 	[RK_O_LOCK_TIMEOUT] = { "lock-timeout", RK_OPT_DUR0, OFF(lock_timeout), RK_CMD_REPAIR | RK_CMD_LOAD, 0, 0, "DUR",

@@ -123,8 +123,7 @@ void rk_tableopts_preload(const rk_opts *o, const rk_ini *job)
 			(void)rk_tz_get(job->entries[i].value, job->entries[i].key, &err);
 }
 
-/* An instant option given as a bare date: ZONE's midnight of that day. */
-static void rk_tableopts_local_date(const rk_opts *o, rk_optid id, const rk_tz *tz, rk_usec *t)
+void rk_tableopts_local_date(const rk_opts *o, rk_optid id, const rk_tz *tz, rk_usec *t)
 {
 	int64_t days;
 

@@ -43,6 +43,12 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err);
 
 int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_error *err);
 
+/* An instant option id given as a bare date (--from 2026-03-29): with a
+ * zone tz, *t becomes tz's midnight of that day (without, the option's
+ * value, UTC's midnight, stays). */
+struct rk_tz;
+void rk_tableopts_local_date(const rk_opts *o, rk_optid id, const struct rk_tz *tz, rk_usec *t);
+
 /* Releases what rk_tableopts_check allocated in spec (its bounds). */
 void rk_tableopts_free(rk_check_spec *spec);
 

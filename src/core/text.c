@@ -1,8 +1,12 @@
 #include "core/text.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 
@@ -153,4 +157,63 @@ void rk_shell_word(rk_buf *out, const char *s)
 			rk_buf_putc(out, *p);
 	}
 	rk_buf_putc(out, '\'');
+}
+
+size_t rk_text_width(int fd)
+{
+	const char *cols = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (cols && *cols) {
+		char *end;
+		unsigned long n = strtoul(cols, &end, 10);
+
+		if (!*end && n >= 40 && n <= 100000)
+			return (size_t)n;
+	}
+	if (isatty(fd) == 1 && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 80;
+}
+
+/* Columns of p[0..n): its UTF-8 characters. */
+static size_t rk_text_cols(const char *p, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)p[i] & 0xc0) != 0x80;
+	return c;
+}
+
+void rk_text_wrap(rk_buf *out, const char *text, size_t first, size_t indent, size_t width)
+{
+	const char *p = text;
+	size_t used = first;
+	bool start = true;
+
+	while (*p) {
+		const char *w = p;
+		size_t n, cols;
+
+		while (*w == ' ')
+			w++;
+		if (!*w)
+			break;
+		n = strcspn(w, " ");
+		cols = rk_text_cols(w, n);
+		if (!start && used + 1 + cols > width) {
+			rk_buf_putc(out, '\n');
+			for (size_t i = 0; i < indent; i++)
+				rk_buf_putc(out, ' ');
+			used = indent;
+		} else if (!start) {
+			rk_buf_putc(out, ' ');
+			used++;
+		}
+		rk_buf_append(out, w, n);
+		used += cols;
+		start = false;
+		p = w + n;
+	}
 }

@@ -28,6 +28,20 @@ static inline int rk_hexval(char c)
  */
 char *rk_ident_unquote(const char *raw);
 
+/*
+ * The width text for a terminal is wrapped to: $COLUMNS when it is a
+ * number of at least 40, else the terminal's when fd is one, else 80.
+ */
+size_t rk_text_width(int fd);
+
+/*
+ * Appends text word-wrapped at spaces to lines of at most width columns
+ * (counted in UTF-8 characters): the first line after `first` columns
+ * already used on it, the next ones each indented by indent spaces.  A word
+ * longer than a line stays whole.  No newline after the last line.
+ */
+void rk_text_wrap(rk_buf *out, const char *text, size_t first, size_t indent, size_t width);
+
 /* Names longer than this are compared on their first RK_EDIT_DISTANCE_MAX
  * bytes (PostgreSQL identifiers are at most 63). */
 #define RK_EDIT_DISTANCE_MAX 64

@@ -474,3 +474,35 @@ bool rk_time_text_offset(const char *text, int32_t *off)
 	*off = (text[i - 1] == '-' ? -1 : 1) * (h * 3600 + m * 60);
 	return true;
 }
+
+bool rk_tz_unit_of(const rk_tz *z, rk_usec start, rk_usec end, rk_calunit *unit)
+{
+	int64_t d0, d1, m;
+
+	if (start >= end || rk_tz_midnight(z, start) != start || rk_tz_midnight(z, end) != end)
+		return false;
+	d0 = rk_tz_day(z, start);
+	d1 = rk_tz_day(z, end);
+	m = rk_tz_month_of(d1) - rk_tz_month_of(d0);
+	if (m > 0 && m <= INT32_MAX && rk_tz_month_day(rk_tz_month_of(d0)) == d0 &&
+	    rk_tz_month_day(rk_tz_month_of(d1)) == d1) {
+		*unit = (rk_calunit){ (int32_t)m, 0 };
+		return true;
+	}
+	if (d1 - d0 > INT32_MAX)
+		return false;
+	*unit = (rk_calunit){ 0, (int32_t)(d1 - d0) };
+	return true;
+}
+
+int64_t rk_tz_units_between(const rk_tz *z, rk_calunit unit, rk_usec anchor, rk_usec t)
+{
+	int64_t d0 = rk_tz_day(z, anchor), d = rk_tz_day(z, t), k;
+
+	if (unit.months)
+		k = rk_tz_floordiv(rk_tz_month_of(d) - rk_tz_month_of(d0), unit.months);
+	else
+		k = rk_tz_floordiv(d - d0, unit.days);
+	/* a midnight the gap rule placed after t: the unit before */
+	return rk_tz_step(z, unit, anchor, k) > t ? k - 1 : k;
+}

@@ -107,6 +107,17 @@ rk_usec rk_tz_step(const rk_tz *z, rk_calunit unit, rk_usec b, int64_t k);
 rk_usec rk_tz_midnight(const rk_tz *z, rk_usec t);
 
 /*
+ * Whether [start, end) is one calendar unit of the zone: both local
+ * midnights, end whole months after start when both are firsts of a month
+ * (*unit months), else whole days (*unit days).
+ */
+bool rk_tz_unit_of(const rk_tz *z, rk_usec start, rk_usec end, rk_calunit *unit);
+
+/* The number k of units from boundary anchor to the unit holding instant
+ * t: t lies in [rk_tz_step(anchor, k), rk_tz_step(anchor, k + 1)). */
+int64_t rk_tz_units_between(const rk_tz *z, rk_calunit unit, rk_usec anchor, rk_usec t);
+
+/*
  * --time-column-zone: a zoneless `timestamp` value (a wall-clock instant of
  * its zone, read as if it were UTC) placed at its instant by rk_tz_utc's
  * rule, with a cache of the span of wall-clock times one offset maps

@@ -234,8 +234,8 @@ typedef struct rk_delta_commit {
 				  commit file's modification time (time_of_file) */
 	bool time_of_file;
 	size_t files_added, files_removed; /* its add and remove actions */
-	int64_t rows_added;    /* the numRecords of the files it added; -1 when one
-				  has none */
+	/* the numRecords of the files it added; -1 when one has none */
+	int64_t rows_added;
 } rk_delta_commit;
 
 /* One life of a data file: from the add action that put it in the table to

@@ -73,8 +73,8 @@ struct rk_delta {
 	size_t ncols;
 	rk_delta_file *files;
 	size_t nfiles;
-	rk_delta_value *absent;    /* [ncols] all absent: a file's values without stats */
-	const int64_t *no_counts;  /* [ncols] all -1 */
+	rk_delta_value *absent;   /* [ncols] all absent: a file's values without stats */
+	const int64_t *no_counts; /* [ncols] all -1 */
 	/* the history (rk_delta_options.history, delta_history.c) */
 	bool want_history;
 	int64_t history_base;

@@ -41,7 +41,7 @@ typedef struct rk_deltareader {
 	rk_delta_spec spec;
 	rk_duck *duck;
 	rk_delta *snap;
-	char *version; /* the snapshot's version, as text (rk_reader_snapshot) */
+	char *version;        /* the snapshot's version, as text (rk_reader_snapshot) */
 	char *partition_zone; /* --delta-partition-zone, or NULL */
 	bool export_version;
 	rk_reader_exprs expr; /* the side's mapping expressions */
@@ -498,10 +498,10 @@ static void rk_deltareader_io(const void *impl, uint64_t *files, uint64_t *bytes
 /* One thing a life did to a range: its add (or remove) counted there. */
 typedef struct rk_hist_mark {
 	size_t range;
-	size_t commit;  /* 0: the base checkpoint; else 1 + the commit's index */
-	bool removed;   /* the life's end, not its start */
-	bool unknown;   /* the file has no statistics of the time column */
-	int64_t rows;   /* its numRecords, or -1 */
+	size_t commit; /* 0: the base checkpoint; else 1 + the commit's index */
+	bool removed;  /* the life's end, not its start */
+	bool unknown;  /* the file has no statistics of the time column */
+	int64_t rows;  /* its numRecords, or -1 */
 } rk_hist_mark;
 
 typedef struct rk_hist_marks {

@@ -120,7 +120,9 @@ int rk_dw_append(rk_dw *w, const char *relation, int64_t *rows, rk_error *err);
  * Deletes the live rows for which predicate (DuckDB SQL over the table's
  * logical columns; it may name other relations of the connection) is true,
  * among the snapshot's files files[0..nfiles) (files NULL: every live
- * file), by rewriting the files that hold one.  Every file looked at joins
+ * file), by rewriting the files that hold one.  The predicate is evaluated
+ * over one file's live rows at a time, the relation rk_dw_file (a
+ * correlated subquery names its columns rk_dw_file."col").  Every file looked at joins
  * the read set.  *rows (may be NULL) gets the number of rows deleted.
  * RK_EXIT_USAGE for an append-only table that would lose a row, or
  * predicate SQL DuckDB refuses.  Returns 0 or -1.

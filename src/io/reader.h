@@ -363,15 +363,19 @@ int rk_reader_lateness(rk_reader *r, const rk_lag_query *q, rk_lag_stats *all, r
  * rows of any range: it is counted apart (added_unknown ...).
  */
 typedef struct rk_touch {
-	int64_t version;      /* -1: the files of the checkpoint the history starts at
-	                       * (added at or before rk_history.base) */
-	char *operation;      /* commitInfo's ("WRITE", "DELETE", "MERGE"...); "" when none */
-	rk_usec time;         /* the commit's time; RK_USEC_NINF for version -1 */
-	bool time_of_file;    /* the commit names no time: its file's modification time */
-	uint32_t added, removed; /* files whose statistics place rows in the range */
-	uint32_t added_unknown, removed_unknown; /* files without statistics of the time column */
-	int64_t rows_added;   /* the rows of the files counted in added (their numRecords:
-	                       * the whole files, not only the range's); -1 when one has none */
+	/* -1: the files of the checkpoint the history starts at (added at or
+	 * before rk_history.base) */
+	int64_t version;
+	char *operation;   /* commitInfo's ("WRITE", "DELETE"...); "" when none */
+	rk_usec time;      /* the commit's time; RK_USEC_NINF for version -1 */
+	bool time_of_file; /* the commit names no time: its file's modification time */
+	/* files whose statistics place rows in the range; files without
+	 * statistics of the time column */
+	uint32_t added, removed;
+	uint32_t added_unknown, removed_unknown;
+	/* the rows of the files counted in added (their numRecords: the whole
+	 * files, not only the range's); -1 when one has none */
+	int64_t rows_added;
 } rk_touch;
 
 typedef struct rk_range_history {
@@ -383,11 +387,12 @@ typedef struct rk_range_history {
 } rk_range_history;
 
 typedef struct rk_history {
-	int64_t version;  /* the snapshot the ranges were read at */
-	int64_t first;    /* the oldest commit read (0, or the base checkpoint's + 1) */
-	int64_t base;     /* -1: the history starts at version 0; else the checkpoint it
-	                   * starts from (older commits were cleaned up) */
-	size_t ncommits;  /* commits read */
+	int64_t version; /* the snapshot the ranges were read at */
+	int64_t first;   /* the oldest commit read (0, or the base checkpoint's + 1) */
+	/* -1: the history starts at version 0; else the checkpoint it starts
+	 * from (older commits were cleaned up) */
+	int64_t base;
+	size_t ncommits;          /* commits read */
 	rk_range_history *ranges; /* [nranges], in the order asked */
 	size_t nranges;
 } rk_history;

@@ -201,7 +201,42 @@ void rk_dest_hint_columns(const rk_dest *d, rk_error *err)
 
 char *rk_dest_quote(const rk_dest *d, size_t i, rk_error *err)
 {
-	return rk_pg_quote_ident(d->pg, d->cols[i], err);
+	rk_buf b = RK_BUF_INIT;
+
+	if (d->pg)
+		return rk_pg_quote_ident(d->pg, d->cols[i], err);
+	rk_buf_putc(&b, '"');
+	for (const char *s = d->cols[i]; *s; s++) {
+		if (*s == '"')
+			rk_buf_putc(&b, '"');
+		rk_buf_putc(&b, *s);
+	}
+	rk_buf_putc(&b, '"');
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+void rk_dest_init_columns(rk_dest *d, const char *side, const char *display, size_t n, const char *const *names,
+                          const char *const *types, const bool *not_null)
+{
+	memset(d, 0, sizeof *d);
+	d->side = side;
+	d->display = rk_xstrdup(display);
+	d->qualified = rk_xstrdup(display);
+	d->oid = rk_xstrdup("0");
+	d->relkind = 'r';
+	d->ncols = n;
+	d->cols = rk_xcalloc(n ? n : 1, sizeof *d->cols);
+	d->base = rk_xcalloc(n ? n : 1, sizeof *d->base);
+	d->generated = rk_xcalloc(n ? n : 1, sizeof *d->generated);
+	d->identity = rk_xcalloc(n ? n : 1, sizeof *d->identity);
+	d->has_default = rk_xcalloc(n ? n : 1, sizeof *d->has_default);
+	d->not_null = rk_xcalloc(n ? n : 1, sizeof *d->not_null);
+	for (size_t i = 0; i < n; i++) {
+		d->cols[i] = rk_xstrdup(names[i]);
+		d->base[i] = rk_xstrdup(types[i]);
+		d->not_null[i] = not_null && not_null[i];
+	}
 }
 
 int rk_dest_subscriptions(const rk_dest *d, char **names, rk_error *err)

@@ -51,6 +51,15 @@ typedef struct rk_dest {
 int rk_dest_open(rk_dest *d, rk_pg *pg, const char *side, const char *table, bool write, rk_error *err);
 void rk_dest_free(rk_dest *d);
 
+/*
+ * A destination without a PostgreSQL catalog (a Delta table, load/target.h):
+ * d gets the columns names[0..n) with their type names types (copied) and
+ * not_null flags (may be NULL: all nullable); pg stays NULL, and
+ * rk_dest_quote quotes with double quotes.  display names it in messages.
+ */
+void rk_dest_init_columns(rk_dest *d, const char *side, const char *display, size_t n, const char *const *names,
+                          const char *const *types, const bool *not_null);
+
 /* The column a written name names (folded as PostgreSQL folds), or -1. */
 long rk_dest_column(const rk_dest *d, const char *written);
 

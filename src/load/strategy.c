@@ -15,6 +15,7 @@
 #include "io/sqltpl.h"
 #include "load/dest.h"
 #include "load/guard.h"
+#include "load/target.h"
 #include "load/watermark.h"
 #include "rk_sql.h"
 
@@ -168,8 +169,10 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 
 typedef struct rk_load_run_ctx {
 	const rk_load_spec *spec;
-	rk_pg *src, *tgt;
-	rk_dest source, target; /* the two relations */
+	rk_pg *src, *tgt;       /* tgt: a PostgreSQL target's connection, else NULL */
+	rk_target *t;           /* the destination (target.h) */
+	rk_dest source;         /* the source relation */
+	const rk_dest *target;  /* the target's columns (the destination's) */
 	rk_wmap map;            /* the target columns written, and from what */
 	rk_buf sql;
 	rk_buf rows; /* the rows read, in COPY text format */
@@ -178,6 +181,7 @@ typedef struct rk_load_run_ctx {
 	char *q_columns, *q_keys, *q_time, *q_target_filter, *q_wm_table, *q_interval_column;
 	rk_sqlvar vars[12];
 	size_t nvars;
+	long interval_col; /* the target's interval column, or -1 */
 } rk_load_run_ctx;
 
 static void rk_load_report(const rk_load_spec *spec, const char *fmt, ...) RK_PRINTF(2, 3);
@@ -249,7 +253,7 @@ static char *rk_load_list(rk_load_run_ctx *c, const size_t *idx, size_t n, bool 
 			rk_buf_printf(&b, "(%s\n)", so->expr_sql[w->sexpr]);
 			continue;
 		}
-		q = source ? rk_dest_quote(&c->source, (size_t)w->scol, err) : rk_dest_quote(&c->target, w->tcol, err);
+		q = source ? rk_dest_quote(&c->source, (size_t)w->scol, err) : rk_dest_quote(c->target, w->tcol, err);
 		if (!q) {
 			rk_buf_free(&b);
 			return NULL;
@@ -271,17 +275,20 @@ static int rk_load_columns(rk_load_run_ctx *c, rk_error *err)
 	long icol = -1;
 
 	if (rk_dest_open(&c->source, c->src, "source", p->source.table, false, err) < 0 ||
-	    rk_dest_open(&c->target, c->tgt, "target", p->target.table, true, err) < 0)
+	    rk_target_open(p->target.conn, p->target.table, &c->source, NULL, &c->t, err) < 0)
 		return -1;
-	if (s->interval_column && (icol = rk_dest_column(&c->target, s->interval_column)) < 0) {
+	c->target = rk_target_dest(c->t);
+	c->tgt = rk_target_pg(c->t);
+	if (s->interval_column && (icol = rk_dest_column(c->target, s->interval_column)) < 0) {
 		rk_error_set(err, RK_EXIT_USAGE, "interval column '%s' does not exist in target table %s",
-		             s->interval_column, c->target.display);
-		rk_dest_hint_columns(&c->target, err);
+		             s->interval_column, c->target->display);
+		rk_dest_hint_columns(c->target, err);
 		return -1;
 	}
+	c->interval_col = icol;
 	memset(&in, 0, sizeof in);
 	in.cmd = "load";
-	in.target = &c->target;
+	in.target = c->target;
 	in.interval_col = icol;
 	in.source = &p->source;
 	in.target_side = &p->target;
@@ -297,7 +304,7 @@ static int rk_load_columns(rk_load_run_ctx *c, rk_error *err)
 	in.nexclude = p->nexclude;
 	if (rk_wmap_build(&in, &c->map, err) < 0)
 		return -1;
-	rk_log_info("load writes %zu column%s of %s", c->map.n, c->map.n == 1 ? "" : "s", c->target.display);
+	rk_log_info("load writes %zu column%s of %s", c->map.n, c->map.n == 1 ? "" : "s", c->target->display);
 	if (!(c->q_source_columns = rk_load_list(c, NULL, c->map.n, true, err)) ||
 	    !(c->q_source_time = rk_load_list(c, &c->map.time, 1, true, err)) ||
 	    !(c->q_source_keys = rk_load_list(c, c->map.key, c->map.nkey, true, err)) ||
@@ -305,7 +312,7 @@ static int rk_load_columns(rk_load_run_ctx *c, rk_error *err)
 	    !(c->q_time = rk_load_list(c, &c->map.time, 1, false, err)) ||
 	    !(c->q_keys = rk_load_list(c, c->map.key, c->map.nkey, false, err)))
 		return -1;
-	if (icol >= 0 && !(c->q_interval_column = rk_dest_quote(&c->target, (size_t)icol, err)))
+	if (icol >= 0 && !(c->q_interval_column = rk_dest_quote(c->target, (size_t)icol, err)))
 		return -1;
 	c->q_source_filter = rk_sql_filter(p->source.where);
 	c->q_target_filter = rk_sql_filter(p->target.where);
@@ -322,7 +329,7 @@ static int rk_load_quote_all(rk_load_run_ctx *c, rk_error *err)
 	    !(c->q_wm_table = rk_sql_quote_name(c->src, s->watermark_table, err)))
 		return -1;
 	rk_load_var(c, "source_table", c->source.qualified);
-	rk_load_var(c, "target_table", c->target.qualified);
+	rk_load_var(c, "target_table", c->target->qualified);
 	rk_load_var(c, "source_columns", c->q_source_columns);
 	rk_load_var(c, "source_time", c->q_source_time);
 	rk_load_var(c, "source_keys", c->q_source_keys);
@@ -424,53 +431,26 @@ static int rk_load_count(rk_pg *pg, const char *label, const char *sql, int np, 
 	return 0;
 }
 
-/*
- * The write: take the target's write lock, stage the batch, remove what it
- * replaces, insert.  Runs inside the caller's transaction on the target.
- */
-static int rk_load_write(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
+/* What the destination writes (target.h). */
+static void rk_load_write_in(rk_load_run_ctx *c, rk_target_write_in *in)
 {
 	const rk_load_spec *s = c->spec;
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-	const char *params[2] = { NULL, NULL };
 
-	if (s->has_interval) {
-		params[0] = rk_time_format_sql(s->interval_start, true, a);
-		params[1] = rk_time_format_sql(s->interval_end, true, b);
-	}
-	/* a repair of the same target (or another load) never interleaves
-	 * with this write: each would delete only what it can see */
-	if (rk_dest_lock(&c->target, "load", err) < 0 ||
-	    rk_load_render(c, rk_sql_load_batch_create, err) < 0 ||
-	    rk_pg_command(c->tgt, "create staging table", c->sql.data, err) < 0 ||
-	    rk_pg_copy_in_begin(c->tgt, "stage rows", rk_sql_load_batch_copy, err) < 0 ||
-	    (c->rows.len && rk_pg_copy_in_put(c->tgt, c->rows.data, c->rows.len, err) < 0) ||
-	    rk_pg_copy_in_end(c->tgt, err) < 0)
-		return -1;
-
-	if (rk_load_strategy_is_keyed(s->strategy)) {
-		if (rk_load_render(c, rk_sql_load_delete_keys, err) < 0 ||
-		    rk_load_count(c->tgt, "delete keys read", c->sql.data, 0, NULL, &out->rows_deleted, err) < 0)
-			return -1;
-	} else if (rk_load_strategy_is_interval(s->strategy)) {
-		const char *tpl = s->interval_column                ? rk_sql_load_delete_interval
-		                  : s->strategy == RK_LOAD_INTERVAL ? rk_sql_load_delete_range
-		                                                    : rk_sql_load_delete_range_closed;
-
-		if (rk_load_render(c, tpl, err) < 0 ||
-		    rk_load_count(c->tgt, "delete interval", c->sql.data, s->interval_column ? 1 : 2, params,
-		                  &out->rows_deleted, err) < 0)
-			return -1;
-	}
-	if (s->interval_column) {
-		if (rk_load_render(c, rk_sql_load_insert_interval, err) < 0 ||
-		    rk_load_count(c->tgt, "insert rows", c->sql.data, 1, params, &out->rows_written, err) < 0)
-			return -1;
-	} else if (rk_load_render(c, rk_sql_load_insert, err) < 0 ||
-	           rk_load_count(c->tgt, "insert rows", c->sql.data, 0, NULL, &out->rows_written, err) < 0) {
-		return -1;
-	}
-	return 0;
+	memset(in, 0, sizeof *in);
+	in->mode = rk_load_strategy_is_keyed(s->strategy)      ? RK_TARGET_REPLACE_KEYS
+	           : rk_load_strategy_is_interval(s->strategy) ? RK_TARGET_REPLACE_INTERVAL
+	                                                       : RK_TARGET_APPEND;
+	in->map = &c->map;
+	in->rows = &c->rows;
+	in->has_interval = s->has_interval;
+	in->start = s->interval_start;
+	in->end = s->interval_end;
+	in->closed = s->strategy == RK_LOAD_INTERVAL_CLOSED;
+	in->interval_col = c->interval_col;
+	in->target_where = s->pair->target.where;
+	in->vars = c->vars;
+	in->nvars = c->nvars;
+	in->strategy = rk_load_strategy_name(s->strategy);
 }
 
 int rk_load_same_database(rk_pg *a, rk_pg *b, bool *same, rk_error *err)
@@ -501,7 +481,8 @@ static void rk_load_committed(rk_load_run_ctx *c, rk_load_result *out)
 {
 	out->committed = true;
 	rk_guard_idle(c->src);
-	rk_guard_idle(c->tgt);
+	if (c->tgt)
+		rk_guard_idle(c->tgt);
 }
 
 static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
@@ -515,28 +496,37 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	const char *lock_params[1];
 	char lock_name[512];
 	rk_pg_result *res = NULL;
+	rk_target_write_in win;
+	const char *how = NULL;
+	long long version = -1;
 
 	if (!(c->src = rk_pg_connect(s->pair->source.conn, "source", err)) ||
-	    rk_guard_session(c->src, s->pair->source.conn, err) < 0 ||
-	    !(c->tgt = rk_pg_connect(s->pair->target.conn, "target", err)) ||
-	    rk_guard_session(c->tgt, s->pair->target.conn, err) < 0)
+	    rk_guard_session(c->src, s->pair->source.conn, err) < 0)
 		return -1;
 	/* until the first commit a signal cancels what runs and the run rolls
 	 * back; after it, the run finishes its remaining steps */
-	if (rk_guard_busy(c->src, err) < 0 || rk_guard_busy(c->tgt, err) < 0)
+	if (rk_guard_busy(c->src, err) < 0 || rk_load_quote_all(c, err) < 0 ||
+	    (c->tgt && rk_guard_busy(c->tgt, err) < 0))
 		return -1;
-	if (rk_load_quote_all(c, err) < 0)
-		return -1;
+	rk_load_write_in(c, &win);
 
 	/* one run per load at a time; the lock dies with the session */
 	snprintf(lock_name, sizeof lock_name, "reckon load %s",
-	         rk_load_strategy_has_watermark_table(st) ? s->load_name : s->pair->target.table);
+	         rk_load_strategy_has_watermark_table(st) ? s->load_name : rk_target_display(c->t));
 	lock_params[0] = lock_name;
 	if (rk_pg_exec(c->src, "lock load", rk_sql_load_lock, 1, lock_params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
 	rk_pg_result_free(res);
 	res = NULL;
 
+	if (one_tx && !(rk_target_caps(c->t) & RK_TARGET_SPANS_WATERMARK)) {
+		rk_error_set(err, RK_EXIT_USAGE,
+		             "strategy one-transaction needs the write and the watermark update in one transaction, "
+		             "and no transaction spans a %s target and the watermark's PostgreSQL database",
+		             rk_target_kind(c->t));
+		return rk_error_hint(err, "use write-first-keyed --lookback (write first, then move the watermark), "
+		                          "or target-watermark");
+	}
 	if (one_tx) {
 		bool same = false;
 
@@ -560,18 +550,15 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 		    rk_load_watermark_get(wm_pg, &c->sql, c->vars, c->nvars, s->load_name, &lower, err) < 0)
 			return -1;
 	} else if (st == RK_LOAD_TARGET_WATERMARK) {
-		char lb[64];
-		const char *p[1] = { lb };
-
-		snprintf(lb, sizeof lb, "%" PRId64 " microseconds", (int64_t)lookback);
-		if (rk_load_render(c, rk_sql_load_target_newest, err) < 0 ||
-		    rk_pg_exec(c->tgt, "newest target time", c->sql.data, 1, p, RK_PG_ONE_ROW, &res, err) < 0 ||
-		    rk_load_parse_time("newest target time", rk_pg_result_value(res, 0, 0), &lower, err) < 0) {
-			rk_pg_result_free(res);
+		if (rk_target_newest(c->t, &win, c->map.c[c->map.time].tcol, lookback, &lower, &how, err) < 0)
 			return -1;
-		}
-		rk_pg_result_free(res);
-		res = NULL;
+		rk_log_info("newest time in %s from %s: %s", rk_target_display(c->t), how,
+		            lower == RK_USEC_NINF ? "none" : rk_time_format(lower + lookback, tbuf));
+		/* a Delta target says where the time came from (a static string:
+		 * how lives in the destination, closed before the result is printed) */
+		out->newest_from = strcmp(how, "the files' stats") == 0 ? "stats"
+		                   : strncmp(how, "a scan", 6) == 0      ? "scan"
+		                                                         : NULL;
 		lookback = 0; /* already subtracted */
 	}
 	rk_time_format_sql(lower, true, lower_txt);
@@ -609,15 +596,15 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	}
 
 	rk_load_crash_point(s, RK_CRASH_BEFORE_WRITE);
-	if (rk_pg_command(c->tgt, "begin write", rk_sql_load_begin, err) < 0 || rk_load_write(c, out, err) < 0)
+	if (rk_target_write(c->t, &win, &out->rows_deleted, &out->rows_written, err) < 0)
 		return -1;
 	rk_load_crash_point(s, RK_CRASH_INSIDE_TRANSACTION);
 	if (one_tx && rk_load_watermark_advance(c->tgt, &c->sql, c->vars, c->nvars, s->load_name, newest,
 	                                        &out->watermark, err) < 0)
 		return -1;
-	if ((!out->committed && rk_guard_check(err) < 0) ||
-	    rk_pg_command(c->tgt, "commit write", rk_sql_load_commit, err) < 0)
+	if ((!out->committed && rk_guard_check(err) < 0) || rk_target_commit(c->t, &win, &version, err) < 0)
 		return -1;
+	out->version = version;
 	rk_load_committed(c, out);
 	rk_load_report(s, "rows_written=%ld", out->rows_written);
 	if (one_tx)
@@ -641,6 +628,7 @@ int rk_load_run(const rk_load_spec *spec, rk_load_result *out, rk_error *err)
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	out->version = -1;
 	if (rk_load_validate(spec, err) < 0)
 		return -1;
 	memset(&c, 0, sizeof c);
@@ -661,12 +649,10 @@ int rk_load_run(const rk_load_spec *spec, rk_load_result *out, rk_error *err)
 			                   "mappings and filters and --interval-column against both databases");
 	}
 	/* closing an open transaction's connection rolls it back */
-	rk_guard_release(c.tgt);
+	rk_target_close(c.t);
 	rk_guard_release(c.src);
-	rk_pg_close(c.tgt);
 	rk_pg_close(c.src);
 	rk_dest_free(&c.source);
-	rk_dest_free(&c.target);
 	rk_wmap_free(&c.map);
 	rk_buf_free(&c.sql);
 	rk_buf_free(&c.rows);

@@ -20,6 +20,7 @@
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/log.h"
+#include "core/tz.h"
 #include "io/copytext.h"
 #include "io/pg.h"
 #include "io/pgident.h"
@@ -522,12 +523,19 @@ static char *rk_repair_list(rk_repair *r, const size_t *idx, size_t n, const cha
 
 /* The value the load would have written into the interval column for a
  * row whose time is the SQL expression time, into b: with --load-interval,
- * the start of the load interval holding it (parameter param: the width in
- * microseconds), on the grid counted from the epoch; without, parameter
- * param itself (the one value the target's rows of the interval record). */
+ * the start of the load interval holding it - on the grid counted from the
+ * epoch (parameter param: the width in microseconds), or with --timezone
+ * among the starts of the zone's units that cover the interval (parameter
+ * param: a timestamptz[] of them, rk_repair_icol_bounds); without,
+ * parameter param itself (the one value the target's rows of the interval
+ * record). */
 static void rk_repair_icol_expr(const rk_repair *r, rk_buf *b, const char *time, int param)
 {
-	if (r->spec->load_interval > 0)
+	if (r->spec->load_interval && r->spec->check.tz)
+		rk_buf_printf(b, "(($%d::pg_catalog.timestamptz[])[pg_catalog.width_bucket((%s)::pg_catalog.timestamptz, "
+		                 "$%d::pg_catalog.timestamptz[])])",
+		              param, time, param);
+	else if (r->spec->load_interval)
 		rk_buf_printf(b, "pg_catalog.to_timestamp(floor(extract(epoch FROM %s) / ($%d::numeric / 1000000)) * "
 		                 "($%d::numeric / 1000000))",
 		              time, param, param);
@@ -539,10 +547,59 @@ static void rk_repair_icol_expr(const rk_repair *r, rk_buf *b, const char *time,
  * (li: room for the width). */
 static const char *rk_repair_icol_param(const rk_repair *r, size_t i, char li[32])
 {
-	if (r->spec->load_interval <= 0)
+	if (!r->spec->load_interval || r->spec->check.tz)
 		return r->icol_value[i];
 	snprintf(li, 32, "%lld", (long long)r->spec->load_interval);
 	return li;
+}
+
+/* The most load intervals one repair interval may cover with --timezone. */
+#define RK_REPAIR_MAX_LOAD_INTERVALS 100000
+
+/*
+ * --load-interval with --timezone: the starts of the load intervals that
+ * cover interval i, and the end of the last, as a timestamptz[] literal,
+ * into r->icol_value[i].  They are aligned as --last aligns windows: days,
+ * weeks and months of the zone (rk_tz_floor), h/m/s widths from the local
+ * midnight of the interval's start.
+ */
+static int rk_repair_icol_bounds(rk_repair *r, size_t i, rk_error *err)
+{
+	const rk_tz *tz = r->spec->check.tz;
+	const rk_repair_interval *v = &r->iv[i];
+	rk_usec li = r->spec->load_interval, b;
+	bool calendar = li < 0 || li % RK_USEC_PER_DAY == 0;
+	rk_calunit unit = { li < 0 ? (int32_t)-li : 0, li > 0 ? (int32_t)(li / RK_USEC_PER_DAY) : 0 };
+	rk_buf out = RK_BUF_INIT;
+	size_t n = 0;
+
+	if (calendar) {
+		b = rk_tz_floor(tz, unit, v->start);
+	} else {
+		rk_usec mid = rk_tz_midnight(tz, v->start);
+
+		b = mid + (v->start - mid) / li * li;
+	}
+	rk_buf_putc(&out, '{');
+	for (;;) {
+		char t[RK_TIME_STRLEN];
+
+		if (++n > RK_REPAIR_MAX_LOAD_INTERVALS) {
+			rk_buf_free(&out);
+			rk_error_set(err, RK_EXIT_USAGE, "--load-interval: interval %zu of the rerun list holds more than %d "
+			                                 "load intervals; nothing was changed",
+			             i + 1, RK_REPAIR_MAX_LOAD_INTERVALS);
+			return rk_error_hint(err, "give the width the load's intervals have");
+		}
+		rk_buf_printf(&out, "%s%s", n > 1 ? "," : "", rk_time_format(b, t));
+		if (b >= v->end)
+			break;
+		b = calendar ? rk_tz_step(tz, unit, b, 1) : b + li;
+	}
+	rk_buf_putc(&out, '}');
+	rk_buf_cstr(&out);
+	r->icol_value[i] = out.data;
+	return 0;
 }
 
 static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
@@ -1243,20 +1300,34 @@ refuse:
  * one interval
  * ---------------------------------------------------------------------- */
 
+/* The grid the windows outside interval v are counted on, as the width in
+ * microseconds the by-key statements group by (their $2): the interval's
+ * own width, or with --timezone, for an interval of whole calendar units
+ * of the zone (*unit), one second, each group then placed in its unit. */
+static rk_usec rk_repair_grid(const rk_repair *r, const rk_repair_interval *v, bool *calendar, rk_calunit *unit)
+{
+	const rk_tz *tz = r->spec->check.tz;
+
+	*calendar = tz && rk_tz_unit_of(tz, v->start, v->end, unit);
+	return *calendar ? RK_USEC_PER_SEC : v->end - v->start;
+}
+
 /* Notes the windows a delete by key reached (rows: window index, count;
  * NULL index: rows without a time). */
 static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_repair_state state,
                            rk_repair_result *out, uint64_t *total, rk_error *err)
 {
 	const rk_repair_interval *v = &r->iv[i];
-	rk_usec w = v->end - v->start;
+	rk_calunit unit;
+	bool calendar;
+	rk_usec w = rk_repair_grid(r, v, &calendar, &unit);
 
 	*total = 0;
 	for (int row = 0; row < rk_pg_result_rows(res); row++) {
 		const char *idx = rk_pg_result_value(res, row, 0), *cnt = rk_pg_result_value(res, row, 1);
 		uint64_t c = cnt ? strtoull(cnt, NULL, 10) : 0;
 		long long k;
-		rk_usec s;
+		rk_usec s, e;
 		size_t j;
 
 		*total += c;
@@ -1272,14 +1343,24 @@ static int rk_repair_touch(rk_repair *r, size_t i, const rk_pg_result *res, rk_r
 		    s == RK_USEC_NINF || s > RK_USEC_PINF - w)
 			return rk_error_set(err, RK_EXIT_RUNTIME, "a row the delete by key reached lies out of reckon's time "
 			                                          "range");
+		e = s + w;
+		if (calendar) {
+			/* the second's calendar unit, counted from the interval */
+			int64_t u = rk_tz_units_between(r->spec->check.tz, unit, v->start, s);
+
+			if (u == 0)
+				continue;
+			s = rk_tz_step(r->spec->check.tz, unit, v->start, u);
+			e = rk_tz_step(r->spec->check.tz, unit, v->start, u + 1);
+		}
 		for (j = 0; j < out->ntouched; j++)
-			if (out->touched[j].start == s && out->touched[j].end == s + w)
+			if (out->touched[j].start == s && out->touched[j].end == e)
 				break;
 		if (j == out->ntouched) {
 			out->touched = rk_xrealloc(out->touched, (out->ntouched + 1) * sizeof *out->touched);
 			memset(&out->touched[j], 0, sizeof out->touched[j]);
 			out->touched[j].start = s;
-			out->touched[j].end = s + w;
+			out->touched[j].end = e;
 			out->ntouched++;
 		}
 		out->touched[j].interval = i;
@@ -1332,7 +1413,12 @@ static int rk_repair_by_key(rk_repair *r, size_t i, const char *label, const cha
 	rk_pg_result *res = NULL;
 	int rc;
 
-	snprintf(w, sizeof w, "%lld", (long long)(v->end - v->start));
+	{
+		rk_calunit unit;
+		bool calendar;
+
+		snprintf(w, sizeof w, "%lld", (long long)rk_repair_grid(r, v, &calendar, &unit));
+	}
 	if (rk_pg_exec(r->tgt, label, sql, 2, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		return rk_repair_tgt_fail(r, err);
 	rc = rk_repair_touch(r, i, res, state, out, &v->deleted_by_key, err);
@@ -1547,7 +1633,12 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 	uint64_t total;
 	int rc;
 
-	snprintf(w, sizeof w, "%lld", (long long)(v->end - v->start));
+	{
+		rk_calunit unit;
+		bool calendar;
+
+		snprintf(w, sizeof w, "%lld", (long long)rk_repair_grid(r, v, &calendar, &unit));
+	}
 	if (rk_pg_exec(r->tgt, "select the pair's rows", r->sql_row_pair, 0, NULL, RK_PG_COMMAND, NULL, err) < 0 ||
 	    rk_pg_exec(r->tgt, "compare the interval's rows", r->sql_row_inside, 2, bounds, RK_PG_COMMAND, NULL,
 	               err) < 0 ||
@@ -2031,11 +2122,16 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 	}
 	if (!r->ntodo)
 		return 0;
-	if (r->interval_col >= 0 && r->spec->load_interval <= 0) {
+	if (r->interval_col >= 0 && !r->spec->load_interval) {
 		/* the values are read before any change removes them */
 		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
 		for (size_t k = 0; k < r->ntodo; k++)
 			if (rk_repair_icol_probe(r, r->todo[k], err) < 0)
+				return -1;
+	} else if (r->interval_col >= 0 && r->spec->check.tz) {
+		r->icol_value = rk_xcalloc(r->n + 1, sizeof *r->icol_value);
+		for (size_t k = 0; k < r->ntodo; k++)
+			if (rk_repair_icol_bounds(r, r->todo[k], err) < 0)
 				return -1;
 	}
 	if (rows)

@@ -17,6 +17,7 @@
 #include "check/history.h"
 #include "core/buf.h"
 #include "core/timeutil.h"
+#include "core/tz.h"
 #include "report/report.h"
 #include "report/report_impl.h"
 #include "report/tpl.h"
@@ -49,6 +50,14 @@ static json_t *rk_time_str(rk_usec t)
 	char a[RK_TIME_STRLEN];
 
 	return json_string(rk_time_format(t, a));
+}
+
+/* Instant t in --timezone's local time with its offset, or false (no zone). */
+static json_t *rk_local_str(const rk_report_ctx *c, rk_usec t)
+{
+	char a[RK_TIME_STRLEN];
+
+	return c->spec->tz ? json_string(rk_tz_format(c->spec->tz, t, a)) : json_false();
 }
 
 static json_t *rk_uint(uint64_t n)
@@ -141,6 +150,8 @@ static void rk_cell_title_window(const rk_report_ctx *c, const rk_check_result *
 	char a[RK_TIME_STRLEN], s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN], n1[32], n2[32];
 
 	rk_buf_printf(b, "%s %s", rk_time_format(rk_check_window_start(r, w), a), rk_report_status_name(r->status[w]));
+	if (c->spec->tz)
+		rk_buf_printf(b, "\nlocal %s", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), a));
 	if (r->status[w] == RK_WIN_OPEN)
 		return;
 	rk_buf_printf(b, "\nsource %s rows, target %s rows", rk_report_thousands(r->side[0].rows[w], n1),
@@ -252,7 +263,8 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		if (!row || (by_day ? dd != day : in_row == per_row)) {
 			row = json_object();
 			cells = json_array();
-			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : rk_time_format(t, a)));
+			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : c->spec->tz ? rk_tz_format(c->spec->tz, t, a)
+			                                                                            : rk_time_format(t, a)));
 			rk_set(row, "cells", cells);
 			json_array_append_new(rows, row);
 			day = dd;
@@ -331,6 +343,8 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		rk_buf_printf(&b, "each mark is one window of %s",
 		              rk_report_window(c->spec, d));
 	rk_buf_printf(&b, by_day ? "; a row per UTC day" : "; a row per %zu windows, labelled with its start", per_row);
+	if (!by_day && c->spec->tz)
+		rk_buf_printf(&b, " in %s", rk_tz_name(c->spec->tz));
 	rk_set(tl, "scale", json_string(rk_buf_cstr(&b)));
 	rk_buf_free(&b);
 	return tl;
@@ -464,6 +478,8 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "start_local", rk_local_str(c, rk_check_window_start(r, w)));
+		rk_set(it, "end_local", rk_local_str(c, rk_check_window_end(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (size_t j = 0; j < r->nsum; j++) {
@@ -515,7 +531,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 	return dmg;
 }
 
-static json_t *rk_view_rerun(const rk_check_result *r)
+static json_t *rk_view_rerun(const rk_report_ctx *c, const rk_check_result *r)
 {
 	json_t *v = json_object(), *items = json_array();
 	size_t total = 0;
@@ -529,6 +545,7 @@ static json_t *rk_view_rerun(const rk_check_result *r)
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_time_str(rk_check_window_start(r, w)));
 		rk_set(it, "end", rk_time_str(rk_check_window_end(r, w)));
+		rk_set(it, "local", rk_local_str(c, rk_check_window_start(r, w)));
 		rk_set(it, "source_rows", rk_num(r->side[0].rows[w]));
 		rk_set(it, "target_rows", rk_num(r->side[1].rows[w]));
 		for (int k = 0; k < RK_FIND_SOURCE_DUPLICATE; k++)
@@ -697,6 +714,25 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(range, "window", json_string(rk_report_window(sp, d)));
 	rk_set(range, "settle", json_string(sp->settle ? rk_duration_format(sp->settle, d) : "0s"));
 	rk_set(range, "now", rk_time_str(sp->now));
+	rk_set(range, "zone", sp->tz ? json_string(rk_tz_name(sp->tz)) : json_false());
+	rk_set(range, "from_local", rk_local_str(c, sp->from));
+	rk_set(range, "to_local", rk_local_str(c, sp->to));
+	if (r->side[0].time_zoneless || r->side[1].time_zoneless) {
+		rk_buf zb = RK_BUF_INIT;
+
+		rk_buf_printf(&zb, "a timestamp without time zone, read in %s (--time-column-zone)",
+		              r->time_zone ? rk_tz_name(r->time_zone) : "UTC");
+		if (r->side[0].dst_ambiguous + r->side[1].dst_ambiguous + r->side[0].dst_nonexistent +
+		    r->side[1].dst_nonexistent)
+			rk_buf_printf(&zb, "; the DST hour: %llu ambiguous and %llu nonexistent wall-clock times, placed as "
+			                   "AT TIME ZONE places them",
+			              (unsigned long long)(r->side[0].dst_ambiguous + r->side[1].dst_ambiguous),
+			              (unsigned long long)(r->side[0].dst_nonexistent + r->side[1].dst_nonexistent));
+		rk_set(v, "time_zone", rk_tpl_text(rk_buf_cstr(&zb)));
+		rk_buf_free(&zb);
+	} else {
+		rk_set(v, "time_zone", json_false());
+	}
 	rk_set(v, "range", range);
 	rk_set(v, "nwindows", rk_num(r->nwindows));
 	rk_set(v, "closed", rk_num(r->nclosed));
@@ -757,7 +793,7 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	rk_set(v, "damage", rk_view_damage(c, r, &shown));
 	rk_set(v, "timeline", rk_view_timeline(c, r, shown));
 	rk_set(v, "from", rk_time_str(sp->from));
-	rk_set(v, "rerun", rk_view_rerun(r));
+	rk_set(v, "rerun", rk_view_rerun(c, r));
 	rk_buf_free(&b);
 	return v;
 }
@@ -839,6 +875,9 @@ int rk_report_index_html(FILE *out, const rk_report_index *ix, const rk_report_i
 		rk_set(t, "from", rk_index_range(s, "from"));
 		rk_set(t, "to", rk_index_range(s, "to"));
 		rk_set(t, "window", rk_index_range(s, "window"));
+		rk_set(t, "from_local", rk_index_range(s, "from_local"));
+		rk_set(t, "to_local", rk_index_range(s, "to_local"));
+		rk_set(t, "zone", rk_index_range(s, "timezone"));
 		rk_set(t, "checked", rk_index_num(s, "windows", "checked"));
 		rk_set(t, "differ", rk_index_num(s, "windows", "differ"));
 		for (int k = 0; k < RK_FIND_NKINDS; k++)

@@ -10,6 +10,7 @@
 #include "check/diagnose.h"
 #include "check/history.h"
 #include "core/buf.h"
+#include "core/text.h"
 #include "core/tz.h"
 #include "io/afile.h"
 #include "report/report_impl.h"
@@ -118,6 +119,9 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 {
 	const rk_diagnosis *d = r->diagnosis;
 	char a[RK_TIME_STRLEN];
+	/* cause, evidence and next step wrapped for a terminal */
+	size_t width = rk_text_width(fileno(out));
+	rk_buf b = RK_BUF_INIT;
 
 	if (!d)
 		return;
@@ -126,17 +130,39 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 	for (size_t i = 0; i < d->ncauses; i++) {
 		const rk_cause *c = &d->causes[i];
 
-		fprintf(out, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
-		        c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows") : (c->keys == 1 ? "key" : "keys"));
+		rk_buf wins = RK_BUF_INIT;
+
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "  %-16s %zu %s", rk_pattern_name(c->pattern), c->keys,
+		              c->pattern == RK_PAT_NULL_TIME ? (c->keys == 1 ? "row" : "rows")
+		                                             : (c->keys == 1 ? "key" : "keys"));
 		for (size_t w = 0; w < c->nwindows; w++)
-			fprintf(out, "%s%s", w ? ", " : "  in windows starting ", rk_time_format(rk_check_window_start(r, c->windows[w]), a));
-		fprintf(out, "\n    cause:     %s\n    evidence:  %s\n    next step: %s\n", c->cause, c->evidence,
-		        c->next_step);
+			rk_buf_printf(&wins, "%s%s", w ? ", " : "in windows starting ",
+			              rk_time_format(rk_check_window_start(r, c->windows[w]), a));
+		if (c->nwindows) {
+			rk_buf_puts(&b, "  ");
+			rk_text_wrap(&b, rk_buf_cstr(&wins), b.len, 4, width);
+		}
+		rk_buf_free(&wins);
+		fputs(rk_buf_cstr(&b), out);
+		rk_buf_reset(&b);
+		rk_buf_puts(&b, "\n    cause:     ");
+		rk_text_wrap(&b, c->cause, 15, 15, width);
+		rk_buf_puts(&b, "\n    evidence:  ");
+		rk_text_wrap(&b, c->evidence, 15, 15, width);
+		rk_buf_puts(&b, "\n    next step: ");
+		rk_text_wrap(&b, c->next_step, 15, 15, width);
+		fprintf(out, "%s\n", rk_buf_cstr(&b));
 	}
 	if (d->nwarnings)
 		fprintf(out, "\nwarnings (the verdict does not depend on them):\n");
-	for (size_t i = 0; i < d->nwarnings; i++)
-		fprintf(out, "  %s: %s\n", d->warnings[i].kind, d->warnings[i].message);
+	for (size_t i = 0; i < d->nwarnings; i++) {
+		rk_buf_reset(&b);
+		rk_buf_printf(&b, "  %s: ", d->warnings[i].kind);
+		rk_text_wrap(&b, d->warnings[i].message, b.len, 4, width);
+		fprintf(out, "%s\n", rk_buf_cstr(&b));
+	}
+	rk_buf_free(&b);
 }
 
 /* The differing columns of the window's first changed keys: "(K): col

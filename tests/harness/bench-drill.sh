@@ -90,6 +90,11 @@ for n in $SIZES; do
 			info[$k]="$(jq -r '"\(.drilldown.passes) \(.drilldown.rows_reread)"' "$base/report/summary.json")"
 			round[$k]=$s
 			pairs[$k]="${pairs[$k]:-} $(ratio "$s" "${round[${clean_of[$k]}]}")"
+			if [[ $k -eq 1 || $k -eq 4 ]]; then
+				# the changed values are measured: the damaged check wrote them
+				changes=$(($(wc -l <"$base/report/changes.csv") - 1))
+				((changes >= 1)) || { echo "bench-drill: ${labels[$k]} wrote no changed values" >&2; exit 1; }
+			fi
 			if [[ $k -eq 1 ]]; then
 				# the damaged windows' share of the rows, from the report
 				share=$(awk -F, 'NR > 1 { all += $4; if ($3 == "differ") d += $4 } END { printf "%.4f", d / all }' \
@@ -110,6 +115,7 @@ for n in $SIZES; do
 			echo
 			echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1); PostgreSQL: $("$RK_PGBIN/postgres" --version)"
 			echo "- machine: $(nproc) CPUs, shared; bench.t as in drill-<size>.md, 4 target rows damaged in 4 of 24 windows (3 lost, 1 amount changed)"
+			echo "- the damaged checks wrote $changes changed value(s) to changes.csv (checked every round) and their likely causes; the -nodiag twins neither"
 			echo "- DIAG_ONLY=1: each of the $REPEAT rounds runs the damaged check and its RECKON_DIAGNOSE=off twin (no likely causes, warnings or changed values) one right after the other, the twin first in odd rounds"
 			echo
 			echo "| case | seconds (best) | rounds |"

@@ -62,6 +62,10 @@ export RECKON=$reckon RECKON_FAULTS=$faults RK_LIB=$here/lib.sh RK_REPO=$repo
 # Nothing from the caller's environment may steer libpq or the tests.
 unset PGPASSWORD PGPASSFILE PGSERVICE PGSERVICEFILE PGOPTIONS PGTZ PGDATESTYLE PGCLIENTENCODING PGSSLMODE PGCONNECT_TIMEOUT
 export LC_ALL=C.UTF-8 TZ=UTC
+# The text the cases read is not wrapped for a terminal (80 columns when
+# stdout is none): test_report_outputs:test_text_wrapped_for_a_terminal
+# unsets it.
+export COLUMNS=1000
 # Under AddressSanitizer/UBSan a report must never pass for reckon's own exit
 # status 1 ("differences found"), the sanitizers' default: give them their own.
 export ASAN_OPTIONS="exitcode=97:abort_on_error=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"

@@ -246,3 +246,71 @@ test_lateness_in_a_zone() {
 	assert_exit 2 rk lateness --source "$(cconn $SRC)" --table sales --time sold_at --window 1mo --last 1mo
 	assert_contains "$ERR" "--window 1mo is a calendar unit: it needs --timezone"
 }
+
+# repair --timezone of a Berlin day's rerun list: the interval column gets
+# the load's interval start, Berlin's midnight (--load-interval 1d in the
+# zone), and the window a moved row leaves is its Berlin day (24 h), not
+# the next 23 hours of the short day's grid; local times beside UTC.
+test_repair_a_berlin_day() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "create table daily (id int primary key, sold_at timestamptz not null, amount int,
+		                             interval_start timestamptz)
+		         " >/dev/null
+	done
+	sql $SRC "insert into daily select g, '2026-03-28T23:30:00Z'::timestamptz + g * interval '3 hour', g
+	          from generate_series(0, 14) g" >/dev/null
+	# the load recorded each row's Berlin day
+	sql $SRC "update daily set interval_start = date_trunc('day', sold_at at time zone '$Z') at time zone '$Z'" >/dev/null
+	export_csv $SRC "select * from daily" d.csv
+	import_csv $TGT daily d.csv
+	# lost: a row of the short day; moved at the source into it from the next
+	# day (the target keeps the old copy on the 30th)
+	sql $TGT "delete from daily where id = 2" >/dev/null
+	sql $SRC "update daily set sold_at = '2026-03-29T20:00:00Z', interval_start = '2026-03-28T23:00:00Z' where id = 9" >/dev/null
+	local C=(--source "$(conn $SRC)" --target "$(conn $TGT)" --table daily --key id --time sold_at
+		--exclude-columns interval_start --settle 0 --now 2027-01-01T00:00:00Z --timezone $Z)
+	assert_exit 1 rk check "${C[@]}" --window 1d --from 2026-03-29 --to 2026-03-31 --rerun-list all.csv
+	# only the short day in the list: the 30th is a window outside it
+	head -2 all.csv >rerun.csv
+	assert_eq "2026-03-28T23:00:00Z,2026-03-29T22:00:00Z" "$(sed -n 2p rerun.csv | cut -d, -f1,2)"
+	assert_exit 0 rk repair "${C[@]}" --rerun-list rerun.csv --interval-column interval_start --load-interval 1d \
+		--execute --format json
+	assert_eq "2026-03-29T00:00:00+01:00" "$(jq -r '.intervals[0].interval_label' "$OUT")"
+	assert_eq "2026-03-29T22:00:00Z 2026-03-30T22:00:00Z 2026-03-30T00:00:00+02:00 match" \
+		"$(jq -r '.touched[0] | "\(.window_start) \(.window_end) \(.window_label) \(.status)"' "$OUT")"
+	# the rows written record Berlin's midnight of their day, as the load did
+	assert_eq "2026-03-28 23:00:00+00 2026-03-28 23:00:00+00" \
+		"$(sql $TGT "set timezone = 'UTC'; select string_agg(interval_start::text, ' ' order by id) from daily where id in (2, 9)")"
+	assert_exit 0 rk check "${C[@]}" --window 1d --from 2026-03-29 --to 2026-03-31
+	# the text shows local starts beside UTC
+	assert_exit 0 rk repair "${C[@]}" --rerun-list rerun.csv --interval-column interval_start --load-interval 1d
+	assert_contains "$OUT" "local times in Europe/Berlin:"
+	assert_contains "$OUT" "[2026-03-28T23:00:00Z, 2026-03-29T22:00:00Z)    2026-03-29T00:00:00+01:00   9/7"
+	# a month needs the zone
+	assert_exit 2 rk repair --source "$(conn $SRC)" --target "$(conn $TGT)" --table daily --key id --time sold_at \
+		--rerun-list rerun.csv --interval-column interval_start --load-interval 1mo
+	assert_contains "$ERR" "--load-interval 1mo is a calendar unit: it needs --timezone"
+}
+
+# load --timezone: a scheduler's dates are Berlin's midnights, so the
+# interval load of the short day reads its 23 hours and records Berlin's
+# midnight in the interval column; a check of that day then matches.
+test_load_a_berlin_day() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "create table ld (id int primary key, sold_at timestamptz not null, interval_start timestamptz)" >/dev/null
+	done
+	sql $SRC "insert into ld select g, '2026-03-28T22:30:00Z'::timestamptz + g * interval '1 hour'
+	          from generate_series(0, 24) g" >/dev/null
+	assert_exit 0 rk load --source "$(conn $SRC)" --target "$(conn $TGT)" --table ld --key id --time sold_at \
+		--columns id,sold_at --strategy interval --interval-column interval_start --timezone $Z \
+		--interval-start 2026-03-29 --interval-end 2026-03-30 -v
+	assert_contains "$ERR" "interval [2026-03-29T00:00:00+01:00, 2026-03-30T00:00:00+02:00) in Europe/Berlin"
+	assert_eq "$(sql $SRC "select count(*) from ld where (sold_at at time zone '$Z')::date = '2026-03-29'")" \
+		"$(sql $TGT "select count(*) from ld")"
+	assert_eq "2026-03-28 23:00:00+00" "$(sql $TGT "set timezone = 'UTC'; select distinct interval_start from ld")"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table ld --key id --time sold_at \
+		--columns id,sold_at --timezone $Z --window 1d --from 2026-03-29 --to 2026-03-30 --settle 0 \
+		--now 2027-01-01T00:00:00Z
+}

@@ -113,6 +113,117 @@ missing 2"'
 	assert_fits_420 rep
 }
 
+# With --timezone the pages show local times with their offset beside UTC
+# (the range, each damaged window, the rerun list, the tooltips; a job's
+# index.html each table's local range), as the browser builds them.
+test_timezone_report_renders_in_chromium() {
+	local chromium
+	chromium=$(command -v chromium) || fail "chromium is not installed (tests/harness/deps.sh installs it)"
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn demo_source)
+		target = $(conn demo_target)
+		timezone = Europe/Berlin
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-03T00:00:00Z
+		now = 2026-03-03T06:00:00Z
+		[table orders]
+		table = mart.orders
+		key = order_id,line_no
+		time = created_at
+		sum = amount
+		columns = order_id,line_no,created_at,amount,customer
+	EOF
+	assert_exit 1 rk check --job job.ini --report rep
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --dump-dom "file://$T/rep/orders/report.html" >dom.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_contains dom.html '<span class="mono" id="range-local">[2026-03-02T01:00:00+01:00, 2026-03-03T01:00:00+01:00)</span> in Europe/Berlin'
+	assert_contains dom.html '<h3 class="mono">[2026-03-02T11:00:00Z, 2026-03-02T12:00:00Z) <span class="dim local">local [2026-03-02T12:00:00+01:00, 2026-03-02T13:00:00+01:00)</span></h3>'
+	assert_contains dom.html '<a href="#w19">2026-03-02T19:00:00Z</a> <span class="dim local">2026-03-02T20:00:00+01:00</span>'
+	assert_contains dom.html 'title="2026-03-02T11:00:00Z differ
+local 2026-03-02T12:00:00+01:00
+source 8 rows'
+	"$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium-profile" --dump-dom "file://$T/rep/index.html" >index.html 2>chromium.log ||
+		fail "chromium failed: $(tail -n 5 chromium.log)"
+	assert_contains index.html '<div class="dim local">local [2026-03-02T01:00:00+01:00, 2026-03-03T01:00:00+01:00) in Europe/Berlin</div>'
+	# without a zone: none of it
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--key order_id,line_no --time created_at --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z \
+		--window 1h --now 2026-03-03T06:00:00Z --report utc
+	assert_not_contains utc/report.html 'class="dim local"'
+	assert_not_contains utc/report.html 'id="range-local"'
+}
+
+# The demo's damaged sample, checked as make demo checks it (the primary
+# key, the whole row): every finding has a named cause (none unclassified,
+# every one in a pattern) and the changed row shows its values, in every
+# output.
+test_demo_sample_every_finding_named() {
+	assert_exit 1 rk check --source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders \
+		--time created_at --sum amount --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-03T06:00:00Z --report rep
+	assert_eq '[["boundary",1],["unbumped_update",1],["gap",2],["repeat",1]]' \
+		"$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep/summary.json)"
+	assert_eq "$(jq '[.findings[]] | add' rep/summary.json)" "$(jq '[.diagnosis[].findings] | add' rep/summary.json)" \
+		"findings placed in named patterns"
+	assert_not_contains "$OUT" "unclassified"
+	assert_not_contains rep/report.html "unclassified"
+	assert_eq 'window_start,window_end,order_id,line_no,column,source_value,target_value
+2026-03-02T19:00:00Z,2026-03-02T20:00:00Z,1080,2,amount,482.40,492.40' "$(cat rep/changes.csv)"
+	assert_contains "$OUT" "(1080, 2) at 2026-03-02T19:12:30Z on both sides, amount 482.40 -> 492.40"
+	assert_contains rep/report.html "482.40"
+	assert_contains rep/report.html "492.40"
+	assert_eq '[[["1080","2"],"amount","482.40","492.40"]]' \
+		"$(jq -c '[.changes.first[] | .key as $k | .columns[] | [$k, .column, .source, .target]]' rep/summary.json)"
+}
+
+# The longest line of FILE, in characters.
+longest_line() {
+	awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }' "$1"
+}
+
+# The likely causes and the repair plan are wrapped for a terminal: 80
+# columns when stdout is none, the terminal's width when it is one,
+# $COLUMNS when set; a continued evidence line is indented under its text.
+# The repair table, too wide for such a terminal, becomes a block per
+# interval.
+test_text_wrapped_for_a_terminal() {
+	local -a demo=(--source "$(conn demo_source)" --target "$(conn demo_target)" --table mart.orders
+		--time created_at --sum amount)
+	local -a range=(--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-03T06:00:00Z)
+	COLUMNS='' assert_exit 1 rk check "${demo[@]}" "${range[@]}" --rerun-list rerun.csv
+	cat "$OUT" | sed -n '/^likely causes:/,/^$/p' >causes.txt
+	assert_match "$(longest_line causes.txt)" '^([0-7][0-9]|80)$' "the longest line of the likely causes"
+	assert_contains causes.txt "    evidence:  "
+	assert_match "$(cat causes.txt)" $'\n               [^ ]' "a continued line under its text"
+	# every word is still there: unwrapped, the same text
+	COLUMNS=1000 assert_exit 1 rk check "${demo[@]}" "${range[@]}"
+	local wide
+	wide=$(cat "$OUT" | sed -n '/^likely causes:/,/^$/p' | tr -s ' \n' ' ')
+	assert_eq "$wide" "$(tr -s ' \n' ' ' <causes.txt)" "the wrapped text, words for words"
+	# the repair plan: blocks of at most 80 columns, the table when it fits
+	COLUMNS='' assert_exit 0 rk repair "${demo[@]}" --rerun-list rerun.csv
+	cp "$OUT" plan.txt
+	assert_contains plan.txt $'[2026-03-02T11:00:00Z, 2026-03-02T12:00:00Z)  planned\n    before s/t 8/6  delete 0  update 0  insert 2  after s/t -\n    damage listed: missing 2'
+	assert_match "$(grep -v '^(s/t' plan.txt | grep -v '^dry run' >p.txt; longest_line p.txt)" '^([0-7][0-9]|80)$' \
+		"the longest line of the plan"
+	COLUMNS=200 assert_exit 0 rk repair "${demo[@]}" --rerun-list rerun.csv
+	assert_match "$(cat "$OUT")" '\[2026-03-02T11:00:00Z, 2026-03-02T12:00:00Z\) +8/6 +0 +0 +2 +- +planned +missing 2'
+	# on a terminal of 100 columns: its width
+	command -v script >/dev/null || fail "script (bsdutils) is not installed"
+	local q
+	printf -v q '%q ' "$RECKON" check "${demo[@]}" "${range[@]}"
+	COLUMNS='' SHELL=/bin/bash script -qfec "stty cols 100; $q" tty.txt >/dev/null </dev/null || true
+	tr -d '\r' <tty.txt | sed -n '/^likely causes:/,/^$/p' >ttycauses.txt
+	assert_contains ttycauses.txt "    evidence:  "
+	assert_match "$(longest_line ttycauses.txt)" '^(8[1-9]|9[0-9]|100)$' "the longest line on a 100-column terminal"
+}
+
 # The width of DIR/report.html laid out 420 px wide (an iframe of a probe
 # page that measures it: the report itself has no script), as
 # "scrollWidth,clientWidth"; a screenshot of it in $T/narrow.png.

@@ -180,3 +180,62 @@ test_errors() {
 		--time-column-zone $Z --rerun-list rerun.csv
 	assert_contains "$ERR" "repair does not read a zoneless time column in --time-column-zone Europe/Berlin yet"
 }
+
+# Tried as a new user would: a Berlin shop's daily sales (a timestamptz
+# column and a zoneless local one) checked for the last week across the
+# March change from a job file, repaired from the job's report, checked
+# again.
+test_new_user_berlin_shop_last_week() {
+	local db
+	for db in shop_src shop_dw; do
+		createdb $db
+		sql $db "create table daily_sales (id bigint primary key, sold_at timestamptz not null,
+		                                   sold_local timestamp not null, amount numeric(10,2) not null)" >/dev/null
+	done
+	sql shop_src "insert into daily_sales
+	              select g, t, t at time zone '$Z', (g % 50) + 0.99
+	              from (select g, '2026-03-22T23:00:00Z'::timestamptz + g * interval '17 min' t
+	                    from generate_series(1, 800) g) s" >/dev/null
+	export_csv shop_src "select * from daily_sales" s.csv
+	import_csv shop_dw daily_sales s.csv
+	# the load lost the evening of the short day and a sale of the 26th
+	sql shop_dw "delete from daily_sales where sold_local >= '2026-03-29 21:00' and sold_local < '2026-03-29 22:00'
+	             or id = 300" >/dev/null
+	cat >job.ini <<-EOF
+		[defaults]
+		source = $(conn shop_src)
+		target = $(conn shop_dw)
+		timezone = $Z
+		window = 1d
+		last = 7d
+		settle = 30m
+		[table sales]
+		table = daily_sales
+		key = id
+		time = sold_at
+		sum = amount
+		[table sales_local]
+		table = daily_sales
+		key = id
+		time = sold_local
+		time-column-zone = $Z
+		sum = amount
+	EOF
+	assert_exit 1 rk check --job job.ini --report rep --now 2026-03-31T07:00:00+02:00
+	# the seven Berlin days before this morning, the 23-hour one among them
+	assert_eq "2026-03-23T23:00:00Z 2026-03-30T22:00:00Z 2026-03-24T00:00:00+01:00" \
+		"$(jq -r '.range | "\(.from) \(.to) \(.from_local)"' rep/sales/summary.json)"
+	assert_eq 7 "$(jget rep/sales/summary.json .windows.checked)"
+	# both columns put each sale in the same day: the same findings, as SQL has them
+	local lost
+	lost=$(sql shop_src "select count(*) from daily_sales where id = 300 or (sold_local >= '2026-03-29 21:00' and sold_local < '2026-03-29 22:00')")
+	assert_eq "$lost" "$(jget rep/sales/summary.json .findings.missing)"
+	assert_eq "$lost" "$(jget rep/sales_local/summary.json .findings.missing)"
+	assert_file_eq rep/sales_local/rerun.csv rep/sales/rerun.csv
+	assert_eq "2026-03-25T23:00:00Z,2026-03-26T23:00:00Z 2026-03-28T23:00:00Z,2026-03-29T22:00:00Z" \
+		"$(tail -n +2 rep/sales/rerun.csv | cut -d, -f1,2 | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "$Z" "$(jget rep/sales_local/summary.json .time_column_zone.zone)"
+	# repair from the report (the timestamptz table's list), then the same week matches
+	assert_exit 0 rk repair --job job.ini --report rep --only sales --execute
+	assert_exit 0 rk check --job job.ini --report rep2 --now 2026-03-31T07:00:00+02:00
+}
