@@ -15,7 +15,7 @@ WITH hit AS (
 	FROM hit
 	WHERE NOT EXISTS (SELECT FROM reckon_repair_gone g WHERE g.relid = hit.relid AND g.row_id = hit.row_id)
 ), marked AS (
-	INSERT INTO reckon_repair_gone SELECT relid, row_id FROM fresh
+	INSERT INTO reckon_repair_gone SELECT relid, row_id, $1::timestamptz FROM fresh
 )
 SELECT floor(extract(epoch FROM ("reckon.time"::timestamptz - $1::timestamptz)) * 1000000 / $2::numeric)::bigint,
        count(*)

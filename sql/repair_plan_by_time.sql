@@ -13,6 +13,6 @@ WITH hit AS (
 	FROM hit
 	WHERE NOT EXISTS (SELECT FROM reckon_repair_gone g WHERE g.relid = hit.relid AND g.row_id = hit.row_id)
 ), marked AS (
-	INSERT INTO reckon_repair_gone SELECT relid, row_id FROM fresh
+	INSERT INTO reckon_repair_gone SELECT relid, row_id, $1::timestamptz FROM fresh
 )
 SELECT count(*) FROM fresh;

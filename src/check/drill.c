@@ -609,9 +609,10 @@ static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
 
 static void rk_tally_free(rk_tally *t, size_t nkey)
 {
-	for (size_t c = 0; c < nkey; c++)
+	for (size_t c = 0; c < nkey && t->disp; c++)
 		free(t->disp[c]);
 	free(t->disp);
+	t->disp = NULL;
 }
 
 /* Widens t's leaf span to leaf node nd. */
@@ -855,8 +856,9 @@ static int rk_finding_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Adds one finding; the key texts are copied. */
-static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind kind)
+/* Adds one finding; the key texts are copied, or with take moved from t
+ * (its last finding: a key's texts are then held once). */
+static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind, bool take)
 {
 	rk_finding *f;
 
@@ -879,9 +881,14 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, rk_find_kind
 	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
 	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
 	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
-	f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
-	for (size_t i = 0; i < res->nkey; i++)
-		f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
+	if (take) {
+		f->key = t->disp;
+		t->disp = NULL;
+	} else {
+		f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
+		for (size_t i = 0; i < res->nkey; i++)
+			f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
+	}
 	res->kind_count[kind]++;
 	res->win_kind[t->window][kind]++;
 }
@@ -894,8 +901,13 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 {
 	size_t i = 0;
 
-	if (ts->n)
+	if (ts->n) {
+		/* the array grew by doubling: what it does not use goes back
+		 * before the findings are made beside it */
+		ts->v = rk_xrealloc(ts->v, ts->n * sizeof *ts->v);
+		ts->cap = ts->n;
 		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	}
 	while (i < ts->n) {
 		rk_tally m = ts->v[i];
 		size_t j = i + 1;
@@ -905,15 +917,15 @@ static void rk_classify(rk_check_result *res, rk_tallies *ts)
 			rk_tally_free(&ts->v[j], res->nkey);
 		}
 		if (m.s > 1)
-			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE);
+			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE, false);
 		if (m.s == 0)
-			rk_add_finding(res, &m, RK_FIND_EXTRA);
+			rk_add_finding(res, &m, RK_FIND_EXTRA, true);
 		else if (m.t < m.s)
-			rk_add_finding(res, &m, RK_FIND_MISSING);
+			rk_add_finding(res, &m, RK_FIND_MISSING, true);
 		else if (m.t > m.s)
-			rk_add_finding(res, &m, RK_FIND_DUPLICATED);
+			rk_add_finding(res, &m, RK_FIND_DUPLICATED, true);
 		else
-			rk_add_finding(res, &m, RK_FIND_CHANGED);
+			rk_add_finding(res, &m, RK_FIND_CHANGED, true);
 		rk_tally_free(&m, res->nkey);
 		i = j;
 	}
@@ -1121,7 +1133,13 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, res->nkey);
 		}
 	}
+	/* the source's copies are judged: their rows go now, not with the
+	 * drilldown, since the findings are about to be made beside them */
 	rk_dside_reset(d, NULL, 0);
+	free(d->rows);
+	d->rows = NULL;
+	d->caprows = 0;
+	rk_buf_free(&d->arena);
 	free(vk);
 	free(keys);
 	free(text);

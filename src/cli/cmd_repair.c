@@ -220,7 +220,6 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 	}
 	for (int k = 0; k < 7; k++)
 		rk_buf_free(&c[k]);
-	rk_buf_free(&cell);
 	if (rows)
 		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; only the rows of "
 		             "the keys its check names are written)\n");
@@ -228,6 +227,26 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
 		             "deleted by time + by key)\n");
 	rk_repair_text_touched(out, t);
+	if (!execute && !rows && t->res.reset_columns) {
+		fprintf(out, "target-only columns that --replace-interval resets to their defaults: %s; the rows it "
+		             "deletes and inserts again:\n",
+		        t->res.reset_columns);
+		for (size_t i = 0; i < l->n; i++) {
+			char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+			const rk_repair_interval *v = &t->iv[i];
+
+			if (v->state != RK_REPAIR_PLANNED)
+				continue;
+			rk_buf_reset(&cell);
+			rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+			fprintf(out, "%-46s  %llu row%s", rk_buf_cstr(&cell), (unsigned long long)v->reset,
+			        v->reset == 1 ? "" : "s");
+			if (v->reset_keys[0])
+				fprintf(out, " (%s%s)", v->reset > 3 ? "e.g. " : "", v->reset_keys);
+			fputc('\n', out);
+		}
+	}
+	rk_buf_free(&cell);
 	if (!execute) {
 		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
 		if (s.already)
@@ -401,13 +420,23 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		        (unsigned long long)v->source_rows, (unsigned long long)v->deleted_by_time,
 		        (unsigned long long)v->deleted_by_key, (unsigned long long)v->inserted,
 		        (unsigned long long)v->updated, (unsigned long long)v->moved);
+		if (t->spec.replace_interval && !t->spec.execute && v->state == RK_REPAIR_PLANNED) {
+			/* the rows whose target-only columns would be reset */
+			fprintf(out, ",\"reset\":%llu,\"reset_keys\":", (unsigned long long)v->reset);
+			rk_json_string(out, v->reset_keys);
+		}
 		if (v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY)
 			fprintf(out, ",\"after\":{\"source_rows\":%llu,\"target_rows\":%llu}}",
 			        (unsigned long long)v->after_source_rows, (unsigned long long)v->after_target_rows);
 		else
 			fprintf(out, ",\"after\":null}");
 	}
-	fprintf(out, "],\"touched\":[");
+	fprintf(out, "],\"reset_columns\":");
+	if (t->res.reset_columns)
+		rk_json_string(out, t->res.reset_columns);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"touched\":[");
 	for (size_t j = 0; j < t->res.ntouched; j++) {
 		const rk_repair_touched *w = &t->res.touched[j];
 

@@ -75,10 +75,14 @@ typedef struct rk_repair {
 	char *sql_twice, *sql_reach, *sql_refuse, *sql_unbounded;
 	char *sql_plan_time, *sql_plan_key;
 	char *sql_delete_time, *sql_delete_key, *sql_insert;
-	char *sql_icol_probe;
+	char *sql_icol_probe, *sql_plan_reset;
+	char *reset_columns; /* the target-only columns --replace-interval resets, or NULL */
 	/* row-level repair (the default) */
 	char *sql_row_stage, *sql_row_want, *sql_row_pair, *sql_row_inside, *sql_row_moved, *sql_row_add;
 	char *sql_row_delete, *sql_row_update, *sql_row_insert, *sql_row_verify;
+	/* the dry run's probe of the rows it would insert (a --target-where
+	 * testing a column no source column fills), or NULL */
+	char *sql_probe_create, *sql_probe_alter, *sql_probe_insert, *sql_probe_check;
 	bool can_update; /* some written column is neither key nor identity */
 	char ***want;    /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
 	size_t *nwant;
@@ -127,6 +131,7 @@ bool rk_repair_state_done(rk_repair_state s)
 void rk_repair_result_free(rk_repair_result *res)
 {
 	free(res->touched);
+	free(res->reset_columns);
 	memset(res, 0, sizeof *res);
 }
 
@@ -158,6 +163,8 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_delete_key);
 	free(r->sql_insert);
 	free(r->sql_icol_probe);
+	free(r->sql_plan_reset);
+	free(r->reset_columns);
 	free(r->sql_row_stage);
 	free(r->sql_row_want);
 	free(r->sql_row_pair);
@@ -168,6 +175,10 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_row_update);
 	free(r->sql_row_insert);
 	free(r->sql_row_verify);
+	free(r->sql_probe_create);
+	free(r->sql_probe_alter);
+	free(r->sql_probe_insert);
+	free(r->sql_probe_check);
 	for (size_t i = 0; r->want && i < r->n; i++) {
 		rk_repair_strv_free(r->want[i], r->nwant[i] * r->nkey);
 	}
@@ -283,6 +294,7 @@ static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *er
 
 static int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparams, const char *const *params,
                            uint64_t *out, char **out2, rk_error *err);
+static int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err);
 
 /* What a delete does to the rows that reference a deleted row. */
 static const char *rk_repair_fk_action(char a)
@@ -601,6 +613,48 @@ static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nva
 	return b.data;
 }
 
+static bool rk_repair_mentioned(const rk_repair *r, size_t c);
+
+/* The dry run's probe of the rows it would insert, when --target-where
+ * tests a target column no source column fills: a table like the target
+ * whose columns keep their defaults only where the filter tests them (no
+ * sequence is advanced by the others), none NOT NULL. */
+static int rk_repair_probe_statements(rk_repair *r, const rk_sqlvar *vars, size_t nv, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	size_t n = 0;
+	bool any = false;
+
+	for (size_t c = 0; c < r->dest.ncols; c++)
+		any = any || rk_repair_mentioned(r, c);
+	if (!any)
+		return 0;
+	rk_buf_puts(&b, "ALTER TABLE reckon_repair_probe");
+	for (size_t c = 0; c < r->dest.ncols; c++) {
+		char *q;
+
+		if (r->dest.generated[c])
+			continue;
+		if (!(q = rk_dest_quote(&r->dest, c, err))) {
+			rk_buf_free(&b);
+			return -1;
+		}
+		rk_buf_printf(&b, "%s ALTER COLUMN %s DROP NOT NULL", n++ ? "," : "", q);
+		if (!rk_repair_mentioned(r, c))
+			rk_buf_printf(&b, ", ALTER COLUMN %s DROP DEFAULT", q);
+		free(q);
+	}
+	r->sql_probe_alter = n ? rk_xstrdup(rk_buf_cstr(&b)) : NULL;
+	rk_buf_free(&b);
+	if (!(r->sql_probe_create = rk_repair_render(rk_sql_repair_row_probe_create, vars, nv, err)) ||
+	    !(r->sql_probe_insert = rk_repair_render(r->spec->replace_interval ? rk_sql_repair_plan_probe_insert
+	                                                                        : rk_sql_repair_row_probe_insert,
+	                                             vars, nv, err)) ||
+	    !(r->sql_probe_check = rk_repair_render(rk_sql_repair_row_probe_check, vars, nv, err)))
+		return -1;
+	return 0;
+}
+
 /*
  * Renders the statements of a row-level repair.  Only the pair statement
  * and the verification hold the user's filter text (rk_sql_filter), each as
@@ -685,6 +739,8 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 		    !(r->sql_row_insert = rk_repair_render(rk_sql_repair_row_insert, vars, nv, err)) ||
 		    !(r->sql_row_verify = rk_repair_render(rk_sql_repair_row_verify, vars, nv, err)))
 			rc = -1;
+		if (rc == 0 && !r->spec->execute && rk_repair_probe_statements(r, vars, nv, err) < 0)
+			rc = -1;
 	}
 done:
 	free(set);
@@ -763,6 +819,7 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 		    !(r->sql_unbounded = rk_repair_render(rk_sql_repair_survey_unbounded, vars, nv, err)) ||
 		    !(r->sql_plan_time = rk_repair_render(rk_sql_repair_plan_by_time, vars, nv, err)) ||
 		    !(r->sql_plan_key = rk_repair_render(rk_sql_repair_plan_by_key, vars, nv, err)) ||
+		    !(r->sql_plan_reset = rk_repair_render(rk_sql_repair_plan_reset, vars, nv, err)) ||
 		    !(r->sql_delete_time = rk_repair_render(rk_sql_repair_delete_by_time, vars, nv, err)) ||
 		    !(r->sql_delete_key = rk_repair_render(rk_sql_repair_delete_by_key, vars, nv, err)) ||
 		    !(r->sql_insert = rk_repair_render(icol ? rk_sql_repair_insert_interval : rk_sql_repair_insert, vars,
@@ -801,6 +858,28 @@ static int rk_repair_column_limit(rk_repair *r, rk_error *err)
 	             r->map.n, r->dest.display, r->map.n + 1, RK_REPAIR_PG_MAX_COLUMNS);
 	return rk_error_hint(err, "repair row by row (leave --replace-interval out), or leave a column out with "
 	                          "--exclude-columns");
+}
+
+/* --replace-interval: the target columns an inserted row takes its
+ * default (or a new identity value) in - neither written nor generated
+ * nor the interval column - which every replaced row loses. */
+static void rk_repair_reset_columns(rk_repair *r)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (!r->spec->replace_interval)
+		return;
+	for (size_t c = 0; c < r->dest.ncols; c++) {
+		bool written = (long)c == r->interval_col || r->dest.generated[c];
+
+		for (size_t i = 0; i < r->map.n && !written; i++)
+			written = r->map.c[i].tcol == c;
+		if (!written)
+			rk_buf_printf(&b, "%s%s", b.len ? ", " : "", r->dest.cols[c]);
+	}
+	if (b.len)
+		r->reset_columns = rk_xstrdup(rk_buf_cstr(&b));
+	rk_buf_free(&b);
 }
 
 /* Connects, resolves and checks everything before the first change. */
@@ -880,6 +959,7 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	    rk_repair_statements(r, err) < 0)
 		goto done;
 	rk_log_info("repair writes %zu column%s of %s", r->map.n, r->map.n == 1 ? "" : "s", r->dest.display);
+	rk_repair_reset_columns(r);
 	rc = 0;
 done:
 	rk_repair_strv_free(names, nnames);
@@ -1417,6 +1497,27 @@ static int rk_repair_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_e
 	return rk_repair_commit(r, v, &mine, out, err);
 }
 
+/* The rows of interval i the plan deletes and inserts again: their
+ * target-only columns are reset (none to reset: nothing counted). */
+static int rk_repair_plan_reset(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char s[RK_TIME_STRLEN];
+	const char *params[1] = { rk_time_format_sql(v->start, true, s) };
+	char *keys = NULL;
+
+	v->reset = 0;
+	v->reset_keys[0] = '\0';
+	if (!r->reset_columns)
+		return 0;
+	if (rk_repair_count(r, "count rows reset", r->sql_plan_reset, 1, params, &v->reset, &keys, err) < 0)
+		return -1;
+	if (keys)
+		snprintf(v->reset_keys, sizeof v->reset_keys, "%s", keys);
+	free(keys);
+	return 0;
+}
+
 /* One interval counted as the execution would change it, in a read-only
  * transaction that marks what it counts as deleted. */
 static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
@@ -1430,9 +1531,14 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	v->state = RK_REPAIR_FAILED;
 	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
-	if (rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
+	v->inserted = v->source_rows;
+	if ((r->sql_probe_create && (rk_repair_cmd(r, "create probe table", r->sql_probe_create, err) < 0 ||
+	                             (r->sql_probe_alter &&
+	                              rk_repair_cmd(r, "shape probe table", r->sql_probe_alter, err) < 0))) ||
+	    rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0 ||
 	    rk_repair_count(r, "count rows by time", r->sql_plan_time, 2, bounds, &v->deleted_by_time, NULL, err) < 0 ||
-	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0) {
+	    rk_repair_by_key(r, i, "count rows by key", r->sql_plan_key, RK_REPAIR_PLANNED, &mine, err) < 0 ||
+	    rk_repair_plan_reset(r, i, err) < 0 || rk_repair_refuse_unfilled(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;
@@ -1444,7 +1550,6 @@ static int rk_repair_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_erro
 	}
 	rk_guard_idle(r->tgt);
 	rk_repair_merge(out, &mine);
-	v->inserted = v->source_rows;
 	v->state = RK_REPAIR_PLANNED;
 	return 0;
 }
@@ -1503,6 +1608,10 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 	r->cur = i;
 	if (rk_repair_scan(r, RK_STAGE_ONE, rk_sql_repair_row_stage_copy, err) < 0)
 		goto done;
+	if (plan && r->sql_probe_create &&
+	    (rk_repair_cmd(r, "create probe table", r->sql_probe_create, err) < 0 ||
+	     (r->sql_probe_alter && rk_repair_cmd(r, "shape probe table", r->sql_probe_alter, err) < 0)))
+		goto done;
 	if (plan && rk_repair_cmd(r, "make the plan read-only", rk_sql_repair_plan_read_only, err) < 0)
 		goto done;
 	rc = 0;
@@ -1558,36 +1667,39 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 	return rc;
 }
 
-/* Names the target columns --target-where mentions that repair does not
- * write (a word of the condition equal to the column's name), ", "-joined
- * into b; returns how many. */
-static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
+/* Whether target column c is one --target-where mentions (a word of the
+ * condition equal to the column's name) that repair does not write. */
+static bool rk_repair_mentioned(const rk_repair *r, size_t c)
 {
 	const char *w = r->spec->check.target.where;
-	size_t n = 0;
+	bool written = (long)c == r->interval_col;
+	size_t len = strlen(r->dest.cols[c]);
 
 	if (!w)
-		return 0;
-	for (size_t c = 0; c < r->dest.ncols; c++) {
-		bool written = (long)c == r->interval_col, found = false;
-		size_t len = strlen(r->dest.cols[c]);
+		return false;
+	for (size_t i = 0; i < r->map.n && !written; i++)
+		written = r->map.c[i].tcol == c;
+	if (written || r->dest.generated[c] || !len)
+		return false;
+	for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
+		bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
 
-		for (size_t i = 0; i < r->map.n && !written; i++)
-			written = r->map.c[i].tcol == c;
-		if (written || r->dest.generated[c] || !len)
-			continue;
-		for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
-			bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-			bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
-
-			if (!before && !after) {
-				found = true;
-				break;
-			}
-		}
-		if (found)
-			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
+		if (!before && !after)
+			return true;
 	}
+	return false;
+}
+
+/* Names the target columns --target-where mentions that repair does not
+ * write, ", "-joined into b; returns how many. */
+static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < r->dest.ncols; c++)
+		if (rk_repair_mentioned(r, c))
+			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
 	return n;
 }
 
@@ -1621,6 +1733,52 @@ static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
 	else
 		rk_error_hint(err, "the source's rows of the pair must satisfy --target-where once written: map the "
 		                   "columns it tests with --source-expr COL=SQL");
+	rk_buf_free(&b);
+	rk_buf_free(&cols);
+	return -1;
+}
+
+/* The dry run of interval i, which would insert rows, with a
+ * --target-where that tests a target column no source column fills: the
+ * rows are inserted into the probe instead (each takes the defaults the
+ * target would give it) and refused, naming the column, when the filter
+ * does not select one.  --execute checks the rows it wrote inside the
+ * transaction instead. */
+static int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT, cols = RK_BUF_INIT;
+	char s[RK_TIME_STRLEN];
+	const char *params[1] = { rk_time_format_sql(r->iv[i].start, true, s) };
+	uint64_t bad = 0;
+	size_t ncols;
+	rk_error scratch;
+
+	if (!r->sql_probe_check || !r->iv[i].inserted)
+		return 0;
+	rk_error_clear(&scratch);
+	if (rk_repair_cmd(r, "probe savepoint", rk_sql_repair_row_probe_savepoint, err) < 0)
+		return -1;
+	if (rk_pg_exec(r->tgt, "probe the inserted rows", r->sql_probe_insert, r->spec->replace_interval ? 1 : 0, params,
+	               RK_PG_COMMAND, NULL, &scratch) < 0 ||
+	    rk_repair_count(r, "check the probed rows", r->sql_probe_check, 0, NULL, &bad, NULL, &scratch) < 0) {
+		/* a filter the probe cannot evaluate: --execute checks the
+		 * rows it writes */
+		rk_log_info("the dry run could not try --target-where on the rows it would insert: %s", scratch.msg);
+		bad = 0;
+	}
+	if (rk_repair_cmd(r, "end the probe", rk_sql_repair_row_probe_rollback, err) < 0)
+		return -1;
+	if (!bad)
+		return 0;
+	ncols = rk_repair_unfilled(r, &cols);
+	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: %llu of the %llu "
+	                                 "row%s repair would insert into %s would take %s default and not be selected by it",
+	             r->spec->check.target.where, ncols == 1 ? "the target column" : "the target columns",
+	             rk_buf_cstr(&cols), (unsigned long long)bad, (unsigned long long)r->iv[i].inserted,
+	             r->iv[i].inserted == 1 ? "" : "s", rk_buf_cstr(&b), ncols == 1 ? "its" : "their");
+	rk_error_hint(err, "map %s with --source-expr %s=SQL (the value the load writes)", ncols == 1 ? "it" : "them",
+	              ncols == 1 ? rk_buf_cstr(&cols) : "COL");
 	rk_buf_free(&b);
 	rk_buf_free(&cols);
 	return -1;
@@ -1669,7 +1827,8 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 	if (rk_repair_begin(r, "begin the plan", rk_sql_repair_plan_begin, err) < 0)
 		return -1;
 	if (rk_repair_row_settings(r, err) < 0 || rk_repair_row_stage(r, i, true, err) < 0 ||
-	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0) {
+	    rk_repair_row_diff(r, i, RK_REPAIR_PLANNED, &mine, err) < 0 || rk_repair_row_refuse(r, i, err) < 0 ||
+	    rk_repair_refuse_unfilled(r, i, err) < 0) {
 		rk_repair_result_free(&mine);
 		rk_repair_rollback(r);
 		return -1;
@@ -1995,7 +2154,7 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
                   rk_error *err)
 {
 	rk_repair r;
-	int rc = 0;
+	int rc = 0, opened;
 
 	memset(res, 0, sizeof *res);
 	memset(&r, 0, sizeof r);
@@ -2005,12 +2164,16 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		iv[i].state = RK_REPAIR_PENDING;
 		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
-		iv[i].updated = iv[i].moved = 0;
+		iv[i].updated = iv[i].moved = iv[i].reset = 0;
+		iv[i].reset_keys[0] = '\0';
 		iv[i].after_source_rows = iv[i].after_target_rows = 0;
 	}
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
 		return -1;
-	if (rk_repair_open(&r, err) < 0 || rk_repair_prepare(&r, err) < 0) {
+	opened = rk_repair_open(&r, err);
+	if (opened == 0 && r.reset_columns)
+		res->reset_columns = rk_xstrdup(r.reset_columns);
+	if (opened < 0 || rk_repair_prepare(&r, err) < 0) {
 		if (rk_guard_signal())
 			rk_guard_check(err);
 		if (rk_guard_is_interrupt(err) || rk_guard_is_lock_timeout(err) || r.todo)

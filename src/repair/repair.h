@@ -69,6 +69,9 @@ typedef struct rk_repair_interval {
 	uint64_t updated;         /* rows updated in place (row-level repair; dry run: would be),
 	                             * moved in from another window included */
 	uint64_t moved;           /* of those, rows moved in from outside the interval */
+	uint64_t reset;           /* --replace-interval dry run: rows deleted and inserted again, their
+	                             * target-only columns (rk_repair_result.reset_columns) reset */
+	char reset_keys[160];     /* up to three of their keys, blank-separated ("" when none) */
 	/* the re-check (MATCH, DIFFER), or the first check (ALREADY) */
 	uint64_t after_source_rows;
 	uint64_t after_target_rows;
@@ -89,6 +92,8 @@ typedef struct rk_repair_result {
 	rk_repair_touched *touched; /* in time order; owned */
 	size_t ntouched;
 	uint64_t null_time_deleted; /* rows with a NULL time the deletes by key removed */
+	char *reset_columns;        /* --replace-interval: the target-only columns an inserted row takes
+	                             * its default in, ", "-joined; NULL when none; owned */
 } rk_repair_result;
 
 void rk_repair_result_free(rk_repair_result *res);

@@ -98,10 +98,19 @@ test_only_the_rows_that_differ_are_written() {
 
 # --replace-interval keeps the interval-replacing repair: every row of a
 # listed interval is deleted and inserted again (target-only columns back
-# to their defaults), for loads that own whole intervals.
+# to their defaults), for loads that own whole intervals.  Its plan names
+# the target-only columns it resets and, per interval, the rows it deletes
+# and inserts again.  (Failed before: the plan said nothing of them.)
 test_replace_interval_rewrites_whole_intervals() {
 	damaged_target
 	rerun_list
+	assert_exit 0 repair --rerun-list rerun.csv --replace-interval --format json
+	assert_eq "batch_id, loaded_at" "$(jget "$OUT" .reset_columns)"
+	assert_eq "8 (1,1) (1,2) (2,1)|9 (10,1) (10,1) (10,2)|8 (14,1) (14,2) (15,1)" \
+		"$(jget "$OUT" '[.intervals[] | "\(.reset) \(.reset_keys)"] | join("|")')"
+	assert_exit 0 repair --rerun-list rerun.csv --replace-interval
+	assert_contains "$OUT" "target-only columns that --replace-interval resets to their defaults: batch_id, loaded_at; the rows it deletes and inserts again:"
+	assert_contains "$OUT" "[2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z)    8 rows (e.g. (1,1) (1,2) (2,1))"
 	assert_exit 0 repair --rerun-list rerun.csv --execute --replace-interval --format json
 	assert_eq "replace-interval" "$(jget "$OUT" .repair)"
 	assert_eq "match 8 9|match 9 8|match 8 8" \
@@ -202,14 +211,33 @@ test_interval_column_records_the_load_interval() {
 # Every row repair writes satisfies --target-where.  The target holds two
 # origins; the source has no origin column, so an inserted row would take
 # the default 'pos' - another owner's slice: rolled back, exit 2, naming
-# the column.  (Failed before: the row was inserted as 'pos', exit 0.)
+# the column; the dry run refuses it before, in both modes, from the
+# catalog.  (Failed before: the row was inserted as 'pos', exit 0; the dry
+# run planned it.)
 test_written_rows_satisfy_target_where() {
 	damaged_target
 	sql $TGT "alter table mart.orders add column origin text not null default 'pos';
 	          update mart.orders set origin = 'shop'" >/dev/null
 	rerun_list
-	local before
+	local before mode
 	before=$(physical)
+	# the dry run already tells, from the catalog, in both modes: no source
+	# column fills origin, so what it would insert takes the default
+	for mode in "" --replace-interval; do
+		assert_exit 2 repair --rerun-list rerun.csv --target-where "origin = 'shop'" $mode
+		assert_contains "$ERR" "--target-where origin = 'shop' tests the target column origin, which no source column fills:"
+		assert_contains "$ERR" "would take its default and not be selected by it"
+		assert_contains "$ERR" "map it with --source-expr origin=SQL"
+		assert_not_contains "$ERR" "run the same command again"
+	done
+	assert_exit 2 repair --rerun-list rerun.csv --target-where "origin = 'shop'"
+	assert_contains "$ERR" "1 of the 1 row repair would insert into [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z)"
+	# a default the filter selects is fine: the plan goes through
+	sql $TGT "alter table mart.orders alter column origin set default 'shop'" >/dev/null
+	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'"
+	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'" --replace-interval
+	sql $TGT "alter table mart.orders alter column origin set default 'pos'" >/dev/null
+	assert_exit 0 repair --rerun-list rerun.csv --target-where "origin = 'shop'" --source-expr "origin='shop'"
 	assert_exit 2 repair --rerun-list rerun.csv --execute --target-where "origin = 'shop'"
 	assert_contains "$ERR" "1 row repair wrote into [2026-03-02T00:00:00Z, 2026-03-02T01:00:00Z) is not selected by --target-where origin = 'shop'"
 	assert_contains "$ERR" "no source column fills the target column origin"
