@@ -316,7 +316,8 @@ static void rk_side_meter_segments(const rk_side *s, bool at_end, rk_usec *done,
 	size_t w0 = rk_check_window_of(s->res, s->lo);
 
 	*span = s->hi > s->lo ? (rk_usec)(rk_check_window_of(s->res, s->hi - 1) + 1 - w0) : 0;
-	*done = at_end ? *span : s->win_hi > s->lo && s->win > w0 ? (rk_usec)(s->win - w0) : 0;
+	*done = at_end ? *span : s->win_hi > s->lo && s->win > w0 ? (rk_usec)(s->win - w0)
+	                                                          : 0;
 }
 
 void rk_side_meter(rk_side *s, bool at_end)
@@ -329,7 +330,8 @@ void rk_side_meter(rk_side *s, bool at_end)
 		rk_side_meter_segments(s, at_end, &done, &span);
 	} else {
 		span = s->hi - s->lo;
-		done = at_end ? span : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo : 0;
+		done = at_end ? span : s->win_hi > s->lo ? (s->win_lo > s->lo ? s->win_lo : s->lo) - s->lo
+		                                         : 0;
 	}
 	if (done > span)
 		done = span;

@@ -24,8 +24,8 @@ static const rk_usec rk_lateness_margins[] = { 0, 60 * RK_USEC_PER_SEC, 600 * RK
 
 typedef struct rk_lateness {
 	rk_usec from, to, width;
-	const rk_tz *tz;        /* --timezone: local times beside UTC; or NULL */
-	const rk_usec *bounds;  /* calendar windows: [nwin + 1] boundaries; or NULL */
+	const rk_tz *tz;       /* --timezone: local times beside UTC; or NULL */
+	const rk_usec *bounds; /* calendar windows: [nwin + 1] boundaries; or NULL */
 	const char *window_text;
 	char window_buf[RK_TIME_STRLEN];
 	rk_usec margins[RK_LAG_MAX_MARGINS];

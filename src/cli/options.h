@@ -170,13 +170,13 @@ typedef struct rk_opts {
 	char *delta_partition_zone; /* IANA zone of zoneless timestamp partition values */
 
 	/* check */
-	rk_usec from, to; /* set when given (rk_opts_is_set) */
-	rk_usec last;     /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
-	rk_usec window;   /* 0 when not given; < 0: -N calendar months ("1mo") */
-	char *timezone;   /* --timezone ZONE: calendar windows in that zone */
+	rk_usec from, to;       /* set when given (rk_opts_is_set) */
+	rk_usec last;           /* --last: 0 when not given; < 0: -N calendar months ("3mo") */
+	rk_usec window;         /* 0 when not given; < 0: -N calendar months ("1mo") */
+	char *timezone;         /* --timezone ZONE: calendar windows in that zone */
 	char *time_column_zone; /* --time-column-zone ZONE: a zoneless time column's zone */
-	rk_usec settle;   /* default 10m */
-	rk_usec now;      /* set when given; else the caller's clock */
+	rk_usec settle;         /* default 10m */
+	rk_usec now;            /* set when given; else the caller's clock */
 	char *rerun_list, *report, *audit, *watermark_query;
 	char *metrics;      /* --metrics FILE */
 	int progress;       /* RK_OPT_PROGRESS_* */

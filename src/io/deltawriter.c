@@ -45,18 +45,18 @@ typedef struct dw_file {
 
 struct rk_dw {
 	rk_duck *duck;
-	char *root;    /* absolute, no trailing '/' */
-	char *display; /* the root as given, for messages */
+	char *root;     /* absolute, no trailing '/' */
+	char *display;  /* the root as given, for messages */
 	rk_delta *snap; /* NULL: a new table */
 	int max_retries;
 	/* the table's columns (from the snapshot or rk_dw_create) */
 	dw_col *cols;
 	size_t ncols;
-	bool creating;     /* rk_dw_create called: protocol and metaData to write */
-	json_t *protocol;  /* when creating */
-	json_t *metadata;  /* when creating */
-	bool append_only;  /* delta.appendOnly=true */
-	bool has_float;    /* a float/double column: no dictionary pages (duckdb -0.0) */
+	bool creating;    /* rk_dw_create called: protocol and metaData to write */
+	json_t *protocol; /* when creating */
+	json_t *metadata; /* when creating */
+	bool append_only; /* delta.appendOnly=true */
+	bool has_float;   /* a float/double column: no dictionary pages (duckdb -0.0) */
 	/* the transaction */
 	json_t *removes; /* array of remove action bodies */
 	dw_file *added;
@@ -708,7 +708,8 @@ static char *stats_json(const rk_dw *w, int64_t rows, const size_t *wc, size_t n
 	for (int part = 0; part < 3; part++) {
 		bool first = true;
 
-		rk_buf_puts(&b, part == 0 ? ",\"minValues\":{" : part == 1 ? ",\"maxValues\":{" : ",\"nullCount\":{");
+		rk_buf_puts(&b, part == 0 ? ",\"minValues\":{" : part == 1 ? ",\"maxValues\":{"
+		                                                           : ",\"nullCount\":{");
 		for (size_t i = 0; i < nwc; i++) {
 			const dw_col *c = &w->cols[wc[i]];
 			const char *v = part == 0 ? st[i].min : st[i].max;

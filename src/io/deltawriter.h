@@ -135,10 +135,10 @@ int rk_dw_delete(rk_dw *w, const char *predicate, const size_t *files, size_t nf
 void rk_dw_read_all(rk_dw *w);
 
 typedef struct rk_dw_result {
-	int64_t version;       /* the version committed; -1: nothing to commit, no commit made */
-	int retries;           /* lost races retried */
+	int64_t version; /* the version committed; -1: nothing to commit, no commit made */
+	int retries;     /* lost races retried */
 	size_t files_added, files_removed;
-	int64_t rows_added;    /* rows in the added files */
+	int64_t rows_added; /* rows in the added files */
 } rk_dw_result;
 
 /*

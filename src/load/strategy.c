@@ -169,11 +169,11 @@ int rk_load_validate(const rk_load_spec *s, rk_error *err)
 
 typedef struct rk_load_run_ctx {
 	const rk_load_spec *spec;
-	rk_pg *src, *tgt;       /* tgt: a PostgreSQL target's connection, else NULL */
-	rk_target *t;           /* the destination (target.h) */
-	rk_dest source;         /* the source relation */
-	const rk_dest *target;  /* the target's columns (the destination's) */
-	rk_wmap map;            /* the target columns written, and from what */
+	rk_pg *src, *tgt;      /* tgt: a PostgreSQL target's connection, else NULL */
+	rk_target *t;          /* the destination (target.h) */
+	rk_dest source;        /* the source relation */
+	const rk_dest *target; /* the target's columns (the destination's) */
+	rk_wmap map;           /* the target columns written, and from what */
 	rk_buf sql;
 	rk_buf rows; /* the rows read, in COPY text format */
 	/* SQL fragments, quoted or the user's expressions in parentheses */
@@ -557,8 +557,8 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 		/* a Delta target says where the time came from (a static string:
 		 * how lives in the destination, closed before the result is printed) */
 		out->newest_from = strcmp(how, "the files' stats") == 0 ? "stats"
-		                   : strncmp(how, "a scan", 6) == 0      ? "scan"
-		                                                         : NULL;
+		                   : strncmp(how, "a scan", 6) == 0     ? "scan"
+		                                                        : NULL;
 		lookback = 0; /* already subtracted */
 	}
 	rk_time_format_sql(lower, true, lower_txt);

@@ -82,7 +82,7 @@ typedef struct rk_load_result {
 	long rows_deleted; /* target rows replaced (keyed / interval writes) */
 	long rows_written;
 	bool has_watermark;
-	rk_usec watermark; /* the watermark after the run */
+	rk_usec watermark;       /* the watermark after the run */
 	const char *newest_from; /* target-watermark on a Delta target: "stats" or "scan" (static), else NULL */
 	long long version;       /* a Delta target: the version committed, -1: none */
 } rk_load_result;

@@ -53,13 +53,13 @@ typedef enum rk_target_mode {
 /* One write: what to write and what it replaces.  Strings borrowed. */
 typedef struct rk_target_write_in {
 	rk_target_mode mode;
-	const rk_wmap *map;    /* the target columns written (dest.h) */
-	const rk_buf *rows;    /* the rows, COPY text format, columns in map order */
+	const rk_wmap *map; /* the target columns written (dest.h) */
+	const rk_buf *rows; /* the rows, COPY text format, columns in map order */
 	long nrows;
-	bool has_interval;     /* the run's data interval [start, end) ... */
+	bool has_interval; /* the run's data interval [start, end) ... */
 	rk_usec start, end;
-	bool closed;           /* ... or [start, end] (interval-closed) */
-	long interval_col;     /* target column recording the interval start, or -1 */
+	bool closed;              /* ... or [start, end] (interval-closed) */
+	long interval_col;        /* target column recording the interval start, or -1 */
 	const char *target_where; /* the user's filter on the target, or NULL */
 	/* PostgreSQL: the SQL fragments of sql/load_*.sql, quoted */
 	const rk_sqlvar *vars;

@@ -234,7 +234,9 @@ static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
 			while (!null && p < end && *p != '\t' && *p != '\n') {
 				if (*p == '\\' && p + 1 < end) {
 					p++;
-					rk_buf_putc(&v, *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p);
+					rk_buf_putc(&v, *p == 't' ? '\t' : *p == 'n' ? '\n'
+					                           : *p == 'r'       ? '\r'
+					                                             : *p);
 				} else {
 					rk_buf_putc(&v, *p);
 				}

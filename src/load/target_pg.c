@@ -117,8 +117,8 @@ static int pg_write(rk_target *t, const rk_target_write_in *in, long *deleted, l
 			return -1;
 	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL) {
 		const char *tpl = in->interval_col >= 0 ? rk_sql_load_delete_interval
-		                  : !in->closed          ? rk_sql_load_delete_range
-		                                         : rk_sql_load_delete_range_closed;
+		                  : !in->closed         ? rk_sql_load_delete_range
+		                                        : rk_sql_load_delete_range_closed;
 
 		if (pg_render(t, in, tpl, err) < 0 ||
 		    pg_count(t->pg, "delete interval", p->sql.data, in->interval_col >= 0 ? 1 : 2, params, deleted, err) < 0)

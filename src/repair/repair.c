@@ -648,7 +648,7 @@ static int rk_repair_probe_statements(rk_repair *r, const rk_sqlvar *vars, size_
 	rk_buf_free(&b);
 	if (!(r->sql_probe_create = rk_repair_render(rk_sql_repair_row_probe_create, vars, nv, err)) ||
 	    !(r->sql_probe_insert = rk_repair_render(r->spec->replace_interval ? rk_sql_repair_plan_probe_insert
-	                                                                        : rk_sql_repair_row_probe_insert,
+	                                                                       : rk_sql_repair_row_probe_insert,
 	                                             vars, nv, err)) ||
 	    !(r->sql_probe_check = rk_repair_render(rk_sql_repair_row_probe_check, vars, nv, err)))
 		return -1;

@@ -61,7 +61,7 @@ typedef struct rk_audit_interval {
 	bool counted;       /* the run's counts below are known */
 	uint64_t source_rows, deleted_by_time, deleted_by_key, inserted;
 	uint64_t updated, moved; /* row by row: updated in place (moved ones included), moved in */
-	const char *after; /* the re-check's verdict ("match", "differ"), or NULL */
+	const char *after;       /* the re-check's verdict ("match", "differ"), or NULL */
 	uint64_t after_source_rows, after_target_rows;
 } rk_audit_interval;
 

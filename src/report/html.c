@@ -273,7 +273,7 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 			row = json_object();
 			cells = json_array();
 			rk_set(row, "label", json_string(by_day ? rk_date_format(dd, a) : c->spec->tz ? rk_tz_format(c->spec->tz, t, a)
-			                                                                            : rk_time_format(t, a)));
+			                                                                              : rk_time_format(t, a)));
 			rk_set(row, "cells", cells);
 			json_array_append_new(rows, row);
 			day = dd;

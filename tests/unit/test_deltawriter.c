@@ -125,7 +125,8 @@ static void assert_rows(const char *root, const char *want)
 
 	read_back(root);
 	snprintf(q, sizeof q, "SELECT (SELECT count(*) FROM (FROM got EXCEPT ALL FROM (%s))) || ',' || "
-	                      "(SELECT count(*) FROM (FROM (%s) EXCEPT ALL FROM got))", want, want);
+	                      "(SELECT count(*) FROM (FROM (%s) EXCEPT ALL FROM got))",
+	         want, want);
 	assert_string_equal(value(q), "0,0");
 }
 
@@ -166,10 +167,10 @@ static const char *log_file(const char *root, int v)
 	return p;
 }
 
-#define ROWS1                                                                                                      \
-	"SELECT 'T-0' || i AS id, TIMESTAMPTZ '2026-03-02 09:00:00+00' + i * INTERVAL 7 minute + i * INTERVAL 1 "    \
-	"microsecond AS updated_at, CAST(i * 1.25 AS DECIMAL(12,2)) AS amount, CASE WHEN i = 3 THEN NULL ELSE i "    \
-	"END::BIGINT AS n, CASE WHEN i = 2 THEN '-0.0'::DOUBLE ELSE i / 3 END AS x, i % 2 = 0 AS flag, DATE "           \
+#define ROWS1                                                                                                     \
+	"SELECT 'T-0' || i AS id, TIMESTAMPTZ '2026-03-02 09:00:00+00' + i * INTERVAL 7 minute + i * INTERVAL 1 " \
+	"microsecond AS updated_at, CAST(i * 1.25 AS DECIMAL(12,2)) AS amount, CASE WHEN i = 3 THEN NULL ELSE i " \
+	"END::BIGINT AS n, CASE WHEN i = 2 THEN '-0.0'::DOUBLE ELSE i / 3 END AS x, i % 2 = 0 AS flag, DATE "     \
 	"'2026-03-01' + i::INTEGER AS day FROM range(1, 6) r(i)"
 
 static rk_dw *open_writer(const char *root)
