@@ -30,6 +30,7 @@
 #include "check/diagnose.h"
 #include "core/log.h"
 #include "core/timeutil.h"
+#include "core/text.h"
 
 /* One row collected by key. */
 typedef struct rk_krow {
@@ -59,18 +60,6 @@ typedef struct rk_kside {
 	size_t ncols, capcols;
 	rk_buf arena;
 } rk_kside;
-
-/* The length of text p[0..n) cut to at most RK_CHANGE_VALUE_MAX bytes,
- * never inside a UTF-8 character. */
-static size_t rk_value_cut(const char *p, size_t n)
-{
-	if (n <= RK_CHANGE_VALUE_MAX)
-		return n;
-	n = RK_CHANGE_VALUE_MAX;
-	while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
-		n--;
-	return n;
-}
 
 /* Field v's text as its side shows it: the reader's text, or for a value a
  * reader decoded to a number (binary COPY, DuckDB: p/len empty) its digits
@@ -142,7 +131,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 			c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
 		rk_kfield_text(s->types[p->hash_idx[i]], v, &vp, &vn, tmp);
 		c->off = k->arena.len;
-		c->len = (uint32_t)rk_value_cut(vp, vn);
+		c->len = (uint32_t)rk_utf8_cut(vp, vn, RK_CHANGE_VALUE_MAX);
 		c->cut = c->len < vn;
 		rk_buf_append(&k->arena, vp, c->len);
 	}
@@ -314,7 +303,7 @@ void rk_keys_compare(rk_check_result *res, size_t fi, size_t ncol, const rk_kcop
 				const char *v = (s ? b[k] : a[k]).text[c];
 
 				if (v) {
-					size_t n = strlen(v), cut = rk_value_cut(v, n);
+					size_t n = strlen(v), cut = rk_utf8_cut(v, n, RK_CHANGE_VALUE_MAX);
 
 					ch->value[s] = rk_xstrndup(v, cut);
 					ch->cut[s] = cut < n || ((s ? b[k] : a[k]).cut && (s ? b[k] : a[k]).cut[c]);

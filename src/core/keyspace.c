@@ -10,6 +10,7 @@
  * fits; integers: their value, clamped to the span.
  */
 #include "core/keyspace.h"
+#include "core/text.h"
 
 #include <string.h>
 
@@ -75,17 +76,6 @@ void rk_keyspace_prefix(rk_keyspace *ks, const char *lo, size_t nlo, const char 
 	ks->nprefix = n;
 }
 
-static int rk_ks_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int64_t rk_ks_clamp(int64_t v)
 {
 	return v < RK_KS_MIN ? RK_KS_MIN : v > RK_KS_MAX ? RK_KS_MAX
@@ -102,7 +92,7 @@ static int rk_ks_uuid_point(const char *p, size_t len, int64_t *m, const char **
 
 		if (p[i] == '-' || p[i] == '{' || p[i] == '}')
 			continue;
-		if ((d = rk_ks_hex(p[i])) < 0) {
+		if ((d = rk_hexval(p[i])) < 0) {
 			*why = "not a uuid";
 			return -1;
 		}

@@ -217,3 +217,12 @@ void rk_text_wrap(rk_buf *out, const char *text, size_t first, size_t indent, si
 		p = w + n;
 	}
 }
+
+size_t rk_utf8_cut(const char *s, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	return max;
+}

@@ -66,6 +66,9 @@ void rk_text_escape(rk_buf *out, const char *s, size_t n);
  * 0 when the bytes there are no UTF-8 (overlong forms, surrogates and code
  * points past U+10FFFF included). */
 size_t rk_utf8_seq_len(const unsigned char *s, size_t n);
+/* The length of text s[0..n) cut to at most max bytes, never inside a UTF-8
+ * character (backs over the continuation bytes at the cut). */
+size_t rk_utf8_cut(const char *s, size_t n, size_t max);
 
 /* Appends s to out as one POSIX shell word: as it is when it holds only
  * characters no shell treats specially, else single-quoted (a ' inside as

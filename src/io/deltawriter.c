@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 #include "core/timeutil.h"
 #include "io/delta_impl.h"
 #include "io/fault.h"
@@ -573,17 +574,6 @@ static void read_column_stats(duckdb_vector cs, idx_t row, char *const *names, s
 }
 
 /* The longest prefix of s of at most max bytes that ends on a UTF-8 boundary. */
-static size_t utf8_prefix(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (n <= max)
-		return n;
-	while (max > 0 && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	return max;
-}
-
 /* Appends text to out as a JSON string. */
 static void json_text(rk_buf *out, const char *s, size_t n)
 {
@@ -657,7 +647,7 @@ static bool put_stat(rk_buf *out, const dw_col *c, const char *v, bool is_max)
 		rk_buf_puts(out, v);
 		return true;
 	case RK_DELTA_STRING: {
-		size_t n = utf8_prefix(v, STRING_PREFIX);
+		size_t n = rk_utf8_cut(v, strlen(v), STRING_PREFIX);
 
 		if (n < strlen(v) && is_max)
 			return false;

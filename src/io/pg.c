@@ -839,6 +839,20 @@ int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err)
 	return rk_pg_exec(pg, label, sql, 0, NULL, RK_PG_COMMAND, NULL, err);
 }
 
+int rk_pg_exec_long(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
+                    long *out, rk_error *err)
+{
+	rk_pg_result *res = NULL;
+	const char *v;
+
+	if (rk_pg_exec(pg, label, sql, nparams, values, RK_PG_ONE_ROW, &res, err) < 0)
+		return -1;
+	v = rk_pg_result_value(res, 0, 0);
+	*out = v ? strtol(v, NULL, 10) : 0;
+	rk_pg_result_free(res);
+	return 0;
+}
+
 int rk_pg_result_rows(const rk_pg_result *r)
 {
 	return PQntuples(r->res);

@@ -74,6 +74,11 @@ int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const
 /* Convenience for statements without parameters and without a result. */
 int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err);
 
+/* One statement returning one row whose first value is a number (a count);
+ * SQL NULL reads as 0. */
+int rk_pg_exec_long(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
+                    long *out, rk_error *err);
+
 int rk_pg_result_rows(const rk_pg_result *r);
 int rk_pg_result_cols(const rk_pg_result *r);
 /* The text of a value; NULL for SQL NULL.  Owned by the result. */

@@ -1,5 +1,7 @@
 #include "io/pgident.h"
 
+#include "core/text.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +15,7 @@ static bool rk_pgident_blank(char c)
  * sequence. */
 static void rk_pgident_truncate(char *s)
 {
-	size_t n = strlen(s);
-
-	if (n <= RK_PGIDENT_MAXLEN)
-		return;
-	n = RK_PGIDENT_MAXLEN;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
-	s[n] = '\0';
+	s[rk_utf8_cut(s, strlen(s), RK_PGIDENT_MAXLEN)] = '\0';
 }
 
 static void rk_pgident_free_parts(char **parts, size_t n)

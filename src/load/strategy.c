@@ -419,18 +419,6 @@ static int rk_load_read(rk_load_run_ctx *c, const char *lower, rk_usec lookback,
 	return 0;
 }
 
-static int rk_load_count(rk_pg *pg, const char *label, const char *sql, int np, const char *const *params, long *out,
-                         rk_error *err)
-{
-	rk_pg_result *res = NULL;
-
-	if (rk_pg_exec(pg, label, sql, np, params, RK_PG_ONE_ROW, &res, err) < 0)
-		return -1;
-	*out = strtol(rk_pg_result_value(res, 0, 0), NULL, 10);
-	rk_pg_result_free(res);
-	return 0;
-}
-
 /* What the destination writes (target.h). */
 static void rk_load_write_in(rk_load_run_ctx *c, rk_target_write_in *in)
 {
@@ -470,7 +458,7 @@ int rk_load_same_database(rk_pg *a, rk_pg *b, bool *same, rk_error *err)
 	rk_pg_result_free(res);
 	p[0] = pid;
 	p[1] = tag;
-	if (rk_load_count(b, "compare databases", rk_sql_load_same_database, 2, p, &n, err) < 0)
+	if (rk_pg_exec_long(b, "compare databases", rk_sql_load_same_database, 2, p, &n, err) < 0)
 		return -1;
 	*same = n == 1;
 	return 0;

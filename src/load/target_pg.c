@@ -55,18 +55,6 @@ static int pg_render(rk_target *t, const rk_target_write_in *in, const char *tpl
 	return rk_sql_render(&p->sql, tpl, in->vars, in->nvars, err);
 }
 
-static int pg_count(rk_pg *pg, const char *label, const char *sql, int np, const char *const *params, long *out,
-                    rk_error *err)
-{
-	rk_pg_result *res = NULL;
-
-	if (rk_pg_exec(pg, label, sql, np, params, RK_PG_ONE_ROW, &res, err) < 0)
-		return -1;
-	*out = strtol(rk_pg_result_value(res, 0, 0), NULL, 10);
-	rk_pg_result_free(res);
-	return 0;
-}
-
 static int pg_newest(rk_target *t, const rk_target_write_in *in, size_t time_col, rk_usec lookback, rk_usec *out,
                      const char **how, rk_error *err)
 {
@@ -113,7 +101,7 @@ static int pg_write(rk_target *t, const rk_target_write_in *in, long *deleted, l
 		return -1;
 	if (in->mode == RK_TARGET_REPLACE_KEYS) {
 		if (pg_render(t, in, rk_sql_load_delete_keys, err) < 0 ||
-		    pg_count(t->pg, "delete keys read", p->sql.data, 0, NULL, deleted, err) < 0)
+		    rk_pg_exec_long(t->pg, "delete keys read", p->sql.data, 0, NULL, deleted, err) < 0)
 			return -1;
 	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL) {
 		const char *tpl = in->interval_col >= 0 ? rk_sql_load_delete_interval
@@ -121,15 +109,15 @@ static int pg_write(rk_target *t, const rk_target_write_in *in, long *deleted, l
 		                                        : rk_sql_load_delete_range_closed;
 
 		if (pg_render(t, in, tpl, err) < 0 ||
-		    pg_count(t->pg, "delete interval", p->sql.data, in->interval_col >= 0 ? 1 : 2, params, deleted, err) < 0)
+		    rk_pg_exec_long(t->pg, "delete interval", p->sql.data, in->interval_col >= 0 ? 1 : 2, params, deleted, err) < 0)
 			return -1;
 	}
 	if (in->interval_col >= 0) {
 		if (pg_render(t, in, rk_sql_load_insert_interval, err) < 0 ||
-		    pg_count(t->pg, "insert rows", p->sql.data, 1, params, written, err) < 0)
+		    rk_pg_exec_long(t->pg, "insert rows", p->sql.data, 1, params, written, err) < 0)
 			return -1;
 	} else if (pg_render(t, in, rk_sql_load_insert, err) < 0 ||
-	           pg_count(t->pg, "insert rows", p->sql.data, 0, NULL, written, err) < 0) {
+	           rk_pg_exec_long(t->pg, "insert rows", p->sql.data, 0, NULL, written, err) < 0) {
 		return -1;
 	}
 	return 0;

@@ -122,6 +122,24 @@ static void log_warn_fn(void *arg)
 
 /* A header name with a terminal escape and a byte that is not UTF-8: the
  * message, its hint and its SQLSTATE come out escaped, on one line each. */
+/* A cut never splits a UTF-8 character: "h\xc3\xa9llo" (héllo) cut at 2
+ * bytes keeps "h", at 3 keeps "hé"; text within the bound is kept whole. */
+static void test_utf8_cut(void **state)
+{
+	const char *s = "h\xc3\xa9llo";
+	const char *euro = "\xe2\x82\xac\xe2\x82\xac";
+
+	assert_int_equal(rk_utf8_cut(s, 6, 6), 6);
+	assert_int_equal(rk_utf8_cut(s, 6, 10), 6);
+	assert_int_equal(rk_utf8_cut(s, 6, 1), 1);
+	assert_int_equal(rk_utf8_cut(s, 6, 2), 1);
+	assert_int_equal(rk_utf8_cut(s, 6, 3), 3);
+	assert_int_equal(rk_utf8_cut(euro, 6, 5), 3);
+	assert_int_equal(rk_utf8_cut(euro, 6, 4), 3);
+	assert_int_equal(rk_utf8_cut(euro, 6, 2), 0);
+	assert_int_equal(rk_utf8_cut(s, 6, 0), 0);
+}
+
 static void test_log_error_escapes(void **state)
 {
 	rk_error err;
@@ -166,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_escape_printable_and_utf8_kept),
 		cmocka_unit_test(test_escape_controls),
 		cmocka_unit_test(test_escape_invalid_utf8),
+		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_log_error_escapes),
 		cmocka_unit_test(test_log_warn_escapes),
 	};
