@@ -106,10 +106,7 @@ base_s=$(min ${best[one-by-one]})
 	echo "# reckon check --job benchmark, $TABLES tables of $rows rows per side"
 	echo
 	bench_provenance N REPEAT
-	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
-	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
-	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	bench_environment
 	echo "- tables: bench.t1..t$TABLES (id bigint, ts timestamptz over one day, amount numeric(12,2), note text), identical in two databases, whole row hashed, 24 hourly windows each"
 	echo "- one-by-one: $TABLES \`reckon check\` processes in a row (a wrapper script); job: \`reckon check --job\` of the $TABLES tables; job-parallel-2: the same with \`--parallel 2\`"
 	echo "- best of $REPEAT interleaved rounds; ratio = best seconds / best one-by-one seconds; paired = median over the rounds of seconds / that round's one-by-one seconds"

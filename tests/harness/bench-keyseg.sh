@@ -75,10 +75,7 @@ out=$out_dir/keyseg-$N.md
 	echo "# reckon check by key segments against time windows, $N rows per side"
 	echo
 	bench_provenance N REPEAT
-	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
-	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
-	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); shared with other work while it ran, so the seconds are noisy: compare the ratios of one run"
+	bench_environment "shared with other work while it ran, so the seconds are noisy: compare the ratios of one run"
 	echo "- table: bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text), the same rows in two databases of one private cluster"
 	echo "- time windows: \`check --key id --time ts --sum amount --window 1h\` over the 24 windows of the day (every row)"
 	echo "- key segments: \`check --key id --sum amount\` (no --time: segments of id cut at quantiles of a source sample, docs/key-segments.md)"

@@ -35,6 +35,16 @@ bench_provenance() {
 	echo "- produced by: \`${cmd}bash tests/harness/$(basename "$0") RECKON_BIN\` at commit $(rk_commit)"
 }
 
+# bench_environment [NOTE] - the report's lines on when and where it ran:
+# the date, reckon's and PostgreSQL's versions and the machine, NOTE (how
+# shared the machine was, say) appended to the machine's line.
+bench_environment() {
+	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
+	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
+	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)${1:+; $1}"
+}
+
 # rk_commit - the commit of the tree (short hash, and whether it was dirty)
 rk_commit() {
 	local h

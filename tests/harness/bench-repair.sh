@@ -128,10 +128,7 @@ rows_paired=$(median ${paired[rows]})
 	echo "# reckon repair benchmark: 4 changed rows in a table of $N rows"
 	echo
 	bench_provenance N REPEAT
-	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- reckon: $("$RECKON" --version 2>/dev/null | head -n 1)"
-	echo "- PostgreSQL: $("$RK_PGBIN/postgres" --version)"
-	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); shared with other work while it ran (the seconds are noisy; the rows written are not)"
+	bench_environment "shared with other work while it ran (the seconds are noisy; the rows written are not)"
 	echo "- table: bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts); the target a copy with the amount of 4 rows changed, one in each of 4 hourly windows; the rerun list of \`reckon check --window 1h\` names those 4 windows"
 	echo "- rows: \`reckon repair --rerun-list ... --execute\` (row by row, the default); replace: the same with \`--replace-interval\`; each on a fresh copy of the damaged target, both checks of each interval included (before and after)"
 	echo "- rows written: from pg_stat_user_tables of bench.t (n_tup_ins, n_tup_upd, n_tup_del), after less before, the same in every round"
