@@ -156,10 +156,10 @@ static const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	                  NULL, "what goes to stdout", "text", .choices = rk_choices_format },
 	[RK_O_JOBS] = { "jobs", RK_OPT_UINT, OFF(jobs), RK_CMD_CHECK, 0, RK_OPTF_TABLE, "N",
 	                "parallel readers per PostgreSQL side, in one snapshot", "1", .lo = 1, .hi = 64 },
-	[RK_O_PUSHDOWN] = { "pushdown", RK_OPT_ENUM, OFF(pushdown), RK_CMD_CHECK, 0, RK_OPTF_TABLE, NULL,
+	[RK_O_PUSHDOWN] = { "pushdown", RK_OPT_ENUM, OFF(pushdown), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_TABLE, NULL,
 	                    "compute PostgreSQL sides' window digests in the server (reckon extension, docs/pushdown.md); "
-	                    "auto: stream the sides without it",
-	                    "off", .choices = rk_choices_pushdown, .bare = "on" },
+	                    "auto: stream the sides without it (repair's checks: auto unless given)",
+	                    "off", RK_CMD_CHECK, .choices = rk_choices_pushdown, .bare = "on" },
 	[RK_O_AUDIT] = { "audit", RK_OPT_STR, OFF(audit), RK_CMD_CHECK | RK_CMD_REPAIR, 0, RK_OPTF_CONN, "CONN",
 	                 "record the run in schema reckon of that database (check: windows, findings; repair: intervals)" },
 	[RK_O_METRICS] = { "metrics", RK_OPT_STR, OFF(metrics), RK_CMD_CHECK, 0, 0, "FILE",

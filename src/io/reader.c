@@ -286,6 +286,11 @@ int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, 
 	return r->ops->drill_digest(r->impl, q, fn, ctx, err);
 }
 
+int rk_reader_renew(rk_reader *r, rk_error *err)
+{
+	return r->ops->renew ? r->ops->renew(r->impl, err) : 0;
+}
+
 void rk_reader_free(rk_reader *r)
 {
 	if (!r)
