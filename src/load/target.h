@@ -69,6 +69,7 @@ typedef struct rk_target_write_in {
 	rk_usec start, end;
 	bool closed;              /* ... or [start, end] (interval-closed) */
 	long interval_col;        /* target column recording the interval start, or -1 */
+	rk_usec interval_value;   /* RK_TARGET_REPLACE_ROWS: the value it records (else start) */
 	const char *target_where; /* the user's filter on the target, or NULL */
 	/* PostgreSQL: the SQL fragments of sql/load_*.sql, quoted */
 	const rk_sqlvar *vars;

@@ -316,7 +316,8 @@ static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
 	}
 	if (in->interval_col >= 0) {
 		rk_buf_puts(&d->sql, ", CAST(");
-		rk_duck_quote(&d->sql, rk_time_format_sql(in->start, true, when));
+		rk_duck_quote(&d->sql, rk_time_format_sql(in->mode == RK_TARGET_REPLACE_ROWS ? in->interval_value : in->start,
+		                                          true, when));
 		rk_buf_printf(&d->sql, " AS %s) AS ", d->duck_types[in->interval_col] ? d->duck_types[in->interval_col] : "TIMESTAMPTZ");
 		quote_col(&d->sql, t, (size_t)in->interval_col);
 	}

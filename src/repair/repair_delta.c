@@ -33,6 +33,7 @@ typedef struct drep {
 	rk_reader *src;
 	rk_wmap map;       /* the target columns written, and the source's names for them */
 	rk_type time_type; /* how the source's time text is read */
+	long icol;         /* --interval-column: the target column, or -1 */
 	char *path;        /* the table root */
 	const char *zone;  /* delta-partition-zone of the target side */
 	/* the interval being repaired */
@@ -144,10 +145,12 @@ static int drep_open(drep *r, rk_error *err)
 	rk_wmap_in in;
 	int rc = -1;
 
-	if (r->spec->interval_column) {
-		rk_error_set(err, RK_EXIT_USAGE, "--interval-column is not supported on a Delta target (%s)", c->target.conn);
-		return rk_error_hint(err, "repair the table without it, or load the interval again (reckon load "
-		                          "--strategy interval)");
+	r->icol = -1;
+	if (r->spec->interval_column && (r->spec->load_interval <= 0 || c->tz)) {
+		rk_error_set(err, RK_EXIT_USAGE, "--interval-column on a Delta target needs --load-interval (a fixed "
+		                                 "width, without --timezone)");
+		return rk_error_hint(err, "give --load-interval DUR, the width of the load's intervals: a row then records "
+		                          "the start of the DUR-wide interval holding its time");
 	}
 	if (!c->time) {
 		rk_error_set(err, RK_EXIT_USAGE, "repair needs --time");
@@ -164,12 +167,18 @@ static int drep_open(drep *r, rk_error *err)
 	if (drep_target(r, &t, err) < 0)
 		goto done;
 	r->path = rk_xstrdup(rk_target_display(t));
+	if (r->spec->interval_column && (r->icol = rk_dest_column(rk_target_dest(t), r->spec->interval_column)) < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "interval column '%s' does not exist in Delta table %s",
+		             r->spec->interval_column, r->path);
+		rk_dest_hint_columns(rk_target_dest(t), err);
+		goto done;
+	}
 	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		goto done;
 	memset(&in, 0, sizeof in);
 	in.cmd = "repair";
 	in.target = rk_target_dest(t);
-	in.interval_col = -1;
+	in.interval_col = r->icol;
 	in.source = &c->source;
 	in.target_side = &c->target;
 	in.src_cols = names;
@@ -370,6 +379,28 @@ static rk_repair_delta *drep_record(drep *r, const rk_target_plan *p, rk_repair_
 	return d;
 }
 
+/* --interval-column: the start of the --load-interval-wide interval (from
+ * the epoch) holding the current interval, which must lie in one. */
+static int drep_icol_value(drep *r, rk_usec *out, rk_error *err)
+{
+	const rk_repair_interval *v = &r->iv[r->cur];
+	rk_usec li = r->spec->load_interval;
+	rk_usec a = v->start / li * li - (v->start % li < 0 ? li : 0);
+
+	*out = a;
+	if (v->end - a > li) {
+		rk_buf b = RK_BUF_INIT;
+
+		put_interval(&b, v->start, v->end);
+		rk_error_set(err, RK_EXIT_USAGE, "--interval-column on a Delta target: interval %s spans more than one "
+		                                 "--load-interval",
+		             rk_buf_cstr(&b));
+		rk_buf_free(&b);
+		return rk_error_hint(err, "check with --window no wider than the load's intervals, aligned with them");
+	}
+	return 0;
+}
+
 /* Plans (and with execute, makes) the commit of the current interval on
  * target t, checked different at its version. */
 static int drep_commit(drep *r, rk_target *t, rk_repair_result *res, rk_error *err)
@@ -390,7 +421,9 @@ static int drep_commit(drep *r, rk_target *t, rk_repair_result *res, rk_error *e
 	in.has_interval = true;
 	in.start = v->start;
 	in.end = v->end;
-	in.interval_col = -1;
+	in.interval_col = r->icol;
+	if (r->icol >= 0 && drep_icol_value(r, &in.interval_value, err) < 0)
+		return -1;
 	in.target_where = r->spec->check.target.where;
 	in.keys = &r->keys;
 	in.operation = r->spec->replace_interval ? "WRITE" : "MERGE";

@@ -194,7 +194,9 @@ test_repair_delta_refusals() {
 	damaged_lake
 	rerun_list
 	assert_exit 2 drepair --rerun-list rerun.csv --interval-column created_at
-	assert_contains "$ERR" "--interval-column is not supported on a Delta target"
+	assert_contains "$ERR" "--interval-column on a Delta target needs --load-interval"
+	assert_exit 2 drepair --rerun-list rerun.csv --interval-column nope --load-interval 1h
+	assert_contains "$ERR" "interval column 'nope' does not exist in Delta table"
 	assert_exit 2 rk repair --source "$(conn $SRC)" --target "delta:$T/nothing" --table mart.orders \
 		--key order_id,line_no --time created_at --rerun-list rerun.csv
 	assert_contains "$ERR" "does not exist"
