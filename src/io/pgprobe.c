@@ -2,8 +2,9 @@
  * pgprobe.c - what the diagnosis (check/diagnose.h) and reckon lateness ask
  * of a PostgreSQL source: the commit times of rows and the rows of
  * transactions (track_commit_timestamp), whether the key is unique, the
- * transactions open on the database, the commit lag of a range.  Each
- * statement is a file of sql/ rendered with the reader's quoted names;
+ * transactions open on the database, the commit lag of a range; and the
+ * user's --watermark-query, before the reader opens.  Each statement of
+ * reckon's is a file of sql/ rendered with the reader's quoted names;
  * values are bound.  A failed statement goes back to the scan savepoint.
  */
 #include <stdint.h>
@@ -415,5 +416,55 @@ int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats *all, r
 	rk_pg_result_free(res);
 	rk_buf_free(&margins);
 	rk_buf_free(&bounds);
+	return rc;
+}
+
+/*
+ * The watermark is read before either side is read: the watermark claims
+ * that every source row at or before it is in the target, so rows visible
+ * now must be there.  The query is the user's own SQL, run as given on the
+ * source in a read-only transaction of its own connection.
+ */
+int rk_pgreader_watermark(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err)
+{
+	rk_pg *pg;
+	rk_pg_result *r = NULL;
+	const char *v, *why;
+	int rc = -1;
+
+	pg = rk_pg_connect(o->conn, "source", err);
+	if (!pg)
+		return -1;
+	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0)
+		goto done;
+	if (rk_pg_exec(pg, "watermark query", query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0) {
+		/* a result of the wrong shape is the query's, as a wrong column
+		 * count is: the user's to fix, not a runtime failure */
+		if (!err->sqlstate[0] && !rk_pg_error_is_connection(err)) {
+			err->code = RK_EXIT_USAGE;
+			rk_error_hint(err, "the query must return one row of one timestamp, e.g. SELECT watermark FROM "
+			                   "etl_watermark WHERE load_name = 'orders'");
+		}
+		goto done;
+	}
+	if (rk_pg_result_cols(r) != 1) {
+		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned %d columns; it must return one timestamp",
+		             rk_pg_result_cols(r));
+		rk_error_hint(err, "e.g. SELECT watermark FROM etl_watermark WHERE load_name = 'orders'");
+		goto done;
+	}
+	v = rk_pg_result_value(r, 0, 0);
+	if (!v) {
+		/* no watermark yet: nothing is claimed */
+		*at = RK_USEC_NINF;
+	} else if (rk_time_parse(v, strlen(v), at, &why) < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned '%s', which is not a timestamp: %s", v, why);
+		rk_error_hint(err, "the query must return one timestamptz, timestamp or date value");
+		goto done;
+	}
+	rc = 0;
+done:
+	rk_pg_result_free(r);
+	rk_pg_close(pg);
 	return rc;
 }

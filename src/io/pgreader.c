@@ -891,6 +891,7 @@ const rk_reader_ops rk_pgreader_ops = {
 	.scale = rk_pgreader_scale,
 	.keyspace = rk_pgreader_keyspace,
 	.sample = rk_pgreader_sample,
+	.watermark = rk_pgreader_watermark,
 };
 
 /* Every conn no other driver claims: a libpq conninfo or URI. */

@@ -185,5 +185,6 @@ int rk_pgreader_key_unique(void *impl, const size_t *key_index, size_t nkey, boo
 int rk_pgreader_open_xacts(void *impl, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
                            rk_error *err);
 int rk_pgreader_lateness(void *impl, const rk_lag_query *q, rk_lag_stats *all, rk_lag_stats *win, rk_error *err);
+int rk_pgreader_watermark(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err);
 
 #endif
