@@ -363,7 +363,7 @@ lab_causes() { # lab_causes OUT ENGINE SCENARIO [DIR]
 
 test_every_scenario_ends_with_the_diagnosis_it_deserves() {
 	local e s
-	for e in postgres split; do
+	for e in postgres split delta; do
 		# the crash between the watermark and the write: T-05 .. T-09, from
 		# 10:12 to T-08 at 11:00, none in the target and nothing between
 		assert_eq '[["gap",["2026-03-02T10:00:00Z","2026-03-02T11:00:00Z"],5]]' \
@@ -387,6 +387,12 @@ test_every_scenario_ends_with_the_diagnosis_it_deserves() {
 		assert_eq '[]' "$(lab_causes "$LAB" postgres $s)" "$s"
 	done
 	assert_eq '[]' "$(lab_causes "$LAB" split target-watermark)"
+	for s in interval target-watermark; do
+		assert_eq '[]' "$(lab_causes "$LAB" delta $s)" "delta $s"
+	done
+	# on Delta the table's log is evidence: no commit ever wrote the hour of T-05..T-07
+	assert_contains "$(jget "$LAB/delta/watermark-first/check/summary.json" '.diagnosis[0].evidence')" \
+		"2026-03-02T10:00:00Z written by no commit"
 }
 
 test_late_commits_are_named_where_commit_times_are_kept() {
