@@ -28,6 +28,8 @@
 #include "io/sqltpl.h"
 #include "load/dest.h"
 #include "load/guard.h"
+#include "load/target.h"
+#include "repair/repair_delta.h"
 #include "rk_sql.h"
 
 /* COPY data is sent in chunks of about this size. */
@@ -53,6 +55,15 @@ typedef struct rk_repair_fk {
 	char *sql_count;    /* the referencing rows of the rows a row-level repair deletes */
 } rk_repair_fk;
 
+/* Row by row: an interval's digest at the source, from its check before
+ * the change, in the run's one source snapshot (the check after the change
+ * compares the target with it). */
+typedef struct rk_repair_seen {
+	uint64_t rows, null_time;
+	rk_u128 hash;
+	rk_sum *sums; /* [nsum] */
+} rk_repair_seen;
+
 typedef struct rk_repair {
 	const rk_repair_spec *spec;
 	char **key; /* the logical key: the spec's, or discovered (rk_check_key) */
@@ -60,6 +71,7 @@ typedef struct rk_repair {
 	rk_pg *tgt;
 	rk_dest dest; /* the target table */
 	rk_reader *src;
+	rk_reader *ck[2];  /* the checks' readers (source, target), kept open between them */
 	long interval_col; /* target column, or -1 */
 	rk_wmap map;       /* the columns written, and the source's names for them */
 	rk_type time_type; /* how the source's time text is read */
@@ -86,9 +98,10 @@ typedef struct rk_repair {
 	bool can_update; /* some written column is neither key nor identity */
 	char ***want;    /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
 	size_t *nwant;
-	char **icol_value; /* per interval: the interval column's value (no --load-interval) */
-	size_t cur;        /* the interval a row-level scan stages */
-	rk_repair_fk *fk;  /* the foreign keys that reference the target */
+	char **icol_value;    /* per interval: the interval column's value (no --load-interval) */
+	rk_repair_seen *seen; /* per interval, row by row: the source's digest of it */
+	size_t cur;           /* the interval a row-level scan stages */
+	rk_repair_fk *fk;     /* the foreign keys that reference the target */
 	size_t nfk;
 
 	/* the scan being staged */
@@ -132,6 +145,7 @@ void rk_repair_result_free(rk_repair_result *res)
 {
 	free(res->touched);
 	free(res->reset_columns);
+	rk_repair_delta_free(res);
 	memset(res, 0, sizeof *res);
 }
 
@@ -146,6 +160,8 @@ static void rk_repair_close(rk_repair *r)
 {
 	rk_repair_strv_free(r->key, r->nkey);
 	rk_reader_free(r->src);
+	rk_reader_free(r->ck[0]);
+	rk_reader_free(r->ck[1]);
 	rk_guard_release(r->tgt);
 	rk_pg_close(r->tgt);
 	rk_dest_free(&r->dest);
@@ -185,6 +201,9 @@ static void rk_repair_close(rk_repair *r)
 	free(r->want);
 	free(r->nwant);
 	rk_repair_strv_free(r->icol_value, r->icol_value ? r->n : 0);
+	for (size_t i = 0; r->seen && i < r->n; i++)
+		free(r->seen[i].sums);
+	free(r->seen);
 	for (size_t i = 0; i < r->nfk; i++) {
 		free(r->fk[i].name);
 		free(r->fk[i].child);
@@ -893,9 +912,9 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 
 	r->interval_col = -1;
 	if (!rk_conn_has(c->target.conn, RK_CAP_LIBPQ)) {
-		rk_error_set(err, RK_EXIT_USAGE, "--target %s is %s: repair writes into a PostgreSQL table", c->target.conn,
+		rk_error_set(err, RK_EXIT_USAGE, "--target %s is %s: repair writes into a PostgreSQL table or a Delta table", c->target.conn,
 		             rk_conn_noun(c->target.conn));
-		return rk_error_hint(err, "give the target as a libpq conninfo or URI; a CSV source is fine");
+		return rk_error_hint(err, "give the target as a libpq conninfo or URI, or delta:PATH; a CSV source is fine");
 	}
 	if (!c->target.table || !*c->target.table) {
 		rk_error_set(err, RK_EXIT_USAGE, "no target table named");
@@ -937,9 +956,15 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 	}
 	if (rk_repair_privileges(r, err) < 0 || rk_repair_referencing(r, err) < 0)
 		return -1;
-	/* the source's snapshot starts here and serves every interval */
-	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
-		return -1;
+	/* the source's snapshot starts here and serves every interval; row by
+	 * row the checks read the source in it too (rk_repair_check_readers) */
+	{
+		rk_reader_opts so = c->source;
+
+		so.export_snapshot = !r->spec->replace_interval;
+		if (!(r->src = rk_reader_open(&so, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
+			return -1;
+	}
 	memset(&in, 0, sizeof in);
 	in.cmd = "repair";
 	in.target = &r->dest;
@@ -1640,6 +1665,8 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 		snprintf(w, sizeof w, "%lld", (long long)rk_repair_grid(r, v, &calendar, &unit));
 	}
 	if (rk_pg_exec(r->tgt, "select the pair's rows", r->sql_row_pair, 0, NULL, RK_PG_COMMAND, NULL, err) < 0 ||
+	    rk_pg_exec(r->tgt, "analyze the staged rows", rk_sql_repair_row_analyze, 0, NULL, RK_PG_COMMAND, NULL,
+	               err) < 0 ||
 	    rk_pg_exec(r->tgt, "compare the interval's rows", r->sql_row_inside, 2, bounds, RK_PG_COMMAND, NULL,
 	               err) < 0 ||
 	    (r->can_update && rk_pg_exec(r->tgt, "find moved rows", r->sql_row_moved, 2, bounds, RK_PG_COMMAND, NULL,
@@ -1839,14 +1866,44 @@ static int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_
 	return 0;
 }
 
-/* Checks [start, end) as `reckon check` would: *match, and the counts;
- * with keep, the key-level findings too, and the result is kept there. */
+/* The checks' two readers, opened by the first check and kept: the
+ * target's reads a snapshot of its own in each check (it is let go after
+ * each one, rk_reader_renew), as a reader opened for the check would,
+ * without connecting again.  Row by row the source's reads the run's one
+ * source snapshot, the staging reader's, throughout; with
+ * --replace-interval each check opens its own (no source session stays
+ * while the target is written). */
+static int rk_repair_check_readers(rk_repair *r, rk_error *err)
+{
+	for (int s = 0; s < 2; s++) {
+		rk_reader_opts o = s ? r->spec->check.target : r->spec->check.source;
+
+		if (r->ck[s])
+			continue;
+		if (!s && !r->spec->replace_interval)
+			o.snapshot = rk_reader_snapshot(r->src);
+		if (!(r->ck[s] = rk_reader_open(&o, err)))
+			return -1;
+	}
+	return 0;
+}
+
+/* Checks [start, end) as `reckon check` would (rk_repair_check_readers):
+ * *match, and the counts; with keep, the key-level findings too, and the
+ * result is kept there; with known, the source's digest of the interval is
+ * that, and only the target is read. */
 static int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
-                                   uint64_t *trows, rk_check_result **keep, rk_error *err)
+                                   uint64_t *trows, rk_check_result **keep, const rk_check_known *known,
+                                   rk_error *err)
 {
 	rk_check_spec cs = r->spec->check;
 	rk_check_result *res = NULL;
+	int rc;
 
+	if (rk_repair_check_readers(r, err) < 0)
+		return -1;
+	cs.readers = r->ck;
+	cs.source_known = known;
 	cs.key = (const char *const *)r->key;
 	cs.nkey = r->nkey;
 	cs.from = start;
@@ -1857,7 +1914,16 @@ static int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, boo
 	cs.findings = keep != NULL;
 	cs.diagnose = false;
 	cs.watermark_query = NULL;
-	if (rk_check_run(&cs, &res, err) < 0) {
+	rc = rk_check_run(&cs, &res, err);
+	/* the target's snapshot and locks end with the check */
+	if (rc == 0)
+		rc = rk_reader_renew(r->ck[1], err);
+	if (r->spec->replace_interval) {
+		rk_reader_free(r->ck[0]);
+		r->ck[0] = NULL;
+	}
+	if (rc < 0) {
+		rk_check_result_free(res);
 		if (rk_guard_is_lock_timeout(err)) {
 			char what[600];
 
@@ -1881,7 +1947,21 @@ static int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, boo
 static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
                                   uint64_t *trows, rk_error *err)
 {
-	return rk_repair_check_window2(r, start, end, match, srows, trows, NULL, err);
+	return rk_repair_check_window2(r, start, end, match, srows, trows, NULL, NULL, err);
+}
+
+/* Row by row: keeps the source's digest of interval i from its check. */
+static void rk_repair_keep_seen(rk_repair *r, size_t i, const rk_check_result *res)
+{
+	rk_repair_seen *v = &r->seen[i];
+	size_t nsum = r->spec->check.nsum;
+
+	v->rows = res->side[0].rows[0];
+	v->hash = res->side[0].hash[0];
+	v->null_time = res->side[0].null_time;
+	v->sums = rk_xcalloc(nsum ? nsum : 1, sizeof *v->sums);
+	if (nsum)
+		memcpy(v->sums, res->side[0].sums, nsum * sizeof *v->sums);
 }
 
 /* Takes interval i's finding keys from its check: the keys a row-level
@@ -1972,8 +2052,19 @@ static int rk_repair_verify(rk_repair *r, size_t i, rk_repair_result *out, rk_er
 {
 	rk_repair_interval *v = &r->iv[i];
 	bool match;
+	rk_check_known known = { 1, NULL, NULL, NULL, 0 };
 
-	if (rk_repair_check_window(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows, err) < 0)
+	if (r->seen) {
+		/* row by row: the whole interval of the target read again, against
+		 * the source's digest of it in the run's snapshot, which its check
+		 * before the change computed (and the staged rows come from) */
+		known.rows = &r->seen[i].rows;
+		known.hash = &r->seen[i].hash;
+		known.sums = r->seen[i].sums;
+		known.null_time = r->seen[i].null_time;
+	}
+	if (rk_repair_check_window2(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows, NULL,
+	                            r->seen ? &known : NULL, err) < 0)
 		return -1;
 	v->state = match ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
 	for (size_t j = 0; j < out->ntouched; j++) {
@@ -2092,6 +2183,7 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 		rk_repair_rollback(r);
 		r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
 		r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
+		r->seen = rk_xcalloc(r->n + 1, sizeof *r->seen);
 	}
 	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);
 	for (size_t i = 0; i < r->n; i++) {
@@ -2101,7 +2193,7 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 
 		if (rk_guard_check(err) < 0 ||
 		    rk_repair_check_window2(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows,
-		                            rows ? &res : NULL, err) < 0)
+		                            rows ? &res : NULL, NULL, err) < 0)
 			return -1;
 		if (match) {
 			rk_check_result_free(res);
@@ -2112,6 +2204,7 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 			int rc;
 
 			v->source_rows = v->after_source_rows;
+			rk_repair_keep_seen(r, i, res);
 			rc = rk_repair_want(r, i, res, err);
 			rk_check_result_free(res);
 			if (rc < 0)
@@ -2170,6 +2263,18 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	}
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
 		return -1;
+	if (rk_target_is_delta(spec->check.target.conn)) {
+		size_t failed = n;
+
+		/* a Delta target: one commit per interval (repair_delta.h) */
+		rc = rk_repair_delta_run(spec, iv, n, res, &failed, err);
+		if (rc < 0 && failed < n) {
+			if (rk_guard_signal())
+				rk_guard_check(err);
+			rk_repair_explain(spec, iv, n, failed, err);
+		}
+		return rc;
+	}
 	opened = rk_repair_open(&r, err);
 	if (opened == 0 && r.reset_columns)
 		res->reset_columns = rk_xstrdup(r.reset_columns);
