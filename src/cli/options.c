@@ -594,7 +594,7 @@ const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	        .kind = RK_OPT_STR,
 	        .offset = OFF(engine),
 	        .cmds = RK_CMD_LAB,
-	        .arg = "postgres|split|all",
+	        .arg = "postgres|split|delta|all",
 	        .help = "lab engines",
 	        .def = "all",
 	},
@@ -615,6 +615,14 @@ const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	        .arg = "DIR",
 	        .help = "lab output directory",
 	        .def = "out",
+	},
+	[RK_O_DELTA_DIR] = {
+	        .name = "delta-dir",
+	        .kind = RK_OPT_STR,
+	        .offset = OFF(delta_dir),
+	        .cmds = RK_CMD_LAB,
+	        .arg = "DIR",
+	        .help = "engine delta: the Delta tables, DIR/SCENARIO (default OUT/delta/SCENARIO/table)",
 	},
 	[RK_O_MERGE] = {
 	        .name = "merge",
