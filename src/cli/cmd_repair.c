@@ -218,10 +218,10 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 	if (tz)
 		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
 	if (table && rows)
-		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", l->keyed ? "segment" : "interval", h_local, "before s/t", h_del,
 		        h_upd, h_ins, "after s/t", "status", "damage listed");
 	else if (table)
-		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", l->keyed ? "segment" : "interval", h_local, "before s/t", h_del,
 		        h_ins, "after s/t", "status", "damage listed");
 	for (int k = 0; k < 7; k++)
 		c[k] = (rk_buf)RK_BUF_INIT;
