@@ -372,7 +372,6 @@ static int rk_krep_scan(rk_krep *r, size_t i, rk_error *err)
 			err->code = RK_EXIT_USAGE;
 		return rk_krep_fail(r, err);
 	}
-	r->iv[i].source_rows = r->rows;
 	return 0;
 }
 
