@@ -477,7 +477,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 		want = res->nclosed ? res->nclosed : 1;
 	*jobs = rk_xcalloc(2 * want, sizeof **jobs);
 	list = rk_xcalloc(2 * want, sizeof *list);
-	for (int s = 0; s < 2; s++) {
+	for (int s = spec->source_known ? 1 : 0; s < 2; s++) {
 		const char *snap = rk_reader_snapshot(sides[s].reader);
 		size_t js = snap ? want : 1;
 
@@ -518,6 +518,25 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 	rc = rk_sides_parallel(list, n, rk_digest_side, err);
 	free(list);
 	return rc;
+}
+
+/* The source's digests of the windows, known (rk_check_spec.source_known). */
+static int rk_check_take_known(rk_check_result *res, const rk_check_known *k, size_t nsum, rk_error *err)
+{
+	rk_side_result *sr = &res->side[0];
+
+	if (k->nwindows != res->nwindows)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "the source's known digests are of %zu windows, not %zu",
+		                    k->nwindows, res->nwindows);
+	memcpy(sr->rows, k->rows, res->nwindows * sizeof *sr->rows);
+	memcpy(sr->hash, k->hash, res->nwindows * sizeof *sr->hash);
+	if (nsum)
+		memcpy(sr->sums, k->sums, res->nwindows * nsum * sizeof *sr->sums);
+	sr->null_time = k->null_time;
+	sr->total = 0;
+	for (size_t w = 0; w < res->nclosed; w++)
+		sr->total += sr->rows[w];
+	return 0;
 }
 
 /* The pair's resolved names as the reports show them (unquoted). */
@@ -575,12 +594,18 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 	char **names[2] = { NULL, NULL };
 	rk_side *jobs = NULL;
 	size_t njobs = 0;
+	bool borrowed = spec->readers != NULL; /* the caller's readers: left open */
 	int rc = -1;
 
 	memset(sides, 0, sizeof sides);
 	memset(&plan, 0, sizeof plan);
 	memset(&pair, 0, sizeof pair);
 	res->nsum = spec->nsum;
+	if (spec->source_known && (spec->findings || !spec->time)) {
+		/* the drilldown reads the source's rows */
+		rk_error_set(err, RK_EXIT_RUNTIME, "known source digests are for a check of time windows without findings");
+		goto done;
+	}
 	if (spec->time && rk_check_grid(spec, res, err) < 0)
 		goto done;
 	if (spec->time && spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
@@ -590,7 +615,9 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 
 		/* parallel readers of this side will share its snapshot */
 		o.export_snapshot = spec->jobs > 1;
-		if (!(rd[s] = rk_reader_open(&o, err)))
+		if (borrowed)
+			rd[s] = spec->readers[s];
+		else if (!(rd[s] = rk_reader_open(&o, err)))
 			goto done;
 	}
 	/* the key and the hashed columns, discovered when not given */
@@ -684,6 +711,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 			sr->hash[i / res->slices] += sr->slice_hash[i];
 		}
 	}
+	if (spec->source_known && rk_check_take_known(res, spec->source_known, spec->nsum, err) < 0)
+		goto done;
 
 	for (size_t w = 0; w < res->nwindows; w++) {
 		bool same = true;
@@ -725,14 +754,18 @@ done:
 			free(names[s][c]);
 		free(names[s]);
 		free(sides[s].types);
+		if (borrowed)
+			sides[s].reader = NULL;
 		rk_side_release(&sides[s]);
 	}
 	for (int s = 0; s < 2; s++)
 		if (res->side[s].reads_files)
 			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
 			            res->side[s].files_read, res->side[s].bytes_read);
-	rk_reader_free(rd[0]);
-	rk_reader_free(rd[1]);
+	if (!borrowed) {
+		rk_reader_free(rd[0]);
+		rk_reader_free(rd[1]);
+	}
 	rk_plan_free(&plan);
 	rk_pair_free(&pair);
 	if (rc < 0) {

@@ -649,6 +649,14 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 		goto fail;
 	}
 	t->spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
+	/* the checks before and after each interval: their window digests are
+	 * computed in the server where the reckon extension is (the same
+	 * digests, without streaming the interval's rows), unless --pushdown
+	 * says otherwise */
+	t->spec.check.pushdown = !rk_opts_is_set(o, RK_O_PUSHDOWN) || o->pushdown == RK_OPT_PUSHDOWN_AUTO
+	                                 ? RK_PUSHDOWN_AUTO
+	                         : o->pushdown == RK_OPT_PUSHDOWN_ON ? RK_PUSHDOWN_ON
+	                                                             : RK_PUSHDOWN_OFF;
 	t->spec.check.settle = o->settle;
 	t->spec.check.now = rk_opts_is_set(o, RK_O_NOW) ? o->now : rk_time_now();
 	t->spec.interval_column = o->interval_column;
