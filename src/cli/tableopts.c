@@ -183,6 +183,9 @@ static int rk_tableopts_last_zone(const rk_opts *o, const rk_tz *tz, bool calend
 	if (calendar) {
 		int64_t count;
 
+		/* a calendar unit is a whole number of months or of days */
+		if (unit.months <= 0 && unit.days <= 0)
+			return rk_error_set(err, RK_EXIT_USAGE, "--window %s is not a calendar unit", wt);
 		if (unit.months ? o->last >= 0 || -o->last % unit.months != 0
 		                : o->last < 0 || o->last % RK_USEC_PER_DAY != 0 ||
 		                          (o->last / RK_USEC_PER_DAY) % unit.days != 0) {
@@ -256,8 +259,11 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 		return rk_tableopts_segments(o, now, spec, err);
 	spec->width = o->window;
 	/* (a default, as lateness has, counts as given) */
-	if (!o->window && rk_opts_require(o, RK_O_WINDOW, err) < 0)
-		return -1;
+	if (!o->window) {
+		if (rk_opts_require(o, RK_O_WINDOW, err) < 0)
+			return -1;
+		return rk_error_set(err, RK_EXIT_USAGE, "--window must be longer than zero");
+	}
 	if (o->timezone && !(tz = rk_tz_get(o->timezone, "--timezone", err)))
 		return -1;
 	if (!tz && (o->window < 0 || (rk_opts_is_set(o, RK_O_LAST) && o->last < 0))) {
@@ -267,10 +273,10 @@ int rk_tableopts_check(const rk_opts *o, rk_usec now, rk_check_spec *spec, rk_er
 	}
 	if (tz) {
 		calendar = o->window < 0 || o->window % RK_USEC_PER_DAY == 0;
-		if (o->window < 0)
-			unit.months = (int32_t)-o->window;
-		else if (calendar && o->window / RK_USEC_PER_DAY > 100000)
+		if (o->window < -100000 || (calendar && o->window / RK_USEC_PER_DAY > 100000))
 			return rk_error_set(err, RK_EXIT_USAGE, "--window %s is too long", o->text[RK_O_WINDOW]);
+		else if (o->window < 0)
+			unit.months = (int32_t)-o->window;
 		else if (calendar)
 			unit.days = (int32_t)(o->window / RK_USEC_PER_DAY);
 		spec->tz = tz;

@@ -215,8 +215,9 @@ static void rk_duckrows_double(rk_duckrows *d, size_t i, double x, bool single)
 	rk_field *f = &d->fields[i];
 	size_t at = d->text.len;
 	char tmp[32];
+	size_t n = rk_duckrows_float_text(x, single, tmp);
 
-	rk_buf_append(&d->text, tmp, rk_duckrows_float_text(x, single, tmp));
+	rk_buf_append(&d->text, tmp, n);
 	f->form = RK_FORM_TEXT;
 	d->text_off[i] = at;
 	f->len = d->text.len - at;
@@ -335,11 +336,12 @@ integer:
 int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, void *ctx, rk_error *err)
 {
 	idx_t n = duckdb_data_chunk_get_size(chunk);
-	void *data[64], **datap = d->ncols <= 64 ? data : rk_xcalloc(d->ncols, sizeof *datap);
-	uint64_t *valid[64], **validp = d->ncols <= 64 ? valid : rk_xcalloc(d->ncols, sizeof *validp);
+	size_t ncols = d->ncols;
+	void *data[64], **datap = ncols <= 64 ? data : rk_xcalloc(ncols, sizeof *datap);
+	uint64_t *valid[64], **validp = ncols <= 64 ? valid : rk_xcalloc(ncols, sizeof *validp);
 	int rc = 0;
 
-	for (size_t i = 0; i < d->ncols; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, i);
 
 		datap[i] = duckdb_vector_get_data(vec);
@@ -350,7 +352,7 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 
 		rk_buf_reset(&d->enc);
 		rk_buf_reset(&d->text);
-		for (size_t i = 0; i < d->ncols; i++) {
+		for (size_t i = 0; i < ncols; i++) {
 			rk_field *f = &d->fields[i];
 			const char *why = NULL;
 
@@ -377,7 +379,7 @@ int rk_duckrows_chunk(rk_duckrows *d, duckdb_data_chunk chunk, rk_row_fn fn, voi
 			break;
 		/* the buffers are final for this row: point into them */
 		base = d->enc.data;
-		for (size_t i = 0; i < d->ncols; i++) {
+		for (size_t i = 0; i < ncols; i++) {
 			rk_field *f = &d->fields[i];
 			size_t end = i + 1 < d->ncols ? d->enc_off[i + 1] : d->enc.len;
 
