@@ -237,6 +237,7 @@ check-one: all unit integration
 check: deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory structure-check
+	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory WERROR=1 ext-ready
 	$(MAKE) --no-print-directory WERROR=1 ext-check
 	@bash tests/harness/check-both.sh "$(MAKE)"
