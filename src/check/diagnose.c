@@ -990,19 +990,6 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	d->causes[d->ncauses++] = c;
 }
 
-static void rk_causes_free(rk_diagnosis *d)
-{
-	for (size_t i = 0; i < d->ncauses; i++) {
-		free(d->causes[i].windows);
-		free(d->causes[i].cause);
-		free(d->causes[i].evidence);
-		free(d->causes[i].next_step);
-	}
-	free(d->causes);
-	d->causes = NULL;
-	d->ncauses = 0;
-}
-
 /* What breaks a repeat: a source row the target holds at most once. */
 static bool rk_breaks_repeat(const rk_finding *f)
 {
@@ -1057,7 +1044,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
 	rk_diag g;
 
-	rk_causes_free(d);
+	rk_diagnosis_causes_free(d);
 	free(d->of);
 	d->of = rk_xcalloc(n ? n : 1, sizeof *d->of);
 	d->late_examined = commit != NULL;
@@ -1143,16 +1130,4 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	free(bounds.v);
 	free(cand);
 	free(base);
-}
-
-void rk_diagnosis_free(rk_diagnosis *d)
-{
-	if (!d)
-		return;
-	rk_causes_free(d);
-	for (size_t i = 0; i < d->nwarnings; i++)
-		free(d->warnings[i].message);
-	free(d->warnings);
-	free(d->of);
-	free(d);
 }

@@ -5,7 +5,8 @@
 #ifndef RK_REPORT_IMPL_H
 #define RK_REPORT_IMPL_H
 
-#include "check/check.h"
+#include "check/result.h"
+#include "check/spec.h"
 #include "core/buf.h"
 #include "core/timeutil.h"
 
