@@ -473,93 +473,120 @@ static void rk_check_scales(rk_check_result *res, const rk_check_spec *spec, con
 	}
 }
 
-int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
-{
-	rk_check_result *res = rk_xcalloc(1, sizeof *res);
-	rk_check_spec eff = *spec;
+/*
+ * One check while it runs: what rk_check_run's phases share.  spec is the
+ * caller's spec with the key and the hashed columns resolved (rk_run_plan)
+ * and the diagnosis off with key segments (rk_run_bind); every phase reads
+ * it, never the caller's.
+ */
+typedef struct rk_run {
+	rk_check_spec spec;
+	rk_check_result *res;
+	rk_reader *rd[2]; /* open, until their side takes them (rk_run_bind) */
 	rk_side sides[2];
-	rk_reader *rd[2] = { NULL, NULL };
 	rk_pair pair;
 	rk_plan plan;
-	char **names[2] = { NULL, NULL };
-	rk_side *jobs = NULL;
-	size_t njobs = 0;
-	int rc = -1;
+	char **names[2]; /* per side: the bound columns' names as its reader takes them */
+	rk_side *jobs;   /* the digest pass's extra readers (rk_digest_pass) */
+	size_t njobs;
+} rk_run;
 
-	memset(sides, 0, sizeof sides);
-	memset(&plan, 0, sizeof plan);
-	memset(&pair, 0, sizeof pair);
+/* The plan: the windows, the watermark, both sides open, the key and the
+ * hashed columns resolved, the columns' roles. */
+static int rk_run_plan(rk_run *run, rk_error *err)
+{
+	rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+
 	res->nsum = spec->nsum;
 	if (spec->time && rk_check_grid(spec, res, err) < 0)
-		goto done;
+		return -1;
 	if (spec->time && spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
-		goto done;
+		return -1;
 	for (int s = 0; s < 2; s++) {
 		rk_reader_opts o = s ? spec->target : spec->source;
 
 		/* parallel readers of this side will share its snapshot */
 		o.export_snapshot = spec->jobs > 1;
-		if (!(rd[s] = rk_reader_open(&o, err)))
-			goto done;
+		if (!(run->rd[s] = rk_reader_open(&o, err)))
+			return -1;
 	}
 	/* the key and the hashed columns, discovered when not given */
-	if (rk_pair_resolve(spec, rd[0], rd[1], &pair, err) < 0)
-		goto done;
-	eff.key = (const char *const *)pair.key;
-	eff.nkey = pair.nkey;
-	eff.columns = (const char *const *)pair.columns;
-	eff.ncolumns = pair.ncolumns;
-	spec = &eff;
+	if (rk_pair_resolve(spec, run->rd[0], run->rd[1], &run->pair, err) < 0)
+		return -1;
+	spec->key = (const char *const *)run->pair.key;
+	spec->nkey = run->pair.nkey;
+	spec->columns = (const char *const *)run->pair.columns;
+	spec->ncolumns = run->pair.ncolumns;
 	res->nkey = spec->nkey;
-	rk_plan_init(&plan, spec);
-	if (rk_check_types_option(spec, &plan, err) < 0)
-		goto done;
+	rk_plan_init(&run->plan, spec);
+	return rk_check_types_option(spec, &run->plan, err);
+}
+
+/* Each side bound to the plan's columns, their types agreed, the key
+ * segments planned (no time column); what the result says of the columns,
+ * and the warnings asked while the sides' snapshots are new. */
+static int rk_run_bind(rk_run *run, rk_error *err)
+{
+	rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+	rk_plan *plan = &run->plan;
+	rk_side *sides = run->sides;
+
 	for (int s = 0; s < 2; s++) {
 		rk_side *me = &sides[s];
-		bool sql_names = rk_reader_has(rd[s], RK_CAP_SQL_NAMES);
+		bool sql_names = rk_reader_has(run->rd[s], RK_CAP_SQL_NAMES);
 
-		rk_side_init(me, s, &plan, res, spec->pushdown);
+		rk_side_init(me, s, plan, res, spec->pushdown);
 		me->meter = spec->meter;
-		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
-		me->reader = rd[s];
-		rd[s] = NULL;
+		me->types = rk_xcalloc(plan->ncols, sizeof *me->types);
+		me->reader = run->rd[s];
+		run->rd[s] = NULL;
 		me->server_text = rk_reader_has(me->reader, RK_CAP_CANON_INTS);
-		names[s] = rk_xcalloc(plan.ncols, sizeof *names[s]);
-		for (size_t c = 0; c < plan.ncols; c++)
-			names[s][c] = sql_names ? rk_xstrdup(plan.cols[c]) : rk_ident_unquote(plan.cols[c]);
-		if (rk_reader_bind(me->reader, (const char *const *)names[s], plan.ncols, me->types, err) < 0)
-			goto done;
+		run->names[s] = rk_xcalloc(plan->ncols, sizeof *run->names[s]);
+		for (size_t c = 0; c < plan->ncols; c++)
+			run->names[s][c] = sql_names ? rk_xstrdup(plan->cols[c]) : rk_ident_unquote(plan->cols[c]);
+		if (rk_reader_bind(me->reader, (const char *const *)run->names[s], plan->ncols, me->types, err) < 0)
+			return -1;
 		res->side[s].describe = rk_xstrdup(rk_reader_describe(me->reader));
 	}
-	if (rk_assign_types(sides, spec, &plan, err) < 0)
-		goto done;
-	if (!spec->time && rk_segments_plan(spec, sides, &plan, res, err) < 0)
-		goto done;
+	if (rk_assign_types(sides, spec, plan, err) < 0)
+		return -1;
+	if (!spec->time && rk_segments_plan(spec, sides, plan, res, err) < 0)
+		return -1;
 	res->time_zone = spec->time_zone;
 	for (int s = 0; s < 2; s++)
 		rk_side_zone(&sides[s], spec);
 	{
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
-		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
-		rk_plan_numbers(&plan, types);
+		rk_pair_kinds(&run->pair, (const char *const *)plan->cols, plan->ncols, types);
+		rk_plan_numbers(plan, types);
 	}
 	if (spec->range_warning && (res->side[0].time_zoneless || res->side[1].time_zoneless))
 		rk_diagnose_note(res, "time_column_zone", spec->range_warning);
-	rk_check_names(res, spec, &pair);
-	rk_check_scales(res, spec, sides, &plan);
-	rk_drift_take(&res->drift, &pair);
+	rk_check_names(res, spec, &run->pair);
+	rk_check_scales(res, spec, sides, plan);
+	rk_drift_take(&res->drift, &run->pair);
 	if (!spec->time) {
 		/* the diagnosis reads time: it has nothing to say about key segments */
-		eff.diagnose = false;
-		eff.watermark_query = NULL;
+		spec->diagnose = false;
+		spec->watermark_query = NULL;
 	}
 	if (spec->diagnose && spec->findings) {
 		/* asked now, while the sides' snapshots are new */
 		int own[2] = { rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader) };
 
-		rk_diagnose_warn(res, sides[0].reader, plan.key_idx, plan.nkey, own, 2);
+		rk_diagnose_warn(res, sides[0].reader, plan->key_idx, plan->nkey, own, 2);
 	}
+	return 0;
+}
+
+/* The digest pass: each window's count, hash and sums on both sides. */
+static int rk_run_scan(rk_run *run, rk_error *err)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
@@ -571,8 +598,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->side[s].slice_hash = rk_xcalloc(res->nwindows * res->slices, sizeof(rk_u128));
 		res->side[s].slices_ok = true;
 		res->side[s].sums = rk_xcalloc(res->nwindows * (spec->nsum ? spec->nsum : 1), sizeof(rk_sum));
-		sides[s].lo = res->from;
-		sides[s].hi = res->bounds[res->nclosed];
+		run->sides[s].lo = res->from;
+		run->sides[s].hi = res->bounds[res->nclosed];
 	}
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
@@ -582,8 +609,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		                                            : (int64_t)(res->bounds[res->nclosed] - res->from));
 		atomic_store(&spec->meter->phase, RK_PHASE_DIGEST);
 	}
-	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
-		goto done;
+	if (rk_digest_pass(run->sides, spec, &run->plan, run->names, res, &run->jobs, &run->njobs, err) < 0)
+		return -1;
 	/* each window's count and hash: the sum of its slices' */
 	for (int s = 0; s < 2; s++) {
 		rk_side_result *sr = &res->side[s];
@@ -593,6 +620,14 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 			sr->hash[i / res->slices] += sr->slice_hash[i];
 		}
 	}
+	return 0;
+}
+
+/* The verdict: each closed window matches or differs, the others are open. */
+static void rk_run_compare(rk_run *run)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
 
 	for (size_t w = 0; w < res->nwindows; w++) {
 		bool same = true;
@@ -608,47 +643,82 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->differ |= !same;
 	}
 	res->differ |= res->side[0].null_time > 0 || res->side[1].null_time > 0;
-	if (spec->meter && spec->findings && res->differ)
+}
+
+/* With findings: the drilldown of the windows that differ, the history of
+ * the damaged windows, then with the diagnosis the changed keys' columns
+ * and the likely causes. */
+static int rk_run_findings(rk_run *run, rk_error *err)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+	const rk_plan *plan = &run->plan;
+	rk_side *sides = run->sides;
+
+	if (spec->meter && res->differ)
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
-	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
-		goto done;
+	if (rk_drill_run(sides, spec, res, err) < 0)
+		return -1;
 	/* which commits wrote the damaged windows, where a side keeps a log */
-	for (int s = 0; s < 2 && spec->findings; s++)
-		rk_history_collect(res, s, sides[s].reader, plan.time_idx);
-	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
-		goto done;
-	if (spec->diagnose && spec->findings &&
-	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
-		goto done;
-	if (spec->meter)
-		atomic_store(&spec->meter->phase, RK_PHASE_DONE);
-	if (res->has_watermark)
-		rk_watermark_audit(res);
-	rc = 0;
-done:
-	for (size_t j = 0; j < njobs; j++)
-		rk_side_release(&jobs[j]);
-	free(jobs);
+	for (int s = 0; s < 2; s++)
+		rk_history_collect(res, s, sides[s].reader, plan->time_idx);
+	if (!spec->diagnose)
+		return 0;
+	if (rk_keys_run(sides, spec, res, err) < 0)
+		return -1;
+	return rk_diagnose_run(res, spec->settle, sides[0].reader, plan->key_idx, plan->nkey, plan->time_idx, err);
+}
+
+/* Everything of run but its result; logs what the sides' readers read. */
+static void rk_run_release(rk_run *run)
+{
+	rk_check_result *res = run->res;
+
+	for (size_t j = 0; j < run->njobs; j++)
+		rk_side_release(&run->jobs[j]);
+	free(run->jobs);
 	for (int s = 0; s < 2; s++) {
-		for (size_t c = 0; names[s] && c < plan.ncols; c++)
-			free(names[s][c]);
-		free(names[s]);
-		free(sides[s].types);
-		rk_side_release(&sides[s]);
+		for (size_t c = 0; run->names[s] && c < run->plan.ncols; c++)
+			free(run->names[s][c]);
+		free(run->names[s]);
+		free(run->sides[s].types);
+		rk_side_release(&run->sides[s]);
 	}
 	for (int s = 0; s < 2; s++)
 		if (res->side[s].reads_files)
 			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
 			            res->side[s].files_read, res->side[s].bytes_read);
-	rk_reader_free(rd[0]);
-	rk_reader_free(rd[1]);
-	rk_plan_free(&plan);
-	rk_pair_free(&pair);
+	rk_reader_free(run->rd[0]);
+	rk_reader_free(run->rd[1]);
+	rk_plan_free(&run->plan);
+	rk_pair_free(&run->pair);
+}
+
+int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
+{
+	rk_run run;
+	int rc = -1;
+
+	memset(&run, 0, sizeof run);
+	run.spec = *spec;
+	run.res = rk_xcalloc(1, sizeof *run.res);
+	if (rk_run_plan(&run, err) < 0 || rk_run_bind(&run, err) < 0 || rk_run_scan(&run, err) < 0)
+		goto done;
+	rk_run_compare(&run);
+	if (run.spec.findings && rk_run_findings(&run, err) < 0)
+		goto done;
+	if (run.spec.meter)
+		atomic_store(&run.spec.meter->phase, RK_PHASE_DONE);
+	if (run.res->has_watermark)
+		rk_watermark_audit(run.res);
+	rc = 0;
+done:
+	rk_run_release(&run);
 	if (rc < 0) {
-		rk_check_result_free(res);
+		rk_check_result_free(run.res);
 		return -1;
 	}
-	*out = res;
+	*out = run.res;
 	return 0;
 }
 
