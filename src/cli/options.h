@@ -4,9 +4,10 @@
  *
  * Every subcommand parses its arguments into one rk_opts.  Nothing else
  * reads argv.  An option's kind, default, range and allowed values live in
- * the table (options.c) and nowhere else: the parser checks them and fills
- * the typed field, so a command reads o->jobs as a number that is already
- * in range, o->settle as a duration with its default applied, and so on.
+ * the table (options.c; the row's fields: options_impl.h) and nowhere else:
+ * the parser checks them and fills the typed field, so a command reads
+ * o->jobs as a number that is already in range, o->settle as a duration
+ * with its default applied, and so on.
  *
  * Values come in layers, the first that sets an option wins:
  *   the command line,

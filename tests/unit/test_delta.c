@@ -119,7 +119,7 @@ static const char *copy_table(const char *name, const char *as)
 static int try_open(const char *conn, const char *zone, rk_delta **out, char *msg, size_t msglen)
 {
 	rk_delta_spec spec;
-	rk_delta_options opt = { zone };
+	rk_delta_options opt = { .partition_zone = zone };
 	rk_error err;
 	rk_delta *d = NULL;
 	int rc;
@@ -819,7 +819,7 @@ static void test_partition_values(void **state)
 	duckdb_result res;
 	char *v;
 	rk_delta_spec spec;
-	rk_delta_options opt = { "Europe/Paris" };
+	rk_delta_options opt = { .partition_zone = "Europe/Paris" };
 
 	sh("rm -rf '%s' && mkdir -p '%s'", path("p"), path("p/_delta_log"));
 	parquet("p", "f", 1, 1);

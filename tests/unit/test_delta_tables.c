@@ -91,7 +91,7 @@ typedef struct opened {
 static void open_table(const char *path, const char *zone, opened *o)
 {
 	rk_delta_spec spec;
-	rk_delta_options opt = { zone };
+	rk_delta_options opt = { .partition_zone = zone };
 	rk_error err;
 	char conn[4200];
 

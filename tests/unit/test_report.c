@@ -116,7 +116,7 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 /* report.html of r, as a new string. */
 static char *html_of(const rk_check_result *r, const json_t *summary, size_t *len)
 {
-	rk_report_ctx c = { &spec, NULL, (const char *const *)r->key_names, (const char *const *)r->sum_names };
+	rk_report_ctx c = { .spec = &spec, .key_names = (const char *const *)r->key_names, .sum_names = (const char *const *)r->sum_names };
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
