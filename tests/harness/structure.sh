@@ -120,7 +120,7 @@ check_includes() {
 		esac
 	done < <(while read -r f t; do
 		[[ -n $f && $(module_of "$f") != "$(module_of "$t")" ]] && printf '%s %s\n' "$(module_of "$f")" "$(module_of "$t")"
-	done <<<"$edges" | LC_ALL=C sort -u | tsort 2>&1 >/dev/null)
+	done <<<"$edges" | LC_ALL=C sort -u | LC_ALL=C tsort 2>&1 >/dev/null)
 	((${#loop[@]})) && report_cycle "$edges" "${loop[@]}"
 	return 0
 }
