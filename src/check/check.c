@@ -21,7 +21,6 @@
 #include "core/canon.h"
 #include "core/log.h"
 #include "core/text.h"
-#include "io/pg.h"
 
 /* More windows than this is almost certainly a mistake in --window. */
 #define RK_MAX_WINDOWS 10000000
@@ -745,60 +744,20 @@ done:
 	return rc;
 }
 
-/*
- * Reads the watermark before either side is read: the watermark claims that
- * every source row at or before it is in the target, so rows visible now
- * must be there.  The query is the user's own SQL, run as given on the
- * source in a read-only transaction.
- */
+/* Reads the watermark before either side is read (rk_reader_watermark). */
 static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
-	rk_pg *pg;
-	rk_pg_result *r = NULL;
-	const char *v, *why;
-	int rc = -1;
+	int rc = rk_reader_watermark(&spec->source, spec->watermark_query, &res->watermark, err);
 
-	if (!rk_conn_has(spec->source.conn, RK_CAP_LIBPQ)) {
+	if (rc == 1) {
 		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query needs a PostgreSQL source, not %s", spec->source.conn);
 		return rk_error_hint(err, "the watermark lives in the source database; drop the option for a source of %s",
 		                     rk_conn_noun(spec->source.conn));
 	}
-	pg = rk_pg_connect(spec->source.conn, "source", err);
-	if (!pg)
+	if (rc < 0)
 		return -1;
-	if (rk_pg_command(pg, "begin watermark read", "BEGIN TRANSACTION READ ONLY", err) < 0)
-		goto done;
-	if (rk_pg_exec(pg, "watermark query", spec->watermark_query, 0, NULL, RK_PG_ONE_ROW, &r, err) < 0) {
-		/* a result of the wrong shape is the query's, as a wrong column
-		 * count is: the user's to fix, not a runtime failure */
-		if (!err->sqlstate[0] && !rk_pg_error_is_connection(err)) {
-			err->code = RK_EXIT_USAGE;
-			rk_error_hint(err, "the query must return one row of one timestamp, e.g. SELECT watermark FROM "
-			                   "etl_watermark WHERE load_name = 'orders'");
-		}
-		goto done;
-	}
-	if (rk_pg_result_cols(r) != 1) {
-		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned %d columns; it must return one timestamp",
-		             rk_pg_result_cols(r));
-		rk_error_hint(err, "e.g. SELECT watermark FROM etl_watermark WHERE load_name = 'orders'");
-		goto done;
-	}
-	v = rk_pg_result_value(r, 0, 0);
-	if (!v) {
-		/* no watermark yet: nothing is claimed */
-		res->watermark = RK_USEC_NINF;
-	} else if (rk_time_parse(v, strlen(v), &res->watermark, &why) < 0) {
-		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned '%s', which is not a timestamp: %s", v, why);
-		rk_error_hint(err, "the query must return one timestamptz, timestamp or date value");
-		goto done;
-	}
 	res->has_watermark = true;
-	rc = 0;
-done:
-	rk_pg_result_free(r);
-	rk_pg_close(pg);
-	return rc;
+	return 0;
 }
 
 /* Missing keys at or before the watermark break its claim. */

@@ -2,21 +2,21 @@
  * cmd_check.c - reckon check: one table pair from the options, or every
  * table of a job file (--job), then the outputs.
  *
- * A job's tables are checked by up to --parallel worker threads; each table
- * is parsed from its own layers (command line, its [table LABEL], the
- * job's [defaults], --config), so one table's bad option is that table's
- * error, reported while the others are still checked.  The outputs are
- * written by this thread once every table is done.
+ * A job's tables are checked by up to --parallel worker threads
+ * (check/job.h); each table is parsed from its own layers (command line,
+ * its [table LABEL], the job's [defaults], --config), so one table's bad
+ * option is that table's error, reported while the others are still
+ * checked.  The outputs are written by this thread once every table is
+ * done (report/jobsummary.h).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check/check.h"
+#include "check/job.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/progress.h"
@@ -27,6 +27,7 @@
 #include "io/afile.h"
 #include "io/reader.h"
 #include "report/audit.h"
+#include "report/jobsummary.h"
 #include "report/metrics.h"
 #include "report/report.h"
 
@@ -317,34 +318,26 @@ typedef struct rk_job {
 	const rk_ini *ini;
 	rk_table_run *tables;
 	size_t n;
-	size_t next; /* the next table a worker takes */
-	pthread_mutex_t lock;
 	rk_usec now; /* one clock for every table */
 } rk_job;
 
-static void *rk_job_worker(void *arg)
+/* One table of the job (rk_job_run, on any of its threads): its options
+ * from its layers, then its check. */
+static void rk_job_table(void *arg, size_t i)
 {
 	rk_job *job = arg;
+	rk_table_run *t = &job->tables[i];
 
-	for (;;) {
-		rk_table_run *t;
-
-		pthread_mutex_lock(&job->lock);
-		t = job->next < job->n ? &job->tables[job->next++] : NULL;
-		pthread_mutex_unlock(&job->lock);
-		if (!t)
-			return NULL;
-		if (rk_opts_parse_table(&t->opts, RK_CMD_CHECK, job->argc, job->argv, job->ini, t->label, &t->err) < 0) {
-			t->status = t->err.code ? t->err.code : RK_EXIT_USAGE;
-		} else {
-			t->parsed = true;
-			rk_table_check(t, job->now);
-		}
-		if (t->status > RK_EXIT_DIFFER)
-			rk_log_error(&t->err);
-		else
-			rk_log_info("table %s: %s in %.1fs", t->label, t->status ? "differ" : "match", t->seconds);
+	if (rk_opts_parse_table(&t->opts, RK_CMD_CHECK, job->argc, job->argv, job->ini, t->label, &t->err) < 0) {
+		t->status = t->err.code ? t->err.code : RK_EXIT_USAGE;
+	} else {
+		t->parsed = true;
+		rk_table_check(t, job->now);
 	}
+	if (t->status > RK_EXIT_DIFFER)
+		rk_log_error(&t->err);
+	else
+		rk_log_info("table %s: %s in %.1fs", t->label, t->status ? "differ" : "match", t->seconds);
 }
 
 /* The job's tables: every [table LABEL], or those of --only, in file order. */
@@ -379,59 +372,33 @@ static int rk_job_tables(const rk_opts *o, const char *const *labels, size_t nla
 	return 0;
 }
 
-static json_t *rk_job_summary(const rk_job *job, int status)
+/* The job's tables as its outputs show them (report/jobsummary.h): a new
+ * array of views into job's tables. */
+static rk_jobsummary_table *rk_job_outcomes(const rk_job *job)
 {
-	json_t *root = json_object(), *tables = json_object();
-	bool any_error = false, any_differ = false;
+	rk_jobsummary_table *v = rk_xcalloc(job->n ? job->n : 1, sizeof *v);
 
 	for (size_t i = 0; i < job->n; i++) {
 		const rk_table_run *t = &job->tables[i];
-		json_t *s;
 
-		if (t->res) {
-			s = rk_report_summary(&t->ctx, t->res);
-			json_object_set_new(s, "error", json_null());
-		} else {
-			s = json_object();
-			json_object_set_new(s, "verdict", json_string("error"));
-			json_object_set_new(s, "error", json_string(t->err.msg));
-		}
-		json_object_set_new(s, "exit_status", json_integer(t->status));
-		json_object_set_new(s, "seconds", json_real(t->seconds));
-		json_object_set_new(tables, t->label, s);
-		any_error |= t->status > RK_EXIT_DIFFER;
-		any_differ |= t->status == RK_EXIT_DIFFER;
+		v[i].label = t->label;
+		v[i].ctx = &t->ctx;
+		v[i].res = t->res;
+		v[i].err = &t->err;
+		v[i].status = t->status;
+		v[i].seconds = t->seconds;
 	}
-	json_object_set_new(root, "verdict", json_string(any_error ? "error" : any_differ ? "differ"
-	                                                                                  : "match"));
-	json_object_set_new(root, "exit_status", json_integer(status));
-	json_object_set_new(root, "tables", tables);
-	return root;
-}
-
-/* The job's outcome counted ("1 differs, 2 failed, 3 match"), into b. */
-static void rk_job_counts(rk_buf *b, const rk_job *job)
-{
-	size_t match = 0, differ = 0, failed = 0;
-
-	for (size_t i = 0; i < job->n; i++) {
-		int st = job->tables[i].status;
-
-		match += st == RK_EXIT_OK;
-		differ += st == RK_EXIT_DIFFER;
-		failed += st > RK_EXIT_DIFFER;
-	}
-	rk_report_job_counts(b, match, differ, failed);
+	return v;
 }
 
 /* The line on stderr of a job in which tables differ: the counts and the
  * labels that differ. */
-static void rk_job_differ_line(const rk_job *job, const rk_opts *o)
+static void rk_job_differ_line(const rk_job *job, const rk_jobsummary_table *v, const rk_opts *o)
 {
 	rk_buf line = RK_BUF_INIT;
 	bool first = true;
 
-	rk_job_counts(&line, job);
+	rk_jobsummary_counts(&line, v, job->n);
 	for (size_t i = 0; i < job->n; i++) {
 		if (job->tables[i].status != RK_EXIT_DIFFER)
 			continue;
@@ -445,182 +412,32 @@ static void rk_job_differ_line(const rk_job *job, const rk_opts *o)
 	rk_buf_free(&line);
 }
 
-/* One line per table, then the damage of each table that differs and the
- * error of each that failed. */
-static void rk_job_text(FILE *out, const rk_job *job, int status)
+/* The job's report set, replaced whole (d, consumed): DIR/LABEL/ with each
+ * checked table's files, each with the repair command of its table,
+ * DIR/index.html with the whole job's, and DIR/summary.json. */
+static int rk_job_reports(rk_job *job, const rk_opts *o, const rk_jobsummary_table *v, rk_adir *d, json_t *summary,
+                          rk_error *err)
 {
-	size_t w = 5;
-
-	for (size_t i = 0; i < job->n; i++)
-		if (strlen(job->tables[i].label) > w)
-			w = strlen(job->tables[i].label);
-	fprintf(out, "%-*s  %-7s %7s %7s %8s %8s %8s %8s %12s %12s %8s\n", (int)w, "table", "verdict", "closed",
-	        "differ", "missing", "extra", "dupl", "changed", "source rows", "target rows", "seconds");
-	for (size_t i = 0; i < job->n; i++) {
-		const rk_table_run *t = &job->tables[i];
-		const rk_check_result *r = t->res;
-		size_t ndiff = 0;
-
-		if (!r) {
-			fprintf(out, "%-*s  %-7s %70s %8.1f\n", (int)w, t->label, "error", "(below)", t->seconds);
-			continue;
-		}
-		for (size_t k = 0; k < r->nwindows; k++)
-			ndiff += r->status[k] == RK_WIN_DIFFER;
-		fprintf(out, "%-*s  %-7s %7zu %7zu %8zu %8zu %8zu %8zu %12llu %12llu %8.1f\n", (int)w, t->label,
-		        r->differ ? "differ" : "match", r->nclosed, ndiff, r->kind_count[RK_FIND_MISSING],
-		        r->kind_count[RK_FIND_EXTRA], r->kind_count[RK_FIND_DUPLICATED], r->kind_count[RK_FIND_CHANGED],
-		        (unsigned long long)r->side[0].total, (unsigned long long)r->side[1].total, t->seconds);
-	}
-	for (size_t i = 0; i < job->n; i++) {
-		const rk_table_run *t = &job->tables[i];
-
-		if (!t->res) {
-			fprintf(out, "\n== %s: error (exit status %d)\n%s\n", t->label, t->status, t->err.msg);
-			if (t->err.hint[0])
-				fprintf(out, "hint: %s\n", t->err.hint);
-			continue;
-		}
-		if (!t->res->differ)
-			continue;
-		fprintf(out, "\n== %s: %s against %s\n", t->label, t->res->side[0].describe, t->res->side[1].describe);
-		rk_report_text_damage(out, &t->ctx, t->res);
-	}
-	{
-		rk_buf counts = RK_BUF_INIT;
-
-		rk_job_counts(&counts, job);
-		fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), status);
-		rk_buf_free(&counts);
-	}
-}
-
-/* Writes file name of the staging set d with fn; 0 or -1 with err. */
-static int rk_job_file(rk_adir *d, const char *name, int (*fn)(FILE *f, const void *arg, rk_error *err),
-                       const void *arg, rk_error *err)
-{
-	FILE *f = rk_adir_fopen(d, name, err);
-
-	if (!f)
-		return -1;
-	if (fn(f, arg, err) < 0) {
-		fclose(f);
-		return -1;
-	}
-	return rk_adir_fclose(d, f, name, err);
-}
-
-static int rk_job_summary_file(FILE *f, const void *arg, rk_error *err)
-{
-	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
-		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot write the job summary");
-	return 0;
-}
-
-typedef struct rk_job_index {
-	const rk_job *job;
-	const json_t *summary;
-	rk_report_index page;
-} rk_job_index;
-
-static int rk_job_index_file(FILE *f, const void *arg, rk_error *err)
-{
-	const rk_job_index *ix = arg;
-	json_t *tables = json_object_get(ix->summary, "tables");
-	rk_report_index_row *rows = rk_xcalloc(json_object_size(tables) ? json_object_size(tables) : 1, sizeof *rows);
-	const char *label;
-	json_t *entry;
-	size_t n = 0;
+	rk_report_index page = { o->job, NULL, rk_time_now() };
+	char *repair = rk_repair_command(o, NULL, NULL);
 	int rc;
 
-	/* the summary's tables, in file order: those checked, and those an
-	 * --only run kept (rk_job_keep) */
-	json_object_foreach(tables, label, entry)
-	{
-		rows[n].label = label;
-		rows[n++].summary = entry;
-	}
-	rc = rk_report_index_html(f, &ix->page, rows, n, err);
-	free(rows);
-	return rc;
-}
-
-/* The tables a check --job --only run did not check, kept in its report
- * set as the earlier run left them: each label of the job file whose
- * DIR/LABEL/ and DIR/summary.json entry exist has its directory carried
- * over (d) and its entry put back into summary, whose tables are then in
- * file order; "kept" lists them.  0 or -1 with err. */
-static int rk_job_keep(const char *dir, const char *const *labels, size_t nlabels, const rk_job *job,
-                       json_t *summary, rk_adir *d, rk_error *err)
-{
-	rk_buf path = RK_BUF_INIT;
-	json_t *old, *old_tables, *tables = json_object(), *kept = json_array();
-	json_t *now = json_object_get(summary, "tables");
-	int rc = 0;
-
-	rk_buf_printf(&path, "%s/summary.json", dir);
-	old = json_load_file(rk_buf_cstr(&path), 0, NULL);
-	old_tables = json_object_get(old, "tables");
-	for (size_t k = 0; k < nlabels && rc == 0; k++) {
-		json_t *entry = json_object_get(now, labels[k]);
-		struct stat st;
-		bool checked = false;
-
-		for (size_t i = 0; i < job->n && !checked; i++)
-			checked = !strcmp(job->tables[i].label, labels[k]);
-		if (checked) {
-			json_object_set(tables, labels[k], entry);
-			continue;
-		}
-		entry = json_object_get(old_tables, labels[k]);
-		rk_buf_reset(&path);
-		rk_buf_printf(&path, "%s/%s", dir, labels[k]);
-		if (!json_is_object(entry) || stat(rk_buf_cstr(&path), &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		rc = rk_adir_keep(d, labels[k], err);
-		json_object_set(tables, labels[k], entry);
-		json_array_append_new(kept, json_string(labels[k]));
-	}
-	json_object_set_new(summary, "tables", tables);
-	json_object_set_new(summary, "kept", kept);
-	json_decref(old);
-	rk_buf_free(&path);
-	return rc;
-}
-
-/* The job's report set, replaced whole (d, consumed): DIR/LABEL/ with each
- * checked table's files, DIR/index.html and DIR/summary.json. */
-static int rk_job_reports(const rk_job *job, const rk_opts *o, rk_adir *d, json_t *summary, rk_error *err)
-{
-	rk_job_index ix = { job, summary, { o->job, NULL, rk_time_now() } };
-	char *repair = rk_repair_command(o, NULL, NULL);
-
-	ix.page.repair = repair;
+	page.repair = repair;
 	for (size_t i = 0; i < job->n; i++) {
 		rk_table_run *t = &job->tables[i];
-		int rc;
 
 		if (!t->res)
 			continue;
 		t->ctx.repair = rk_repair_command(o, NULL, t->label);
-		t->ctx.ran_at = ix.page.ran_at;
-		rc = rk_adir_mkdir(d, t->label, err) < 0 || rk_report_set_write(d, t->label, NULL, &t->ctx, t->res, err) < 0
-		             ? -1
-		             : 0;
-		free((char *)t->ctx.repair);
-		t->ctx.repair = NULL;
-		if (rc < 0)
-			goto fail;
+		t->ctx.ran_at = page.ran_at;
 	}
-	if (rk_job_file(d, "index.html", rk_job_index_file, &ix, err) < 0 ||
-	    rk_job_file(d, "summary.json", rk_job_summary_file, summary, err) < 0)
-		goto fail;
+	rc = rk_jobsummary_commit(d, &page, v, job->n, summary, err);
+	for (size_t i = 0; i < job->n; i++) {
+		free((char *)job->tables[i].ctx.repair);
+		job->tables[i].ctx.repair = NULL;
+	}
 	free(repair);
-	return rk_adir_commit(d, err);
-fail:
-	free(repair);
-	rk_adir_abort(d);
-	return -1;
+	return rc;
 }
 
 static int rk_check_job(rk_opts *o, int argc, char **argv)
@@ -630,8 +447,8 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	size_t nlabels = 0;
 	rk_job job;
 	rk_error err;
-	pthread_t *th = NULL;
 	size_t nth;
+	rk_jobsummary_table *v = NULL;
 	json_t *summary = NULL;
 	rk_adir *report = NULL;
 	rk_afile *metrics = NULL;
@@ -660,19 +477,9 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	job.now = rk_time_now();
 	/* zones are loaded here, before any thread: loading one sets TZ */
 	rk_tableopts_preload(o, ini);
-	pthread_mutex_init(&job.lock, NULL);
 	nth = o->parallel < job.n ? o->parallel : job.n;
-	th = rk_xcalloc(nth ? nth : 1, sizeof *th);
 	rk_log_info("job %s: %zu table%s, %zu at a time", o->job, job.n, job.n == 1 ? "" : "s", nth);
-	/* workers 1.. get threads; this thread is worker 0 */
-	for (size_t i = 1; i < nth; i++)
-		if (pthread_create(&th[i], NULL, rk_job_worker, &job) != 0)
-			th[i] = 0;
-	rk_job_worker(&job);
-	for (size_t i = 1; i < nth; i++)
-		if (th[i])
-			pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&job.lock);
+	rk_job_run(job.n, o->parallel, rk_job_table, &job);
 
 	for (size_t i = 0; i < job.n; i++)
 		if (job.tables[i].status > status)
@@ -689,15 +496,16 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 				status = RK_EXIT_RUNTIME;
 		}
 	}
-	summary = rk_job_summary(&job, status);
-	if (report && o->only.n && rk_job_keep(o->report, labels, nlabels, &job, summary, report, &err) < 0) {
+	v = rk_job_outcomes(&job);
+	summary = rk_jobsummary_json(v, job.n, status);
+	if (report && o->only.n && rk_jobsummary_keep(o->report, labels, nlabels, v, job.n, summary, report, &err) < 0) {
 		rk_adir_abort(report);
 		report = NULL;
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
 		json_object_set_new(summary, "exit_status", json_integer(status));
 	}
-	if (report && rk_job_reports(&job, o, report, summary, &err) < 0) {
+	if (report && rk_job_reports(&job, o, v, report, summary, &err) < 0) {
 		report = NULL;
 		rk_log_error(&err);
 		status = RK_EXIT_RUNTIME;
@@ -708,7 +516,7 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		json_dumpf(summary, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	} else {
-		rk_job_text(stdout, &job, status);
+		rk_jobsummary_text(stdout, v, job.n, status);
 	}
 	if (fflush(stdout) != 0) {
 		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
@@ -717,7 +525,7 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 	}
 	for (size_t i = 0; !o->quiet && i < job.n; i++)
 		if (job.tables[i].status == RK_EXIT_DIFFER) {
-			rk_job_differ_line(&job, o);
+			rk_job_differ_line(&job, v, o);
 			break;
 		}
 	goto done;
@@ -732,7 +540,7 @@ done:
 	for (size_t i = 0; i < job.n; i++)
 		rk_table_free(&job.tables[i]);
 	free(job.tables);
-	free(th);
+	free(v);
 	free(labels);
 	rk_ini_free(ini);
 	return status;

@@ -552,6 +552,13 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	}
 	if (rk_rerun_read(rerun, &t->list, &t->err) < 0)
 		goto fail;
+	if (t->list->keyed) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "%s: a rerun list of key segments (kind key): repair replays time "
+		                                     "intervals only; nothing was changed",
+		             t->list->name);
+		rk_error_hint(&t->err, "reload the table, then re-check it (reckon check without --time)");
+		goto fail;
+	}
 	for (size_t i = 0; i < t->list->n; i++) {
 		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
 

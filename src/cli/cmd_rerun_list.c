@@ -87,7 +87,12 @@ int rk_cmd_rerun_list(int argc, char **argv)
 		goto fail;
 	if (rk_rerun_input(&o, &path, &err) < 0 || rk_rerun_read(path, &list, &err) < 0)
 		goto fail;
-	rk_log_info("%s: %zu interval%s", list->name, list->n, list->n == 1 ? "" : "s");
+	rk_log_info("%s: %zu %s%s", list->name, list->n, list->keyed ? "key segment" : "interval",
+	            list->n == 1 ? "" : "s");
+	/* Airflow's and Dagster's commands take dates: a key list has none */
+	if (as && (o.as == RK_OPT_AS_AIRFLOW || o.as == RK_OPT_AS_AIRFLOW3 || o.as == RK_OPT_AS_DAGSTER) &&
+	    rk_rerun_check_format(list, o.text[RK_O_AS], &err) < 0)
+		goto fail;
 	/* scheduler commands always take the merged ranges; JSON only when asked */
 	if (o.merge || (as && !json)) {
 		if (rk_rerun_merge(list, &merged, &err) < 0)
@@ -105,9 +110,9 @@ int rk_cmd_rerun_list(int argc, char **argv)
 	else if (o.as == RK_OPT_AS_DAGSTER)
 		rc = rk_rerun_write_dagster(stdout, merged, o.select, o.partitions == RK_OPT_PARTITIONS_HOURLY, &err);
 	else if (o.as == RK_OPT_AS_DBT)
-		rc = rk_rerun_write_dbt(stdout, merged, o.select);
+		rc = rk_rerun_write_dbt(stdout, merged, o.select, &err);
 	else
-		rc = rk_rerun_write_json(stdout, o.merge ? merged : list, o.merge);
+		rc = rk_rerun_write_json(stdout, o.merge ? merged : list, o.merge, &err);
 	if (rc < 0 && err.code)
 		goto fail;
 	if (rc < 0 || fflush(stdout) != 0) {

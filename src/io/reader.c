@@ -286,6 +286,18 @@ int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, 
 	return r->ops->drill_digest(r->impl, q, fn, ctx, err);
 }
 
+int rk_reader_watermark(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err)
+{
+	const rk_reader_driver *d = rk_driver_for(o->conn);
+
+	*at = RK_USEC_NINF;
+	if (!d->ops->watermark) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s runs no SQL of reckon's", d->noun);
+		return 1;
+	}
+	return d->ops->watermark(o, query, at, err);
+}
+
 void rk_reader_free(rk_reader *r)
 {
 	if (!r)

@@ -431,6 +431,19 @@ int rk_reader_history(rk_reader *r, size_t time_index, const rk_range *ranges, s
 /* Frees h; rk_history_free(NULL) is harmless. */
 void rk_history_free(rk_history *h);
 
+/*
+ * --watermark-query: runs query, the user's SQL as written, on the source
+ * o->conn names, in a read-only transaction of its own, before any reader
+ * of that side is opened (the watermark claims that every source row at or
+ * before it is in the target, so it is read before either side's
+ * snapshot).  *at is the one timestamp the query returns, RK_USEC_NINF when
+ * it is NULL (no watermark yet).  Returns 0; -1 on error (a query that
+ * fails, or whose result is not one row of one timestamp: RK_EXIT_USAGE);
+ * 1 when that kind of source runs no SQL of reckon's (RK_CAP_LIBPQ), err
+ * then saying so (RK_EXIT_USAGE).
+ */
+int rk_reader_watermark(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err);
+
 /* Ends the transaction, closes the connection / files.  NULL is harmless. */
 void rk_reader_free(rk_reader *r);
 

@@ -40,6 +40,9 @@ typedef struct rk_reader_ops {
 	              void *ctx, rk_error *err);
 	/* optional: the files and bytes the scans have read so far (rk_reader_io) */
 	void (*io)(const void *impl, uint64_t *files, uint64_t *bytes);
+	/* optional (RK_CAP_LIBPQ): the user's watermark query (rk_reader_watermark),
+	 * before the side's reader opens: it takes the options, not a reader */
+	int (*watermark)(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err);
 	/* optional (RK_CAP_HISTORY): the commits that wrote ranges (rk_reader_history) */
 	int (*history)(void *impl, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
 	               rk_error *err);

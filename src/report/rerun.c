@@ -17,14 +17,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "core/buf.h"
 #include "core/text.h"
 
 #define RK_RR_NFIELDS 8
-#define RK_RR_SHOW 64 /* bytes of a bad value quoted in a message */
+#define RK_RR_KEY_NFIELDS 9 /* a key list's lines add kind */
+#define RK_RR_SHOW 64       /* bytes of a bad value quoted in a message */
 #define RK_RR_COUNT_MAX ((uint64_t)INT64_MAX)
 
-static const char *const rk_rr_names[RK_RR_NFIELDS] = {
+static const char *const rk_rr_names[RK_RR_KEY_NFIELDS] = {
 	"interval_start",
 	"interval_end",
 	"source_rows",
@@ -33,6 +36,7 @@ static const char *const rk_rr_names[RK_RR_NFIELDS] = {
 	"extra",
 	"duplicated",
 	"changed",
+	"kind",
 };
 
 #define RK_RR_HINT_FORMAT                                                                           \
@@ -44,6 +48,7 @@ typedef struct rk_rr_field {
 	const char *s;
 	size_t len;
 	size_t col;
+	bool quoted; /* "" is the empty text; an unquoted empty field is nothing */
 } rk_rr_field;
 
 /* Sets err to "NAME:LINE:COL: message" (RK_EXIT_USAGE); returns -1. */
@@ -62,12 +67,12 @@ static int rk_rr_fail(rk_error *err, const char *name, unsigned long line, size_
 }
 
 /*
- * Splits one line (without its line end) into at most RK_RR_NFIELDS fields.
+ * Splits one line (without its line end) into at most max fields.
  * Unquoted fields point into line; quoted ones are unescaped into scratch,
  * which has room for the whole line so the pointers stay valid.
  */
 static int rk_rr_split(const char *name, unsigned long lineno, const char *line, size_t len, rk_buf *scratch,
-                       rk_rr_field f[RK_RR_NFIELDS], size_t *nf, rk_error *err)
+                       rk_rr_field *f, size_t max, size_t *nf, rk_error *err)
 {
 	size_t pos = 0, n = 0;
 
@@ -76,10 +81,11 @@ static int rk_rr_split(const char *name, unsigned long lineno, const char *line,
 	for (;;) {
 		size_t col = pos + 1;
 
-		if (n == RK_RR_NFIELDS) {
-			rk_rr_fail(err, name, lineno, col, "too many fields: a rerun list line has %d", RK_RR_NFIELDS);
+		if (n == max) {
+			rk_rr_fail(err, name, lineno, col, "too many fields: a rerun list line has %zu", max);
 			return rk_error_hint(err, "%s", RK_RR_HINT_FORMAT);
 		}
+		f[n].quoted = pos < len && line[pos] == '"';
 		if (pos < len && line[pos] == '"') {
 			char *start = scratch->data + scratch->len;
 
@@ -188,22 +194,15 @@ static int rk_rr_count(const char *name, unsigned long lineno, const rk_rr_field
 	return 0;
 }
 
-/* The header line: exactly RK_RERUN_HEADER; the error points at the first
- * byte that differs. */
-static int rk_rr_header(const char *name, const char *line, size_t len, rk_error *err)
+/* The header line: exactly RK_RERUN_HEADER, or RK_RERUN_KEY_HEADER (key
+ * segments: *keyed set); the error points at the first byte that differs. */
+static int rk_rr_header(const char *name, const char *line, size_t len, bool *keyed, rk_error *err)
 {
 	size_t hl = strlen(RK_RERUN_HEADER), i = 0;
 
-	if (len == hl && memcmp(line, RK_RERUN_HEADER, hl) == 0)
+	*keyed = len == strlen(RK_RERUN_KEY_HEADER) && memcmp(line, RK_RERUN_KEY_HEADER, len) == 0;
+	if (*keyed || (len == hl && memcmp(line, RK_RERUN_HEADER, hl) == 0))
 		return 0;
-	if (len == hl + 5 && memcmp(line, RK_RERUN_HEADER ",kind", hl + 5) == 0) {
-		/* key segments (docs/key-segments.md): ranges of a key, which no
-		 * scheduler and no time-interval repair can replay */
-		rk_rr_fail(err, name, 1, hl + 2, "a rerun list of key segments (kind key): its intervals are key "
-		                                 "ranges, not times");
-		return rk_error_hint(err, "only time intervals are merged or turned into scheduler commands; re-check "
-		                          "the table (reckon check without --time) after reloading it");
-	}
 	while (i < len && i < hl && line[i] == RK_RERUN_HEADER[i])
 		i++;
 	rk_rr_fail(err, name, 1, i + 1, "not a rerun list: the header must be exactly '%s'", RK_RERUN_HEADER);
@@ -250,7 +249,7 @@ static int rk_rr_line(const rk_rerun_list *l, unsigned long lineno, const char *
 	size_t nf = 0;
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], c[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
 
-	if (rk_rr_split(l->name, lineno, line, len, scratch, f, &nf, err) < 0)
+	if (rk_rr_split(l->name, lineno, line, len, scratch, f, RK_RR_NFIELDS, &nf, err) < 0)
 		return -1;
 	if (nf < RK_RR_NFIELDS) {
 		rk_rr_fail(err, l->name, lineno, len + 1, "%zu field%s where a rerun list line has %d (missing %s)", nf,
@@ -295,6 +294,63 @@ static int rk_rr_line(const rk_rerun_list *l, unsigned long lineno, const char *
 	return 0;
 }
 
+/* A key list's bound: NULL for an open end (an unquoted empty field). */
+static char *rk_rr_key(const rk_rr_field *f)
+{
+	return f->len || f->quoted ? rk_xstrndup(f->s, f->len) : NULL;
+}
+
+/* Parses one data line of a key list into it (its bounds owned by it
+ * until pushed) and checks it against the previous one: only the first
+ * segment starts open and only the last ends open. */
+static int rk_rr_key_line(const rk_rerun_list *l, unsigned long lineno, const char *line, size_t len,
+                          rk_buf *scratch, rk_rerun_interval *it, rk_error *err)
+{
+	rk_rr_field f[RK_RR_KEY_NFIELDS];
+	size_t nf = 0;
+
+	memset(it, 0, sizeof *it);
+	if (rk_rr_split(l->name, lineno, line, len, scratch, f, RK_RR_KEY_NFIELDS, &nf, err) < 0)
+		return -1;
+	if (nf < RK_RR_KEY_NFIELDS) {
+		rk_rr_fail(err, l->name, lineno, len + 1, "%zu field%s where a key segment's line has %d (missing %s)",
+		           nf, nf == 1 ? "" : "s", RK_RR_KEY_NFIELDS, rk_rr_names[nf]);
+		return rk_error_hint(err, "a key list is what 'reckon check --rerun-list FILE' writes without --time: "
+		                          "%s, then e.g. ,cust-0100,100,99,1,0,0,0,key",
+		                     RK_RERUN_KEY_HEADER);
+	}
+	if (f[8].len != 3 || memcmp(f[8].s, "key", 3) != 0) {
+		rk_rr_fail(err, l->name, lineno, f[8].col, "kind '%.*s' where a key list has 'key'",
+		           (int)(f[8].len > RK_RR_SHOW ? RK_RR_SHOW : f[8].len), f[8].s);
+		return rk_error_hint(err, "every line of a list of key segments is of kind key");
+	}
+	for (int i = 0; i < RK_RERUN_NCOUNTS; i++)
+		if (rk_rr_count(l->name, lineno, &f[2 + i], 2 + i, &it->count[i], err) < 0)
+			return -1;
+	if (l->n > 0 && !f[0].len && !f[0].quoted) {
+		rk_rr_fail(err, l->name, lineno, f[0].col, "interval_start is empty (an open start) on a segment "
+		                                           "after the first");
+		return rk_error_hint(err, "only the first segment starts below every key; write its first key");
+	}
+	if (l->n > 0 && !l->items[l->n - 1].key_end) {
+		rk_rr_fail(err, l->name, lineno, 1, "a segment after the one of line %lu, which ends open (above every "
+		                                    "key)",
+		           l->items[l->n - 1].line);
+		return rk_error_hint(err, "only the last segment ends open; write that segment's last bound");
+	}
+	if ((f[0].len || f[0].quoted) && (f[1].len || f[1].quoted) && f[0].len == f[1].len &&
+	    memcmp(f[0].s, f[1].s, f[0].len) == 0) {
+		rk_rr_fail(err, l->name, lineno, f[1].col, "interval_end is interval_start: the segment is empty");
+		return rk_error_hint(err, "a segment [interval_start, interval_end) holds the keys from its start up "
+		                          "to, not including, its end");
+	}
+	it->line = lineno;
+	it->intervals = 1;
+	it->key_start = rk_rr_key(&f[0]);
+	it->key_end = rk_rr_key(&f[1]);
+	return 0;
+}
+
 int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_error *err)
 {
 	rk_rerun_list *l = rk_xcalloc(1, sizeof *l);
@@ -334,7 +390,7 @@ int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_err
 			goto done;
 		}
 		if (lineno == 1) {
-			if (rk_rr_header(l->name, p, len, err) < 0)
+			if (rk_rr_header(l->name, p, len, &l->keyed, err) < 0)
 				goto done;
 			continue;
 		}
@@ -355,7 +411,8 @@ int rk_rerun_read_stream(FILE *fp, const char *name, rk_rerun_list **out, rk_err
 			                   "split the list");
 			goto done;
 		}
-		if (rk_rr_line(l, lineno, p, len, &scratch, &it, err) < 0)
+		if ((l->keyed ? rk_rr_key_line(l, lineno, p, len, &scratch, &it, err)
+		              : rk_rr_line(l, lineno, p, len, &scratch, &it, err)) < 0)
 			goto done;
 		rk_rr_push(l, &cap, &it);
 	}
@@ -413,9 +470,22 @@ void rk_rerun_free(rk_rerun_list *l)
 {
 	if (!l)
 		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].key_start);
+		free(l->items[i].key_end);
+	}
 	free(l->items);
 	free(l->name);
 	free(l);
+}
+
+/* Whether b starts where a ends: the same instant, or the same key text
+ * (an open end touches nothing). */
+static bool rk_rr_touch(const rk_rerun_list *l, const rk_rerun_interval *a, const rk_rerun_interval *b)
+{
+	if (!l->keyed)
+		return a->end == b->start;
+	return a->key_end && b->key_start && !strcmp(a->key_end, b->key_start);
 }
 
 int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
@@ -425,12 +495,17 @@ int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
 
 	*out = NULL;
 	m->name = rk_xstrdup(l->name);
+	m->keyed = l->keyed;
 	for (size_t i = 0; i < l->n; i++) {
 		const rk_rerun_interval *it = &l->items[i];
 		rk_rerun_interval *r;
 
-		if (m->n == 0 || m->items[m->n - 1].end != it->start) {
-			rk_rr_push(m, &cap, it);
+		if (m->n == 0 || !rk_rr_touch(l, &m->items[m->n - 1], it)) {
+			rk_rerun_interval copy = *it;
+
+			copy.key_start = it->key_start ? rk_xstrdup(it->key_start) : NULL;
+			copy.key_end = it->key_end ? rk_xstrdup(it->key_end) : NULL;
+			rk_rr_push(m, &cap, &copy);
 			continue;
 		}
 		r = &m->items[m->n - 1];
@@ -440,7 +515,7 @@ int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
 
 				rk_error_set(err, RK_EXIT_USAGE,
 				             "%s:%lu: %s of the range from %s exceeds the bigint range when summed", l->name,
-				             it->line, rk_rr_names[2 + k], rk_time_format(r->start, a));
+				             it->line, rk_rr_names[2 + k], l->keyed ? "its first segment" : rk_time_format(r->start, a));
 				rk_error_hint(err, "check the counts of the list; they are row and key counts");
 				rk_rerun_free(m);
 				return -1;
@@ -450,40 +525,74 @@ int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
 		r->end = it->end;
 		r->last_start = it->start;
 		r->intervals += it->intervals;
+		free(r->key_end);
+		r->key_end = it->key_end ? rk_xstrdup(it->key_end) : NULL;
 	}
 	*out = m;
 	return 0;
 }
 
-static void rk_rr_counts(FILE *out, const uint64_t count[RK_RERUN_NCOUNTS])
+/* A key bound as one CSV field, as reckon check writes it: nothing for an
+ * open end, quoted when it must be ("" for the empty text). */
+static void rk_rr_csv_key(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+		return;
+	}
+	fputs(s, out);
+}
+
+/* The two bounds of r and a comma after each: instants, or key fields. */
+static void rk_rr_bounds(FILE *out, const rk_rerun_list *l, const rk_rerun_interval *r)
+{
+	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
+
+	if (!l->keyed) {
+		fprintf(out, "%s,%s,", rk_time_format(r->start, a), rk_time_format(r->end, b));
+		return;
+	}
+	rk_rr_csv_key(out, r->key_start);
+	fputc(',', out);
+	rk_rr_csv_key(out, r->key_end);
+	fputc(',', out);
+}
+
+/* The counts, the kind of a key list, the line end. */
+static void rk_rr_tail(FILE *out, const rk_rerun_list *l, const uint64_t count[RK_RERUN_NCOUNTS])
 {
 	for (int k = 0; k < RK_RERUN_NCOUNTS; k++)
-		fprintf(out, ",%" PRIu64, count[k]);
-	fputc('\n', out);
+		fprintf(out, "%s%" PRIu64, k ? "," : "", count[k]);
+	fputs(l->keyed ? ",key\n" : "\n", out);
 }
 
 int rk_rerun_write(FILE *out, const rk_rerun_list *l)
 {
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	fputs(RK_RERUN_HEADER "\n", out);
+	fputs(l->keyed ? RK_RERUN_KEY_HEADER "\n" : RK_RERUN_HEADER "\n", out);
 	for (size_t i = 0; i < l->n; i++) {
-		fprintf(out, "%s,%s", rk_time_format(l->items[i].start, a), rk_time_format(l->items[i].end, b));
-		rk_rr_counts(out, l->items[i].count);
+		rk_rr_bounds(out, l, &l->items[i]);
+		rk_rr_tail(out, l, l->items[i].count);
 	}
 	return ferror(out) ? -1 : 0;
 }
 
 int rk_rerun_write_merged(FILE *out, const rk_rerun_list *merged)
 {
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	fputs(RK_RERUN_MERGED_HEADER "\n", out);
+	fputs(merged->keyed ? RK_RERUN_MERGED_KEY_HEADER "\n" : RK_RERUN_MERGED_HEADER "\n", out);
 	for (size_t i = 0; i < merged->n; i++) {
 		const rk_rerun_interval *r = &merged->items[i];
 
-		fprintf(out, "%s,%s,%zu", rk_time_format(r->start, a), rk_time_format(r->end, b), r->intervals);
-		rk_rr_counts(out, r->count);
+		rk_rr_bounds(out, merged, r);
+		fprintf(out, "%zu,", r->intervals);
+		rk_rr_tail(out, merged, r->count);
 	}
 	return ferror(out) ? -1 : 0;
 }
@@ -518,13 +627,31 @@ char *rk_rerun_shell_quote(const char *s)
 	return b.data;
 }
 
-/* The comment above each range's command: "# [start, end): N intervals". */
-static void rk_rr_range_comment(FILE *out, const rk_rerun_interval *r)
+/* The comment above each range's command: "# [start, end): N intervals".
+ * A key list's bounds are escaped (a line end in a key would end the
+ * comment and start a command); an open end is "(first)" or "(last)". */
+static void rk_rr_range_comment(FILE *out, const rk_rerun_list *l, const rk_rerun_interval *r)
 {
 	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+	rk_buf a = RK_BUF_INIT, z = RK_BUF_INIT;
 
-	fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
-	        r->intervals, r->intervals == 1 ? "" : "s");
+	if (!l->keyed) {
+		fprintf(out, "# [%s, %s): %zu interval%s\n", rk_time_format(r->start, s), rk_time_format(r->end, e),
+		        r->intervals, r->intervals == 1 ? "" : "s");
+		return;
+	}
+	if (r->key_start)
+		rk_text_escape(&a, r->key_start, strlen(r->key_start));
+	else
+		rk_buf_puts(&a, "(first)");
+	if (r->key_end)
+		rk_text_escape(&z, r->key_end, strlen(r->key_end));
+	else
+		rk_buf_puts(&z, "(last)");
+	fprintf(out, "# [%s, %s): %zu key segment%s\n", rk_buf_cstr(&a), rk_buf_cstr(&z), r->intervals,
+	        r->intervals == 1 ? "" : "s");
+	rk_buf_free(&a);
+	rk_buf_free(&z);
 }
 
 int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *dag)
@@ -545,7 +672,7 @@ int rk_rerun_write_airflow(FILE *out, const rk_rerun_list *merged, const char *d
 
 		rk_time_format(r->start, s);
 		rk_time_format(r->last_start, last);
-		rk_rr_range_comment(out, r);
+		rk_rr_range_comment(out, merged, r);
 		fprintf(out, "airflow tasks clear %s --start-date %s --end-date %s --yes\n", q, s, last);
 		fprintf(out, "airflow dags backfill %s --start-date %s --end-date %s --reset-dagruns --yes\n", q, s,
 		        last);
@@ -570,7 +697,7 @@ int rk_rerun_write_airflow3(FILE *out, const rk_rerun_list *merged, const char *
 
 		rk_time_format(r->start, s);
 		rk_time_format(r->last_start, last);
-		rk_rr_range_comment(out, r);
+		rk_rr_range_comment(out, merged, r);
 		fprintf(out, "airflow backfill create --dag-id %s --from-date %s --to-date %s --reprocess-behavior %s\n", q,
 		        s, last, reprocess);
 	}
@@ -620,7 +747,7 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 
 		rk_rr_partition_key(r->start, hourly, first);
 		rk_rr_partition_key(r->end - unit, hourly, last);
-		rk_rr_range_comment(out, r);
+		rk_rr_range_comment(out, merged, r);
 		fprintf(out, "dagster asset materialize --select %s --partition-range %s...%s\n", q, first, last);
 	}
 	free(q);
@@ -631,56 +758,132 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 	return 0;
 }
 
-int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select)
+/* Appends "name": (with a blank after it when spaced) and key as a JSON
+ * string (null: an open end) to b.  A key that is not valid UTF-8 has no
+ * JSON string: -1 with err. */
+static int rk_rr_json_key(rk_buf *b, const rk_rerun_list *l, const rk_rerun_interval *r, const char *name,
+                          const char *key, bool spaced, rk_error *err)
+{
+	json_t *j;
+	char *d;
+
+	rk_buf_printf(b, "\"%s\":%s", name, spaced ? " " : "");
+	if (!key) {
+		rk_buf_puts(b, "null");
+		return 0;
+	}
+	if (!(j = json_string(key))) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s:%lu: %s is not valid UTF-8: it has no JSON string", l->name, r->line,
+		             name);
+		return rk_error_hint(err, "write the list with reckon check from a UTF-8 database");
+	}
+	d = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_decref(j);
+	if (!d)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "out of memory encoding %s", name);
+	rk_buf_puts(b, d);
+	free(d);
+	return 0;
+}
+
+/* The JSON members of a range's bounds, named a and z: instants, or keys
+ * (spaced: with blanks after ':' and ','). */
+static int rk_rr_json_bounds(rk_buf *b, const rk_rerun_list *l, const rk_rerun_interval *r, const char *a,
+                             const char *z, bool spaced, rk_error *err)
+{
+	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+	const char *sp = spaced ? " " : "";
+
+	if (l->keyed) {
+		if (rk_rr_json_key(b, l, r, a, r->key_start, spaced, err) < 0)
+			return -1;
+		rk_buf_printf(b, ",%s", sp);
+		return rk_rr_json_key(b, l, r, z, r->key_end, spaced, err);
+	}
+	/* instants hold only digits, '-', ':', '.', 'T' and 'Z': nothing to
+	 * escape in a JSON string */
+	rk_buf_printf(b, "\"%s\":%s\"%s\",%s\"%s\":%s\"%s\"", a, sp, rk_time_format(r->start, s), sp, z, sp,
+	              rk_time_format(r->end, e));
+	return 0;
+}
+
+int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select, rk_error *err)
 {
 	char *q, *v;
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
 	rk_buf vars = RK_BUF_INIT;
+	int rc = -1;
 
 	if (merged->n == 0)
 		return 0;
 	q = rk_rerun_shell_quote(select);
-	fprintf(out, "# %zu range%s; each run gets vars start (inclusive) and end (exclusive), UTC\n", merged->n,
-	        merged->n == 1 ? "" : "s");
+	if (merged->keyed)
+		fprintf(out, "# %zu range%s of key segments; each run gets vars key_start (inclusive) and key_end "
+		             "(exclusive), values of the first key column, null for an open end\n",
+		        merged->n, merged->n == 1 ? "" : "s");
+	else
+		fprintf(out, "# %zu range%s; each run gets vars start (inclusive) and end (exclusive), UTC\n", merged->n,
+		        merged->n == 1 ? "" : "s");
 	for (size_t i = 0; i < merged->n; i++) {
 		const rk_rerun_interval *r = &merged->items[i];
 
-		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
-		/* instants hold only digits, '-', ':', '.', 'T' and 'Z': nothing
-		 * to escape in a JSON string */
 		rk_buf_reset(&vars);
-		rk_buf_printf(&vars, "{\"start\": \"%s\", \"end\": \"%s\"}", s, e);
+		rk_buf_putc(&vars, '{');
+		if (rk_rr_json_bounds(&vars, merged, r, merged->keyed ? "key_start" : "start",
+		                      merged->keyed ? "key_end" : "end", true, err) < 0)
+			goto done;
+		rk_buf_putc(&vars, '}');
 		v = rk_rerun_shell_quote(rk_buf_cstr(&vars));
-		rk_rr_range_comment(out, r);
+		rk_rr_range_comment(out, merged, r);
 		fprintf(out, "dbt run --select %s --vars %s\n", q, v);
 		free(v);
 	}
+	rc = ferror(out) ? -1 : 0;
+	err->code = 0;
+done:
 	rk_buf_free(&vars);
 	free(q);
-	return ferror(out) ? -1 : 0;
+	return rc;
 }
 
-int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged)
+int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged, rk_error *err)
 {
 	static const char *const counts[RK_RERUN_NCOUNTS] = { "source_rows", "target_rows", "missing",
 		                                              "extra", "duplicated", "changed" };
-	char s[RK_TIME_STRLEN], e[RK_TIME_STRLEN];
+	rk_buf b = RK_BUF_INIT;
+	int rc = -1;
 
 	for (size_t i = 0; i < l->n; i++) {
 		const rk_rerun_interval *r = &l->items[i];
 
-		rk_time_format(r->start, s);
-		rk_time_format(r->end, e);
+		rk_buf_reset(&b);
+		rk_buf_puts(&b, l->keyed ? "{\"kind\":\"key\"," : "{");
+		if (rk_rr_json_bounds(&b, l, r, merged ? "range_start" : "interval_start",
+		                      merged ? "range_end" : "interval_end", false, err) < 0)
+			goto done;
 		if (merged)
-			fprintf(out, "{\"range_start\":\"%s\",\"range_end\":\"%s\",\"intervals\":%zu", s, e, r->intervals);
-		else
-			fprintf(out, "{\"interval_start\":\"%s\",\"interval_end\":\"%s\"", s, e);
+			rk_buf_printf(&b, ",\"intervals\":%zu", r->intervals);
 		for (int k = 0; k < RK_RERUN_NCOUNTS; k++)
-			fprintf(out, ",\"%s\":%" PRIu64, counts[k], r->count[k]);
-		fputs("}\n", out);
+			rk_buf_printf(&b, ",\"%s\":%" PRIu64, counts[k], r->count[k]);
+		rk_buf_puts(&b, "}\n");
+		fputs(rk_buf_cstr(&b), out);
 	}
-	return ferror(out) ? -1 : 0;
+	rc = ferror(out) ? -1 : 0;
+	err->code = 0;
+done:
+	rk_buf_free(&b);
+	return rc;
+}
+
+int rk_rerun_check_format(const rk_rerun_list *l, const char *format, rk_error *err)
+{
+	if (!l->keyed)
+		return 0;
+	rk_error_set(err, RK_EXIT_USAGE, "--as %s prints commands that take dates, and rerun list %s holds key "
+	                                 "segments (kind key): ranges of a key column, which %s cannot express",
+	             format, l->name, !strcmp(format, "dagster") ? "a partition range" : "a backfill's dates");
+	return rk_error_hint(err, "print the segments with --as json, or as dbt runs with --as dbt --select MODEL (vars "
+	                          "key_start, key_end); or replay them with reckon repair --rerun-list %s",
+	                     l->name);
 }
 
 int rk_rerun_check_select(const char *select, const char *option, rk_error *err)

@@ -9,6 +9,13 @@
  * them (reckon writes "YYYY-MM-DDTHH:MM:SSZ"), finite, start < end, in time
  * order and not overlapping; counts are non-negative integers that fit a
  * PostgreSQL bigint.
+ *
+ * A list of key segments has the header RK_RERUN_KEY_HEADER and a ninth
+ * field, kind, "key" on every line; its bounds are key values (CSV-quoted
+ * when they must be; "" is the empty text), an empty unquoted field an open
+ * end: the first segment's start and the last one's end only.  The type of
+ * the key is not in the file, so their order is checked by whoever knows it
+ * (reckon repair); here a segment must not be empty (start == end).
  */
 #ifndef RK_RERUN_H
 #define RK_RERUN_H
@@ -24,6 +31,10 @@
 #define RK_RERUN_HEADER "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed"
 #define RK_RERUN_MERGED_HEADER \
 	"range_start,range_end,intervals,source_rows,target_rows,missing,extra,duplicated,changed"
+/* A list of key segments (docs/key-segments.md) adds a last column, kind,
+ * "key" on every line. */
+#define RK_RERUN_KEY_HEADER RK_RERUN_HEADER ",kind"
+#define RK_RERUN_MERGED_KEY_HEADER RK_RERUN_MERGED_HEADER ",kind"
 
 /* What a rerun list may hold: a line is two instants and six counts (a
  * couple of hundred bytes; a longer one is not a rerun list, /dev/zero
@@ -52,12 +63,17 @@ typedef struct rk_rerun_interval {
 	unsigned long line;               /* line in the file (of the first interval) */
 	bool zoneless;                    /* a bound was written without a zone (taken as UTC),
 	                                   * which --from would refuse */
+	char *key_start, *key_end;        /* a key list: the segment's bounds, values of the first
+	                                   * key column as text (owned by the list); NULL: an
+	                                   * open end.  A time list: NULL, and start/end hold it */
 } rk_rerun_interval;
 
 typedef struct rk_rerun_list {
 	rk_rerun_interval *items; /* n items in time order, disjoint; owned */
 	size_t n;
 	char *name; /* the file as named in messages; owned */
+	bool keyed; /* a list of key segments (header RK_RERUN_KEY_HEADER): start, end and
+	             * last_start are 0, key_start/key_end hold the bounds */
 } rk_rerun_list;
 
 /*
@@ -84,11 +100,13 @@ void rk_rerun_free(rk_rerun_list *l);
  */
 int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err);
 
-/* Writes the list as a rerun list (header, then one line per interval).
+/* Writes the list as a rerun list (header, then one line per interval;
+ * a key list with its kind column and its bounds CSV-quoted as needed).
  * Returns 0, or -1 on a write error (errno set). */
 int rk_rerun_write(FILE *out, const rk_rerun_list *l);
 
-/* Writes a merged list: RK_RERUN_MERGED_HEADER, then one line per range. */
+/* Writes a merged list: RK_RERUN_MERGED_HEADER (a key list:
+ * RK_RERUN_MERGED_KEY_HEADER), then one line per range. */
 int rk_rerun_write_merged(FILE *out, const rk_rerun_list *merged);
 
 /*
@@ -135,20 +153,31 @@ int rk_rerun_write_dagster(FILE *out, const rk_rerun_list *merged, const char *s
 /*
  * Writes dbt CLI commands for a merged list, one per range:
  * `dbt run --select SEL --vars '{"start": "S", "end": "E"}'`, start
- * inclusive and end exclusive, as the list's instants (UTC).  An empty list
- * writes nothing.  Returns 0, or -1 on a write error.
+ * inclusive and end exclusive, as the list's instants (UTC).  A key list:
+ * `--vars '{"key_start": K, "key_end": K}'`, the bounds as JSON strings
+ * (null: an open end).  An empty list writes nothing.  Returns 0, or -1
+ * (err set: RK_EXIT_USAGE for a key that is not valid UTF-8; code 0 on a
+ * write error).
  */
-int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select);
+int rk_rerun_write_dbt(FILE *out, const rk_rerun_list *merged, const char *select, rk_error *err);
+
+/*
+ * Whether --as FORMAT can express the list: Airflow's and Dagster's
+ * commands take dates, which a key list does not hold.  0, or -1 with err
+ * (RK_EXIT_USAGE) naming the format and the file.
+ */
+int rk_rerun_check_format(const rk_rerun_list *l, const char *format, rk_error *err);
 
 /*
  * Writes one JSON object per line (JSON Lines) for each item of l: a list
  * as read gives {"interval_start", "interval_end", the six counts}; a
  * merged list (merged true) gives {"range_start", "range_end", "intervals",
  * the six counts}.  Instants as rk_time_format writes them, counts as JSON
- * integers.  An empty list writes nothing.  Returns 0, or -1 on a write
- * error.
+ * integers.  A key list's objects start with "kind": "key" and hold the
+ * bounds as JSON strings (null: an open end).  An empty list writes
+ * nothing.  Returns 0, or -1 (err as rk_rerun_write_dbt's).
  */
-int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged);
+int rk_rerun_write_json(FILE *out, const rk_rerun_list *l, bool merged, rk_error *err);
 
 /*
  * Checks a dbt or Dagster selection for use in a command line: not empty,

@@ -169,15 +169,80 @@ test_unsegmentable_key_type() {
 	assert_contains "$ERR" "first key column x, which has type double precision"
 }
 
-test_key_lists_are_not_replayed_as_times() {
-	mk_dim dint i integer 2000
+# A key list through reckon rerun-list: normalised and merged as CSV (read
+# back by a CSV parser), as JSON Lines (a JSON parser) and as dbt runs (the
+# commands run by a shell against a stand-in dbt that records its
+# arguments); the formats whose commands take dates refuse it, exit 2.
+test_key_lists_through_rerun_list() {
+	mk_dim dint i integer 40000
 	assert_exit 1 rk check --source "$(conn $DB)" --target "$(conn $DB)" --source-table dint_src \
 		--target-table dint_tgt --key id --rerun-list keys.csv
-	assert_exit 2 rk rerun-list keys.csv
-	assert_contains "$ERR" "keys.csv:1:"
-	assert_contains "$ERR" "a rerun list of key segments (kind key)"
+	assert_exit 0 rk rerun-list keys.csv
+	assert_file_eq "$OUT" keys.csv
+	# JSON Lines: one object per segment, its bounds, null for an open end
+	assert_exit 0 rk rerun-list --as json keys.csv
+	python3 - "$OUT" keys.csv <<-'PY' || fail "JSON lines are not as expected: $(cat "$OUT")"
+		import csv, json, sys
+		rows = [json.loads(line) for line in open(sys.argv[1])]
+		want = list(csv.reader(open(sys.argv[2], newline="")))[1:]
+		assert len(rows) == len(want) >= 2, (rows, want)
+		for r, w in zip(rows, want):
+		    assert r["kind"] == "key", r
+		    assert r["interval_start"] == (w[0] or None) and r["interval_end"] == (w[1] or None), (r, w)
+		    assert [r[k] for k in ("source_rows", "target_rows", "missing", "extra", "duplicated", "changed")] \
+		        == [int(x) for x in w[2:8]], (r, w)
+		assert rows[0]["interval_start"] is None and rows[-1]["interval_end"] is None
+	PY
+	_rk_ok
+	# adjacent segments merge where one ends at the key the next starts at
+	cat >adj.csv <<-'EOF'
+		interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed,kind
+		,"a,1",5,4,1,0,0,0,key
+		"a,1",b,5,5,0,0,0,1,key
+		c,"",5,6,0,1,0,0,key
+		,x,2,2,0,0,0,1,key
+	EOF
+	assert_exit 2 rk rerun-list adj.csv
+	assert_contains "$ERR" 'adj.csv:5:1: interval_start is empty (an open start) on a segment after the first'
+	sed -i '$d' adj.csv
+	assert_exit 0 rk rerun-list --merge adj.csv
+	python3 - "$OUT" <<-'PY' || fail "merged key list is not as expected: $(cat "$OUT")"
+		import csv, sys
+		rows = list(csv.reader(open(sys.argv[1], newline="")))
+		assert rows[0][-1] == "kind" and rows[0][:3] == ["range_start", "range_end", "intervals"], rows[0]
+		assert rows[1:] == [["", "b", "2", "10", "9", "1", "0", "0", "1", "key"],
+		                    ["c", "", "1", "5", "6", "0", "1", "0", "0", "key"]], rows
+	PY
+	_rk_ok
+	# the quoted empty end is the empty text, not an open end: JSON ""
+	assert_exit 0 rk rerun-list --as json --merge adj.csv
+	assert_eq "$(jq -s -c '[.[] | [.range_start, .range_end, .intervals]]' "$OUT")" '[[null,"b",2],["c","",1]]'
+	# dbt: one run per merged range, vars key_start and key_end
+	assert_exit 0 rk rerun-list --as dbt --select "dim_customer+" adj.csv
+	mkdir -p bin
+	printf '#!/bin/sh\nfor a in "$@"; do printf "%%s\\n" "$a"; done >>%s/args.dbt; echo -- >>%s/args.dbt\n' \
+		"$T" "$T" >bin/dbt
+	chmod +x bin/dbt
+	PATH=$T/bin:$PATH sh -e "$OUT"
+	python3 - "$T/args.dbt" <<-'PY' || fail "dbt arguments are not as expected: $(cat args.dbt)"
+		import json, sys
+		runs = open(sys.argv[1]).read().split("--\n")[:-1]
+		assert len(runs) == 2, runs
+		for run, want in zip(runs, [{"key_start": None, "key_end": "b"}, {"key_start": "c", "key_end": ""}]):
+		    a = run.splitlines()
+		    assert a[:4] == ["run", "--select", "dim_customer+", "--vars"] and len(a) == 5, a
+		    assert json.loads(a[4]) == want, a[4]
+	PY
+	_rk_ok
+	# Airflow and Dagster take dates: refused, naming the format, nothing printed
 	assert_exit 2 rk rerun-list --as airflow3 --dag d keys.csv
-	assert_contains "$ERR" "(kind key)"
+	assert_contains "$ERR" "--as airflow3 prints commands that take dates, and rerun list keys.csv holds key segments"
+	[[ ! -s $OUT ]] || fail "output for a refused list: $(cat "$OUT")"
+	assert_exit 2 rk rerun-list --as airflow --dag d keys.csv
+	assert_contains "$ERR" "--as airflow prints commands that take dates"
+	assert_exit 2 rk rerun-list --as dagster --select d keys.csv
+	assert_contains "$ERR" "which a partition range cannot express"
+	assert_contains "$ERR" "--as json"
 }
 
 # A nightly job holding a dimension without a time column beside a table

@@ -87,9 +87,9 @@ static char *printed_as(char which, const rk_rerun_list *l, const char *arg, int
 	case 'a': *rc = rk_rerun_write_airflow3(fp, l, arg, "completed"); break;
 	case 'g': *rc = rk_rerun_write_dagster(fp, l, arg, false, err); break;
 	case 'G': *rc = rk_rerun_write_dagster(fp, l, arg, true, err); break;
-	case 'd': *rc = rk_rerun_write_dbt(fp, l, arg); break;
-	case 'j': *rc = rk_rerun_write_json(fp, l, false); break;
-	default: *rc = rk_rerun_write_json(fp, l, true); break;
+	case 'd': *rc = rk_rerun_write_dbt(fp, l, arg, err); break;
+	case 'j': *rc = rk_rerun_write_json(fp, l, false, err); break;
+	default: *rc = rk_rerun_write_json(fp, l, true, err); break;
 	}
 	assert_int_equal(fclose(fp), 0);
 	return buf;
