@@ -108,12 +108,12 @@ static int rk_key_display(rk_side *s, const rk_field *f, rk_buf *out, rk_error *
 			rk_buf_append(out, f[c].p, f[c].len);
 		} else if (t == RK_T_TIMESTAMP || t == RK_T_TIMESTAMPTZ) {
 			char ts[RK_TIME_STRLEN];
-			rk_usec v;
+			rk_wusec v;
 			if (f[c].form == RK_FORM_INSTANT)
-				v = (rk_usec)f[c].m;
-			else if (rk_canon_instant(t, f[c].p, f[c].len, &v, &why) < 0)
+				v = f[c].m;
+			else if (rk_canon_instant_wide(t, f[c].p, f[c].len, &v, &why) < 0)
 				return rk_side_bad_value(s, c, &f[c], why, err);
-			rk_buf_puts(out, rk_time_format(v, ts));
+			rk_buf_puts(out, rk_time_format_wide(v, ts));
 		} else if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8 || t == RK_T_OTHER || t == RK_T_UNKNOWN ||
 		           t == RK_T_BPCHAR) {
 			/* a char(n) with its padding, as PostgreSQL prints it */

@@ -71,7 +71,7 @@ static void rk_kfield_text(rk_type t, const rk_field *v, const char **p, size_t 
 	if (v->form == RK_FORM_INT)
 		*n = (size_t)snprintf(tmp, RK_TIME_STRLEN, "%" PRId64, (int64_t)v->m), *p = tmp;
 	else if (v->form == RK_FORM_INSTANT)
-		*p = rk_time_format_pg((rk_usec)v->m, t == RK_T_TIMESTAMPTZ, tmp), *n = strlen(tmp);
+		*p = rk_time_format_pg_wide(v->m, t == RK_T_TIMESTAMPTZ, tmp), *n = strlen(tmp);
 }
 
 static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)

@@ -117,7 +117,7 @@ static inline int rk_side_time(rk_side *s, const rk_field *tf, rk_usec *t, rk_er
 		return 0;
 	}
 	if (tf->form == RK_FORM_INSTANT) {
-		*t = (rk_usec)tf->m;
+		*t = rk_usec_place(tf->m);
 	} else if (rk_canon_instant(s->types[s->plan->time_idx], tf->p, tf->len, t, &why) < 0) {
 		return rk_side_bad_value(s, s->plan->time_idx, tf, why, err);
 	}

@@ -128,6 +128,46 @@ static void rk_repair_text_touched(FILE *out, const rk_rtable *t)
 	rk_buf_free(&cell);
 }
 
+/* A Delta target: per interval, the commit made (or planned) and the files
+ * it removes and adds. */
+static void rk_repair_text_delta(FILE *out, const rk_rtable *t)
+{
+	bool execute = t->spec.execute;
+
+	if (!t->res.ndelta)
+		return;
+	fprintf(out, "Delta commits (one per interval):\n");
+	for (size_t j = 0; j < t->res.ndelta; j++) {
+		const rk_repair_delta *d = &t->res.delta[j];
+		const rk_repair_interval *v = &t->iv[d->interval];
+		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+
+		fprintf(out, "[%s, %s)  checked on version %lld, %zu file%s read; ", rk_time_format(v->start, a),
+		        rk_time_format(v->end, z), d->read_version, d->files_read, d->files_read == 1 ? "" : "s");
+		if (!execute)
+			fprintf(out, "would commit:\n");
+		else if (d->version >= 0)
+			fprintf(out, "committed version %lld:\n", d->version);
+		else
+			fprintf(out, "%s\n", rk_repair_state_done(v->state) ? "nothing to change, no commit" : "not committed");
+		for (size_t f = 0; f < d->nremoved; f++) {
+			const rk_repair_dfile *r = &d->removed[f];
+
+			fprintf(out, "    %s %s (%llu row%s: %llu deleted", execute ? "removed" : "remove", r->path,
+			        (unsigned long long)r->rows, r->rows == 1 ? "" : "s", (unsigned long long)r->deleted);
+			if (r->rows > r->deleted)
+				fprintf(out, ", %llu %s into a new file", (unsigned long long)(r->rows - r->deleted),
+				        execute ? "rewritten" : "to rewrite");
+			fprintf(out, ")\n");
+		}
+		if (v->inserted)
+			fprintf(out, "    %s %llu source row%s in a new file\n", execute ? "added" : "add",
+			        (unsigned long long)v->inserted, v->inserted == 1 ? "" : "s");
+		fprintf(out, "    %zu file%s %s, %zu %s\n", d->nremoved, d->nremoved == 1 ? "" : "s",
+		        execute ? "removed" : "to remove", d->files_added, execute ? "added" : "to add");
+	}
+}
+
 /* The table's columns, before the damage listed: interval, before s/t,
  * delete(d), [update(d)], insert(ed), after s/t, status; and a width that
  * leaves the damage room too.  Narrower terminals get a block an interval. */
@@ -227,6 +267,7 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
 		             "deleted by time + by key)\n");
 	rk_repair_text_touched(out, t);
+	rk_repair_text_delta(out, t);
 	if (!execute && !rows && t->res.reset_columns) {
 		fprintf(out, "target-only columns that --replace-interval resets to their defaults: %s; the rows it "
 		             "deletes and inserts again:\n",
@@ -458,6 +499,26 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 			        (unsigned long long)w->after_source_rows, (unsigned long long)w->after_target_rows);
 		else
 			fprintf(out, ",\"after\":null}");
+	}
+	fprintf(out, "],\"delta\":[");
+	for (size_t j = 0; j < t->res.ndelta; j++) {
+		const rk_repair_delta *d = &t->res.delta[j];
+
+		fprintf(out, "%s{", j ? "," : "");
+		rk_json_time(out, "interval_start", t->iv[d->interval].start);
+		fprintf(out, ",\"read_version\":%lld,\"version\":", d->read_version);
+		if (d->version >= 0)
+			fprintf(out, "%lld", d->version);
+		else
+			fputs("null", out);
+		fprintf(out, ",\"files_read\":%zu,\"files_added\":%zu,\"removed\":[", d->files_read, d->files_added);
+		for (size_t f = 0; f < d->nremoved; f++) {
+			fprintf(out, "%s{\"path\":", f ? "," : "");
+			rk_json_string(out, d->removed[f].path);
+			fprintf(out, ",\"rows\":%llu,\"deleted\":%llu}", (unsigned long long)d->removed[f].rows,
+			        (unsigned long long)d->removed[f].deleted);
+		}
+		fputs("]}", out);
 	}
 	fprintf(out, "],\"totals\":{\"intervals\":%zu,\"repaired\":%zu,\"match\":%zu,\"differ\":%zu,"
 	             "\"already_matches\":%zu,\"deleted_by_time\":%llu,\"deleted_by_key\":%llu,\"inserted\":%llu,"

@@ -693,12 +693,41 @@ void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t)
 	rk_canon_enc_instant_inline(out, sc, t);
 }
 
+/* The decimal text of a finite wide instant: PostgreSQL's range fits an
+ * int64 below zero and a uint64 above. */
+static void rk_cn_put_wide(rk_buf *out, rk_wusec t)
+{
+	char tmp[24];
+	char *e = tmp + sizeof tmp, *q = t < 0 ? rk_cn_digits(e, (int64_t)t) : rk_canon_digits(e, (uint64_t)t);
+	size_t n = (size_t)(e - q);
+
+	memcpy(rk_cn_reserve(out, n), q, n);
+	out->len += n;
+}
+
+void rk_canon_enc_instant_wide(rk_buf *out, rk_wusec t)
+{
+	size_t mark = out->len;
+
+	rk_cn_reserve(out, RK_CANON_HDR);
+	out->data[out->len] = '\x01';
+	out->len += RK_CANON_HDR;
+	rk_cn_put_wide(out, t);
+	rk_canon_put_len(out->data + mark + 1, (uint32_t)(out->len - mark - RK_CANON_HDR));
+}
+
 static int rk_canon_timestamp(const char *p, size_t len, bool local, rk_buf *out, const char **why)
 {
 	rk_usec t;
+	rk_wusec w;
 
-	if ((local ? rk_time_parse_local(p, len, &t, why) : rk_time_parse(p, len, &t, why)) < 0)
-		return -1;
+	if ((local ? rk_time_parse_local(p, len, &t, why) : rk_time_parse(p, len, &t, why)) < 0) {
+		/* PostgreSQL's last 30 years: a longer decimal (digest.md) */
+		if (rk_time_parse_wide(p, len, local, &w, why) < 0)
+			return -1;
+		rk_cn_put_wide(out, w);
+		return 0;
+	}
 	if (t == RK_USEC_PINF)
 		rk_buf_puts(out, "infinity");
 	else if (t == RK_USEC_NINF)
@@ -848,15 +877,30 @@ int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const 
 	return 0;
 }
 
+int rk_canon_instant_wide(rk_type t, const char *p, size_t len, rk_wusec *out, const char **why)
+{
+	if (t != RK_T_TIMESTAMP && t != RK_T_TIMESTAMPTZ) {
+		*why = "not a timestamp";
+		return -1;
+	}
+	return rk_time_parse_wide(p, len, t == RK_T_TIMESTAMP, out, why);
+}
+
 int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const char **why)
 {
 	int64_t days;
+	rk_wusec w;
 
 	switch (t) {
 	case RK_T_TIMESTAMPTZ:
-		return rk_time_parse(p, len, out, why);
 	case RK_T_TIMESTAMP:
-		return rk_time_parse_local(p, len, out, why);
+		if ((t == RK_T_TIMESTAMP ? rk_time_parse_local(p, len, out, why) : rk_time_parse(p, len, out, why)) == 0)
+			return 0;
+		/* a value past an rk_usec's end is after every window */
+		if (rk_time_parse_wide(p, len, t == RK_T_TIMESTAMP, &w, why) < 0)
+			return -1;
+		*out = rk_usec_place(w);
+		return 0;
 	case RK_T_DATE:
 		if (rk_date_parse(p, len, &days, why) < 0)
 			return -1;
@@ -864,10 +908,10 @@ int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const c
 			*out = days == INT64_MAX ? RK_USEC_PINF : RK_USEC_NINF;
 			return 0;
 		}
-		if (__builtin_mul_overflow(days, RK_USEC_PER_DAY, out) || *out == RK_USEC_PINF) {
-			*why = "date out of range for a time column";
-			return -1;
-		}
+		/* past an rk_usec's end (dates reach year 5874897): after
+		 * every window, as a timestamp there is */
+		if (__builtin_mul_overflow(days, RK_USEC_PER_DAY, out) || *out == RK_USEC_PINF)
+			*out = RK_USEC_PINF;
 		return 0;
 	default:
 		break;

@@ -193,6 +193,10 @@ RK_CANON_INLINE void rk_canon_enc_instant_inline(rk_buf *out, rk_sec_digits *sc,
 
 void rk_canon_enc_instant(rk_buf *out, rk_sec_digits *sc, int64_t t);
 
+/* The encoding of a finite wide instant (timeutil.h): the decimal of its
+ * microseconds, as for an rk_usec, for PostgreSQL's last 30 years too. */
+void rk_canon_enc_instant_wide(rk_buf *out, rk_wusec t);
+
 /*
  * A numeric's value as its canonical text spells it, from an encoder that
  * had the digits at hand: m the significant digits as one integer with the
@@ -339,9 +343,14 @@ int rk_canon_enc_value(rk_type t, const char *p, size_t len, rk_buf *out, const 
 
 /*
  * The instant a time-column value places its row at: timestamptz and
- * timestamp values as parsed by rk_time_parse, a date at midnight UTC.
- * Returns 0 or -1 with *why.
+ * timestamp values as parsed by rk_time_parse, a date at midnight UTC; a
+ * timestamp PostgreSQL holds after an rk_usec's end at RK_USEC_PINF, after
+ * every window (rk_usec_place).  Returns 0 or -1 with *why.
  */
 int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const char **why);
+
+/* A timestamp or timestamptz value's exact wide instant (rk_time_parse_wide;
+ * other types: -1).  Returns 0 or -1 with *why. */
+int rk_canon_instant_wide(rk_type t, const char *p, size_t len, rk_wusec *out, const char **why);
 
 #endif

@@ -17,9 +17,10 @@
  * no mktime/timegm, no TZ, no locale, exact for every year we accept.
  *
  * Accepted ranges follow PostgreSQL: nothing before 4714-11-24 BC (Julian
- * day 0); dates up to 5874897-12-31; timestamps up to what an int64 count of
- * microseconds since 1970 holds (PostgreSQL counts from 2000 and so reaches
- * about 30 years further, to 294276 AD; those last years are refused here).
+ * day 0); dates up to 5874897-12-31; timestamps up to 294276-12-31
+ * 23:59:59.999999 as wide instants (rk_time_parse_wide), up to what an int64
+ * count of microseconds since 1970 holds as rk_usec (PostgreSQL counts from
+ * 2000 and so reaches about 30 years further: timeutil.h).
  */
 
 #define RK_MIN_DAYS INT64_C(-2440588)        /* 4714-11-24 BC = Julian day 0 */
@@ -538,6 +539,40 @@ range:
 	return -1;
 }
 
+/* The wide instant of parsed parts: PostgreSQL's tm2timestamp, which
+ * checks the date before the offset applies and the instant after. */
+static int rk_tu_instant_wide(const rk_tu_parts *pt, bool ignore_zone, rk_wusec *out, const char **why)
+{
+	rk_wusec t;
+
+	if (pt->special) {
+		*out = pt->special > 0 ? RK_WUSEC_PINF : RK_WUSEC_NINF;
+		return 0;
+	}
+	/* a date past the last one's day bounds the product well within 128 bits */
+	if (pt->days < RK_MIN_DAYS || pt->days >= RK_DATE_END_DAYS)
+		goto range;
+	t = (rk_wusec)pt->days * RK_USEC_PER_DAY + pt->tod_usec;
+	if (!ignore_zone)
+		t -= (rk_wusec)pt->offset_sec * RK_USEC_PER_SEC;
+	if (t < RK_WUSEC_MIN || t >= RK_WUSEC_END)
+		goto range;
+	*out = t;
+	return 0;
+range:
+	*why = "timestamp out of range";
+	return -1;
+}
+
+int rk_time_parse_wide(const char *s, size_t len, bool local, rk_wusec *out, const char **why)
+{
+	rk_tu_parts pt;
+
+	if (rk_tu_parse(s, len, &pt, why) < 0)
+		return -1;
+	return rk_tu_instant_wide(&pt, local, out, why);
+}
+
 int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why)
 {
 	rk_tu_parts pt;
@@ -613,8 +648,17 @@ int rk_time_parse_arg(const char *option, const char *s, rk_usec *out, rk_error 
 		rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': no time zone given", option, s);
 		return rk_error_hint(err, "add Z or an offset so the instant is unambiguous, e.g. 2026-03-02T10:00:00Z");
 	}
-	if (rk_tu_instant(&pt, false, out, &why) < 0)
-		goto bad;
+	if (rk_tu_instant(&pt, false, out, &why) < 0) {
+		rk_wusec w;
+		char last[RK_TIME_STRLEN];
+
+		if (rk_tu_instant_wide(&pt, false, &w, &why) < 0 || w < 0)
+			goto bad;
+		/* PostgreSQL's last years: a value, never a window's bound */
+		rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': later than the last instant reckon's windows reach, %s",
+		             option, s, rk_time_format(RK_USEC_LAST, last));
+		return rk_error_hint(err, "rows after it are outside every window reckon forms (docs/digest.md)");
+	}
 	return 0;
 bad:
 	rk_error_set(err, RK_EXIT_USAGE, "invalid %s '%s': %s", option, s, why);
@@ -767,15 +811,24 @@ static char *rk_tu_put_date(char *p, int64_t days, bool *bc)
 	return rk_tu_put_uint(p, d, 2);
 }
 
-/* Splits an instant into days and microseconds of the day (floored). */
-static void rk_tu_split(rk_usec t, int64_t *days, int64_t *tod)
+/* Splits a finite instant into days and microseconds of the day (floored). */
+static void rk_tu_split(rk_wusec t, int64_t *days, int64_t *tod)
 {
-	*days = t / RK_USEC_PER_DAY;
-	*tod = t % RK_USEC_PER_DAY;
+	*days = (int64_t)(t / RK_USEC_PER_DAY);
+	*tod = (int64_t)(t % RK_USEC_PER_DAY);
 	if (*tod < 0) {
 		*tod += RK_USEC_PER_DAY;
 		(*days)--;
 	}
+}
+
+/* The word of an infinity, or false for a finite instant. */
+static bool rk_tu_put_special(rk_wusec t, char out[RK_TIME_STRLEN])
+{
+	if (t != RK_WUSEC_PINF && t != RK_WUSEC_NINF)
+		return false;
+	strcpy(out, t == RK_WUSEC_PINF ? "infinity" : "-infinity");
+	return true;
 }
 
 static char *rk_tu_put_tod(char *p, int64_t tod, bool always_frac)
@@ -797,14 +850,17 @@ static char *rk_tu_put_tod(char *p, int64_t tod, bool always_frac)
 
 char *rk_time_format(rk_usec t, char out[RK_TIME_STRLEN])
 {
+	return rk_time_format_wide(rk_wusec_of(t), out);
+}
+
+char *rk_time_format_wide(rk_wusec t, char out[RK_TIME_STRLEN])
+{
 	int64_t days, tod;
 	bool bc;
 	char *p = out;
 
-	if (t == RK_USEC_PINF || t == RK_USEC_NINF) {
-		strcpy(out, t == RK_USEC_PINF ? "infinity" : "-infinity");
+	if (rk_tu_put_special(t, out))
 		return out;
-	}
 	rk_tu_split(t, &days, &tod);
 	p = rk_tu_put_date(p, days, &bc);
 	*p++ = 'T';
@@ -819,16 +875,14 @@ char *rk_time_format(rk_usec t, char out[RK_TIME_STRLEN])
 /* "YYYY-MM-DD HH:MM:SS" with the fraction as a literal wants it (always, six
  * digits) or as PostgreSQL prints it (pg: only when not zero, without
  * trailing zeros), then "+00" (with_zone) and " BC". */
-static char *rk_tu_format_spaced(rk_usec t, bool with_zone, bool pg, char out[RK_TIME_STRLEN])
+static char *rk_tu_format_spaced(rk_wusec t, bool with_zone, bool pg, char out[RK_TIME_STRLEN])
 {
 	int64_t days, tod;
 	bool bc;
 	char *p = out;
 
-	if (t == RK_USEC_PINF || t == RK_USEC_NINF) {
-		strcpy(out, t == RK_USEC_PINF ? "infinity" : "-infinity");
+	if (rk_tu_put_special(t, out))
 		return out;
-	}
 	rk_tu_split(t, &days, &tod);
 	p = rk_tu_put_date(p, days, &bc);
 	*p++ = ' ';
@@ -846,10 +900,20 @@ static char *rk_tu_format_spaced(rk_usec t, bool with_zone, bool pg, char out[RK
 
 char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
 {
-	return rk_tu_format_spaced(t, with_zone, false, out);
+	return rk_tu_format_spaced(rk_wusec_of(t), with_zone, false, out);
 }
 
 char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN])
+{
+	return rk_tu_format_spaced(rk_wusec_of(t), with_zone, true, out);
+}
+
+char *rk_time_format_sql_wide(rk_wusec t, bool with_zone, char out[RK_TIME_STRLEN])
+{
+	return rk_tu_format_spaced(t, with_zone, false, out);
+}
+
+char *rk_time_format_pg_wide(rk_wusec t, bool with_zone, char out[RK_TIME_STRLEN])
 {
 	return rk_tu_format_spaced(t, with_zone, true, out);
 }

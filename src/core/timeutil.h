@@ -13,11 +13,15 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/types.h"
 
 typedef int64_t rk_usec;
 
 #define RK_USEC_PINF INT64_MAX
 #define RK_USEC_NINF INT64_MIN
+/* The last finite instant (INT64_MAX is 'infinity'): 294247-01-10
+ * 04:00:54.775806 UTC.  Windows, --from and --to end here at the latest. */
+#define RK_USEC_LAST (INT64_MAX - 1)
 #define RK_USEC_PER_SEC INT64_C(1000000)
 #define RK_USEC_PER_DAY INT64_C(86400000000)
 
@@ -31,8 +35,54 @@ typedef int64_t rk_usec;
 #define RK_PG_EPOCH_DAYS INT64_C(10957)
 #define RK_PG_EPOCH_USEC (RK_PG_EPOCH_DAYS * RK_USEC_PER_DAY)
 
-/* A stored timestamp's instant: 0, or -1 when it does not fit (the last 30
- * years of PostgreSQL's range; reckon's instants end at year 294246). */
+/*
+ * A wide instant: microseconds since 1970 in 128 bits.  PostgreSQL counts
+ * from 2000, so its timestamps reach about 30 years past an rk_usec's end:
+ * its range is [4714-11-24 00:00 BC, 294277-01-01 00:00) UTC, and its
+ * values from 294247-01-10 04:00:54.775807 on hold no rk_usec.  Values are
+ * encoded (digest.md: a longer decimal), parsed and printed as wide
+ * instants, exactly; windows and everything computed from a row's time take
+ * rk_usec, where such a value is later than every window (rk_usec_place).
+ * The infinities are RK_WUSEC_PINF / RK_WUSEC_NINF, outside that range.
+ */
+typedef rk_i128 rk_wusec;
+
+#define RK_WUSEC_PINF ((rk_wusec)1 << 100)
+#define RK_WUSEC_NINF (-RK_WUSEC_PINF)
+/* PostgreSQL's END_TIMESTAMP (294277-01-01 00:00 UTC, exclusive) and
+ * MIN_TIMESTAMP (4714-11-24 00:00 BC), since 1970. */
+#define RK_WUSEC_END ((rk_wusec)INT64_C(106762940) * RK_USEC_PER_DAY)
+#define RK_WUSEC_MIN ((rk_wusec)INT64_C(-2440588) * RK_USEC_PER_DAY)
+
+/* t as a wide instant (the infinities to the wide ones). */
+static inline rk_wusec rk_wusec_of(rk_usec t)
+{
+	return t == RK_USEC_PINF ? RK_WUSEC_PINF : t == RK_USEC_NINF ? RK_WUSEC_NINF
+	                                                             : (rk_wusec)t;
+}
+
+/* Where a row whose time is w is placed: at w when an rk_usec holds it,
+ * otherwise at RK_USEC_PINF, as 'infinity' is: after every window reckon
+ * can form (RK_USEC_NINF for -infinity). */
+static inline rk_usec rk_usec_place(rk_wusec w)
+{
+	if (w > (rk_wusec)RK_USEC_LAST)
+		return RK_USEC_PINF;
+	if (w <= (rk_wusec)RK_USEC_NINF)
+		return RK_USEC_NINF;
+	return (rk_usec)w;
+}
+
+/* A stored timestamp's instant, exactly (the infinities to the wide ones). */
+static inline rk_wusec rk_pg_timestamp_wide(int64_t pg)
+{
+	if (pg == INT64_MAX || pg == INT64_MIN)
+		return pg == INT64_MAX ? RK_WUSEC_PINF : RK_WUSEC_NINF;
+	return (rk_wusec)pg + RK_PG_EPOCH_USEC;
+}
+
+/* A stored timestamp's instant: 0, or -1 when no rk_usec holds it (the last
+ * 30 years of PostgreSQL's range: rk_pg_timestamp_wide has them). */
 static inline int rk_pg_timestamp_instant(int64_t pg, rk_usec *out)
 {
 	if (pg == INT64_MAX || pg == INT64_MIN) {
@@ -75,9 +125,19 @@ static inline int rk_pg_date_instant(int32_t pg, rk_usec *out)
  * "infinity"/"-infinity".  A value without an offset is taken as UTC.
  * Fractional seconds beyond 6 digits are rounded as PostgreSQL does
  * (rint of the fraction parsed as a double, times 10^6).
- * Returns 0, or -1 with *why set to a static description.
+ * Returns 0, or -1 with *why set to a static description (a value
+ * PostgreSQL holds but an rk_usec does not, after 294247-01-10, is out of
+ * range here: rk_time_parse_wide reads it).
  */
 int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why);
+
+/*
+ * rk_time_parse (local false) or rk_time_parse_local (true) over
+ * PostgreSQL's whole range, to a wide instant: up to 294276-12-31
+ * 23:59:59.999999 UTC, from 4714-11-24 BC; the infinities as RK_WUSEC_PINF /
+ * RK_WUSEC_NINF.  Returns 0 or -1 with *why.
+ */
+int rk_time_parse_wide(const char *s, size_t len, bool local, rk_wusec *out, const char **why);
 
 /*
  * Like rk_time_parse, for a `timestamp` (without time zone) value: an
@@ -128,6 +188,12 @@ char *rk_time_format_sql(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN]);
  * " BC".  For values a reader decoded to an instant (binary COPY, DuckDB)
  * shown beside the text of a side that printed them. */
 char *rk_time_format_pg(rk_usec t, bool with_zone, char out[RK_TIME_STRLEN]);
+
+/* rk_time_format, rk_time_format_sql and rk_time_format_pg of a wide
+ * instant (RK_WUSEC_PINF / RK_WUSEC_NINF for the infinities). */
+char *rk_time_format_wide(rk_wusec t, char out[RK_TIME_STRLEN]);
+char *rk_time_format_sql_wide(rk_wusec t, bool with_zone, char out[RK_TIME_STRLEN]);
+char *rk_time_format_pg_wide(rk_wusec t, bool with_zone, char out[RK_TIME_STRLEN]);
 
 /* Formats days since the epoch as "YYYY-MM-DD" (" BC" suffix when needed). */
 char *rk_date_format(int64_t days, char out[RK_TIME_STRLEN]);

@@ -39,7 +39,8 @@ typedef enum rk_type {
 typedef enum rk_form {
 	RK_FORM_TEXT = 0, /* p/len: the value's text, as PostgreSQL prints it */
 	RK_FORM_INT,      /* an integer column's value in m; p/len empty */
-	RK_FORM_INSTANT,  /* a timestamp's finite instant in m (rk_usec); p/len empty */
+	RK_FORM_INSTANT,  /* a timestamp's finite instant in m (an rk_wusec: past an
+	                    * rk_usec's end for PostgreSQL's last years); p/len empty */
 	RK_FORM_CANON     /* p/len its canonical text (digest.md); a numeric's
 	                    * value in m and scale when exact is set */
 } rk_form;

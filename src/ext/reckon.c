@@ -26,7 +26,7 @@
  * decimal microseconds since 1970 (digest.md), and formatting the value as
  * text only for the client code to parse it back is most of the cost of a
  * row.  The instant is read straight from the stored value instead (what
- * rk_canon_instant recovers from the text, with the same range errors) and
+ * rk_canon_instant recovers from the text, placed as it places them) and
  * its decimal is written as the core encoding writes an integer; the client
  * derives the time column's canonical text from its instant the same way
  * (src/check/check.c).  reckon_instant() is that instant.
@@ -78,23 +78,16 @@ StaticAssertDecl(RK_PG_EPOCH_DAYS == POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE, "P
 #define RKX_NEED_ALL_OUTPUT 0x04 /* "other" types: every setting reckon pins */
 #define RKX_NEED_MONETARY 0x08
 
-static void rkx_time_range_error(const char *what) pg_attribute_noreturn();
-
-static void rkx_time_range_error(const char *what)
-{
-	ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE), errmsg("reckon: %s", what)));
-}
-
-/* Microseconds since 1970 of a timestamp (taken as UTC) or timestamptz;
- * the infinities are INT64_MAX / INT64_MIN, as in the client. */
+/* Microseconds since 1970 of a timestamp (taken as UTC) or timestamptz,
+ * where the client places its row (rk_canon_instant): the infinities are
+ * INT64_MAX / INT64_MIN, and so is PostgreSQL's last ~30 years, which no
+ * int64 since 1970 holds: after every window (rk_usec_place). */
 static int64 rkx_instant(Timestamp ts)
 {
 	rk_usec t;
 
-	/* the client holds instants since 1970 in an int64: its last ~30 years
-	 * of PostgreSQL's range do not fit, and INT64_MAX means infinity */
-	if (rk_pg_timestamp_instant(ts, &t) < 0)
-		rkx_time_range_error("timestamp out of range");
+	if (unlikely(rk_pg_timestamp_instant(ts, &t) < 0))
+		return rk_usec_place(rk_pg_timestamp_wide(ts));
 	return t;
 }
 
@@ -634,12 +627,18 @@ static pg_attribute_always_inline void rkx_enc_value(FunctionCallInfo fcinfo, rk
 	switch (c->kind[i]) {
 	case RKX_INSTANT: {
 		Timestamp ts = DatumGetTimestamp(d);
+		rk_usec t;
 
 		if (unlikely(TIMESTAMP_NOT_FINITE(ts)))
 			break;
 		/* decimal microseconds: the canonical text of a timestamp is
-		 * this integer's, printed as rk_canon_int leaves it */
-		rk_canon_enc_instant_inline(b, &c->sec, rkx_instant(ts));
+		 * this integer's, printed as rk_canon_int leaves it; past an
+		 * int64 since 1970, the longer decimal (digest.md) */
+		if (unlikely(rk_pg_timestamp_instant(ts, &t) < 0)) {
+			rk_canon_enc_instant_wide(b, rk_pg_timestamp_wide(ts));
+			return;
+		}
+		rk_canon_enc_instant_inline(b, &c->sec, t);
 		return;
 	}
 	case RKX_INT8:
@@ -773,14 +772,14 @@ Datum reckon_instant_timestamp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(rkx_instant(PG_GETARG_TIMESTAMP(0)));
 }
 
-/* A date's instant: midnight UTC of the day; the infinities as for
- * timestamps. */
+/* A date's instant: midnight UTC of the day; the infinities, and a day
+ * past an int64 since 1970, as for timestamps. */
 static int64 rkx_date_instant(DateADT d)
 {
 	rk_usec t;
 
 	if (rk_pg_date_instant(d, &t) < 0)
-		rkx_time_range_error("date out of range for a time column");
+		return RK_USEC_PINF;
 	return t;
 }
 

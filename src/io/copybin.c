@@ -226,19 +226,17 @@ static inline int rk_copybin_field(rk_copybin *d, size_t i, const unsigned char 
 			return rk_copybin_text(d, i, "infinity", 8, why);
 		if (v == INT64_MIN)
 			return rk_copybin_text(d, i, "-infinity", 9, why);
-		/* PostgreSQL counts from 2000 and reaches 30 years past what
-		 * microseconds since 1970 hold: those years are refused, as the
-		 * timestamp parser refuses them */
-		if (rk_pg_timestamp_instant(v, &v) < 0) {
-			f->p = "";
-			f->len = 0;
-			d->bad_value = true;
-			*why = "timestamp out of range (reckon takes years up to 294246)";
-			return -1;
-		}
 		f->form = RK_FORM_INSTANT;
 		f->p = "";
 		f->len = 0;
+		/* PostgreSQL counts from 2000 and reaches 30 years past what
+		 * microseconds since 1970 hold: those are wide instants in m,
+		 * their canonical text the longer decimal (digest.md) */
+		if (rk_pg_timestamp_instant(v, &v) < 0) {
+			f->m = rk_pg_timestamp_wide((int64_t)rk_copybin_u64(p));
+			rk_canon_enc_instant_wide(&d->enc, f->m);
+			return 0;
+		}
 		f->m = v;
 		/* its canonical text is the instant, with the digits of the whole
 		 * second kept from the column's last row */

@@ -400,6 +400,19 @@ void rk_dw_read_all(rk_dw *w)
 	w->read_all = true;
 }
 
+static void read_add(rk_dw *w, const char *log_path);
+static bool was_read(const rk_dw *w, const char *log_path);
+
+void rk_dw_read_files(rk_dw *w, const size_t *files, size_t nfiles)
+{
+	for (size_t k = 0; w->snap && k < nfiles; k++) {
+		const rk_delta_file *f = rk_delta_file_at(w->snap, files[k]);
+
+		if (f && !was_read(w, f->log_path))
+			read_add(w, f->log_path);
+	}
+}
+
 /* ---- a new table ---- */
 
 /* Makes root (and root/_delta_log) when missing; w->root gets its absolute path. */

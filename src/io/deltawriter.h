@@ -130,6 +130,11 @@ int rk_dw_append(rk_dw *w, const char *relation, int64_t *rows, rk_error *err);
 int rk_dw_delete(rk_dw *w, const char *predicate, const size_t *files, size_t nfiles, int64_t *rows,
                  rk_error *err);
 
+/* Adds the snapshot's files files[0..nfiles) to the read set (read by the
+ * caller to decide the write, as a delete's files are): a concurrent
+ * commit that removes one then conflicts with this one. */
+void rk_dw_read_files(rk_dw *w, const size_t *files, size_t nfiles);
+
 /* Marks the whole table read (a scan the writes depend on): a concurrent
  * commit that adds or removes files then conflicts with this one. */
 void rk_dw_read_all(rk_dw *w);

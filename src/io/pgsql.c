@@ -124,7 +124,7 @@ static bool rk_pgsql_key_literal(const rk_pgreader *r, size_t c, const char *v, 
 	size_t n = strlen(v);
 	char tmp[RK_TIME_STRLEN], *end;
 	const char *why;
-	rk_usec t;
+	rk_wusec t;
 	long long x;
 
 	rk_buf_reset(out);
@@ -156,9 +156,9 @@ static bool rk_pgsql_key_literal(const rk_pgreader *r, size_t c, const char *v, 
 		break;
 	case RK_T_TIMESTAMP:
 	case RK_T_TIMESTAMPTZ:
-		if (rk_time_parse(v, n, &t, &why) < 0)
+		if (rk_time_parse_wide(v, n, false, &t, &why) < 0)
 			return false;
-		v = rk_time_format_sql(t, r->types[c] == RK_T_TIMESTAMPTZ, tmp);
+		v = rk_time_format_sql_wide(t, r->types[c] == RK_T_TIMESTAMPTZ, tmp);
 		break;
 	case RK_T_TEXT:
 	case RK_T_BPCHAR:

@@ -78,7 +78,31 @@ int rk_target_newest(rk_target *t, const rk_target_write_in *in, size_t time_col
 int rk_target_write(rk_target *t, const rk_target_write_in *in, long *deleted, long *written, rk_error *err)
 {
 	*deleted = *written = 0;
+	if (in->mode == RK_TARGET_REPLACE_ROWS && !(t->ops->caps & RK_TARGET_ROW_REPLACE))
+		return rk_error_set(err, RK_EXIT_USAGE, "a %s target cannot replace rows by key this way", t->ops->kind);
 	return t->ops->write(t, in, deleted, written, err);
+}
+
+int rk_target_plan_write(rk_target *t, const rk_target_write_in *in, rk_target_plan *out, rk_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->version = -1;
+	if (!t->ops->plan)
+		return rk_error_set(err, RK_EXIT_USAGE, "a %s target cannot plan a write", t->ops->kind);
+	return t->ops->plan(t, in, out, err);
+}
+
+void rk_target_plan_free(rk_target_plan *p)
+{
+	for (size_t i = 0; p && i < p->nfiles; i++)
+		free(p->files[i].path);
+	if (p)
+		free(p->files);
+}
+
+long long rk_target_version(const rk_target *t)
+{
+	return t->ops->version ? t->ops->version(t) : -1;
 }
 
 int rk_target_commit(rk_target *t, const rk_target_write_in *in, long long *version, rk_error *err)

@@ -197,33 +197,19 @@ static int delta_newest(rk_target *t, const rk_target_write_in *in, size_t time_
 
 /* ---- the write ---- */
 
-/* The batch: rk_batch_text (every column VARCHAR, the COPY text decoded),
- * then rk_batch (typed as the table's columns, the interval column filled). */
-static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
+/* Appends the rows of rows (COPY text: tab-separated, \N for NULL,
+ * backslash escapes) of ncols fields each to the VARCHAR table table. */
+static int append_text(delta_target *d, const char *table, size_t ncols, const rk_buf *rows, rk_error *err)
 {
-	delta_target *d = t->impl;
 	duckdb_appender app;
 	rk_buf v = RK_BUF_INIT;
-	char when[RK_TIME_STRLEN];
-	const char *p = in->rows->data, *end = in->rows->data + in->rows->len;
+	const char *p = rows->data, *end = rows->data + rows->len;
 	int rc = -1;
 
-	rk_buf_reset(&d->sql);
-	rk_buf_puts(&d->sql, "CREATE OR REPLACE TEMP TABLE rk_batch_text (");
-	for (size_t i = 0; i < in->map->n; i++) {
-		if (i)
-			rk_buf_puts(&d->sql, ", ");
-		quote_col(&d->sql, t, in->map->c[i].tcol);
-		rk_buf_puts(&d->sql, " VARCHAR");
-	}
-	rk_buf_putc(&d->sql, ')');
-	if (query(d, rk_buf_cstr(&d->sql), NULL, RK_EXIT_RUNTIME, "staging the rows", err) < 0)
-		return -1;
-	if (duckdb_appender_create(rk_duck_conn(d->duck), NULL, "rk_batch_text", &app) != DuckDBSuccess)
-		return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot append to the staged rows");
-	/* COPY text: tab-separated, \N for NULL, backslash escapes */
+	if (duckdb_appender_create(rk_duck_conn(d->duck), NULL, table, &app) != DuckDBSuccess)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot append to %s", table);
 	while (p < end) {
-		for (size_t f = 0; f < in->map->n; f++) {
+		for (size_t f = 0; f < ncols; f++) {
 			bool null = false;
 
 			rk_buf_reset(&v);
@@ -259,6 +245,47 @@ static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
 		rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: staging the rows: %s", duckdb_appender_error(app));
 		goto out;
 	}
+	rc = 0;
+out:
+	duckdb_appender_destroy(&app);
+	rk_buf_free(&v);
+	return rc;
+}
+
+/* RK_TARGET_REPLACE_ROWS: the keys in rk_keys (k0, k1, ... VARCHAR). */
+static int stage_keys(rk_target *t, const rk_target_write_in *in, rk_error *err)
+{
+	delta_target *d = t->impl;
+
+	rk_buf_reset(&d->sql);
+	rk_buf_puts(&d->sql, "CREATE OR REPLACE TEMP TABLE rk_keys (");
+	for (size_t k = 0; k < in->map->nkey; k++)
+		rk_buf_printf(&d->sql, "%sk%zu VARCHAR", k ? ", " : "", k);
+	rk_buf_putc(&d->sql, ')');
+	if (query(d, rk_buf_cstr(&d->sql), NULL, RK_EXIT_RUNTIME, "staging the keys", err) < 0)
+		return -1;
+	return in->keys && in->keys->len ? append_text(d, "rk_keys", in->map->nkey, in->keys, err) : 0;
+}
+
+/* The batch: rk_batch_text (every column VARCHAR, the COPY text decoded),
+ * then rk_batch (typed as the table's columns, the interval column filled). */
+static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
+{
+	delta_target *d = t->impl;
+	char when[RK_TIME_STRLEN];
+
+	rk_buf_reset(&d->sql);
+	rk_buf_puts(&d->sql, "CREATE OR REPLACE TEMP TABLE rk_batch_text (");
+	for (size_t i = 0; i < in->map->n; i++) {
+		if (i)
+			rk_buf_puts(&d->sql, ", ");
+		quote_col(&d->sql, t, in->map->c[i].tcol);
+		rk_buf_puts(&d->sql, " VARCHAR");
+	}
+	rk_buf_putc(&d->sql, ')');
+	if (query(d, rk_buf_cstr(&d->sql), NULL, RK_EXIT_RUNTIME, "staging the rows", err) < 0 ||
+	    append_text(d, "rk_batch_text", in->map->n, in->rows, err) < 0)
+		return -1;
 	rk_buf_reset(&d->sql);
 	rk_buf_puts(&d->sql, "CREATE OR REPLACE TEMP TABLE rk_batch AS SELECT ");
 	for (size_t i = 0; i < in->map->n; i++) {
@@ -268,10 +295,9 @@ static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
 		if (!type) {
 			rk_error_set(err, RK_EXIT_USAGE, "column %s (%s) has no Delta type for a new Delta table",
 			             t->dest.cols[c], t->dest.base[c]);
-			rk_error_hint(err, "create the table first, or cast the column (--source-expr) to one of bigint, "
-			                   "integer, smallint, numeric(p,s), text, boolean, date, timestamptz, timestamp, "
-			                   "double precision, real, bytea");
-			goto out;
+			return rk_error_hint(err, "create the table first, or cast the column (--source-expr) to one of "
+			                          "bigint, integer, smallint, numeric(p,s), text, boolean, date, timestamptz, "
+			                          "timestamp, double precision, real, bytea");
 		}
 		if (i)
 			rk_buf_puts(&d->sql, ", ");
@@ -290,18 +316,33 @@ static int stage(rk_target *t, const rk_target_write_in *in, rk_error *err)
 	}
 	if (in->interval_col >= 0) {
 		rk_buf_puts(&d->sql, ", CAST(");
-		rk_duck_quote(&d->sql, rk_time_format_sql(in->start, true, when));
+		rk_duck_quote(&d->sql, rk_time_format_sql(in->mode == RK_TARGET_REPLACE_ROWS ? in->interval_value : in->start,
+		                                          true, when));
 		rk_buf_printf(&d->sql, " AS %s) AS ", d->duck_types[in->interval_col] ? d->duck_types[in->interval_col] : "TIMESTAMPTZ");
 		quote_col(&d->sql, t, (size_t)in->interval_col);
 	}
 	rk_buf_puts(&d->sql, " FROM rk_batch_text");
 	if (query(d, rk_buf_cstr(&d->sql), NULL, RK_EXIT_RUNTIME, "casting the rows to the Delta table's types", err) < 0)
-		goto out;
-	rc = 0;
-out:
-	duckdb_appender_destroy(&app);
-	rk_buf_free(&v);
-	return rc;
+		return -1;
+	return in->mode == RK_TARGET_REPLACE_ROWS ? stage_keys(t, in, err) : 0;
+}
+
+/* Appends "EXISTS (SELECT 1 FROM rk_keys k WHERE rel."k1" = CAST(k.k0 AS T) ...)". */
+static void key_predicate(rk_buf *b, const rk_target *t, const rk_target_write_in *in, const char *rel)
+{
+	const delta_target *d = t->impl;
+
+	rk_buf_puts(b, "EXISTS (SELECT 1 FROM rk_keys k WHERE ");
+	for (size_t k = 0; k < in->map->nkey; k++) {
+		size_t c = in->map->c[in->map->key[k]].tcol;
+
+		if (k)
+			rk_buf_puts(b, " AND ");
+		rk_buf_printf(b, "%s.", rel);
+		quote_col(b, t, c);
+		rk_buf_printf(b, " = CAST(k.k%zu AS %s)", k, d->duck_types[c] ? d->duck_types[c] : "VARCHAR");
+	}
+	rk_buf_putc(b, ')');
 }
 
 /* Appends "col >= 'start' AND col < 'end'" (or <= for a closed interval). */
@@ -339,11 +380,89 @@ static size_t files_in_range(const rk_delta *snap, int col, rk_usec lo, rk_usec 
 	return n;
 }
 
+/*
+ * What a write deletes: *pred (empty: nothing), among the files *files
+ * (new array, *nfiles of them) or every file when *all.
+ */
+static void delete_of(rk_target *t, const rk_target_write_in *in, rk_buf *pred, size_t **files, size_t *nfiles,
+                      bool *all)
+{
+	delta_target *d = t->impl;
+	const rk_delta *snap = rk_dw_snapshot(d->w);
+
+	*files = NULL;
+	*nfiles = 0;
+	*all = true;
+	if (!snap)
+		return;
+	if (in->mode == RK_TARGET_REPLACE_KEYS) {
+		/* every target copy of a key written (the pair's rows only) */
+		rk_buf_puts(pred, "EXISTS (SELECT 1 FROM rk_batch b WHERE ");
+		for (size_t k = 0; k < in->map->nkey; k++) {
+			size_t c = in->map->c[in->map->key[k]].tcol;
+
+			if (k)
+				rk_buf_puts(pred, " AND ");
+			rk_buf_puts(pred, "b.");
+			quote_col(pred, t, c);
+			rk_buf_puts(pred, " = rk_dw_file.");
+			quote_col(pred, t, c);
+		}
+		rk_buf_putc(pred, ')');
+	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL || in->mode == RK_TARGET_REPLACE_ROWS) {
+		bool rows = in->mode == RK_TARGET_REPLACE_ROWS;
+		size_t col = in->interval_col >= 0 && !rows ? (size_t)in->interval_col : in->map->c[in->map->time].tcol;
+		int dcol = rk_delta_column_index(snap, t->dest.cols[col]);
+		const char *type = d->duck_types[col];
+		bool by_icol = in->interval_col >= 0 && !rows;
+		rk_usec hi = by_icol ? in->start : in->end;
+
+		if (by_icol) {
+			char s[RK_TIME_STRLEN];
+
+			quote_col(pred, t, col);
+			rk_buf_puts(pred, " = CAST(");
+			rk_duck_quote(pred, rk_time_format_sql(in->start, true, s));
+			rk_buf_printf(pred, " AS %s)", type);
+		} else {
+			range_predicate(pred, t, col, in, type);
+		}
+		if (rows) {
+			rk_buf_puts(pred, " AND ");
+			key_predicate(pred, t, in, "rk_dw_file");
+		}
+		/* only the files whose stats reach the interval are read */
+		if (dcol >= 0 && (rk_delta_column_at(snap, (size_t)dcol)->kind == RK_DELTA_TIMESTAMP ||
+		                  rk_delta_column_at(snap, (size_t)dcol)->kind == RK_DELTA_TIMESTAMP_NTZ)) {
+			*files = rk_xcalloc(rk_delta_nfiles(snap) + 1, sizeof **files);
+			*nfiles = files_in_range(snap, rk_delta_column_at(snap, (size_t)dcol)->partition ? -1 : dcol, in->start,
+			                         hi, !by_icol && !in->closed, *files);
+			*all = false;
+			rk_log_info("Delta table %s: the interval may touch %zu of %zu files", d->spec.path, *nfiles,
+			            rk_delta_nfiles(snap));
+		}
+	}
+	if (pred->len && in->target_where)
+		rk_buf_printf(pred, " AND (%s)", in->target_where);
+}
+
+/* The rows the write adds: the batch, or (REPLACE_ROWS) its rows of the keys. */
+static void insert_of(rk_target *t, const rk_target_write_in *in, rk_buf *rel)
+{
+	if (in->mode != RK_TARGET_REPLACE_ROWS) {
+		rk_buf_puts(rel, "rk_batch");
+		return;
+	}
+	rk_buf_puts(rel, "(SELECT * FROM rk_batch b WHERE ");
+	key_predicate(rel, t, in, "b");
+	rk_buf_putc(rel, ')');
+}
+
 static int delta_write(rk_target *t, const rk_target_write_in *in, long *deleted, long *written, rk_error *err)
 {
 	delta_target *d = t->impl;
 	const rk_delta *snap = rk_dw_snapshot(d->w);
-	rk_buf pred = RK_BUF_INIT;
+	rk_buf pred = RK_BUF_INIT, rel = RK_BUF_INIT;
 	size_t *files = NULL, nfiles = 0;
 	bool all = true;
 	int64_t del = 0, n = 0;
@@ -353,54 +472,28 @@ static int delta_write(rk_target *t, const rk_target_write_in *in, long *deleted
 		goto out;
 	if (!snap && rk_dw_create(d->w, "rk_batch", NULL, 0, err) < 0)
 		goto out;
-	if (in->mode == RK_TARGET_REPLACE_KEYS && snap) {
-		/* every target copy of a key written (the pair's rows only) */
-		rk_buf_puts(&pred, "EXISTS (SELECT 1 FROM rk_batch b WHERE ");
-		for (size_t k = 0; k < in->map->nkey; k++) {
-			size_t c = in->map->c[in->map->key[k]].tcol;
+	delete_of(t, in, &pred, &files, &nfiles, &all);
+	if (pred.len && in->plan) {
+		/* the plan read these files: a concurrent commit that removes
+		 * one conflicts; only the files it found rows in are rewritten */
+		size_t *hit = rk_xcalloc(in->plan->nfiles + 1, sizeof *hit);
 
-			if (k)
-				rk_buf_puts(&pred, " AND ");
-			rk_buf_puts(&pred, "b.");
-			quote_col(&pred, t, c);
-			rk_buf_puts(&pred, " = rk_dw_file.");
-			quote_col(&pred, t, c);
-		}
-		rk_buf_putc(&pred, ')');
-	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL && snap) {
-		size_t col = in->interval_col >= 0 ? (size_t)in->interval_col : in->map->c[in->map->time].tcol;
-		int dcol = rk_delta_column_index(snap, t->dest.cols[col]);
-		const char *type = d->duck_types[col];
-		rk_usec hi = in->interval_col >= 0 ? in->start : in->end;
-
-		if (in->interval_col >= 0) {
-			char s[RK_TIME_STRLEN];
-
-			quote_col(&pred, t, col);
-			rk_buf_puts(&pred, " = CAST(");
-			rk_duck_quote(&pred, rk_time_format_sql(in->start, true, s));
-			rk_buf_printf(&pred, " AS %s)", type);
-		} else {
-			range_predicate(&pred, t, col, in, type);
-		}
-		/* only the files whose stats reach the interval are read */
-		if (dcol >= 0 && (rk_delta_column_at(snap, (size_t)dcol)->kind == RK_DELTA_TIMESTAMP ||
-		                  rk_delta_column_at(snap, (size_t)dcol)->kind == RK_DELTA_TIMESTAMP_NTZ)) {
-			files = rk_xcalloc(rk_delta_nfiles(snap) + 1, sizeof *files);
-			nfiles = files_in_range(snap, rk_delta_column_at(snap, (size_t)dcol)->partition ? -1 : dcol, in->start,
-			                        hi, in->interval_col < 0 && !in->closed, files);
-			all = false;
-			rk_log_info("Delta table %s: the interval may touch %zu of %zu files", d->spec.path, nfiles,
-			            rk_delta_nfiles(snap));
-		}
-	}
-	if (pred.len) {
-		if (in->target_where)
-			rk_buf_printf(&pred, " AND (%s)", in->target_where);
-		if (rk_dw_delete(d->w, rk_buf_cstr(&pred), all ? NULL : files, nfiles, &del, err) < 0)
+		if (!all)
+			rk_dw_read_files(d->w, files, nfiles);
+		else
+			rk_dw_read_all(d->w);
+		for (size_t k = 0; k < in->plan->nfiles; k++)
+			hit[k] = in->plan->files[k].index;
+		rc = in->plan->nfiles ? rk_dw_delete(d->w, rk_buf_cstr(&pred), hit, in->plan->nfiles, &del, err) : 0;
+		free(hit);
+		if (rc < 0)
 			goto out;
+		rc = -1;
+	} else if (pred.len && rk_dw_delete(d->w, rk_buf_cstr(&pred), all ? NULL : files, nfiles, &del, err) < 0) {
+		goto out;
 	}
-	if (rk_dw_append(d->w, "rk_batch", &n, err) < 0)
+	insert_of(t, in, &rel);
+	if (rk_dw_append(d->w, rk_buf_cstr(&rel), &n, err) < 0)
 		goto out;
 	*deleted = (long)del;
 	*written = (long)n;
@@ -408,7 +501,75 @@ static int delta_write(rk_target *t, const rk_target_write_in *in, long *deleted
 out:
 	free(files);
 	rk_buf_free(&pred);
+	rk_buf_free(&rel);
 	return rc;
+}
+
+static int count_of(delta_target *d, const char *sql, long long *out, rk_error *err)
+{
+	duckdb_result res;
+
+	if (query(d, sql, &res, RK_EXIT_USAGE, "planning the write", err) < 0)
+		return -1;
+	*out = duckdb_value_int64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+static int delta_plan(rk_target *t, const rk_target_write_in *in, rk_target_plan *out, rk_error *err)
+{
+	delta_target *d = t->impl;
+	const rk_delta *snap = rk_dw_snapshot(d->w);
+	rk_buf pred = RK_BUF_INIT, rel = RK_BUF_INIT;
+	size_t *files = NULL, nfiles = 0;
+	bool all = true;
+	int rc = -1;
+
+	if (!snap)
+		return rk_error_set(err, RK_EXIT_USAGE, "Delta table %s does not exist", d->spec.path);
+	out->version = (long long)rk_delta_version(snap);
+	if (stage(t, in, err) < 0)
+		goto out;
+	delete_of(t, in, &pred, &files, &nfiles, &all);
+	if (all)
+		nfiles = pred.len ? rk_delta_nfiles(snap) : 0;
+	out->files_read = nfiles;
+	out->files = rk_xcalloc(nfiles + 1, sizeof *out->files);
+	for (size_t k = 0; k < nfiles; k++) {
+		size_t i = all ? k : files[k];
+		long long gone, rows;
+
+		if (rk_delta_view(snap, rk_duck_conn(d->duck), "rk_dw_file", &i, 1, err) < 0)
+			goto out;
+		rk_buf_reset(&d->sql);
+		rk_buf_printf(&d->sql, "SELECT count(*) FILTER (WHERE (%s)) FROM rk_dw_file", rk_buf_cstr(&pred));
+		if (count_of(d, rk_buf_cstr(&d->sql), &gone, err) < 0 ||
+		    count_of(d, "SELECT count(*) FROM rk_dw_file", &rows, err) < 0)
+			goto out;
+		if (gone == 0)
+			continue;
+		out->files[out->nfiles++] = (rk_target_file){ rk_xstrdup(rk_delta_file_at(snap, i)->log_path), rows, gone, i };
+		out->deleted += gone;
+	}
+	insert_of(t, in, &rel);
+	rk_buf_reset(&d->sql);
+	rk_buf_printf(&d->sql, "SELECT count(*) FROM %s", rk_buf_cstr(&rel));
+	if (count_of(d, rk_buf_cstr(&d->sql), &out->inserted, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(files);
+	rk_buf_free(&pred);
+	rk_buf_free(&rel);
+	return rc;
+}
+
+static long long delta_version(const rk_target *t)
+{
+	const delta_target *d = t->impl;
+	const rk_delta *snap = d && d->w ? rk_dw_snapshot(d->w) : NULL;
+
+	return snap ? (long long)rk_delta_version(snap) : -1;
 }
 
 static int delta_commit(rk_target *t, const rk_target_write_in *in, long long *version, rk_error *err)
@@ -424,16 +585,16 @@ static int delta_commit(rk_target *t, const rk_target_write_in *in, long long *v
 	if (in->mode == RK_TARGET_REPLACE_KEYS) {
 		params[np++] = "replaceWhere";
 		params[np++] = "the keys written";
-	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL) {
-		snprintf(pred, sizeof pred, "[%s, %s%c", rk_time_format(in->start, s), rk_time_format(in->end, e),
-		         in->closed ? ']' : ')');
+	} else if (in->mode == RK_TARGET_REPLACE_INTERVAL || in->mode == RK_TARGET_REPLACE_ROWS) {
+		snprintf(pred, sizeof pred, "[%s, %s%c%s", rk_time_format(in->start, s), rk_time_format(in->end, e),
+		         in->closed ? ']' : ')', in->mode == RK_TARGET_REPLACE_ROWS ? ", the keys that differ" : "");
 		params[np++] = "replaceWhere";
 		params[np++] = pred;
 	}
 	params[np++] = "reckon.strategy";
 	params[np++] = in->strategy ? in->strategy : "";
 	params[np] = NULL;
-	if (rk_dw_commit(d->w, "WRITE", params, &res, err) < 0)
+	if (rk_dw_commit(d->w, in->operation ? in->operation : "WRITE", params, &res, err) < 0)
 		return -1;
 	*version = res.version;
 	if (res.version >= 0)
@@ -447,11 +608,13 @@ static int delta_commit(rk_target *t, const rk_target_write_in *in, long long *v
 
 const rk_target_ops rk_target_delta_ops = {
 	.kind = "delta",
-	.caps = RK_TARGET_KEYED_REPLACE | RK_TARGET_INTERVAL_REPLACE | RK_TARGET_CHEAP_MAX_TIME,
+	.caps = RK_TARGET_KEYED_REPLACE | RK_TARGET_INTERVAL_REPLACE | RK_TARGET_CHEAP_MAX_TIME | RK_TARGET_ROW_REPLACE,
 	.accepts = delta_accepts,
 	.open = delta_open,
 	.newest = delta_newest,
 	.write = delta_write,
 	.commit = delta_commit,
 	.close = delta_close,
+	.plan = delta_plan,
+	.version = delta_version,
 };

@@ -17,6 +17,9 @@ typedef struct rk_target_ops {
 	              const char **how, rk_error *err);
 	int (*write)(rk_target *t, const rk_target_write_in *in, long *deleted, long *written, rk_error *err);
 	int (*commit)(rk_target *t, const rk_target_write_in *in, long long *version, rk_error *err);
+	/* optional (RK_TARGET_ROW_REPLACE): */
+	int (*plan)(rk_target *t, const rk_target_write_in *in, rk_target_plan *out, rk_error *err);
+	long long (*version)(const rk_target *t);
 	void (*close)(rk_target *t);
 } rk_target_ops;
 

@@ -28,6 +28,8 @@
 #include "io/sqltpl.h"
 #include "load/dest.h"
 #include "load/guard.h"
+#include "load/target.h"
+#include "repair/repair_delta.h"
 #include "rk_sql.h"
 
 /* COPY data is sent in chunks of about this size. */
@@ -132,6 +134,7 @@ void rk_repair_result_free(rk_repair_result *res)
 {
 	free(res->touched);
 	free(res->reset_columns);
+	rk_repair_delta_free(res);
 	memset(res, 0, sizeof *res);
 }
 
@@ -893,9 +896,9 @@ static int rk_repair_open(rk_repair *r, rk_error *err)
 
 	r->interval_col = -1;
 	if (!rk_conn_has(c->target.conn, RK_CAP_LIBPQ)) {
-		rk_error_set(err, RK_EXIT_USAGE, "--target %s is %s: repair writes into a PostgreSQL table", c->target.conn,
+		rk_error_set(err, RK_EXIT_USAGE, "--target %s is %s: repair writes into a PostgreSQL table or a Delta table", c->target.conn,
 		             rk_conn_noun(c->target.conn));
-		return rk_error_hint(err, "give the target as a libpq conninfo or URI; a CSV source is fine");
+		return rk_error_hint(err, "give the target as a libpq conninfo or URI, or delta:PATH; a CSV source is fine");
 	}
 	if (!c->target.table || !*c->target.table) {
 		rk_error_set(err, RK_EXIT_USAGE, "no target table named");
@@ -2170,6 +2173,18 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	}
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
 		return -1;
+	if (rk_target_is_delta(spec->check.target.conn)) {
+		size_t failed = n;
+
+		/* a Delta target: one commit per interval (repair_delta.h) */
+		rc = rk_repair_delta_run(spec, iv, n, res, &failed, err);
+		if (rc < 0 && failed < n) {
+			if (rk_guard_signal())
+				rk_guard_check(err);
+			rk_repair_explain(spec, iv, n, failed, err);
+		}
+		return rc;
+	}
 	opened = rk_repair_open(&r, err);
 	if (opened == 0 && r.reset_columns)
 		res->reset_columns = rk_xstrdup(r.reset_columns);

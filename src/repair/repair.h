@@ -88,12 +88,33 @@ typedef struct rk_repair_touched {
 	uint64_t after_source_rows, after_target_rows;
 } rk_repair_touched;
 
+/* A file of a Delta target an interval's commit removes (docs/delta.md):
+ * its rows but the deleted ones are added back as a new file. */
+typedef struct rk_repair_dfile {
+	char *path;       /* as the log names it; owned */
+	uint64_t rows;    /* its live rows */
+	uint64_t deleted; /* of which the commit deletes */
+} rk_repair_dfile;
+
+/* One interval's Delta commit (planned, made, or found unneeded). */
+typedef struct rk_repair_delta {
+	size_t interval;          /* the interval (index of the caller's) */
+	long long read_version;   /* the table version it was checked and planned on */
+	long long version;        /* the version committed; -1: none (dry run, nothing to change, failed) */
+	size_t files_read;        /* files whose stats reach the interval, read to plan it */
+	rk_repair_dfile *removed; /* owned */
+	size_t nremoved;
+	size_t files_added; /* the rewritten files, and one of the source's rows when it adds any */
+} rk_repair_delta;
+
 typedef struct rk_repair_result {
 	rk_repair_touched *touched; /* in time order; owned */
 	size_t ntouched;
 	uint64_t null_time_deleted; /* rows with a NULL time the deletes by key removed */
 	char *reset_columns;        /* --replace-interval: the target-only columns an inserted row takes
 	                             * its default in, ", "-joined; NULL when none; owned */
+	rk_repair_delta *delta;     /* a Delta target: the intervals planned or replaced, in order; owned */
+	size_t ndelta;
 } rk_repair_result;
 
 void rk_repair_result_free(rk_repair_result *res);

@@ -4,7 +4,9 @@
  * src/io/fault.c (never into the product).
  *
  * RECKON_TEST_FAULT=STEP:ACTION breaks one step: ACTION "fail" makes it
- * fail as an I/O error would, "kill" SIGKILLs the process there.  The steps:
+ * fail as an I/O error would, "kill" SIGKILLs the process there, "run:CMD"
+ * runs the shell command CMD there and carries on (another writer's commit
+ * between a Delta write's snapshot and its commit).  The steps:
  * "adir-written" (rk_adir_commit, every file written, before the swap) and
  * "adir-swapped" (right after the swap, before the old set is removed).
  */
@@ -25,5 +27,12 @@ rk_fault_action rk_fault(const char *step)
 		return RK_FAULT_NONE;
 	if (!strcmp(v + n + 1, "kill"))
 		raise(SIGKILL);
+	if (!strncmp(v + n + 1, "run:", 4)) {
+		/* what the command did is the test's to assert */
+		int rc = system(v + n + 5);
+
+		(void)rc;
+		return RK_FAULT_NONE;
+	}
 	return !strcmp(v + n + 1, "fail") ? RK_FAULT_FAIL : RK_FAULT_NONE;
 }

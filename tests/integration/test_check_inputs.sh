@@ -105,15 +105,100 @@ test_column_name_hints() {
 	assert_contains "$ERR" "invalid column name"
 }
 
-# A timestamp PostgreSQL holds but reckon's instants do not (past year
-# 294246) is the data's fault: exit 2 naming the column, from binary COPY.
+# far_check SIDE... - reckon check of mart.far over RANGE, a report in rep
+far_check() {
+	rm -rf rep
+	mkdir rep
+	rk check --table mart.far --time ts --columns id,ts,seen,seenl "${RANGE[@]}" --report rep "$@"
+}
+
+# Timestamps PostgreSQL holds after an int64 of microseconds since 1970
+# ends (294247-01-10 04:00:54.775807 to 294276-12-31 23:59:59.999999), and
+# its first ones (4714 BC): a table holding them is checked like any other,
+# read by binary COPY, COPY text or from a CSV export, as timestamptz and as
+# timestamp.  A changed one is found and shown as PostgreSQL prints it; a
+# row whose time is one of them is after every window (docs/digest.md), its
+# damage outside the range; a --to there is refused, saying where windows
+# end.
 test_timestamp_past_range_in_data() {
-	sql $SRC "create table if not exists mart.far (id int, ts timestamptz, seen timestamptz);
-	          truncate mart.far; insert into mart.far values (1, '2026-03-02 00:10:00+00', '294270-01-01 00:00:00+00')" >/dev/null
-	sql $TGT "create table if not exists mart.far (id int, ts timestamptz, seen timestamptz)" >/dev/null
+	local db fmt
+	for db in $SRC $TGT; do
+		sql $db "drop table if exists mart.far;
+		         create table mart.far (id int primary key, ts timestamptz, seen timestamptz, seenl timestamp);
+		         insert into mart.far values
+		         (1, '2026-03-02 00:10:00+00', '294270-01-01 00:00:00+00', '294270-01-01 00:00:00'),
+		         (2, '2026-03-02 00:20:00+00', '294276-12-31 23:59:59.999999+00', '294276-12-31 23:59:59.999999'),
+		         (3, '2026-03-02 01:30:00+00', '294247-01-10 04:00:54.775807+00', '294247-01-10 04:00:54.775806'),
+		         (4, '294260-06-01 00:00:00+00', '2026-03-02 00:00:00+00', null),
+		         (5, '2026-03-02 02:40:00+00', '4714-11-24 00:00:00+00 BC', '4713-01-01 00:00:00 BC')" >/dev/null
+	done
+	sql $TGT "update mart.far set seen = '294276-12-31 23:59:59.999998+00', seenl = '294275-12-31 23:59:59.999999'
+	          where id in (2, 4)" >/dev/null
+	for fmt in binary text; do
+		RECKON_COPY_FORMAT=$fmt assert_exit 1 far_check --source "$(conn $SRC)" --target "$(conn $TGT)" --key id
+		assert_file_eq rep/changes.csv - <<-EOF
+			window_start,window_end,id,column,source_value,target_value
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,2,seen,294276-12-31 23:59:59.999999+00,294276-12-31 23:59:59.999998+00
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,2,seenl,294276-12-31 23:59:59.999999,294275-12-31 23:59:59.999999
+		EOF
+		assert_eq "differ match match match" "$(tail -n +2 rep/windows.csv | cut -d, -f3 | paste -sd' ')"
+		cp rep/windows.csv "windows.$fmt.csv"
+	done
+	assert_file_eq windows.binary.csv windows.text.csv
+	# a CSV export of the source holds the same rows, to the byte
+	export_csv $SRC "select id, ts, seen, seenl from mart.far" far.csv
+	assert_contains far.csv "294276-12-31 23:59:59.999999+00"
+	assert_exit 0 far_check --source "$(conn $SRC)" --target csv:far.csv --key id
+	assert_contains "$OUT" "verdict: match"
+	assert_eq "$(cut -d, -f1,2,4,6 windows.binary.csv)" "$(cut -d, -f1,2,4,6 rep/windows.csv)"
+	assert_exit 1 far_check --source csv:far.csv --target "$(conn $TGT)" --key id
+	assert_contains rep/changes.csv "2,seen,294276-12-31 23:59:59.999999+00,294276-12-31 23:59:59.999998+00"
+	# windows end where an int64 does
 	assert_exit 2 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.far --key id --time ts \
-		--columns id,ts,seen "${RANGE[@]}"
-	assert_contains "$ERR" "a value in column seen is not a valid timestamptz"
+		--from 2026-03-02T00:00:00Z --to 294270-01-01T00:00:00Z --window 1d
+	assert_contains "$ERR" "invalid --to '294270-01-01T00:00:00Z': later than the last instant reckon's windows reach, 294247-01-10T04:00:54.775806Z"
+}
+
+# Key columns holding such timestamps: the findings, changes.csv and the
+# rerun list name them as ISO-8601 UTC; the key lookup of an extra key
+# (deleted_at_source) and repair find them by that text, by binary COPY or
+# COPY text alike.
+test_timestamp_past_range_in_keys() {
+	local db fmt
+	for db in $SRC $TGT; do
+		sql $db "drop table if exists mart.fark;
+		         create table mart.fark (k timestamptz, kl timestamp, ts timestamptz, v int, primary key (k, kl));
+		         insert into mart.fark values
+		         ('294270-01-01 00:00:00+00', '294270-01-01 00:00:00', '2026-03-02 00:10:00+00', 1),
+		         ('294276-12-31 23:59:59.999999+00', '294276-12-31 23:59:59.999999', '2026-03-02 00:20:00+00', 2),
+		         ('294250-01-01 00:00:00+00', '294250-01-01 00:00:00', '2026-03-02 00:30:00+00', 3),
+		         ('4714-11-24 00:00:00+00 BC', '4714-11-24 00:00:00 BC', '2026-03-02 00:40:00+00', 4)" >/dev/null
+	done
+	for fmt in binary text; do
+		sql $TGT "delete from mart.fark where v = 3;
+		          update mart.fark set v = 20 where v = 2;
+		          insert into mart.fark values ('294275-05-05 00:00:00+00', '294275-05-05 00:00:00', '2026-03-02 01:10:00+00', 9)" >/dev/null
+		rm -rf rep
+		mkdir rep
+		RECKON_COPY_FORMAT=$fmt assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" \
+			--table mart.fark --key k,kl --time ts "${RANGE[@]}" --report rep --rerun-list rerun.csv
+		assert_file_eq rep/findings.csv - <<-EOF
+			window_start,window_end,kind,k,kl,source_copies,target_copies
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,missing,294250-01-01T00:00:00Z,294250-01-01T00:00:00Z,1,0
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,changed,294276-12-31T23:59:59.999999Z,294276-12-31T23:59:59.999999Z,1,1
+			2026-03-02T01:00:00Z,2026-03-02T02:00:00Z,extra,294275-05-05T00:00:00Z,294275-05-05T00:00:00Z,0,1
+		EOF
+		assert_file_eq rep/changes.csv - <<-EOF
+			window_start,window_end,k,kl,column,source_value,target_value
+			2026-03-02T00:00:00Z,2026-03-02T01:00:00Z,294276-12-31T23:59:59.999999Z,294276-12-31T23:59:59.999999Z,v,2,20
+		EOF
+		# the extra key, looked up by its value on the source over all time
+		assert_contains "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep/summary.json)" '["deleted_at_source",1]'
+		RECKON_COPY_FORMAT=$fmt assert_exit 0 rk repair --rerun-list rerun.csv --source "$(conn $SRC)" \
+			--target "$(conn $TGT)" --table mart.fark --key k,kl --time ts --now 2026-04-01T00:00:00Z --execute
+		assert_contains "$OUT" "repaired 2 of 2 intervals: deleted 1 target row, updated 1"
+		assert_eq "$(sql $SRC "select * from mart.fark order by v")" "$(sql $TGT "select * from mart.fark order by v")"
+	done
 }
 
 # The watermark query is run as written and must give one row of one value:

@@ -504,6 +504,73 @@ test_instant_is_canonical() {
 		from t")"
 }
 
+# far_check REPORT_DIR [OPTION...] - reckon check of f, pd_far_s against pd_far_t
+far_check() {
+	rk check --source "$(conn pd_far_s)" --target "$(conn pd_far_t)" --table f --key id \
+		--columns id,ts,tsl,v,vl "${RANGE[@]}" --window 6h --report "$@"
+}
+
+# far_ways REPORT_DIR [OPTION...] - far_check streaming binary COPY,
+# streaming COPY text and pushed down: exit 1 each way and byte-identical
+# reports
+far_ways() {
+	local dir=$1 w
+	shift
+	mkdir -p "$dir/bin" "$dir/text" "$dir/push"
+	assert_exit 1 far_check "$dir/bin" -vv "$@"
+	assert_contains "$ERR" ": digest passes stream COPY binary"
+	RECKON_COPY_FORMAT=text assert_exit 1 far_check "$dir/text" -vv "$@"
+	assert_contains "$ERR" ": digest passes stream COPY text"
+	assert_exit 1 far_check "$dir/push" --pushdown -v "$@"
+	assert_contains "$ERR" "source: window digests computed by the server"
+	assert_contains "$ERR" "target: window digests computed by the server"
+	for w in windows.csv findings.csv summary.json; do
+		assert_file_eq "$dir/bin/$w" "$dir/text/$w"
+	done
+	same_reports "$dir/push" "$dir/bin"
+}
+
+# PostgreSQL's last 30 years of timestamps, past an int64 of microseconds
+# since 1970 (to 294276-12-31 23:59:59.999999), and its first (4714 BC),
+# hashed as timestamptz and timestamp and in the time column: the server
+# encodes them as the client does (the longer decimal, digest.md) and
+# places a row timed there after every window, as the client does.  The
+# module is this build's, loaded by its path whatever is installed (one
+# older than this refuses the values).
+test_far_timestamps_same_digests() {
+	local db
+	for db in pd_far_s pd_far_t; do
+		sql postgres "drop database if exists $db with (force)" >/dev/null
+		createdb $db
+		sql $db <"${RK_EXT_DIR:-$RK_REPO/build/ext}/reckon-load.sql" >/dev/null
+		sql $db >/dev/null <<-'SQL'
+			create table f (id int primary key, ts timestamptz, tsl timestamp, v timestamptz, vl timestamp);
+			insert into f
+			select g, timestamptz '2026-03-01 00:00:00+00' + g * interval '37 minutes 1.000001 seconds',
+			       timestamp '2026-03-01 00:00:00' + g * interval '41 minutes',
+			       timestamptz '294276-12-31 23:59:59.999999+00' - g * interval '7 years 3 days 1.000001 seconds',
+			       timestamp '4714-11-24 00:00:00 BC' + g * interval '1 year 1 microsecond'
+			from generate_series(1, 150) g;
+			insert into f values
+			(1000, '294250-01-01 00:00:00+00', '294250-01-01 00:00:00', '2026-03-02 00:00:00+00', '2026-03-02 00:00:00'),
+			(1001, '2026-03-02 00:00:00+00', '294276-12-31 23:59:59.999999', '294247-01-10 04:00:54.775807+00',
+			 '294247-01-10 04:00:54.775806'),
+			(1002, '2026-03-02 00:00:01+00', '2026-03-02 00:00:01', '4714-11-24 00:00:00+00 BC', '294276-12-31 23:59:59.999999');
+		SQL
+	done
+	odd_settings pd_far_s a
+	odd_settings pd_far_t b
+	# a changed far value in the range and one outside it (row 1000's time)
+	sql pd_far_t "update f set v = v - interval '1 microsecond' where id in (2, 1000);
+	              update f set vl = '294276-12-31 23:59:59.999998' where id = 1002" >/dev/null
+	far_ways "$T/far.ts" --time ts
+	assert_eq "2 1002" "$(grep -c ',changed,' "$T/far.ts/push/findings.csv") $(grep ',changed,' "$T/far.ts/push/findings.csv" | cut -d, -f4 | sort -n | tail -1)"
+	far_ways "$T/far.tsl" --time tsl
+	for db in pd_far_s pd_far_t; do
+		sql postgres "drop database $db with (force)" >/dev/null
+	done
+}
+
 # Integers, booleans and numerics are encoded from the stored value, text
 # read in place (src/ext/reckon.c, rkx_kind): their edges, one row per
 # window, so that a wrong byte shows as its own window's hash; and the

@@ -157,6 +157,112 @@ static int set_of(const char *dir, const char *text, rk_error *err)
 	return rk_adir_commit(d, err);
 }
 
+/* Names that only look like a temporary of reckon's are never removed: a
+ * pid that does not start with a digit 1-9, digits not followed by '-', a
+ * suffix not of mkstemp's six characters, a pid beyond any process's. */
+static void test_stale_lookalikes_kept(void **state)
+{
+	const char *names[] = {
+		"list.csv.tmp.reckon-0123-abcdef",
+		"list.csv.tmp.reckon-x123-abcdef",
+		"list.csv.tmp.reckon-123x-abcdef",
+		"list.csv.tmp.reckon-123-abc",
+		"list.csv.tmp.reckon-99999999999-abcdef",
+	};
+	rk_error err;
+	rk_afile *af;
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		put(path(names[i]), "x");
+	af = rk_afile_open(path("list.csv"), "rerun list", &err);
+	assert_non_null(af);
+	rk_afile_abort(af);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		assert_int_equal(access(path(names[i]), F_OK), 0);
+	assert_int_equal(access(path("list.csv"), F_OK), -1);
+}
+
+/* A dead run's staging directory is removed whole, however deep (files,
+ * subdirectories and their files), when the next run opens the same set. */
+static void test_stale_tree_removed(void **state)
+{
+	char stale[128], sub[192];
+	rk_error err;
+
+	snprintf(stale, sizeof stale, "rep.tmp.reckon-%ld-abcdef", dead_pid());
+	assert_int_equal(mkdir(path(stale), 0777), 0);
+	snprintf(sub, sizeof sub, "%s/f", stale);
+	put(path(sub), "x");
+	snprintf(sub, sizeof sub, "%s/orders", stale);
+	assert_int_equal(mkdir(path(sub), 0777), 0);
+	snprintf(sub, sizeof sub, "%s/orders/rerun.csv", stale);
+	put(path(sub), "x");
+	snprintf(sub, sizeof sub, "%s/orders/deeper", stale);
+	assert_int_equal(mkdir(path(sub), 0777), 0);
+	assert_int_equal(set_of(path("rep"), "new", &err), 0);
+	assert_string_equal(entries(base), "rep ");
+	assert_string_equal(slurp(path("rep/f")), "new");
+}
+
+/* rk_afile_mkdir: an existing directory is fine, a new one is made; a file
+ * in the way and a missing parent are errors that name the path. */
+static void test_mkdir(void **state)
+{
+	rk_error err;
+
+	assert_int_equal(rk_afile_mkdir(path("out"), "lab output directory", &err), 0);
+	assert_int_equal(rk_afile_mkdir(path("out"), "lab output directory", &err), 0);
+	put(path("file"), "x");
+	assert_int_equal(rk_afile_mkdir(path("file"), "lab output directory", &err), -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "exists and is not a directory"));
+	assert_int_equal(rk_afile_mkdir(path("none/out"), "lab output directory", &err), -1);
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "cannot create lab output directory"));
+	assert_string_equal(entries(base), "file out ");
+}
+
+/* What can fail inside a set: a link to nothing, a file under a missing
+ * subdirectory, a subdirectory made twice; a kept subdirectory carries its
+ * regular files only. Each failure leaves the old set as it was. */
+static void test_dir_errors(void **state)
+{
+	rk_error err;
+	rk_adir *d;
+
+	assert_int_equal(symlink("nowhere", path("dangling")), 0);
+	assert_null(rk_adir_open(path("dangling"), "report", &err));
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "is a link to nothing usable"));
+
+	assert_int_equal(set_of(path("rep"), "before", &err), 0);
+	d = rk_adir_open(path("rep"), "report", &err);
+	assert_non_null(d);
+	assert_string_equal(rk_adir_path(d), path("rep"));
+	assert_null(rk_adir_fopen(d, "missing/f", &err));
+	assert_int_equal(err.code, RK_EXIT_RUNTIME);
+	assert_non_null(strstr(err.msg, "cannot write report file"));
+	assert_int_equal(rk_adir_mkdir(d, "orders", &err), 0);
+	assert_int_equal(rk_adir_mkdir(d, "orders", &err), -1);
+	assert_non_null(strstr(err.msg, "cannot create report directory"));
+	rk_adir_abort(d);
+	assert_string_equal(entries(base), "dangling rep ");
+	assert_string_equal(slurp(path("rep/f")), "before");
+
+	/* keep: a subdirectory and a link inside the kept one are not carried */
+	assert_int_equal(mkdir(path("rep/orders"), 0777), 0);
+	put(path("rep/orders/rerun.csv"), "kept\n");
+	assert_int_equal(mkdir(path("rep/orders/sub"), 0777), 0);
+	assert_int_equal(symlink("rerun.csv", path("rep/orders/link")), 0);
+	d = rk_adir_open(path("rep"), "report", &err);
+	assert_non_null(d);
+	assert_int_equal(rk_adir_keep(d, "orders", &err), 0);
+	assert_int_equal(rk_adir_commit(d, &err), 0);
+	assert_string_equal(entries(path("rep")), "orders ");
+	assert_string_equal(entries(path("rep/orders")), "rerun.csv ");
+	assert_string_equal(slurp(path("rep/orders/rerun.csv")), "kept\n");
+}
+
 static void test_dir_swap(void **state)
 {
 	rk_error err;
@@ -290,6 +396,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dir_failure_leaves_all_as_was, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_before_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_after_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_lookalikes_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_tree_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_errors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

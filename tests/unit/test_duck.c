@@ -135,6 +135,66 @@ static void test_quote(void **state)
 	rk_buf_free(&b);
 }
 
+/* What rk_duck_each_string hands its callback: each row's text with its
+ * length (a string past DuckDB's 12-byte inline limit too), NULL for a
+ * NULL, across chunks; a callback's error stops the rows; a result that is
+ * not one text column is refused before any row. */
+struct seen {
+	int rows, nulls, stop_at;
+	size_t bytes;
+	char last[64];
+};
+
+static int seen_row(void *ctx, const char *s, size_t len, rk_error *err)
+{
+	struct seen *sn = ctx;
+
+	if (++sn->rows == sn->stop_at)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "stopped at row %d", sn->rows);
+	if (!s) {
+		sn->nulls++;
+		return 0;
+	}
+	sn->bytes += len;
+	snprintf(sn->last, sizeof sn->last, "%.*s", (int)len, s);
+	return 0;
+}
+
+static void test_each_string(void **state)
+{
+	rk_duck *d = open_db();
+	struct seen sn = { 0 };
+	rk_error err;
+
+	rk_error_clear(&err);
+	assert_int_equal(rk_duck_each_string(rk_duck_conn(d),
+	                                     "SELECT CASE WHEN i % 1000 = 0 THEN NULL ELSE 'row number ' || i::VARCHAR END "
+	                                     "FROM range(1, 5001) t(i) ORDER BY i",
+	                                     RK_EXIT_RUNTIME, "test", seen_row, &sn, &err),
+	                 0);
+	assert_int_equal(sn.rows, 5000);
+	assert_int_equal(sn.nulls, 5);
+	assert_string_equal(sn.last, "row number 4999");
+
+	memset(&sn, 0, sizeof sn);
+	sn.stop_at = 3;
+	assert_int_equal(rk_duck_each_string(rk_duck_conn(d), "SELECT 'x' || i::VARCHAR FROM range(10) t(i)",
+	                                     RK_EXIT_RUNTIME, "test", seen_row, &sn, &err),
+	                 -1);
+	assert_int_equal(sn.rows, 3);
+	assert_string_equal(err.msg, "stopped at row 3");
+
+	memset(&sn, 0, sizeof sn);
+	assert_int_equal(rk_duck_each_string(rk_duck_conn(d), "SELECT 1", RK_EXIT_RUNTIME, "probe", seen_row, &sn, &err),
+	                 -1);
+	assert_string_equal(err.msg, "probe: expected one text column");
+	assert_int_equal(rk_duck_each_string(rk_duck_conn(d), "SELECT 'a', 'b'", RK_EXIT_RUNTIME, "probe", seen_row,
+	                                     &sn, &err),
+	                 -1);
+	assert_int_equal(sn.rows, 0);
+	rk_duck_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_no_network),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_each_string),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

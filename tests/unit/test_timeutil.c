@@ -436,6 +436,108 @@ static void test_time_parse_arg(void **state)
 
 	assert_int_equal(rk_time_parse_arg("--from", "", &t, &err), -1);
 	assert_string_equal(err.msg, "--from needs a value");
+
+	/* a window's bound is an rk_usec: PostgreSQL's last 30 years are
+	 * values, never bounds, and the refusal says where the bounds end */
+	assert_int_equal(rk_time_parse_arg("--to", "294247-01-10T04:00:54.775806Z", &t, &err), 0);
+	assert_true(t == RK_USEC_LAST);
+	assert_int_equal(rk_time_parse_arg("--to", "294270-01-01T00:00:00Z", &t, &err), -1);
+	assert_int_equal(err.code, RK_EXIT_USAGE);
+	assert_string_equal(err.msg, "invalid --to '294270-01-01T00:00:00Z': later than the last instant reckon's "
+	                             "windows reach, 294247-01-10T04:00:54.775806Z");
+	assert_int_equal(rk_time_parse_arg("--to", "294277-01-01T00:00:00Z", &t, &err), -1);
+	assert_string_equal(err.msg, "invalid --to '294277-01-01T00:00:00Z': timestamp out of range");
+}
+
+/* PostgreSQL's whole range as wide instants: to 294276-12-31
+ * 23:59:59.999999 UTC, from 4714-11-24 BC, past the int64 edge; checked
+ * as tm2timestamp checks it (the date before the offset, the instant after). */
+static void test_time_parse_wide(void **state)
+{
+	static const struct {
+		const char *text;
+		bool local;
+		rk_wusec want;
+	} ok[] = {
+		{ "294276-12-31 23:59:59.999999+00", false, (rk_wusec)UINT64_C(9224318015999999999) },
+		{ "294276-12-31 23:59:59.999999", true, (rk_wusec)UINT64_C(9224318015999999999) },
+		{ "294277-01-01 00:30:00+01", false, (rk_wusec)UINT64_C(9224318014200000000) },
+		{ "294276-12-31 23:59:59.999999-08", true, (rk_wusec)UINT64_C(9224318015999999999) },
+		{ "294247-01-10 04:00:54.775807+00", false, (rk_wusec)INT64_MAX },
+		{ "294247-01-10T04:00:54.775806Z", false, (rk_wusec)RK_USEC_LAST },
+		{ "4713-01-01 00:00:00+00 BC", false, (rk_wusec)INT64_C(-210863520000000000) },
+		{ "4714-11-24 00:00:00 BC", true, (rk_wusec)INT64_C(-210866803200000000) },
+		{ "2026-03-02 10:58:00+00", false, (rk_wusec)INT64_C(1772449080000000) },
+		{ "infinity", false, RK_WUSEC_PINF },
+		{ "-infinity", true, RK_WUSEC_NINF },
+	};
+	static const char *const bad[] = {
+		"294277-01-01 00:00:00+00",
+		"294276-12-31 23:59:59.999999-01",
+		"294277-01-01 00:00:00",
+		"4714-11-23 23:59:59.999999+00 BC",
+		"4714-11-24 00:00:00+01 BC",
+		"5874898-01-01",
+	};
+	const char *why = NULL;
+	rk_wusec w;
+	rk_usec t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		w = 0;
+		assert_int_equal(rk_time_parse_wide(ok[i].text, strlen(ok[i].text), ok[i].local, &w, &why), 0);
+		assert_true(w == ok[i].want);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		why = NULL;
+		assert_int_equal(rk_time_parse_wide(bad[i], strlen(bad[i]), false, &w, &why), -1);
+		assert_string_equal(why, "timestamp out of range");
+	}
+	assert_int_equal(rk_time_parse_wide("2026-02-30", 10, false, &w, &why), -1);
+	assert_string_equal(why, "day out of range for month");
+	/* an rk_usec ends one microsecond before INT64_MAX ('infinity') */
+	assert_int_equal(rk_time_parse("294247-01-10 04:00:54.775806+00", 31, &t, &why), 0);
+	assert_true(t == RK_USEC_LAST);
+	assert_int_equal(rk_time_parse("294247-01-10 04:00:54.775807+00", 31, &t, &why), -1);
+	/* where a row is placed: an rk_usec's own instants, the rest after
+	 * every window */
+	assert_true(rk_usec_place((rk_wusec)RK_USEC_LAST) == RK_USEC_LAST);
+	assert_true(rk_usec_place((rk_wusec)INT64_MAX) == RK_USEC_PINF);
+	assert_true(rk_usec_place((rk_wusec)UINT64_C(9224318015999999999)) == RK_USEC_PINF);
+	assert_true(rk_usec_place(RK_WUSEC_PINF) == RK_USEC_PINF);
+	assert_true(rk_usec_place(RK_WUSEC_NINF) == RK_USEC_NINF);
+	assert_true(rk_usec_place(-1) == -1);
+	/* PostgreSQL's END_TIMESTAMP and MIN_TIMESTAMP, from 2000 */
+	assert_true(RK_WUSEC_END - RK_PG_EPOCH_USEC == (rk_wusec)INT64_C(9223371331200000000));
+	assert_true(RK_WUSEC_MIN - RK_PG_EPOCH_USEC == (rk_wusec)INT64_C(-211813488000000000));
+	assert_true(rk_pg_timestamp_wide(INT64_C(9223371331199999999)) == RK_WUSEC_END - 1);
+	assert_true(rk_pg_timestamp_wide(INT64_MAX) == RK_WUSEC_PINF);
+	assert_true(rk_pg_timestamp_wide(INT64_MIN) == RK_WUSEC_NINF);
+}
+
+/* Wide instants printed as PostgreSQL prints them, and back. */
+static void test_time_format_wide(void **state)
+{
+	char buf[RK_TIME_STRLEN];
+	rk_wusec end = RK_WUSEC_END - 1, w = 0;
+	const char *why;
+
+	(void)state;
+	assert_string_equal(rk_time_format_wide(end, buf), "294276-12-31T23:59:59.999999Z");
+	assert_int_equal(rk_time_parse_wide(buf, strlen(buf), false, &w, &why), 0);
+	assert_true(w == end);
+	assert_string_equal(rk_time_format_pg_wide(end, true, buf), "294276-12-31 23:59:59.999999+00");
+	assert_string_equal(rk_time_format_pg_wide(end - 999999, false, buf), "294276-12-31 23:59:59");
+	assert_string_equal(rk_time_format_sql_wide(end, true, buf), "294276-12-31 23:59:59.999999+00");
+	assert_string_equal(rk_time_format_sql_wide((rk_wusec)INT64_MAX, false, buf), "294247-01-10 04:00:54.775807");
+	assert_string_equal(rk_time_format_wide(RK_WUSEC_PINF, buf), "infinity");
+	assert_string_equal(rk_time_format_pg_wide(RK_WUSEC_NINF, true, buf), "-infinity");
+	assert_string_equal(rk_time_format_pg_wide(RK_WUSEC_MIN, true, buf), "4714-11-24 00:00:00+00 BC");
+	assert_string_equal(rk_time_format_wide((rk_wusec)INT64_C(-210863520000000000), buf), "4713-01-01T00:00:00Z BC");
+	/* the rk_usec forms are the same functions */
+	assert_string_equal(rk_time_format(RK_USEC_LAST, buf), "294247-01-10T04:00:54.775806Z");
+	assert_string_equal(rk_time_format_pg(RK_USEC_PINF, true, buf), "infinity");
 }
 
 static void check_dur(const char *s, bool allow_zero, rk_usec want, int line)
@@ -770,6 +872,8 @@ int main(void)
 		cmocka_unit_test(test_time_parse_unterminated),
 		cmocka_unit_test(test_time_parse_local),
 		cmocka_unit_test(test_time_format),
+		cmocka_unit_test(test_time_parse_wide),
+		cmocka_unit_test(test_time_format_wide),
 		cmocka_unit_test(test_time_parse_minute_cache),
 		cmocka_unit_test(test_time_roundtrip),
 		cmocka_unit_test(test_time_parse_arg),
