@@ -415,7 +415,7 @@ format:
 # embeds only what src/ uses; src/'s includes point down the layers, with no
 # cycle between modules; no function over 120 lines without its reason, no
 # file over 1,200 (tests/harness/structure.sh, which checks itself first;
-# tests/harness/size-exceptions lists what is still over).
+# tests/harness/structure-exceptions lists what is still over).
 structure-check:
 	@bash tests/harness/structure.sh
 
