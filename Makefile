@@ -252,7 +252,7 @@ bench: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-drill.sh $(abspath $(BUILD)/reckon)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-job.sh $(abspath $(BUILD)/reckon)
-	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 	@bash tests/harness/bench-keyseg.sh $(abspath $(BUILD)/reckon)
 
 bench-keyseg: deps all
@@ -263,8 +263,8 @@ bench-job: deps all
 
 # Row-level repair against --replace-interval (N rows, default 1000000):
 # reports/bench/repair-N.md
-bench-repair: deps all
-	@bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
+bench-repair: deps all ext-ready
+	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-repair.sh $(abspath $(BUILD)/reckon)
 
 # A Delta table against PostgreSQL beside DuckDB's own floor, and the last
 # day of a 30-day table (N rows, default 5000000): reports/bench/delta-N.md

@@ -385,7 +385,7 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 		want = res->nclosed ? res->nclosed : 1;
 	*jobs = rk_xcalloc(2 * want, sizeof **jobs);
 	list = rk_xcalloc(2 * want, sizeof *list);
-	for (int s = 0; s < 2; s++) {
+	for (int s = spec->source_known ? 1 : 0; s < 2; s++) {
 		const char *snap = rk_reader_snapshot(sides[s].reader);
 		size_t js = snap ? want : 1;
 
@@ -426,6 +426,25 @@ static int rk_digest_pass(rk_side sides[2], const rk_check_spec *spec, const rk_
 	rc = rk_sides_parallel(list, n, rk_digest_side, err);
 	free(list);
 	return rc;
+}
+
+/* The source's digests of the windows, known (rk_check_spec.source_known). */
+static int rk_check_take_known(rk_check_result *res, const rk_check_known *k, size_t nsum, rk_error *err)
+{
+	rk_side_result *sr = &res->side[0];
+
+	if (k->nwindows != res->nwindows)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "the source's known digests are of %zu windows, not %zu",
+		                    k->nwindows, res->nwindows);
+	memcpy(sr->rows, k->rows, res->nwindows * sizeof *sr->rows);
+	memcpy(sr->hash, k->hash, res->nwindows * sizeof *sr->hash);
+	if (nsum)
+		memcpy(sr->sums, k->sums, res->nwindows * nsum * sizeof *sr->sums);
+	sr->null_time = k->null_time;
+	sr->total = 0;
+	for (size_t w = 0; w < res->nclosed; w++)
+		sr->total += sr->rows[w];
+	return 0;
 }
 
 /* The pair's resolved names as the reports show them (unquoted). */
@@ -488,6 +507,7 @@ typedef struct rk_run {
 	char **names[2]; /* per side: the bound columns' names as its reader takes them */
 	rk_side *jobs;   /* the digest pass's extra readers (rk_digest_pass) */
 	size_t njobs;
+	bool borrowed; /* the readers are the caller's (spec.readers): left open */
 } rk_run;
 
 /* The plan: the windows, the watermark, both sides open, the key and the
@@ -498,6 +518,11 @@ static int rk_run_plan(rk_run *run, rk_error *err)
 	rk_check_result *res = run->res;
 
 	res->nsum = spec->nsum;
+	if (spec->source_known && (spec->findings || !spec->time)) {
+		/* the drilldown reads the source's rows */
+		rk_error_set(err, RK_EXIT_RUNTIME, "known source digests are for a check of time windows without findings");
+		return -1;
+	}
 	if (spec->time && rk_check_grid(spec, res, err) < 0)
 		return -1;
 	if (spec->time && spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
@@ -507,7 +532,9 @@ static int rk_run_plan(rk_run *run, rk_error *err)
 
 		/* parallel readers of this side will share its snapshot */
 		o.export_snapshot = spec->jobs > 1;
-		if (!(run->rd[s] = rk_reader_open(&o, err)))
+		if (run->borrowed)
+			run->rd[s] = spec->readers[s];
+		else if (!(run->rd[s] = rk_reader_open(&o, err)))
 			return -1;
 	}
 	/* the key and the hashed columns, discovered when not given */
@@ -619,6 +646,8 @@ static int rk_run_scan(rk_run *run, rk_error *err)
 			sr->hash[i / res->slices] += sr->slice_hash[i];
 		}
 	}
+	if (spec->source_known && rk_check_take_known(res, spec->source_known, spec->nsum, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -681,14 +710,18 @@ static void rk_run_release(rk_run *run)
 			free(run->names[s][c]);
 		free(run->names[s]);
 		free(run->sides[s].types);
+		if (run->borrowed)
+			run->sides[s].reader = NULL;
 		rk_side_release(&run->sides[s]);
 	}
 	for (int s = 0; s < 2; s++)
 		if (res->side[s].reads_files)
 			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
 			            res->side[s].files_read, res->side[s].bytes_read);
-	rk_reader_free(run->rd[0]);
-	rk_reader_free(run->rd[1]);
+	if (!run->borrowed) {
+		rk_reader_free(run->rd[0]);
+		rk_reader_free(run->rd[1]);
+	}
 	rk_plan_free(&run->plan);
 	rk_pair_free(&run->pair);
 }
@@ -700,6 +733,7 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 
 	memset(&run, 0, sizeof run);
 	run.spec = *spec;
+	run.borrowed = spec->readers != NULL;
 	run.res = rk_xcalloc(1, sizeof *run.res);
 	if (rk_run_plan(&run, err) < 0 || rk_run_bind(&run, err) < 0 || rk_run_scan(&run, err) < 0)
 		goto done;

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/digest.h"
 #include "core/timeutil.h"
+#include "core/types.h"
 #include "io/reader.h"
 
 /* --pushdown: where a PostgreSQL side's window digests are computed. */
@@ -44,6 +46,17 @@ typedef struct rk_check_meter {
 /* Default bound on the rows per side the drilldown holds at once: about
  * 100 bytes each (hashes, time, key text), so ~20 MB per side. */
 #define RK_CHECK_LEAF_ROWS 200000
+
+/* One side's digests of every window of a check, known from an earlier
+ * check of the same windows in the same snapshot of that side
+ * (rk_check_spec.source_known): computing them again would give the same. */
+typedef struct rk_check_known {
+	size_t nwindows;
+	const uint64_t *rows; /* [nwindows] */
+	const rk_u128 *hash;  /* [nwindows] */
+	const rk_sum *sums;   /* [nwindows * nsum] */
+	uint64_t null_time;
+} rk_check_known;
 
 typedef struct rk_check_spec {
 	rk_reader_opts source;  /* side = "source" */
@@ -87,6 +100,16 @@ typedef struct rk_check_spec {
 	bool no_values;              /* --no-values: the changed columns' names, not their values */
 	const char *watermark_query; /* optional, run on the source (PostgreSQL only) */
 	rk_check_meter *meter;       /* optional: progress counters to keep up to date */
+	/* Optional: the two sides' readers (source, target), open and the
+	 * caller's: the check binds and scans them instead of opening its own,
+	 * and leaves them open (checks one after another on the same
+	 * connections: repair renews their snapshots between them,
+	 * rk_reader_renew); each side is then read by one session. */
+	rk_reader *const *readers;
+	/* Optional, without findings: the source's digests of the windows,
+	 * known: the check digests the target only (repair's check after a
+	 * change, against the source snapshot the check before it read). */
+	const rk_check_known *source_known;
 } rk_check_spec;
 
 #endif

@@ -453,6 +453,63 @@ static bool rk_init_section(FILE *out, const char *ss, const char *ts, const rk_
 	return why == NULL;
 }
 
+/* Reads both sides' tables: a PostgreSQL side's schema (ss, ts), a file
+ * side's one table (--table, which it needs); their connections as the
+ * job file writes them (no password) into src and tgt.  0 or -1 with err. */
+static int rk_init_sides(const rk_opts *o, const char *ss, const char *ts, rk_init_side side[2], rk_buf *src,
+                         rk_buf *tgt, rk_error *err)
+{
+	for (int s = 0; s < 2; s++) {
+		const char *conn = s ? o->target : o->source, *what = s ? "target" : "source";
+		rk_buf *pub = s ? tgt : src;
+
+		if (rk_conn_has(conn, RK_CAP_RELATION)) {
+			if (rk_pg_conninfo_public(conn, pub, err) < 0 || rk_init_read(conn, what, s ? ts : ss, &side[s], err) < 0)
+				return -1;
+			continue;
+		}
+		if (!o->table) {
+			rk_error_set(err, RK_EXIT_USAGE, "the %s is %s (%s): give --table NAME, the table of the other side "
+			                                 "to check it against",
+			             what, rk_conn_noun(conn), conn);
+			return rk_error_hint(err, "e.g. reckon init --source 'service=oltp' --target delta:/lake/orders --table orders");
+		}
+		rk_buf_puts(pub, conn); /* a path: no password */
+		if (rk_init_read_one(conn, what, o->table, &side[s], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The source tables without a namesake on the target, named in a comment
+ * of the job file, so that a renamed pair is one edit away. */
+static void rk_init_unpaired(const rk_init_side side[2])
+{
+	rk_buf name = RK_BUF_INIT;
+	size_t skipped = 0;
+
+	for (size_t i = 0; i < side[0].n; i++)
+		if (!rk_init_table_find(&side[1], side[0].tables[i].name))
+			skipped++;
+	if (!skipped)
+		return;
+	printf("\n; %zu source table%s without a namesake on the target %s not listed; to check one,\n"
+	       "; add a [table LABEL] section with source-table = NAME and target-table = its target:\n",
+	       skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
+	for (size_t i = 0; i < side[0].n; i++) {
+		if (rk_init_table_find(&side[1], side[0].tables[i].name))
+			continue;
+		rk_buf_reset(&name);
+		rk_init_name(&name, side[0].tables[i].name);
+		/* a comment is one line, whatever the name holds */
+		for (size_t k = 0; k < name.len; k++)
+			if ((unsigned char)name.data[k] < 0x20 || name.data[k] == 0x7f)
+				name.data[k] = '?';
+		printf(";   %s\n", rk_buf_cstr(&name));
+	}
+	rk_buf_free(&name);
+}
+
 int rk_cmd_init(int argc, char **argv)
 {
 	rk_opts o;
@@ -462,7 +519,7 @@ int rk_cmd_init(int argc, char **argv)
 	rk_init_labels labels = { NULL, 0 };
 	const char *ss, *ts;
 	char when[RK_TIME_STRLEN], w[RK_TIME_STRLEN], l[RK_TIME_STRLEN];
-	size_t paired = 0, active = 0, skipped = 0;
+	size_t paired = 0, active = 0;
 	int status = RK_EXIT_OK;
 
 	memset(side, 0, sizeof side);
@@ -482,26 +539,8 @@ int rk_cmd_init(int argc, char **argv)
 	                                                  : "public";
 	ts = o.target_schema ? o.target_schema : o.schema ? o.schema
 	                                                  : "public";
-	for (int s = 0; s < 2; s++) {
-		const char *conn = s ? o.target : o.source, *what = s ? "target" : "source";
-		rk_buf *pub = s ? &tgt : &src;
-
-		if (rk_conn_has(conn, RK_CAP_RELATION)) {
-			if (rk_pg_conninfo_public(conn, pub, &err) < 0 || rk_init_read(conn, what, s ? ts : ss, &side[s], &err) < 0)
-				goto fail;
-			continue;
-		}
-		if (!o.table) {
-			rk_error_set(&err, RK_EXIT_USAGE, "the %s is %s (%s): give --table NAME, the table of the other side "
-			                                  "to check it against",
-			             what, rk_conn_noun(conn), conn);
-			rk_error_hint(&err, "e.g. reckon init --source 'service=oltp' --target delta:/lake/orders --table orders");
-			goto fail;
-		}
-		rk_buf_puts(pub, conn); /* a path: no password */
-		if (rk_init_read_one(conn, what, o.table, &side[s], &err) < 0)
-			goto fail;
-	}
+	if (rk_init_sides(&o, ss, ts, side, &src, &tgt, &err) < 0)
+		goto fail;
 	if (o.table)
 		for (int s = 0; s < 2; s++)
 			rk_init_keep_only(&side[s], o.table);
@@ -530,28 +569,9 @@ int rk_cmd_init(int argc, char **argv)
 		active += rk_init_section(stdout, ss, ts, s, t, &labels);
 		paired++;
 	}
-	for (size_t i = 0; i < side[0].n; i++)
-		if (!rk_init_table_find(&side[1], side[0].tables[i].name))
-			skipped++;
 	if (!paired)
 		printf("\n; no table of the source has a namesake on the target: add [table LABEL] sections by hand\n");
-	if (skipped) {
-		/* named, so that a renamed pair is one edit away */
-		printf("\n; %zu source table%s without a namesake on the target %s not listed; to check one,\n"
-		       "; add a [table LABEL] section with source-table = NAME and target-table = its target:\n",
-		       skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are");
-		for (size_t i = 0; i < side[0].n; i++) {
-			if (rk_init_table_find(&side[1], side[0].tables[i].name))
-				continue;
-			rk_buf_reset(&name);
-			rk_init_name(&name, side[0].tables[i].name);
-			/* a comment is one line, whatever the name holds */
-			for (size_t k = 0; k < name.len; k++)
-				if ((unsigned char)name.data[k] < 0x20 || name.data[k] == 0x7f)
-					name.data[k] = '?';
-			printf(";   %s\n", rk_buf_cstr(&name));
-		}
-	}
+	rk_init_unpaired(side);
 	if (fflush(stdout) != 0) {
 		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
 		goto fail;

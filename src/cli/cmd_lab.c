@@ -43,6 +43,7 @@ int rk_cmd_lab(int argc, char **argv)
 	spec.engine = opts.engine;
 	spec.scenario = opts.scenario;
 	spec.out = opts.out;
+	spec.delta_dir = opts.delta_dir;
 	spec.reckon = self;
 	spec.verbose = opts.verbose;
 	rc = rk_lab_run(&spec, &err);

@@ -173,7 +173,9 @@ static void rk_repair_text_delta(FILE *out, const rk_rtable *t)
  * leaves the damage room too.  Narrower terminals get a block an interval. */
 #define RK_REPAIR_TABLE_WIDTH 150
 
-static void rk_repair_text(FILE *out, const rk_rtable *t)
+/* The table of the intervals, a row each (a block each on a narrow
+ * terminal): before, the rows written, after, the status, the damage. */
+static void rk_repair_text_rows(FILE *out, const rk_rtable *t)
 {
 	const rk_rerun_list *l = t->list;
 	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
@@ -183,15 +185,8 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 	const char *h_local = tz ? "local start                 " : "";
 	const char *h_del = rows ? (execute ? "deleted" : "delete") : (execute ? "deleted t+k" : "delete t+k");
 	const char *h_upd = execute ? "updated" : "update", *h_ins = execute ? "inserted" : "insert";
-	rk_repair_totals s;
-	rk_buf cell = RK_BUF_INIT;
 	rk_buf c[7];
 
-	rk_repair_sum(t, &s);
-	if (l->n == 0) {
-		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", l->name);
-		return;
-	}
 	if (tz)
 		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
 	if (table && rows)
@@ -260,34 +255,45 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 	}
 	for (int k = 0; k < 7; k++)
 		rk_buf_free(&c[k]);
-	if (rows)
-		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; only the rows of "
-		             "the keys its check names are written)\n");
-	else
-		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
-		             "deleted by time + by key)\n");
-	rk_repair_text_touched(out, t);
-	rk_repair_text_delta(out, t);
-	if (!execute && !rows && t->res.reset_columns) {
-		fprintf(out, "target-only columns that --replace-interval resets to their defaults: %s; the rows it "
-		             "deletes and inserts again:\n",
-		        t->res.reset_columns);
-		for (size_t i = 0; i < l->n; i++) {
-			char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
-			const rk_repair_interval *v = &t->iv[i];
+}
 
-			if (v->state != RK_REPAIR_PLANNED)
-				continue;
-			rk_buf_reset(&cell);
-			rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
-			fprintf(out, "%-46s  %llu row%s", rk_buf_cstr(&cell), (unsigned long long)v->reset,
-			        v->reset == 1 ? "" : "s");
-			if (v->reset_keys[0])
-				fprintf(out, " (%s%s)", v->reset > 3 ? "e.g. " : "", v->reset_keys);
-			fputc('\n', out);
-		}
+/* A dry run of --replace-interval: the target-only columns it resets and,
+ * per interval, the rows it deletes and inserts again. */
+static void rk_repair_text_reset(FILE *out, const rk_rtable *t)
+{
+	const rk_rerun_list *l = t->list;
+	rk_buf cell = RK_BUF_INIT;
+
+	if (t->spec.execute || !t->spec.replace_interval || !t->res.reset_columns)
+		return;
+	fprintf(out, "target-only columns that --replace-interval resets to their defaults: %s; the rows it "
+	             "deletes and inserts again:\n",
+	        t->res.reset_columns);
+	for (size_t i = 0; i < l->n; i++) {
+		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+		const rk_repair_interval *v = &t->iv[i];
+
+		if (v->state != RK_REPAIR_PLANNED)
+			continue;
+		rk_buf_reset(&cell);
+		rk_buf_printf(&cell, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+		fprintf(out, "%-46s  %llu row%s", rk_buf_cstr(&cell), (unsigned long long)v->reset,
+		        v->reset == 1 ? "" : "s");
+		if (v->reset_keys[0])
+			fprintf(out, " (%s%s)", v->reset > 3 ? "e.g. " : "", v->reset_keys);
+		fputc('\n', out);
 	}
 	rk_buf_free(&cell);
+}
+
+/* The closing line: what a dry run would do, or what was done. */
+static void rk_repair_text_totals(FILE *out, const rk_rtable *t)
+{
+	const rk_rerun_list *l = t->list;
+	bool execute = t->spec.execute, rows = !t->spec.replace_interval;
+	rk_repair_totals s;
+
+	rk_repair_sum(t, &s);
 	if (!execute) {
 		fprintf(out, "dry run: %zu interval%s", l->n, l->n == 1 ? "" : "s");
 		if (s.already)
@@ -328,6 +334,27 @@ static void rk_repair_text(FILE *out, const rk_rtable *t)
 		        s.touched_differ == 1 ? "" : "s", s.touched_differ == 1 ? "s" : "");
 	fprintf(out, "%s\n", t->complete ? "" : rk_guard_signal() ? " (interrupted)"
 	                                                          : " (stopped by an error)");
+}
+
+static void rk_repair_text(FILE *out, const rk_rtable *t)
+{
+	bool rows = !t->spec.replace_interval;
+
+	if (t->list->n == 0) {
+		fprintf(out, "nothing to repair: the rerun list %s holds no interval\n", t->list->name);
+		return;
+	}
+	rk_repair_text_rows(out, t);
+	if (rows)
+		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; only the rows of "
+		             "the keys its check names are written)\n");
+	else
+		fprintf(out, "(s/t: source/target rows in the interval, before as the rerun list says; t+k: target rows "
+		             "deleted by time + by key)\n");
+	rk_repair_text_touched(out, t);
+	rk_repair_text_delta(out, t);
+	rk_repair_text_reset(out, t);
+	rk_repair_text_totals(out, t);
 }
 
 /* The run's verdict, as --format json and the audit trail say it. */
@@ -588,6 +615,14 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 		goto fail;
 	}
 	t->spec.check.leaf_rows = RK_CHECK_LEAF_ROWS;
+	/* the checks before and after each interval: their window digests are
+	 * computed in the server where the reckon extension is (the same
+	 * digests, without streaming the interval's rows), unless --pushdown
+	 * says otherwise */
+	t->spec.check.pushdown = !rk_opts_is_set(o, RK_O_PUSHDOWN) || o->pushdown == RK_OPT_PUSHDOWN_AUTO
+	                                 ? RK_PUSHDOWN_AUTO
+	                         : o->pushdown == RK_OPT_PUSHDOWN_ON ? RK_PUSHDOWN_ON
+	                                                             : RK_PUSHDOWN_OFF;
 	t->spec.check.settle = o->settle;
 	t->spec.check.now = rk_opts_is_set(o, RK_O_NOW) ? o->now : rk_time_now();
 	t->spec.interval_column = o->interval_column;

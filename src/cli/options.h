@@ -104,6 +104,7 @@ typedef enum rk_optid {
 	RK_O_ENGINE,
 	RK_O_SCENARIO,
 	RK_O_OUT,
+	RK_O_DELTA_DIR,
 	RK_O_MERGE,
 	RK_O_AS,
 	RK_O_DAG,
@@ -210,7 +211,7 @@ typedef struct rk_opts {
 	bool unsafe;
 
 	/* lab */
-	char *engine, *scenario, *out;
+	char *engine, *scenario, *out, *delta_dir;
 
 	/* rerun-list */
 	bool merge;

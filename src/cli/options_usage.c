@@ -33,8 +33,8 @@ const char *rk_opts_synopsis(unsigned cmd)
 		       "            --key COLS --time COL [options]\n\n"
 		       "Runs one incremental load with the named strategy (the loader module).";
 	case RK_CMD_LAB:
-		return "reckon lab --source CONN [--target CONN] [--engine postgres|split|all]\n"
-		       "           [--scenario NAME|all] [--out DIR]\n\n"
+		return "reckon lab --source CONN [--target CONN] [--engine postgres|split|delta|all]\n"
+		       "           [--scenario NAME|all] [--out DIR] [--delta-dir DIR]\n\n"
 		       "Reproduces the load failure scenarios on a real PostgreSQL, then checks and\n"
 		       "repairs each.";
 	case RK_CMD_RERUN:

@@ -845,12 +845,30 @@ static int rk_csv_find(const rk_csvreader *r, const rk_csvfile *f, const char *n
 	return -1;
 }
 
+/* Forgets the bound columns: a reader may be bound again (checks one after
+ * another on one reader). */
+static void rk_csv_unbind(rk_csvreader *r)
+{
+	for (size_t k = 0; k < r->nfiles; k++) {
+		free(r->files[k].map);
+		free(r->files[k].wanted);
+		r->files[k].map = NULL;
+		r->files[k].wanted = NULL;
+	}
+	free(r->slots);
+	free(r->fields);
+	r->slots = NULL;
+	r->fields = NULL;
+	r->ncolumns = 0;
+	r->bound = false;
+}
+
 static int rk_csv_bind(void *impl, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err)
 {
 	rk_csvreader *r = impl;
 	size_t maxcols = 1;
 
-	assert(!r->bound);
+	rk_csv_unbind(r);
 	for (size_t i = 0; i < ncolumns; i++)
 		types[i] = RK_T_UNKNOWN;
 	for (size_t k = 0; k < r->nfiles; k++) {

@@ -1,8 +1,9 @@
 /*
  * delta_impl.h - the parts of the Delta reader shared by its files
- * (delta.c: log replay; delta_dv.c: deletion vectors; delta_view.c: the
- * DuckDB view) and by their unit tests.  Not for other modules: they use
- * delta.h.
+ * (delta.c: the log and its replay; delta_schema.c: the protocol, the
+ * schema, partition values and stats; delta_dv.c: deletion vectors;
+ * delta_view.c: the DuckDB view) and by their unit tests.  Not for other
+ * modules: they use delta.h.
  */
 #ifndef RK_IO_DELTA_IMPL_H
 #define RK_IO_DELTA_IMPL_H
@@ -98,8 +99,24 @@ typedef struct rk_delta_action {
 	int64_t version; /* the commit's, -1 from a checkpoint */
 } rk_delta_action;
 
-/* The partition values' converter (delta.c). */
+/* The partition values' converter (delta_schema.c): timestamps written
+ * without a zone read in one. */
 struct rk_delta_zone;
+
+/* A converter of naive partition timestamps in zone (an IANA name, kept by
+ * reference), checked to be one DuckDB knows: RK_EXIT_USAGE when not.
+ * Returns a new converter (rk_delta_zone_free), or NULL with err. */
+struct rk_delta_zone *rk_delta_zone_new(rk_duck *duck, const char *zone, rk_error *err);
+void rk_delta_zone_free(struct rk_delta_zone *z);
+
+/* "Protocol Evolution", "Table Features": RK_EXIT_USAGE, naming them, for
+ * reader versions and features this reader does not implement.  Returns 0
+ * or -1. */
+int rk_delta_check_protocol(rk_delta *d, json_t *protocol, rk_error *err);
+
+/* "Schema Serialization Format", "Column Mapping": d's columns from the
+ * metaData action meta.  Returns 0 or -1. */
+int rk_delta_read_schema(rk_delta *d, json_t *meta, rk_error *err);
 
 /*
  * Fills f's path (from key: up to its '\n'), log path, size, modification

@@ -313,78 +313,47 @@ static bool has_data_column(const rk_delta *d)
 	return false;
 }
 
-int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
-                  rk_error *err)
+/* The view of no file: every column NULL, no row. */
+static int empty_view(const rk_delta *d, duckdb_connection con, const char *name, rk_buf *sql, rk_error *err)
 {
-	rk_buf sql = RK_BUF_INIT, t_files = RK_BUF_INIT, t_dv = RK_BUF_INIT, col = RK_BUF_INIT;
-	names present = { 0 };
-	bool any_dv = false, any_part = false;
+	rk_buf_puts(sql, "CREATE OR REPLACE TEMP VIEW ");
+	rk_duck_quote_ident(sql, name);
+	rk_buf_puts(sql, " AS SELECT ");
+	for (size_t c = 0; c < d->ncols; c++) {
+		rk_buf_printf(sql, "%sCAST(NULL AS %s) AS ", c ? ", " : "", d->cols[c].duck_type);
+		rk_duck_quote_ident(sql, d->cols[c].name);
+	}
+	rk_buf_puts(sql, " WHERE false");
+	return exec(con, sql, err);
+}
+
+/* The helper tables t_files (each file's position and partition values)
+ * and t_dv (the positions of its deleted rows), created empty, then filled
+ * when the files have partition values (any_part) or deletion vectors
+ * (any_dv). */
+static int fill_helpers(const rk_delta *d, duckdb_connection con, const size_t *files, size_t nfiles,
+                        const char *t_files, const char *t_dv, bool any_part, bool any_dv, rk_buf *sql, rk_error *err)
+{
 	duckdb_appender app = NULL;
-	int rc = -1;
 
-	if (!files)
-		nfiles = d->nfiles;
-	for (size_t i = 0; i < nfiles; i++) {
-		if (d->files[files ? files[i] : i].dv_count)
-			any_dv = true;
-	}
+	rk_buf_reset(sql);
+	rk_buf_puts(sql, "CREATE OR REPLACE TEMP TABLE ");
+	rk_duck_quote_ident(sql, t_files);
+	rk_buf_puts(sql, " (pos UBIGINT");
 	for (size_t c = 0; c < d->ncols; c++)
 		if (d->cols[c].partition)
-			any_part = true;
-	rk_buf_printf(&t_files, "%s__files", name);
-	rk_buf_printf(&t_dv, "%s__dv", name);
-
-	if (nfiles == 0) {
-		rk_buf_puts(&sql, "CREATE OR REPLACE TEMP VIEW ");
-		rk_duck_quote_ident(&sql, name);
-		rk_buf_puts(&sql, " AS SELECT ");
-		for (size_t c = 0; c < d->ncols; c++) {
-			rk_buf_printf(&sql, "%sCAST(NULL AS %s) AS ", c ? ", " : "", d->cols[c].duck_type);
-			rk_duck_quote_ident(&sql, d->cols[c].name);
-		}
-		rk_buf_puts(&sql, " WHERE false");
-		rc = exec(con, &sql, err);
-		goto out;
-	}
-
-	/* which physical columns the files have: a column added to the schema
-	 * after a file was written is NULL in that file's rows */
-	rk_buf_puts(&sql, "SELECT column_name::VARCHAR FROM (DESCRIBE SELECT * FROM ");
-	file_list(d, files, nfiles, &sql);
-	rk_buf_puts(&sql, ")");
-	if (rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's data files",
-	                        name_cb, &present, err) != 0)
-		goto out;
-	if ((any_part || any_dv) &&
-	    (has_name(&present, "file_index") || has_name(&present, "file_row_number"))) {
-		rk_error_set(err, RK_EXIT_USAGE,
-		             "a data file has a column named file_index or file_row_number, which DuckDB's "
-		             "position columns would hide; this reader cannot join its partition values or "
-		             "deletion vectors");
-		goto out;
-	}
-	if (strcmp(d->mapping, "id") == 0 && has_data_column(d) && check_field_ids(d, con, files, nfiles, err) < 0)
-		goto out;
-
-	/* the files' positions and partition values */
-	rk_buf_reset(&sql);
-	rk_buf_puts(&sql, "CREATE OR REPLACE TEMP TABLE ");
-	rk_duck_quote_ident(&sql, rk_buf_cstr(&t_files));
-	rk_buf_puts(&sql, " (pos UBIGINT");
-	for (size_t c = 0; c < d->ncols; c++)
-		if (d->cols[c].partition)
-			rk_buf_printf(&sql, ", c%zu VARCHAR", c);
-	rk_buf_puts(&sql, ")");
-	if (exec(con, &sql, err) < 0)
-		goto out;
-	rk_buf_reset(&sql);
-	rk_buf_puts(&sql, "CREATE OR REPLACE TEMP TABLE ");
-	rk_duck_quote_ident(&sql, rk_buf_cstr(&t_dv));
-	rk_buf_puts(&sql, " (pos UBIGINT, row BIGINT)");
-	if (exec(con, &sql, err) < 0)
-		goto out;
+			rk_buf_printf(sql, ", c%zu VARCHAR", c);
+	rk_buf_puts(sql, ")");
+	if (exec(con, sql, err) < 0)
+		return -1;
+	rk_buf_reset(sql);
+	rk_buf_puts(sql, "CREATE OR REPLACE TEMP TABLE ");
+	rk_duck_quote_ident(sql, t_dv);
+	rk_buf_puts(sql, " (pos UBIGINT, row BIGINT)");
+	if (exec(con, sql, err) < 0)
+		return -1;
 	if (any_part) {
-		if (duckdb_appender_create_ext(con, "temp", "main", rk_buf_cstr(&t_files), &app) != DuckDBSuccess)
+		if (duckdb_appender_create_ext(con, "temp", "main", t_files, &app) != DuckDBSuccess)
 			goto app_fail;
 		for (size_t i = 0; i < nfiles; i++) {
 			const rk_delta_file *f = &d->files[files ? files[i] : i];
@@ -406,7 +375,7 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 		duckdb_appender_destroy(&app);
 	}
 	if (any_dv) {
-		if (duckdb_appender_create_ext(con, "temp", "main", rk_buf_cstr(&t_dv), &app) != DuckDBSuccess)
+		if (duckdb_appender_create_ext(con, "temp", "main", t_dv, &app) != DuckDBSuccess)
 			goto app_fail;
 		for (size_t i = 0; i < nfiles; i++) {
 			const rk_delta_file *f = &d->files[files ? files[i] : i];
@@ -422,56 +391,112 @@ int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, co
 			goto app_fail;
 		duckdb_appender_destroy(&app);
 	}
-
-	rk_buf_reset(&sql);
-	rk_buf_puts(&sql, "CREATE OR REPLACE TEMP VIEW ");
-	rk_duck_quote_ident(&sql, name);
-	rk_buf_puts(&sql, " AS SELECT ");
-	for (size_t c = 0; c < d->ncols; c++) {
-		const rk_delta_column *cl = &d->cols[c];
-
-		if (c)
-			rk_buf_puts(&sql, ", ");
-		rk_buf_reset(&col);
-		if (cl->partition) {
-			rk_buf_printf(&sql, "CAST(f.c%zu AS %s)", c,
-			              cl->duck_type);
-		} else if (!has_name(&present, cl->physical_name)) {
-			rk_buf_printf(&sql, "CAST(NULL AS %s)", cl->duck_type);
-		} else {
-			rk_buf_puts(&col, "d.");
-			rk_duck_quote_ident(&col, cl->physical_name);
-			read_expr(d, d->col_types[c], rk_buf_cstr(&col), 0, &sql);
-		}
-		rk_buf_puts(&sql, " AS ");
-		rk_duck_quote_ident(&sql, cl->name);
-	}
-	rk_buf_puts(&sql, " FROM ");
-	file_list(d, files, nfiles, &sql);
-	rk_buf_puts(&sql, " AS d");
-	if (any_part) {
-		rk_buf_puts(&sql, " JOIN ");
-		rk_duck_quote_ident(&sql, rk_buf_cstr(&t_files));
-		rk_buf_puts(&sql, " AS f ON f.pos = d.file_index");
-	}
-	if (any_dv) {
-		rk_buf_puts(&sql, " ANTI JOIN ");
-		rk_duck_quote_ident(&sql, rk_buf_cstr(&t_dv));
-		rk_buf_puts(&sql, " AS x ON x.pos = d.file_index AND x.row = d.file_row_number");
-	}
-	rc = exec(con, &sql, err);
-	goto out;
+	return 0;
 app_fail:
 	rk_error_set(err, RK_EXIT_RUNTIME, "reading the Delta table: duckdb appender: %s",
 	             app ? duckdb_appender_error(app) : "cannot create it");
 	if (app)
 		duckdb_appender_destroy(&app);
-	rc = -1;
+	return -1;
+}
+
+/* The view itself: each column by its logical name and type, from the
+ * files (NULL where a file lacks it), the partition values joined on the
+ * file's position, the deleted rows left out. */
+static void view_sql(const rk_delta *d, const char *name, const size_t *files, size_t nfiles, const names *present,
+                     const char *t_files, const char *t_dv, bool any_part, bool any_dv, rk_buf *sql)
+{
+	rk_buf col = RK_BUF_INIT;
+
+	rk_buf_reset(sql);
+	rk_buf_puts(sql, "CREATE OR REPLACE TEMP VIEW ");
+	rk_duck_quote_ident(sql, name);
+	rk_buf_puts(sql, " AS SELECT ");
+	for (size_t c = 0; c < d->ncols; c++) {
+		const rk_delta_column *cl = &d->cols[c];
+
+		if (c)
+			rk_buf_puts(sql, ", ");
+		rk_buf_reset(&col);
+		if (cl->partition) {
+			rk_buf_printf(sql, "CAST(f.c%zu AS %s)", c, cl->duck_type);
+		} else if (!has_name(present, cl->physical_name)) {
+			rk_buf_printf(sql, "CAST(NULL AS %s)", cl->duck_type);
+		} else {
+			rk_buf_puts(&col, "d.");
+			rk_duck_quote_ident(&col, cl->physical_name);
+			read_expr(d, d->col_types[c], rk_buf_cstr(&col), 0, sql);
+		}
+		rk_buf_puts(sql, " AS ");
+		rk_duck_quote_ident(sql, cl->name);
+	}
+	rk_buf_puts(sql, " FROM ");
+	file_list(d, files, nfiles, sql);
+	rk_buf_puts(sql, " AS d");
+	if (any_part) {
+		rk_buf_puts(sql, " JOIN ");
+		rk_duck_quote_ident(sql, t_files);
+		rk_buf_puts(sql, " AS f ON f.pos = d.file_index");
+	}
+	if (any_dv) {
+		rk_buf_puts(sql, " ANTI JOIN ");
+		rk_duck_quote_ident(sql, t_dv);
+		rk_buf_puts(sql, " AS x ON x.pos = d.file_index AND x.row = d.file_row_number");
+	}
+	rk_buf_free(&col);
+}
+
+int rk_delta_view(const rk_delta *d, duckdb_connection con, const char *name, const size_t *files, size_t nfiles,
+                  rk_error *err)
+{
+	rk_buf sql = RK_BUF_INIT, t_files = RK_BUF_INIT, t_dv = RK_BUF_INIT;
+	names present = { 0 };
+	bool any_dv = false, any_part = false;
+	int rc = -1;
+
+	if (!files)
+		nfiles = d->nfiles;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (d->files[files ? files[i] : i].dv_count)
+			any_dv = true;
+	}
+	for (size_t c = 0; c < d->ncols; c++)
+		if (d->cols[c].partition)
+			any_part = true;
+	rk_buf_printf(&t_files, "%s__files", name);
+	rk_buf_printf(&t_dv, "%s__dv", name);
+
+	if (nfiles == 0) {
+		rc = empty_view(d, con, name, &sql, err);
+		goto out;
+	}
+
+	/* which physical columns the files have: a column added to the schema
+	 * after a file was written is NULL in that file's rows */
+	rk_buf_puts(&sql, "SELECT column_name::VARCHAR FROM (DESCRIBE SELECT * FROM ");
+	file_list(d, files, nfiles, &sql);
+	rk_buf_puts(&sql, ")");
+	if (rk_duck_each_string(con, rk_buf_cstr(&sql), RK_EXIT_RUNTIME, "reading the Delta table's data files",
+	                        name_cb, &present, err) != 0)
+		goto out;
+	if ((any_part || any_dv) && (has_name(&present, "file_index") || has_name(&present, "file_row_number"))) {
+		rk_error_set(err, RK_EXIT_USAGE,
+		             "a data file has a column named file_index or file_row_number, which DuckDB's "
+		             "position columns would hide; this reader cannot join its partition values or "
+		             "deletion vectors");
+		goto out;
+	}
+	if (strcmp(d->mapping, "id") == 0 && has_data_column(d) && check_field_ids(d, con, files, nfiles, err) < 0)
+		goto out;
+	if (fill_helpers(d, con, files, nfiles, rk_buf_cstr(&t_files), rk_buf_cstr(&t_dv), any_part, any_dv, &sql,
+	                 err) < 0)
+		goto out;
+	view_sql(d, name, files, nfiles, &present, rk_buf_cstr(&t_files), rk_buf_cstr(&t_dv), any_part, any_dv, &sql);
+	rc = exec(con, &sql, err);
 out:
 	names_free(&present);
 	rk_buf_free(&sql);
 	rk_buf_free(&t_files);
 	rk_buf_free(&t_dv);
-	rk_buf_free(&col);
 	return rc;
 }

@@ -851,6 +851,25 @@ static void rk_pgreader_free(void *impl)
 	free(r);
 }
 
+/* rk_reader_renew: the transaction ends (with its snapshot and the locks
+ * its scans took) and another begins, whose snapshot its first statement
+ * takes.  The relation, the bound columns, the filter and what the probe
+ * of the extension found stay: they are the database's, not the
+ * snapshot's. */
+static int rk_pgreader_renew(void *impl, rk_error *err)
+{
+	rk_pgreader *r = impl;
+
+	if (r->snapshot)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: a reader whose snapshot others share keeps it", r->desc);
+	if (rk_pg_command(r->pg, "end snapshot", rk_sql_session_end_snapshot, err) < 0 ||
+	    rk_pg_command(r->pg, "begin snapshot", rk_sql_session_begin_snapshot, err) < 0 ||
+	    rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err) < 0)
+		return -1;
+	r->broken = false;
+	return 0;
+}
+
 static int rk_pgreader_backend_pid(const void *impl)
 {
 	const rk_pgreader *r = impl;
@@ -891,6 +910,7 @@ const rk_reader_ops rk_pgreader_ops = {
 	.scale = rk_pgreader_scale,
 	.keyspace = rk_pgreader_keyspace,
 	.sample = rk_pgreader_sample,
+	.renew = rk_pgreader_renew,
 	.watermark = rk_pgreader_watermark,
 };
 

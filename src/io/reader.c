@@ -286,6 +286,11 @@ int rk_reader_drill_digest(rk_reader *r, const rk_drill_query *q, rk_row_fn fn, 
 	return r->ops->drill_digest(r->impl, q, fn, ctx, err);
 }
 
+int rk_reader_renew(rk_reader *r, rk_error *err)
+{
+	return r->ops->renew ? r->ops->renew(r->impl, err) : 0;
+}
+
 int rk_reader_watermark(const rk_reader_opts *o, const char *query, rk_usec *at, rk_error *err)
 {
 	const rk_reader_driver *d = rk_driver_for(o->conn);

@@ -152,7 +152,7 @@ const char *rk_reader_describe(const rk_reader *r);
  * Binds the columns the caller wants, in this order.  Fills types[i] from the
  * catalog (PostgreSQL) or RK_T_UNKNOWN (CSV: the caller assigns types from the
  * other side or --types).  An unknown column is error 2 naming it and listing
- * the columns that exist.  Call once, before any scan.
+ * the columns that exist.  Call before any scan; binding again replaces the columns bound before.
  */
 int rk_reader_bind(rk_reader *r, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err);
 
@@ -272,6 +272,18 @@ void rk_reader_keyspace(rk_reader *r, size_t col, const rk_keyspace *ks);
  */
 int rk_reader_sample(rk_reader *r, size_t col, uint64_t every, uint64_t min_rows, uint64_t *rows, rk_row_fn fn,
                      void *ctx, rk_error *err);
+
+/*
+ * Lets go of the reader's snapshot: the next scan sees the data as it is
+ * then, as a reader opened then would (a PostgreSQL reader ends its
+ * transaction, and with it the locks its scans took, and begins another;
+ * a reader of files keeps what it opened).
+ * The bound columns stay bound.  So one reader serves checks one after
+ * another, each in a snapshot of its own, without connecting again
+ * (repair's checks).  Not for a reader whose exported snapshot others
+ * share.  Returns 0 or -1.
+ */
+int rk_reader_renew(rk_reader *r, rk_error *err);
 
 /* The id of the snapshot exported at open (opts.export_snapshot), valid
  * while r lives; NULL for CSV readers or when not exported. */

@@ -46,6 +46,9 @@ typedef struct rk_reader_ops {
 	/* optional (RK_CAP_HISTORY): the commits that wrote ranges (rk_reader_history) */
 	int (*history)(void *impl, size_t time_index, const rk_range *ranges, size_t nranges, rk_history **out,
 	               rk_error *err);
+	/* optional: a new snapshot for the next scans (rk_reader_renew); none:
+	 * the data a reader reads does not change under it */
+	int (*renew)(void *impl, rk_error *err);
 } rk_reader_ops;
 
 /*

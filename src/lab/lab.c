@@ -14,12 +14,14 @@
 #include "core/timeutil.h"
 #include "io/afile.h"
 #include "io/pg.h"
+#include "lab/lab_delta.h"
 #include "load/child.h"
 #include "load/strategy.h"
 #include "rk_sql.h"
 
 enum { RK_LAB_POSTGRES = 1,
-       RK_LAB_SPLIT = 2 };
+       RK_LAB_SPLIT = 2,
+       RK_LAB_DELTA = 4 };
 
 /* docs/loader.md's data: "phase" is the run before which the row is committed. */
 typedef struct rk_lab_row {
@@ -73,15 +75,15 @@ typedef struct rk_lab_scenario {
 } rk_lab_scenario;
 
 static const rk_lab_scenario rk_lab_scenarios[] = {
-	{ "watermark-first", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WATERMARK_FIRST, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WATERMARK_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "write-first-append", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_APPEND, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "write-first-keyed", RK_LAB_POSTGRES | RK_LAB_SPLIT, RK_LOAD_WRITE_FIRST_KEYED, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "watermark-first", RK_LAB_POSTGRES | RK_LAB_SPLIT | RK_LAB_DELTA, RK_LOAD_WATERMARK_FIRST, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WATERMARK_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "write-first-append", RK_LAB_POSTGRES | RK_LAB_SPLIT | RK_LAB_DELTA, RK_LOAD_WRITE_FIRST_APPEND, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
+	{ "write-first-keyed", RK_LAB_POSTGRES | RK_LAB_SPLIT | RK_LAB_DELTA, RK_LOAD_WRITE_FIRST_KEYED, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_AFTER_WRITE_COMMIT }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "one-transaction", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2-killed", 2, RK_CRASH_INSIDE_TRANSACTION }, { "run2-retry", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "late-commit", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, false, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
 	{ "lookback", RK_LAB_POSTGRES, RK_LOAD_ONE_TRANSACTION, true, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "interval", RK_LAB_POSTGRES, RK_LOAD_INTERVAL, false, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE }, { "rerun-run2", 2, RK_CRASH_NONE }, { "rerun-run2-again", 2, RK_CRASH_NONE } }, "run3" },
+	{ "interval", RK_LAB_POSTGRES | RK_LAB_DELTA, RK_LOAD_INTERVAL, false, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE }, { "rerun-run2", 2, RK_CRASH_NONE }, { "rerun-run2-again", 2, RK_CRASH_NONE } }, "run3" },
 	{ "interval-closed", RK_LAB_POSTGRES, RK_LOAD_INTERVAL_CLOSED, false, false, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3", 3, RK_CRASH_NONE } }, NULL },
-	{ "target-watermark", RK_LAB_SPLIT, RK_LOAD_TARGET_WATERMARK, true, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3-killed", 3, RK_CRASH_BEFORE_WRITE }, { "run3-retry", 3, RK_CRASH_NONE } }, NULL },
+	{ "target-watermark", RK_LAB_SPLIT | RK_LAB_DELTA, RK_LOAD_TARGET_WATERMARK, true, true, { { "run1", 1, RK_CRASH_NONE }, { "run2", 2, RK_CRASH_NONE }, { "run3-killed", 3, RK_CRASH_BEFORE_WRITE }, { "run3-retry", 3, RK_CRASH_NONE } }, NULL },
 };
 #define RK_LAB_NSCENARIOS (sizeof rk_lab_scenarios / sizeof rk_lab_scenarios[0])
 
@@ -89,12 +91,15 @@ static const char *const rk_lab_summary_header = "engine,scenario,step,rows_read
 
 typedef struct rk_lab {
 	const rk_lab_spec *spec;
-	rk_pg *src;              /* the lab's own session on the source database */
-	rk_pg *tgt;              /* on the target database (== src for engine postgres) */
-	rk_pg *late;             /* the open late-commit session, or NULL */
-	const char *engine;      /* "postgres" / "split" */
-	const char *target_conn; /* what the steps get as --target */
-	char conf[PATH_MAX];     /* private INI with both conninfos, or "" */
+	rk_pg *src;                    /* the lab's own session on the source database */
+	rk_pg *tgt;                    /* on the target database (== src for engine postgres) */
+	rk_pg *late;                   /* the open late-commit session, or NULL */
+	const char *engine;            /* "postgres" / "split" / "delta" */
+	const char *target_conn;       /* what the steps get as --target */
+	bool delta;                    /* engine delta: tgt is the source's session, holding the mirror */
+	char table[PATH_MAX];          /* engine delta: the scenario's Delta table */
+	char delta_conn[PATH_MAX + 8]; /* "delta:" table */
+	char conf[PATH_MAX];           /* private INI with both conninfos, or "" */
 	const rk_lab_scenario *scen;
 	char dir[PATH_MAX]; /* OUT/<engine>/<scenario> */
 	int nn;             /* number of the last snapshot */
@@ -193,6 +198,9 @@ static int rk_lab_setup(rk_lab *lab, rk_error *err)
 	                        rk_pg_command(tgt, "create lab schema", rk_sql_lab_create_schema, err) < 0))
 		return -1;
 	if (rk_pg_command(tgt, "create target table", rk_sql_lab_create_target, err) < 0)
+		return -1;
+	/* engine delta: that table is the mirror; the target is a new Delta table */
+	if (lab->delta && rk_lab_delta_reset(lab->table, err) < 0)
 		return -1;
 	lab->committed_phase = 0;
 	return 0;
@@ -336,6 +344,8 @@ static int rk_lab_record(rk_lab *lab, const char *step, const char *rows_read, r
 
 	if (!v)
 		v = &local;
+	if (lab->delta && rk_lab_delta_mirror(lab->tgt, lab->table, err) < 0)
+		return -1;
 	if (rk_lab_snapshot(lab, step, err) < 0 || rk_lab_judge(lab, v, err) < 0)
 		return -1;
 	rk_buf_printf(&lab->summary, "%s,%s,%s,%s,%s,%s,%s\n", lab->engine, lab->scen->name, step,
@@ -434,8 +444,10 @@ static void rk_lab_table_args(rk_lab *lab, rk_lab_argv *a, const char *cmd, bool
 	}
 	rk_lab_arg(a, "--source-table");
 	rk_lab_arg(a, RK_LAB_SOURCE_TABLE);
-	rk_lab_arg(a, "--target-table");
-	rk_lab_arg(a, RK_LAB_TARGET_TABLE);
+	if (!lab->delta) {
+		rk_lab_arg(a, "--target-table");
+		rk_lab_arg(a, RK_LAB_TARGET_TABLE);
+	}
 	rk_lab_arg(a, "--key");
 	rk_lab_arg(a, "txn_id");
 	rk_lab_arg(a, "--time");
@@ -649,6 +661,19 @@ static int rk_lab_mkdirs(rk_lab *lab, rk_error *err)
 	    rk_afile_mkdir(lab->dir, "lab output directory", err) < 0)
 		return -1;
 	rk_lab_clean_dir(lab->dir);
+	if (!lab->delta)
+		return 0;
+	/* the Delta table: --delta-dir DIR/<scenario>, or OUT/delta/<scenario>/table */
+	if (lab->spec->delta_dir && *lab->spec->delta_dir) {
+		if (rk_afile_mkdir(lab->spec->delta_dir, "Delta directory", err) < 0 ||
+		    rk_lab_path(lab->table, sizeof lab->table, lab->spec->delta_dir, lab->scen->name, err) < 0)
+			return -1;
+	} else if (rk_lab_path(lab->table, sizeof lab->table, lab->dir, "table", err) < 0) {
+		return -1;
+	}
+	snprintf(lab->delta_conn, sizeof lab->delta_conn, "delta:%s", lab->table);
+	lab->target_conn = lab->delta_conn;
+	rk_lab_write_conf(lab);
 	return 0;
 }
 
@@ -729,6 +754,10 @@ static int rk_lab_run_scenario(rk_lab *lab, rk_error *err)
 		            sc->name, chk);
 		rk_lab_worse(lab, RK_EXIT_DIFFER);
 	}
+	/* engine delta: the commits the steps made, from the table's log */
+	if (lab->delta && (rk_lab_path(path, sizeof path, lab->dir, "history.csv", err) < 0 ||
+	                   rk_lab_delta_history(lab->table, path, err) < 0))
+		rc = -1;
 out:
 	if (lab->late) {
 		rk_pg_close(lab->late); /* a scenario that failed midway */
@@ -748,7 +777,9 @@ static int rk_lab_engine(rk_lab *lab, unsigned engine, rk_error *err)
 	const rk_lab_spec *s = lab->spec;
 	int rc = 0;
 
-	lab->engine = engine == RK_LAB_SPLIT ? "split" : "postgres";
+	lab->engine = engine == RK_LAB_SPLIT ? "split" : engine == RK_LAB_DELTA ? "delta"
+	                                                                        : "postgres";
+	lab->delta = engine == RK_LAB_DELTA;
 	if (!(lab->src = rk_pg_connect(s->source, "source", err)))
 		return -1;
 	if (rk_pg_exec(lab->src, "quiet notices", rk_sql_lab_quiet, 0, NULL, RK_PG_ONE_ROW, NULL, err) < 0) {
@@ -776,7 +807,8 @@ static int rk_lab_engine(rk_lab *lab, unsigned engine, rk_error *err)
 		lab->tgt = lab->src;
 		lab->target_conn = s->source;
 	}
-	rk_lab_write_conf(lab);
+	if (!lab->delta)
+		rk_lab_write_conf(lab); /* delta: per scenario, each has its table */
 	for (size_t i = 0; i < RK_LAB_NSCENARIOS && rc == 0; i++) {
 		lab->scen = &rk_lab_scenarios[i];
 		if (!(lab->scen->engines & engine) || (strcmp(s->scenario, "all") != 0 && strcmp(s->scenario, lab->scen->name) != 0))
@@ -798,7 +830,7 @@ out:
 int rk_lab_run(const rk_lab_spec *spec, rk_error *err)
 {
 	rk_lab lab;
-	unsigned engines = 0, supported = RK_LAB_POSTGRES | RK_LAB_SPLIT;
+	unsigned engines = 0, supported = RK_LAB_POSTGRES | RK_LAB_SPLIT | RK_LAB_DELTA;
 	char path[PATH_MAX];
 	int rc = 0;
 
@@ -806,11 +838,13 @@ int rk_lab_run(const rk_lab_spec *spec, rk_error *err)
 		engines = RK_LAB_POSTGRES;
 	else if (strcmp(spec->engine, "split") == 0)
 		engines = RK_LAB_SPLIT;
+	else if (strcmp(spec->engine, "delta") == 0)
+		engines = RK_LAB_DELTA;
 	else if (strcmp(spec->engine, "all") == 0)
-		engines = RK_LAB_POSTGRES | RK_LAB_SPLIT;
+		engines = RK_LAB_POSTGRES | RK_LAB_SPLIT | RK_LAB_DELTA;
 	else {
 		rk_error_set(err, RK_EXIT_USAGE, "unknown engine \"%s\" for --engine", spec->engine);
-		rk_error_hint(err, "one of postgres, split, all");
+		rk_error_hint(err, "one of postgres, split, delta, all");
 		return RK_EXIT_USAGE;
 	}
 	if (strcmp(spec->scenario, "all") != 0) {
@@ -826,7 +860,9 @@ int rk_lab_run(const rk_lab_spec *spec, rk_error *err)
 		if (!(supported & engines)) {
 			rk_error_set(err, RK_EXIT_USAGE, "scenario %s does not run on engine %s", spec->scenario,
 			             spec->engine);
-			rk_error_hint(err, "it runs on engine %s", supported == RK_LAB_SPLIT ? "split" : "postgres");
+			rk_error_hint(err, "it runs on engine%s%s%s%s", (supported & (supported - 1)) ? "s" : "",
+			              supported & RK_LAB_POSTGRES ? " postgres" : "", supported & RK_LAB_SPLIT ? " split" : "",
+			              supported & RK_LAB_DELTA ? " delta" : "");
 			return RK_EXIT_USAGE;
 		}
 		engines &= supported;
@@ -853,6 +889,8 @@ int rk_lab_run(const rk_lab_spec *spec, rk_error *err)
 		rc = rk_lab_engine(&lab, RK_LAB_POSTGRES, err);
 	if (rc == 0 && (engines & RK_LAB_SPLIT))
 		rc = rk_lab_engine(&lab, RK_LAB_SPLIT, err);
+	if (rc == 0 && (engines & RK_LAB_DELTA))
+		rc = rk_lab_engine(&lab, RK_LAB_DELTA, err);
 	if (rc == 0)
 		rk_log_info("lab summary written to %s", path);
 	rk_buf_free(&lab.summary);

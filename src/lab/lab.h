@@ -12,13 +12,14 @@
 #include "core/error.h"
 
 typedef struct rk_lab_spec {
-	const char *source;   /* conninfo: source table and watermark */
-	const char *target;   /* conninfo of a second database (engine split), or NULL */
-	const char *engine;   /* "postgres", "split" or "all" */
-	const char *scenario; /* a scenario name or "all" */
-	const char *out;      /* output directory */
-	const char *reckon;   /* the binary run for each step */
-	int verbose;          /* passed on to the steps */
+	const char *source;    /* conninfo: source table and watermark */
+	const char *target;    /* conninfo of a second database (engine split), or NULL */
+	const char *engine;    /* "postgres", "split", "delta" or "all" */
+	const char *delta_dir; /* engine delta: the tables go to DIR/<scenario>; NULL: OUT/delta/<scenario>/table */
+	const char *scenario;  /* a scenario name or "all" */
+	const char *out;       /* output directory */
+	const char *reckon;    /* the binary run for each step */
+	int verbose;           /* passed on to the steps */
 } rk_lab_spec;
 
 /*

@@ -19,7 +19,7 @@
 #include "core/timeutil.h"
 #include "core/tz.h"
 #include "report/report.h"
-#include "report/report_impl.h"
+#include "report/status.h"
 #include "report/tpl.h"
 #include "rk_tpl.h"
 

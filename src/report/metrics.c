@@ -10,7 +10,7 @@
 #include "core/buf.h"
 #include "core/text.h"
 #include "io/afile.h"
-#include "report/report_impl.h"
+#include "report/status.h"
 
 /* One family: its name, help, and what a table gives it. */
 typedef struct rk_family {

@@ -1,19 +1,21 @@
+/*
+ * report.c - what a check says on stdout and in summary.json: the text
+ * summary and the JSON object (report.h).  The report's files and its
+ * directory are files.c's, report.html html.c's, the windows' status and
+ * the one-phrase outcome status.c's.
+ */
 #include "report/report.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "check/diagnose.h"
 #include "check/history.h"
 #include "core/buf.h"
 #include "core/text.h"
 #include "core/tz.h"
-#include "io/afile.h"
-#include "report/report_impl.h"
+#include "report/status.h"
 
 /* Past this many windows the text summary lists only the ones that differ. */
 #define RK_TEXT_MAX_WINDOWS 100
@@ -23,36 +25,6 @@
 #define RK_TEXT_COMMITS 8
 /* Changed keys whose values summary.json lists (changes.csv has them all). */
 #define RK_JSON_CHANGES 100
-
-/* Appends s to out as one CSV field (quoted when needed; NULL = empty,
- * the empty string = "", as PostgreSQL writes them). */
-static void rk_report_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
-		/* quote; an empty string is "" so that it stays apart from NULL */
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-		return;
-	}
-	fputs(s, out);
-}
-
-/* Boundary i of r as a CSV field: an open end of key segments is empty
- * (an empty key text would be quoted, ""). */
-static void rk_report_csv_bound(FILE *out, const rk_check_result *r, size_t i, char *buf)
-{
-	if (r->keyed && !r->seg_text[i])
-		return;
-	rk_report_csv_field(out, rk_check_bound_text(r, i, buf));
-}
-
 static uint64_t rk_win_keys(const rk_check_result *r, size_t w)
 {
 	uint64_t n = 0;
@@ -60,32 +32,6 @@ static uint64_t rk_win_keys(const rk_check_result *r, size_t w)
 	for (int k = 0; k < RK_FIND_NKINDS; k++)
 		n += r->win_kind[w][k];
 	return n;
-}
-
-/* A window goes on the rerun list when it is closed and differs. */
-static bool rk_win_rerun(const rk_check_result *r, size_t w)
-{
-	return r->status[w] == RK_WIN_DIFFER;
-}
-
-const char *rk_report_status_name(rk_win_status s)
-{
-	return s == RK_WIN_MATCH ? "match" : s == RK_WIN_DIFFER ? "differ"
-	                                                        : "open";
-}
-
-size_t rk_report_count_status(const rk_check_result *r, rk_win_status s)
-{
-	size_t n = 0;
-
-	for (size_t w = 0; w < r->nwindows; w++)
-		n += r->status[w] == s;
-	return n;
-}
-
-const char *rk_report_window(const rk_check_spec *sp, char out[RK_TIME_STRLEN])
-{
-	return sp->window_text ? sp->window_text : rk_duration_format(sp->width, out);
 }
 
 /* Joins names with ", ". */
@@ -523,40 +469,31 @@ static json_t *rk_json_history(const rk_side_result *sr)
 	return o;
 }
 
-json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
+/* summary.json's "time_column_zone": the zone of zoneless time columns and
+ * the rows in its DST hours. */
+static json_t *rk_json_column_zone(const rk_check_result *r)
 {
-	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
-	json_t *range = json_object(), *rerun = json_array(), *drill = json_object();
+	json_t *tz = json_object(), *amb = json_object(), *gap = json_object();
+
+	json_object_set_new(tz, "zone", json_string(rk_report_column_zone(r)));
+	json_object_set_new(tz, "source_zoneless", json_boolean(r->side[0].time_zoneless));
+	json_object_set_new(tz, "target_zoneless", json_boolean(r->side[1].time_zoneless));
+	json_object_set_new(amb, "source", json_integer((json_int_t)r->side[0].dst_ambiguous));
+	json_object_set_new(amb, "target", json_integer((json_int_t)r->side[1].dst_ambiguous));
+	json_object_set_new(gap, "source", json_integer((json_int_t)r->side[0].dst_nonexistent));
+	json_object_set_new(gap, "target", json_integer((json_int_t)r->side[1].dst_nonexistent));
+	json_object_set_new(tz, "ambiguous", amb);
+	json_object_set_new(tz, "nonexistent", gap);
+	return tz;
+}
+
+/* summary.json's "range": the key segments or the time range, the zone,
+ * now and settle. */
+static json_t *rk_json_range(const rk_report_ctx *c, const rk_check_result *r)
+{
+	json_t *range = json_object();
 	char d[RK_TIME_STRLEN];
 
-	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
-	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
-	json_object_set_new(win, "matched", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_MATCH)));
-	json_object_set_new(win, "differ", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_DIFFER)));
-	json_object_set_new(win, "open", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_OPEN)));
-	json_object_set_new(root, "windows", win);
-	for (int k = 0; k < RK_FIND_NKINDS; k++)
-		json_object_set_new(fin, rk_find_kind_name((rk_find_kind)k), json_integer((json_int_t)r->kind_count[k]));
-	json_object_set_new(root, "findings", fin);
-	json_object_set_new(root, "source_rows", json_integer((json_int_t)r->side[0].total));
-	json_object_set_new(root, "target_rows", json_integer((json_int_t)r->side[1].total));
-	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
-	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
-	json_object_set_new(root, "null_time_rows", nul);
-	if (rk_report_column_zone(r)) {
-		json_t *tz = json_object(), *amb = json_object(), *gap = json_object();
-
-		json_object_set_new(tz, "zone", json_string(rk_report_column_zone(r)));
-		json_object_set_new(tz, "source_zoneless", json_boolean(r->side[0].time_zoneless));
-		json_object_set_new(tz, "target_zoneless", json_boolean(r->side[1].time_zoneless));
-		json_object_set_new(amb, "source", json_integer((json_int_t)r->side[0].dst_ambiguous));
-		json_object_set_new(amb, "target", json_integer((json_int_t)r->side[1].dst_ambiguous));
-		json_object_set_new(gap, "source", json_integer((json_int_t)r->side[0].dst_nonexistent));
-		json_object_set_new(gap, "target", json_integer((json_int_t)r->side[1].dst_nonexistent));
-		json_object_set_new(tz, "ambiguous", amb);
-		json_object_set_new(tz, "nonexistent", gap);
-		json_object_set_new(root, "time_column_zone", tz);
-	}
 	if (r->keyed) {
 		/* key segments: no time range (docs/key-segments.md) */
 		json_object_set_new(range, "by", json_string("key"));
@@ -574,17 +511,18 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	}
 	json_object_set_new(range, "now", rk_json_time(c->spec->now));
 	json_object_set_new(range, "settle", json_string(rk_duration_format(c->spec->settle, d)));
-	json_object_set_new(root, "range", range);
-	json_object_set_new(root, "source", json_string(r->side[0].describe));
-	json_object_set_new(root, "target", json_string(r->side[1].describe));
-	json_object_set_new(root, "key", rk_json_names(r->key_names, r->nkey));
-	json_object_set_new(root, "key_origin", json_string(r->key_origin ? r->key_origin : "--key"));
-	json_object_set_new(root, "columns", rk_json_names(r->column_names, r->ncolumns));
-	json_object_set_new(root, "whole_row", json_boolean(r->whole_row));
-	json_object_set_new(root, "schema", rk_json_schema(&r->drift));
+	return range;
+}
+
+/* summary.json's "rerun": the windows to redo, with their rows and
+ * findings. */
+static json_t *rk_json_rerun(const rk_report_ctx *c, const rk_check_result *r)
+{
+	json_t *rerun = json_array();
+
 	for (size_t w = 0; w < r->nwindows; w++) {
 		json_t *it;
-		if (!rk_win_rerun(r, w))
+		if (!rk_report_win_rerun(r, w))
 			continue;
 		it = json_object();
 		if (r->keyed) {
@@ -606,24 +544,106 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 			json_object_set_new(it, rk_find_kind_name((rk_find_kind)k), json_integer(r->win_kind[w][k]));
 		json_array_append_new(rerun, it);
 	}
-	json_object_set_new(root, "rerun", rerun);
+	return rerun;
+}
+
+/* summary.json's "read": what the readers of files (Delta tables)
+ * opened, all passes. */
+static json_t *rk_json_read(const rk_check_result *r)
+{
+	json_t *rd = json_object();
+
+	for (int s = 0; s < 2; s++) {
+		if (!r->side[s].reads_files)
+			continue;
+		json_object_set_new(rd, s ? "target" : "source",
+		                    json_pack("{s:I,s:I}", "files", (json_int_t)r->side[s].files_read, "bytes",
+		                              (json_int_t)r->side[s].bytes_read));
+	}
+	return rd;
+}
+
+/* summary.json's "diagnosis" (the likely causes) and "warnings", into
+ * root. */
+static void rk_json_diagnosis(json_t *root, const rk_check_result *r)
+{
+	json_t *dg = json_array(), *wa = json_array();
+
+	for (size_t i = 0; i < r->diagnosis->ncauses; i++) {
+		const rk_cause *cs = &r->diagnosis->causes[i];
+		json_t *it = json_object(), *ws = json_array();
+
+		json_object_set_new(it, "pattern", json_string(rk_pattern_name(cs->pattern)));
+		for (size_t w = 0; w < cs->nwindows; w++)
+			json_array_append_new(ws, rk_json_time(rk_check_window_start(r, cs->windows[w])));
+		json_object_set_new(it, "windows", ws);
+		json_object_set_new(it, "keys", json_integer((json_int_t)cs->keys));
+		json_object_set_new(it, "findings", json_integer((json_int_t)cs->findings));
+		json_object_set_new(it, "cause", json_string(cs->cause));
+		json_object_set_new(it, "evidence", json_string(cs->evidence));
+		json_object_set_new(it, "next_step", json_string(cs->next_step));
+		if (cs->pattern == RK_PAT_LATE_COMMIT || cs->pattern == RK_PAT_PARTIAL_XACT)
+			json_object_set_new(it, "max_lag_seconds", json_real(cs->max_lag));
+		json_array_append_new(dg, it);
+	}
+	json_object_set_new(root, "diagnosis", dg);
+	for (size_t i = 0; i < r->diagnosis->nwarnings; i++) {
+		json_t *it = json_object();
+
+		json_object_set_new(it, "kind", json_string(r->diagnosis->warnings[i].kind));
+		json_object_set_new(it, "message", json_string(r->diagnosis->warnings[i].message));
+		json_array_append_new(wa, it);
+	}
+	json_object_set_new(root, "warnings", wa);
+}
+
+/* summary.json's "watermark": its value, and whether its claim holds. */
+static json_t *rk_json_watermark(const rk_check_result *r)
+{
+	json_t *wm = json_object();
+
+	json_object_set_new(wm, "value", rk_json_time(r->watermark));
+	json_object_set_new(wm, "missing_at_or_before", json_integer((json_int_t)r->behind_watermark_missing));
+	json_object_set_new(wm, "holds", json_boolean(r->behind_watermark_missing == 0));
+	return wm;
+}
+
+json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
+{
+	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
+	json_t *drill = json_object();
+
+	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
+	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
+	json_object_set_new(win, "matched", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_MATCH)));
+	json_object_set_new(win, "differ", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_DIFFER)));
+	json_object_set_new(win, "open", json_integer((json_int_t)rk_report_count_status(r, RK_WIN_OPEN)));
+	json_object_set_new(root, "windows", win);
+	for (int k = 0; k < RK_FIND_NKINDS; k++)
+		json_object_set_new(fin, rk_find_kind_name((rk_find_kind)k), json_integer((json_int_t)r->kind_count[k]));
+	json_object_set_new(root, "findings", fin);
+	json_object_set_new(root, "source_rows", json_integer((json_int_t)r->side[0].total));
+	json_object_set_new(root, "target_rows", json_integer((json_int_t)r->side[1].total));
+	json_object_set_new(nul, "source", json_integer((json_int_t)r->side[0].null_time));
+	json_object_set_new(nul, "target", json_integer((json_int_t)r->side[1].null_time));
+	json_object_set_new(root, "null_time_rows", nul);
+	if (rk_report_column_zone(r))
+		json_object_set_new(root, "time_column_zone", rk_json_column_zone(r));
+	json_object_set_new(root, "range", rk_json_range(c, r));
+	json_object_set_new(root, "source", json_string(r->side[0].describe));
+	json_object_set_new(root, "target", json_string(r->side[1].describe));
+	json_object_set_new(root, "key", rk_json_names(r->key_names, r->nkey));
+	json_object_set_new(root, "key_origin", json_string(r->key_origin ? r->key_origin : "--key"));
+	json_object_set_new(root, "columns", rk_json_names(r->column_names, r->ncolumns));
+	json_object_set_new(root, "whole_row", json_boolean(r->whole_row));
+	json_object_set_new(root, "schema", rk_json_schema(&r->drift));
+	json_object_set_new(root, "rerun", rk_json_rerun(c, r));
 	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
 	json_object_set_new(root, "changes", rk_json_changes(r));
-	if (r->side[0].reads_files || r->side[1].reads_files) {
-		/* what the readers of files (Delta tables) opened, all passes */
-		json_t *rd = json_object();
-
-		for (int s = 0; s < 2; s++) {
-			if (!r->side[s].reads_files)
-				continue;
-			json_object_set_new(rd, s ? "target" : "source",
-			                    json_pack("{s:I,s:I}", "files", (json_int_t)r->side[s].files_read, "bytes",
-			                              (json_int_t)r->side[s].bytes_read));
-		}
-		json_object_set_new(root, "read", rd);
-	}
+	if (r->side[0].reads_files || r->side[1].reads_files)
+		json_object_set_new(root, "read", rk_json_read(r));
 	if (r->side[0].history || r->side[1].history || r->side[0].history_note || r->side[1].history_note) {
 		json_t *hs = json_object();
 
@@ -632,574 +652,9 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 				json_object_set_new(hs, s ? "target" : "source", rk_json_history(&r->side[s]));
 		json_object_set_new(root, "history", hs);
 	}
-	if (r->diagnosis) {
-		json_t *dg = json_array(), *wa = json_array();
-
-		for (size_t i = 0; i < r->diagnosis->ncauses; i++) {
-			const rk_cause *cs = &r->diagnosis->causes[i];
-			json_t *it = json_object(), *ws = json_array();
-
-			json_object_set_new(it, "pattern", json_string(rk_pattern_name(cs->pattern)));
-			for (size_t w = 0; w < cs->nwindows; w++)
-				json_array_append_new(ws, rk_json_time(rk_check_window_start(r, cs->windows[w])));
-			json_object_set_new(it, "windows", ws);
-			json_object_set_new(it, "keys", json_integer((json_int_t)cs->keys));
-			json_object_set_new(it, "findings", json_integer((json_int_t)cs->findings));
-			json_object_set_new(it, "cause", json_string(cs->cause));
-			json_object_set_new(it, "evidence", json_string(cs->evidence));
-			json_object_set_new(it, "next_step", json_string(cs->next_step));
-			if (cs->pattern == RK_PAT_LATE_COMMIT || cs->pattern == RK_PAT_PARTIAL_XACT)
-				json_object_set_new(it, "max_lag_seconds", json_real(cs->max_lag));
-			json_array_append_new(dg, it);
-		}
-		json_object_set_new(root, "diagnosis", dg);
-		for (size_t i = 0; i < r->diagnosis->nwarnings; i++) {
-			json_t *it = json_object();
-
-			json_object_set_new(it, "kind", json_string(r->diagnosis->warnings[i].kind));
-			json_object_set_new(it, "message", json_string(r->diagnosis->warnings[i].message));
-			json_array_append_new(wa, it);
-		}
-		json_object_set_new(root, "warnings", wa);
-	}
-	if (r->has_watermark) {
-		json_t *wm = json_object();
-		json_object_set_new(wm, "value", rk_json_time(r->watermark));
-		json_object_set_new(wm, "missing_at_or_before", json_integer((json_int_t)r->behind_watermark_missing));
-		json_object_set_new(wm, "holds", json_boolean(r->behind_watermark_missing == 0));
-		json_object_set_new(root, "watermark", wm);
-	}
+	if (r->diagnosis)
+		rk_json_diagnosis(root, r);
+	if (r->has_watermark)
+		json_object_set_new(root, "watermark", rk_json_watermark(r));
 	return root;
-}
-
-static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
-{
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], h1[33], h2[33];
-
-	fputs("window_start,window_end,status,source_rows,target_rows", out);
-	for (size_t j = 0; j < r->nsum; j++) {
-		fputs(",", out);
-		rk_buf nm = RK_BUF_INIT;
-		rk_buf_printf(&nm, "source_sum_%s", c->sum_names[j]);
-		rk_report_csv_field(out, rk_buf_cstr(&nm));
-		rk_buf_reset(&nm);
-		rk_buf_printf(&nm, "target_sum_%s", c->sum_names[j]);
-		fputs(",", out);
-		rk_report_csv_field(out, rk_buf_cstr(&nm));
-		rk_buf_free(&nm);
-	}
-	fputs(c->spec->tz ? ",source_hash,target_hash,window_label\n" : ",source_hash,target_hash\n", out);
-	for (size_t w = 0; w < r->nwindows; w++) {
-		rk_usec s = rk_check_window_start(r, w);
-		char label[RK_TIME_STRLEN + 2];
-
-		/* --timezone: the window's local start, after the UTC columns */
-		label[0] = '\0';
-		if (c->spec->tz) {
-			label[0] = ',';
-			rk_tz_format(c->spec->tz, s, label + 1);
-		}
-		(void)s;
-		rk_report_csv_bound(out, r, w, a);
-		fputc(',', out);
-		rk_report_csv_bound(out, r, w + 1, b);
-		fprintf(out, ",%s", rk_report_status_name(r->status[w]));
-		if (r->status[w] == RK_WIN_OPEN) {
-			fputs(",,", out);
-			for (size_t j = 0; j < r->nsum; j++)
-				fputs(",,", out);
-			fprintf(out, ",,%s\n", label);
-			continue;
-		}
-		fprintf(out, ",%llu,%llu", (unsigned long long)r->side[0].rows[w], (unsigned long long)r->side[1].rows[w]);
-		for (size_t j = 0; j < r->nsum; j++) {
-			char s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
-			fprintf(out, ",%s,%s", rk_sum_format(&r->side[0].sums[w * r->nsum + j], s1),
-			        rk_sum_format(&r->side[1].sums[w * r->nsum + j], s2));
-		}
-		rk_hash_hex(r->side[0].hash[w], h1);
-		rk_hash_hex(r->side[1].hash[w], h2);
-		fprintf(out, ",%s,%s%s\n", h1, h2, label);
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-/* findings.csv and changes.csv lines open alike: the finding's window by
- * its bounds (a calendar window is no multiple of the result's grid), its
- * kind in findings.csv, its key. */
-static void rk_report_key_header(FILE *out, const rk_report_ctx *c, const rk_check_result *r, bool kind)
-{
-	fputs(kind ? "window_start,window_end,kind" : "window_start,window_end", out);
-	for (size_t i = 0; i < r->nkey; i++) {
-		fputc(',', out);
-		rk_report_csv_field(out, c->key_names[i]);
-	}
-}
-
-static void rk_report_key_line(FILE *out, const rk_check_result *r, const rk_finding *f, bool kind)
-{
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	rk_report_csv_bound(out, r, f->window, a);
-	fputc(',', out);
-	rk_report_csv_bound(out, r, f->window + 1, b);
-	if (kind)
-		fprintf(out, ",%s", rk_find_kind_name(f->kind));
-	for (size_t k = 0; k < r->nkey; k++) {
-		fputc(',', out);
-		rk_report_csv_field(out, f->key[k]);
-	}
-}
-
-static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
-{
-	rk_report_key_header(out, c, r, true);
-	fputs(",source_copies,target_copies\n", out);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const rk_finding *f = &r->findings[i];
-
-		rk_report_key_line(out, r, f, true);
-		fprintf(out, ",%u,%u\n", f->source_copies, f->target_copies);
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
-{
-	rk_report_key_header(out, c, r, false);
-	fputs(",column,source_value,target_value\n", out);
-	for (size_t i = 0; i < r->nchanges; i++) {
-		const rk_change *ch = &r->changes[i];
-
-		rk_report_key_line(out, r, &r->findings[ch->finding], false);
-		fputc(',', out);
-		rk_report_csv_field(out, r->column_names[ch->column]);
-		fputc(',', out);
-		rk_report_csv_field(out, ch->value[0]);
-		fputc(',', out);
-		rk_report_csv_field(out, ch->value[1]);
-		fputc('\n', out);
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-static int rk_report_rerun_csv(FILE *out, const rk_check_result *r)
-{
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-
-	/* key segments add a last column, kind (docs/rerun.md); a time list
-	 * keeps its exact header */
-	fputs(r->keyed ? "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed,kind\n"
-	               : "interval_start,interval_end,source_rows,target_rows,missing,extra,duplicated,changed\n",
-	      out);
-	for (size_t w = 0; w < r->nwindows; w++) {
-		if (!rk_win_rerun(r, w))
-			continue;
-		rk_report_csv_bound(out, r, w, a);
-		fputc(',', out);
-		rk_report_csv_bound(out, r, w + 1, b);
-		fprintf(out, ",%llu,%llu,%u,%u,%u,%u%s\n", (unsigned long long)r->side[0].rows[w],
-		        (unsigned long long)r->side[1].rows[w], r->win_kind[w][RK_FIND_MISSING], r->win_kind[w][RK_FIND_EXTRA],
-		        r->win_kind[w][RK_FIND_DUPLICATED], r->win_kind[w][RK_FIND_CHANGED], r->keyed ? ",key" : "");
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------------
- * the report directory
- * ---------------------------------------------------------------------- */
-
-const char *const rk_report_names[] = { "windows.csv", "findings.csv", "changes.csv", "rerun.csv", "summary.json", "report.html",
-	                                "index.html", NULL };
-
-struct rk_report_dir {
-	rk_adir *adir;
-	char *extra; /* another name the rerun list is written under, or NULL */
-	bool has_rerun;
-};
-
-static bool rk_report_known(const char *name, const char *also)
-{
-	for (int i = 0; rk_report_names[i]; i++)
-		if (!strcmp(name, rk_report_names[i]))
-			return true;
-	return also && !strcmp(name, also);
-}
-
-/* Checks one directory level; sub: a job's LABEL directory (no deeper). */
-static int rk_report_owned_level(const char *dir, const char *also, bool sub, rk_error *err)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		rk_error_set(err, RK_EXIT_RUNTIME, "cannot read report directory '%s': %s", dir, strerror(errno));
-		return rk_error_hint(err, "check its permissions");
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		rk_buf p = RK_BUF_INIT;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		rk_buf_printf(&p, "%s/%s", dir, e->d_name);
-		if (lstat(rk_buf_cstr(&p), &st) == 0 && S_ISREG(st.st_mode) && rk_report_known(e->d_name, also)) {
-			rk_buf_free(&p);
-			continue;
-		}
-		if (!sub && lstat(p.data, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    rk_report_owned_level(p.data, NULL, true, err) == 0) {
-			rk_buf_free(&p);
-			continue;
-		}
-		if (!err->code) {
-			rk_error_set(err, RK_EXIT_USAGE, "report directory '%s' holds '%s', which reckon did not write", dir,
-			             e->d_name);
-			rk_error_hint(err, "reckon replaces a report directory as a whole: give --report a directory of its "
-			                   "own (new or empty), or move that file elsewhere");
-		}
-		rk_buf_free(&p);
-		rc = -1;
-	}
-	closedir(d);
-	return rc;
-}
-
-int rk_report_dir_owned(const char *dir, const char *also, rk_error *err)
-{
-	rk_error_clear(err);
-	return rk_report_owned_level(dir, also, false, err);
-}
-
-/* path's directory made absolute and free of links and dots, when it
- * exists (new string), else NULL. */
-static char *rk_report_real_dir(const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? rk_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : rk_xstrdup(".");
-	char *real = realpath(dir, NULL);
-
-	*base = slash ? slash + 1 : path;
-	free(dir);
-	return real;
-}
-
-/* path made absolute and free of links and dots (new string): its real
- * path when it exists, else its directory's real path and its last name
- * (a report directory that the run creates); NULL when neither exists. */
-static char *rk_report_real(const char *path)
-{
-	const char *base;
-	char *real = realpath(path, NULL), *parent;
-	rk_buf b = RK_BUF_INIT;
-
-	if (real)
-		return real;
-	if (!(parent = rk_report_real_dir(path, &base)))
-		return NULL;
-	rk_buf_printf(&b, "%s/%s", strcmp(parent, "/") ? parent : "", base);
-	free(parent);
-	real = rk_xstrdup(rk_buf_cstr(&b));
-	rk_buf_free(&b);
-	return real;
-}
-
-/* True when file path is directly inside directory dir; *base gets its
- * name there.  Both are compared as real paths; dir, or the directory
- * path names, may not exist yet (the run creates it): their parents must. */
-static bool rk_report_inside(const char *dir, const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	char *pdir = slash ? rk_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : rk_xstrdup(".");
-	char *dreal = rk_report_real(dir), *preal = rk_report_real(pdir);
-	bool in;
-
-	*base = slash ? slash + 1 : path;
-	in = dreal && preal && !strcmp(dreal, preal) && **base;
-	free(pdir);
-	free(dreal);
-	free(preal);
-	return in;
-}
-
-char *rk_report_path(const char *opt, const char *path, rk_error *err)
-{
-	size_t n = strlen(path);
-	const char *base;
-	char *dir, *parent;
-	struct stat st;
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	dir = rk_xstrndup(path, n);
-	base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-	if (!n) {
-		rk_error_set(err, RK_EXIT_USAGE, "option %s needs a directory name", opt);
-		rk_error_hint(err, "name a directory of its own, e.g. %s report (reckon creates it)", opt);
-	} else if (!strcmp(dir, "/") || !strcmp(base, ".") || !strcmp(base, "..")) {
-		rk_error_set(err, RK_EXIT_USAGE, "option %s %s names %s", opt, path,
-		             !strcmp(dir, "/")    ? "the root directory"
-		             : !strcmp(dir, ".")  ? "the current directory"
-		             : !strcmp(dir, "..") ? "the parent directory"
-		                                  : "a directory through its last '.' or '..'");
-		rk_error_hint(err, "reckon replaces the report directory as a whole: name a directory of its own, e.g. "
-		                   "%s report",
-		              opt);
-	} else if (stat(dir, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return dir;
-		rk_error_set(err, RK_EXIT_USAGE, "option %s %s is not a directory", opt, path);
-		rk_error_hint(err, "name a directory; reckon creates it");
-	} else {
-		int perr;
-
-		parent = base == dir ? rk_xstrdup(".") : rk_xstrndup(dir, base - 1 == dir ? 1 : (size_t)(base - 1 - dir));
-		perr = stat(parent, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0
-		                                                           : ENOTDIR;
-		if (!perr) {
-			free(parent);
-			return dir;
-		}
-		if (perr == ENOENT || perr == ENOTDIR) {
-			/* the first part of the parent that is missing, or a file */
-			char *p = parent;
-
-			do {
-				p = strchr(p + 1, '/');
-				if (p)
-					*p = '\0';
-				if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
-					break;
-				if (p)
-					*p = '/';
-			} while (p);
-			if (stat(parent, &st) == 0)
-				rk_error_set(err, RK_EXIT_USAGE, "option %s %s: '%s' is not a directory", opt, path, parent);
-			else
-				rk_error_set(err, RK_EXIT_USAGE, "option %s %s: directory '%s' does not exist", opt, path, parent);
-			rk_error_hint(err, "reckon creates the report directory, not its parents: create them first");
-		} else {
-			rk_error_set(err, RK_EXIT_USAGE, "option %s %s: cannot reach its parent directory '%s': %s", opt, path,
-			             parent, strerror(perr));
-			rk_error_hint(err, "check the permissions of the directories on the path");
-		}
-		free(parent);
-	}
-	free(dir);
-	return NULL;
-}
-
-rk_report_dir *rk_report_dir_open(const char *dir, const char *rerun_list, rk_error *err)
-{
-	rk_report_dir *d;
-	const char *base = NULL;
-	bool inside = rerun_list && rk_report_inside(dir, rerun_list, &base);
-	const char *also = inside && strcmp(base, "rerun.csv") ? base : NULL;
-	rk_adir *ad;
-
-	if (rk_report_dir_owned(dir, also, err) < 0)
-		return NULL;
-	ad = rk_adir_open(dir, "report", err);
-	if (!ad)
-		return NULL;
-	d = rk_xcalloc(1, sizeof *d);
-	d->adir = ad;
-	d->has_rerun = inside;
-	d->extra = also ? rk_xstrdup(also) : NULL;
-	return d;
-}
-
-bool rk_report_dir_has_rerun(const rk_report_dir *d)
-{
-	return d->has_rerun;
-}
-
-void rk_report_dir_abort(rk_report_dir *d)
-{
-	if (!d)
-		return;
-	rk_adir_abort(d->adir);
-	free(d->extra);
-	free(d);
-}
-
-/* One file of a set: written by fn into sub/name of the staging directory. */
-static int rk_report_set_file(rk_adir *d, const char *sub, const char *name,
-                              int (*fn)(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err),
-                              const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	rk_buf path = RK_BUF_INIT;
-	FILE *f;
-	int rc;
-
-	rk_buf_printf(&path, "%s%s%s", sub, *sub ? "/" : "", name);
-	f = rk_adir_fopen(d, rk_buf_cstr(&path), err);
-	if (!f) {
-		rk_buf_free(&path);
-		return -1;
-	}
-	rc = fn(f, c, r, err);
-	if (rc < 0 && !err->code)
-		rk_error_set(err, RK_EXIT_RUNTIME, "cannot write report file '%s/%s': %s", rk_adir_path(d), path.data,
-		             strerror(errno ? errno : EIO));
-	if (rc < 0)
-		fclose(f);
-	else
-		rc = rk_adir_fclose(d, f, path.data, err);
-	rk_buf_free(&path);
-	return rc;
-}
-
-static int rk_report_windows_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	return rk_report_windows_csv(out, c, r);
-}
-
-static int rk_report_findings_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	return rk_report_findings_csv(out, c, r);
-}
-
-static int rk_report_changes_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	return rk_report_changes_csv(out, c, r);
-}
-
-static int rk_report_rerun_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	return rk_report_rerun_csv(out, r);
-}
-
-static int rk_report_summary_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	return rk_report_json(out, c, r);
-}
-
-static int rk_report_html_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	json_t *summary = rk_report_summary(c, r);
-	int rc = rk_report_html(out, c, r, summary, err);
-
-	json_decref(summary);
-	return rc;
-}
-
-int rk_report_set_write(rk_adir *d, const char *sub, const char *extra, const rk_report_ctx *c,
-                        const rk_check_result *r, rk_error *err)
-{
-	errno = 0;
-	if (rk_report_set_file(d, sub, "windows.csv", rk_report_windows_file, c, r, err) < 0 ||
-	    rk_report_set_file(d, sub, "findings.csv", rk_report_findings_file, c, r, err) < 0 ||
-	    rk_report_set_file(d, sub, "changes.csv", rk_report_changes_file, c, r, err) < 0 ||
-	    rk_report_set_file(d, sub, "rerun.csv", rk_report_rerun_file, c, r, err) < 0 ||
-	    (extra && rk_report_set_file(d, sub, extra, rk_report_rerun_file, c, r, err) < 0) ||
-	    rk_report_set_file(d, sub, "report.html", rk_report_html_file, c, r, err) < 0 ||
-	    rk_report_set_file(d, sub, "summary.json", rk_report_summary_file, c, r, err) < 0)
-		return -1;
-	return 0;
-}
-
-int rk_report_dir_commit(rk_report_dir *d, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
-{
-	rk_adir *ad = d->adir;
-	int rc;
-
-	d->adir = NULL;
-	rc = rk_report_set_write(ad, "", d->extra, c, r, err);
-	if (rc < 0)
-		rk_adir_abort(ad);
-	else
-		rc = rk_adir_commit(ad, err);
-	rk_report_dir_abort(d);
-	return rc;
-}
-
-int rk_report_rerun_commit(rk_afile *af, const char *path, const rk_check_result *r, rk_error *err)
-{
-	if (rk_report_rerun_csv(rk_afile_stream(af), r) < 0) {
-		rk_afile_abort(af);
-		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot write rerun list '%s': %s", path, strerror(errno));
-	}
-	return rk_afile_commit(af, err);
-}
-
-/* ------------------------------------------------------------------------
- * the outcome in a phrase (headlines, the line on stderr)
- * ---------------------------------------------------------------------- */
-
-char *rk_report_thousands(uint64_t n, char out[32])
-{
-	char digits[24];
-	int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n), o = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static const char *rk_report_num(uint64_t n, bool sep, char out[32])
-{
-	if (sep)
-		return rk_report_thousands(n, out);
-	snprintf(out, 32, "%llu", (unsigned long long)n);
-	return out;
-}
-
-void rk_report_brief(rk_buf *b, const rk_check_result *r, bool sep)
-{
-	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER);
-	uint64_t nulls = r->side[0].null_time + r->side[1].null_time;
-	char x[32], y[32];
-	bool first = true;
-
-	if (!ndiff && !r->differ) {
-		rk_buf_printf(b, "all %s closed windows match", rk_report_num(r->nclosed, sep, x));
-		return;
-	}
-	if (ndiff) {
-		rk_buf_printf(b, "%s of %s closed window%s differ%s", rk_report_num(ndiff, sep, x),
-		              rk_report_num(r->nclosed, sep, y), r->nclosed == 1 ? "" : "s", ndiff == 1 ? "s" : "");
-		for (int k = 0; k < RK_FIND_NKINDS; k++) {
-			if (!r->kind_count[k])
-				continue;
-			rk_buf_printf(b, "%s%s %s", first ? ": " : ", ", rk_report_num(r->kind_count[k], sep, x),
-			              rk_find_kind_name((rk_find_kind)k));
-			first = false;
-		}
-	} else {
-		rk_buf_printf(b, "every closed window matches, but");
-	}
-	if (nulls)
-		rk_buf_printf(b, "%s%s row%s with a NULL time", ndiff ? "; " : " ", rk_report_num(nulls, sep, x),
-		              nulls == 1 ? "" : "s");
-	if (r->has_watermark && r->behind_watermark_missing)
-		rk_buf_printf(b, "%sthe watermark claims %s row%s the target lacks", ndiff || nulls ? "; " : " ",
-		              rk_report_num(r->behind_watermark_missing, sep, x), r->behind_watermark_missing == 1 ? "" : "s");
-}
-
-void rk_report_job_counts(rk_buf *b, size_t match, size_t differ, size_t failed)
-{
-	size_t n = match + differ + failed;
-
-	if (n == 1 && match) {
-		rk_buf_puts(b, "the table matches");
-		return;
-	}
-	if (n == match) {
-		rk_buf_printf(b, "all %zu tables match", n);
-		return;
-	}
-	if (differ)
-		rk_buf_printf(b, "%zu differ%s", differ, differ == 1 ? "s" : "");
-	if (failed)
-		rk_buf_printf(b, "%s%zu failed", differ ? ", " : "", failed);
-	if (match)
-		rk_buf_printf(b, ", %zu match%s", match, match == 1 ? "es" : "");
 }

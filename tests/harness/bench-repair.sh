@@ -3,14 +3,19 @@
 # against --replace-interval, and how many rows each rewrites (make bench).
 #
 # bench.t of N rows (env, default 1000000) over one day (bench-lib.sh, with
-# its primary key) in a source database, and a target that is a copy with
-# 4 rows changed (another amount), one in each of 4 of the 24 hourly
-# windows.  `reckon check --rerun-list` lists those 4 windows; then, in
-# each of REPEAT (5) rounds, on a fresh copy of the damaged target each
-# time, both ways repair that list:
+# its primary key) in a source database with the reckon extension
+# (bench_ext), and a target that is a copy with 4 rows changed (another
+# amount), one in each of 4 of the 24 hourly windows.  `reckon check
+# --rerun-list` lists those 4 windows; then, in each of REPEAT (5) rounds,
+# on a fresh copy of the damaged target each time, each way repairs that
+# list:
 #
 #   rows      reckon repair --rerun-list ... --execute            (the default)
+#   streamed  the same with --pushdown=off: the checks stream the rows
 #   replace   reckon repair --rerun-list ... --execute --replace-interval
+#
+# (repair's checks compute their digests in the server where the extension
+# is, by default; streamed shows what they cost without it.)
 #
 # The rows a way rewrote are counted from pg_stat_user_tables (n_tup_ins,
 # n_tup_upd, n_tup_del of bench.t, after the repair's backend has ended and
@@ -19,7 +24,8 @@
 # of each way, the ratio of the bests, the median of the per-round ratios
 # (a round's two runs see the same load), and the rows written.  Targets:
 # the row-level repair rewrites exactly 4 rows (4 updates, no insert or
-# delete) and takes under 0.1 x the time of --replace-interval.  Writes
+# delete) and takes under 0.1 x the time of --replace-interval (rows, with
+# the extension).  Writes
 # reports/bench/repair-<N>.md.  No timing is asserted (the machines are
 # shared); a wrong exit status or a target that still differs fails it.
 set -euo pipefail
@@ -35,6 +41,7 @@ changed="$((N / 24 * 3 + N / 48)), $((N / 24 * 9 + N / 48)), $((N / 24 * 14 + N 
 
 echo "bench: loading $N rows per side" >&2
 bench_table brep_src "$N"
+bench_ext brep_src
 psql_b -d postgres -c "drop database if exists brep_dmg with (force)" -c "create database brep_dmg template brep_src"
 psql_b -d brep_dmg <<-SQL
 	update bench.t set amount = amount + 1 where id in ($changed);
@@ -70,6 +77,7 @@ counts() {
 run_way() {
 	local t0 t1 rc=0 before after tgt="host=$PGHOST port=$PGPORT user=$PGUSER dbname=brep_tgt" extra=()
 	[[ $1 == replace ]] && extra=(--replace-interval)
+	[[ $1 == streamed ]] && extra=(--pushdown=off)
 	psql_b -d postgres -c "drop database if exists brep_tgt with (force)" -c "create database brep_tgt template brep_dmg"
 	before=$(counts brep_tgt)
 	t0=$(now)
@@ -91,7 +99,7 @@ run_way() {
 	echo "$1 $(($5 - $2)) $(($6 - $3)) $(($7 - $4))"
 }
 
-ways=(rows replace)
+ways=(rows streamed replace)
 declare -A best paired written
 for w in "${ways[@]}"; do
 	best[$w]=
@@ -114,7 +122,7 @@ for ((i = 0; i < REPEAT; i++)); do
 	for w in "${ways[@]}"; do
 		paired[$w]="${paired[$w]} $(ratio "${round[$w]}" "${round[replace]}")"
 	done
-	echo "bench: round $((i + 1)): rows ${round[rows]}s  replace ${round[replace]}s" >&2
+	echo "bench: round $((i + 1)): rows ${round[rows]}s  streamed ${round[streamed]}s  replace ${round[replace]}s" >&2
 done
 
 out_dir=$repo/reports/bench
@@ -129,8 +137,8 @@ rows_paired=$(median ${paired[rows]})
 	echo
 	bench_provenance N REPEAT
 	bench_environment "shared with other work while it ran (the seconds are noisy; the rows written are not)"
-	echo "- table: bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts); the target a copy with the amount of 4 rows changed, one in each of 4 hourly windows; the rerun list of \`reckon check --window 1h\` names those 4 windows"
-	echo "- rows: \`reckon repair --rerun-list ... --execute\` (row by row, the default); replace: the same with \`--replace-interval\`; each on a fresh copy of the damaged target, both checks of each interval included (before and after)"
+	echo "- table: bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), the reckon extension in the database; the target a copy with the amount of 4 rows changed, one in each of 4 hourly windows; the rerun list of \`reckon check --window 1h\` names those 4 windows"
+	echo "- rows: \`reckon repair --rerun-list ... --execute\` (row by row, the default: the checks' digests computed in the server); streamed: the same with \`--pushdown=off\` (the checks stream the interval's rows, as without the extension); replace: \`--replace-interval\`; each on a fresh copy of the damaged target, both checks of each interval included (before and after)"
 	echo "- rows written: from pg_stat_user_tables of bench.t (n_tup_ins, n_tup_upd, n_tup_del), after less before, the same in every round"
 	echo "- best of $REPEAT interleaved rounds; ratio = best seconds / best replace seconds; paired = median over the rounds of seconds / that round's replace seconds"
 	echo

@@ -116,6 +116,37 @@ test_summary_lists_every_step_in_execution_order() {
 		split,target-watermark,run3-retry
 		split,target-watermark,repair
 		split,target-watermark,recheck
+		delta,watermark-first,run1
+		delta,watermark-first,run2-killed
+		delta,watermark-first,run2-retry
+		delta,watermark-first,run3
+		delta,watermark-first,repair
+		delta,watermark-first,recheck
+		delta,write-first-append,run1
+		delta,write-first-append,run2-killed
+		delta,write-first-append,run2-retry
+		delta,write-first-append,run3
+		delta,write-first-append,repair
+		delta,write-first-append,recheck
+		delta,write-first-keyed,run1
+		delta,write-first-keyed,run2-killed
+		delta,write-first-keyed,run2-retry
+		delta,write-first-keyed,run3
+		delta,write-first-keyed,repair
+		delta,write-first-keyed,recheck
+		delta,interval,run1
+		delta,interval,run2
+		delta,interval,run3
+		delta,interval,rerun-run2
+		delta,interval,rerun-run2-again
+		delta,interval,repair
+		delta,interval,recheck
+		delta,target-watermark,run1
+		delta,target-watermark,run2
+		delta,target-watermark,run3-killed
+		delta,target-watermark,run3-retry
+		delta,target-watermark,repair
+		delta,target-watermark,recheck
 	EOF
 }
 
@@ -125,7 +156,9 @@ test_snapshots_are_numbered_per_step() {
 	assert_dir_only "$LAB/split/target-watermark" 01-run1.csv 02-run2.csv 03-run3-killed.csv \
 		04-run3-retry.csv 05-repair.csv 06-recheck.csv rerun.csv steps.log check
 	assert_dir_only "$LAB/postgres/watermark-first/check" changes.csv findings.csv report.html rerun.csv summary.json windows.csv
-	assert_dir_only "$LAB" postgres split summary.csv
+	assert_dir_only "$LAB" delta postgres split summary.csv
+	assert_dir_only "$LAB/delta/watermark-first" 01-run1.csv 02-run2-killed.csv 03-run2-retry.csv 04-run3.csv \
+		05-repair.csv 06-recheck.csv rerun.csv steps.log check history.csv table
 	assert_eq "txn_id,updated_at,amount,interval_start,loaded_at" \
 		"$(head -n 1 "$LAB/postgres/watermark-first/01-run1.csv")" "snapshot header"
 	cut -d, -f1-4 "$LAB/postgres/watermark-first/01-run1.csv" >got
@@ -220,6 +253,65 @@ test_target_watermark_survives_crash_and_late_commit() {
 	assert_contains "$LAB/split/target-watermark/steps.log" "killed by signal 9 (SIGKILL)"
 }
 
+# --- engine delta: the reference's lakehouse case ---------------------------
+
+# the section of a scenario's steps.log that step LABEL wrote
+step_log() { # step_log SCENARIO LABEL
+	awk -v h="== $2:" 'index($0, h) == 1 { on = 1; print; next } /^== / { on = 0 } on' "$LAB/delta/$1/steps.log"
+}
+
+test_delta_watermark_first_loses_t05_to_t09_and_the_retry_commits_nothing() {
+	assert_eq "delta,watermark-first,run2-killed,5,T-05 T-06 T-07 T-08 T-09,,no" "$(row delta watermark-first run2-killed)"
+	assert_eq "delta,watermark-first,run2-retry,0,T-05 T-06 T-07 T-08 T-09,,no" "$(row delta watermark-first run2-retry)"
+	assert_eq "delta,watermark-first,run3,2,T-05 T-06 T-07 T-08 T-09,,no" "$(row delta watermark-first run3)"
+	# the table's history: the create, run 1, run 3, then repair's two
+	# commits; neither the killed run 2 nor its retry committed anything
+	head -n 4 "$LAB/delta/watermark-first/history.csv" >got
+	assert_file_eq got - <<-EOF
+		version,operation,files_added,files_removed,rows_added
+		0,CREATE TABLE,0,0,0
+		1,WRITE,1,0,4
+		2,WRITE,1,0,2
+	EOF
+	assert_eq "3,MERGE 4,MERGE" "$(sed -n '5,6p' "$LAB/delta/watermark-first/history.csv" | cut -d, -f1-2 | paste -sd' ')"
+	assert_eq 6 "$(wc -l <"$LAB/delta/watermark-first/history.csv")" "header and five commits"
+	assert_contains "$(step_log watermark-first 03-run2-retry)" "rows_read=0 rows_replaced=0 rows_written=0 watermark=2026-03-02T11:00:00Z"
+	assert_not_contains "$(step_log watermark-first 03-run2-retry)" "version="
+}
+
+test_delta_keyed_matches_after_every_step_and_target_watermark_survives() {
+	local st
+	for st in run1 run2-killed run2-retry run3; do
+		assert_match "$(row delta write-first-keyed $st)" ',,,yes$' "delta write-first-keyed $st"
+	done
+	assert_eq "delta,write-first-append,run3,2,,T-05 T-06 T-07 T-08 T-09,no" "$(row delta write-first-append run3)"
+	assert_eq "delta,target-watermark,run2,5,T-09,,no" "$(row delta target-watermark run2)"
+	assert_eq "delta,target-watermark,run3-killed,5,T-09 T-10 T-11,,no" "$(row delta target-watermark run3-killed)"
+	assert_eq "delta,target-watermark,run3-retry,5,,,yes" "$(row delta target-watermark run3-retry)"
+	# the newest time came from the table's stats
+	assert_contains "$(step_log target-watermark 04-run3-retry)" "newest_from=stats"
+	assert_eq "delta,interval,run3,3,T-09,,no" "$(row delta interval run3)"
+	assert_eq "delta,interval,rerun-run2,4,,,yes" "$(row delta interval rerun-run2)"
+	cut -d, -f1-4 "$LAB/delta/interval/04-rerun-run2.csv" >run2
+	cut -d, -f1-4 "$LAB/delta/interval/05-rerun-run2-again.csv" >again
+	assert_file_eq again run2
+	assert_eq "T-09,2026-03-02T10:58:00Z,310.00,2026-03-02T10:00:00Z" "$(grep '^T-09,' again)"
+}
+
+test_delta_tables_pass_the_protocol_checker() {
+	local deltacheck s
+	deltacheck=$(dirname "$RECKON")/tests/rk-deltacheck
+	for s in watermark-first write-first-append write-first-keyed interval target-watermark; do
+		assert_exit 0 "$deltacheck" "$LAB/delta/$s/table"
+		# the same damage as on the other engines
+		if [[ $s == interval ]]; then
+			assert_file_eq "$LAB/delta/$s/rerun.csv" "$LAB/postgres/$s/rerun.csv"
+		else
+			assert_file_eq "$LAB/delta/$s/rerun.csv" "$LAB/split/$s/rerun.csv"
+		fi
+	done
+}
+
 test_rerun_lists_hold_exactly_the_damaged_windows() {
 	local e s
 	for e in postgres split; do
@@ -255,10 +347,10 @@ test_every_scenario_matches_after_repair_and_recheck() {
 		assert_match "$line" '^[a-z]+,[a-z-]+,(repair|recheck),,,,yes$' "repair/recheck row"
 		n=$((n + 1))
 	done < <(grep -E '^[a-z]+,[a-z-]+,(repair|recheck),' "$LAB/summary.csv")
-	assert_eq 24 "$n" "repair and recheck rows (12 scenario runs)"
+	assert_eq 34 "$n" "repair and recheck rows (17 scenario runs)"
 	# recheck's own verdict agrees
 	assert_contains "$LAB/postgres/watermark-first/steps.log" "== recheck:"
-	assert_eq 12 "$(grep -h -A1 '^== recheck:' "$LAB"/*/*/steps.log | grep -c '^-> exit status 0$')"
+	assert_eq 17 "$(grep -h -A1 '^== recheck:' "$LAB"/*/*/steps.log | grep -c '^-> exit status 0$')"
 }
 
 # --- the diagnosis each failure deserves (docs/runbook.md) ----------------
@@ -271,7 +363,7 @@ lab_causes() { # lab_causes OUT ENGINE SCENARIO [DIR]
 
 test_every_scenario_ends_with_the_diagnosis_it_deserves() {
 	local e s
-	for e in postgres split; do
+	for e in postgres split delta; do
 		# the crash between the watermark and the write: T-05 .. T-09, from
 		# 10:12 to T-08 at 11:00, none in the target and nothing between
 		assert_eq '[["gap",["2026-03-02T10:00:00Z","2026-03-02T11:00:00Z"],5]]' \
@@ -295,6 +387,12 @@ test_every_scenario_ends_with_the_diagnosis_it_deserves() {
 		assert_eq '[]' "$(lab_causes "$LAB" postgres $s)" "$s"
 	done
 	assert_eq '[]' "$(lab_causes "$LAB" split target-watermark)"
+	for s in interval target-watermark; do
+		assert_eq '[]' "$(lab_causes "$LAB" delta $s)" "delta $s"
+	done
+	# on Delta the table's log is evidence: no commit ever wrote the hour of T-05..T-07
+	assert_contains "$(jget "$LAB/delta/watermark-first/check/summary.json" '.diagnosis[0].evidence')" \
+		"2026-03-02T10:00:00Z written by no commit"
 }
 
 test_late_commits_are_named_where_commit_times_are_kept() {

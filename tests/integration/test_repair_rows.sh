@@ -96,6 +96,75 @@ test_only_the_rows_that_differ_are_written() {
 	assert_eq "$after" "$(physical)" "the second run"
 }
 
+# The checks before and after each interval compute their window digests in
+# the server where the reckon extension is (by default: --pushdown auto),
+# and stream the rows with --pushdown=off: the same plan, the same writes
+# and the same verdicts either way.  The check after the change reads the
+# whole interval of the target again, in a new snapshot, and compares it
+# with the source's digest of the interval in the run's one snapshot (the
+# check before computed it; the staged rows come from it): a row another
+# session adds to W2 while the repair waits there is found (W2 differs, exit
+# 1), whereas a source row that changes during the run is the next check's
+# finding - the repair writes, and compares with, the source as it read it.
+test_checks_in_the_server_give_the_streamed_verdicts() {
+	local SRC=rr_pd_src TGT=rr_pd_tgt mode pid rc
+	local -a opts
+	createdb $SRC
+	createdb $TGT
+	ext_create $SRC
+	ext_create $TGT
+	for mode in auto off; do
+		opts=()
+		[[ $mode == off ]] && opts=(--pushdown=off)
+		damaged_target
+		rerun_list
+		assert_exit 0 repair --rerun-list rerun.csv --execute --format json -v "${opts[@]}"
+		assert_eq "match 1 0 0|match 0 0 1|match 0 1 0" \
+			"$(jget "$OUT" '[.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"] | join("|")')" \
+			"repaired ($mode)"
+		if [[ $mode == auto ]]; then
+			assert_contains "$ERR" "target: window digests computed by the server"
+			assert_contains "$ERR" "source: window digests computed by the server"
+		else
+			assert_not_contains "$ERR" "computed by the server"
+		fi
+		assert_exit 0 check
+
+		# the check after the change must fail: (99, 1) is added to W2
+		# while the repair waits for the row lock on (10, 1) there, and
+		# (16, 1) of W3 changes at the source meanwhile
+		damaged_target
+		rerun_list
+		holder_start $TGT
+		holder_send "begin; select 1 from mart.orders where order_id = 10 and line_no = 1 for update;"
+		poll_until "select count(*) = 1 from pg_stat_activity
+		            where application_name = 'rk_holder' and state = 'idle in transaction'" $TGT "holder ($mode)"
+		(exec "$RECKON" repair --source "$(conn $SRC)" --target "$(conn $TGT)" "${REPAIR_OPTS[@]}" "${opts[@]}" \
+			--rerun-list rerun.csv --execute --format json --lock-timeout 10min >bg.out 2>bg.err) &
+		pid=$!
+		poll_until "select count(*) = 1 from pg_stat_activity
+		            where datname = '$TGT' and wait_event_type = 'Lock' and application_name = 'reckon'" postgres \
+			"repair waits in W2 ($mode)"
+		sql $TGT "insert into mart.orders (order_id, line_no, created_at, amount, qty, note)
+		          values (99, 1, '2026-03-02 02:30:00+00', 1.00, 1, 'late')" >/dev/null
+		sql $SRC "update mart.orders set amount = amount + 5 where order_id = 16 and line_no = 1" >/dev/null
+		holder_send "rollback;"
+		holder_stop
+		rc=0
+		wait "$pid" || rc=$?
+		assert_eq 1 "$rc" "exit status when a check after the change differs ($mode)"
+		assert_eq "match|differ|match" "$(jget bg.out '[.intervals[].status] | join("|")')" "statuses ($mode)"
+		assert_eq "8 9" "$(jget bg.out '.intervals[1].after | "\(.source_rows) \(.target_rows)"')" \
+			"W2 after the change ($mode)"
+		assert_eq "differ true" "$(jget bg.out '"\(.verdict) \(.complete)"')"
+		# W3 holds the source's row as the run read it
+		assert_eq "98.00" "$(sql $TGT 'select amount from mart.orders where order_id = 16 and line_no = 1')"
+		assert_exit 1 check --rerun-list next.csv
+		assert_eq "2026-03-02T02:00:00Z 2026-03-02T03:00:00Z" "$(awk -F, 'NR > 1 { printf "%s%s", s, $1; s = " " }' next.csv)" \
+			"the windows the next check finds ($mode)"
+	done
+}
+
 # --replace-interval keeps the interval-replacing repair: every row of a
 # listed interval is deleted and inserted again (target-only columns back
 # to their defaults), for loads that own whole intervals.  Its plan names

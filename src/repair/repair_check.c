@@ -1,0 +1,220 @@
+/*
+ * repair_check.c - the checks of a repair (repair_impl.h): each interval
+ * checked first, as `reckon check` checks one window, for the keys a
+ * row-level repair writes; and again after its change.
+ */
+#include "repair/repair_impl.h"
+
+/* The checks' two readers, opened by the first check and kept: the
+ * target's reads a snapshot of its own in each check (it is let go after
+ * each one, rk_reader_renew), as a reader opened for the check would,
+ * without connecting again.  Row by row the source's reads the run's one
+ * source snapshot, the staging reader's, throughout; with
+ * --replace-interval each check opens its own (no source session stays
+ * while the target is written). */
+int rk_repair_check_readers(rk_repair *r, rk_error *err)
+{
+	for (int s = 0; s < 2; s++) {
+		rk_reader_opts o = s ? r->spec->check.target : r->spec->check.source;
+
+		if (r->ck[s])
+			continue;
+		if (!s && !r->spec->replace_interval)
+			o.snapshot = rk_reader_snapshot(r->src);
+		if (!(r->ck[s] = rk_reader_open(&o, err)))
+			return -1;
+	}
+	return 0;
+}
+
+/* Checks [start, end) as `reckon check` would (rk_repair_check_readers):
+ * *match, and the counts; with keep, the key-level findings too, and the
+ * result is kept there; with known, the source's digest of the interval is
+ * that, and only the target is read. */
+int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
+                            uint64_t *trows, rk_check_result **keep, const rk_check_known *known,
+                            rk_error *err)
+{
+	rk_check_spec cs = r->spec->check;
+	rk_check_result *res = NULL;
+	int rc;
+
+	if (rk_repair_check_readers(r, err) < 0)
+		return -1;
+	cs.readers = r->ck;
+	cs.source_known = known;
+	cs.key = (const char *const *)r->key;
+	cs.nkey = r->nkey;
+	cs.from = start;
+	cs.to = end;
+	cs.width = end - start;
+	cs.settle = 0;
+	cs.now = end;
+	cs.findings = keep != NULL;
+	cs.diagnose = false;
+	cs.watermark_query = NULL;
+	rc = rk_check_run(&cs, &res, err);
+	/* the target's snapshot and locks end with the check */
+	if (rc == 0)
+		rc = rk_reader_renew(r->ck[1], err);
+	if (r->spec->replace_interval) {
+		rk_reader_free(r->ck[0]);
+		r->ck[0] = NULL;
+	}
+	if (rc < 0) {
+		rk_check_result_free(res);
+		if (rk_guard_is_lock_timeout(err)) {
+			char what[600];
+
+			snprintf(what, sizeof what, "the pair's tables (checking %s)", r->dest.display);
+			rk_guard_explain_lock(NULL, what, err);
+		}
+		return -1;
+	}
+	*srows = res->side[0].rows[0];
+	*trows = res->side[1].rows[0];
+	/* the window's own verdict: NULL-time rows elsewhere in the table make
+	 * the run's verdict differ but are no business of this interval */
+	*match = res->status[0] == RK_WIN_MATCH;
+	if (keep)
+		*keep = res;
+	else
+		rk_check_result_free(res);
+	return 0;
+}
+
+static int rk_repair_check_window(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
+                                  uint64_t *trows, rk_error *err)
+{
+	return rk_repair_check_window2(r, start, end, match, srows, trows, NULL, NULL, err);
+}
+
+/* Row by row: keeps the source's digest of interval i from its check. */
+void rk_repair_keep_seen(rk_repair *r, size_t i, const rk_check_result *res)
+{
+	rk_repair_seen *v = &r->seen[i];
+	size_t nsum = r->spec->check.nsum;
+
+	v->rows = res->side[0].rows[0];
+	v->hash = res->side[0].hash[0];
+	v->null_time = res->side[0].null_time;
+	v->sums = rk_xcalloc(nsum ? nsum : 1, sizeof *v->sums);
+	if (nsum)
+		memcpy(v->sums, res->side[0].sums, nsum * sizeof *v->sums);
+}
+
+/* Takes interval i's finding keys from its check: the keys a row-level
+ * repair may write.  A key the source holds twice in the interval is
+ * refused (which copy would the target hold?); a key with a NULL part is
+ * left out (it matches no row by "="). */
+int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk_error *err)
+{
+	size_t n = 0, skipped = 0;
+
+	r->want[i] = rk_xcalloc(res->nfindings * r->nkey + 1, sizeof *r->want[i]);
+	for (size_t f = 0; f < res->nfindings; f++) {
+		const rk_finding *fd = &res->findings[f];
+		bool null = false;
+
+		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
+			rk_buf b = RK_BUF_INIT, k = RK_BUF_INIT;
+
+			rk_repair_put_key(r, &b);
+			rk_finding_key_text(&k, res, fd);
+			r->nwant[i] = n;
+			rk_buf_printf(&b, " is not unique at the source within an interval: the source holds %s %u times "
+			                  "in ",
+			              rk_buf_cstr(&k), (unsigned)fd->source_copies);
+			rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
+			             rk_buf_cstr(&b));
+			rk_buf_free(&b);
+			rk_buf_free(&k);
+			return rk_error_hint(err, "give --key the columns that identify one row (a primary key), and "
+			                          "check with the same key");
+		}
+		for (size_t c = 0; c < r->nkey; c++)
+			null = null || !fd->key[c];
+		if (null) {
+			skipped++;
+			continue;
+		}
+		for (size_t c = 0; c < r->nkey; c++)
+			r->want[i][n * r->nkey + c] = rk_xstrdup(fd->key[c]);
+		n++;
+	}
+	r->nwant[i] = n;
+	if (skipped) {
+		rk_buf b = RK_BUF_INIT;
+
+		rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no "
+		            "row); --replace-interval replaces the whole interval",
+		            skipped, skipped == 1 ? "" : "s",
+		            rk_buf_cstr(&b), skipped == 1 ? "has" : "have", skipped == 1 ? "it" : "them");
+		rk_buf_free(&b);
+	}
+	return 0;
+}
+
+/* --interval-column without --load-interval: the value the target's rows
+ * of interval i record, or a refusal when they record none or several. */
+int rk_repair_icol_probe(rk_repair *r, size_t i, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	char sa[RK_TIME_STRLEN], sb[RK_TIME_STRLEN];
+	const char *bounds[2] = { rk_time_format_sql(v->start, true, sa), rk_time_format_sql(v->end, true, sb) };
+	uint64_t distinct = 0;
+	char *value = NULL;
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_repair_count(r, "read the interval column", r->sql_icol_probe, 2, bounds, &distinct, &value, err) < 0)
+		return -1;
+	if (distinct == 1) {
+		r->icol_value[i] = value;
+		return 0;
+	}
+	free(value);
+	rk_repair_put_interval(&b, v->start, v->end);
+	rk_error_set(err, RK_EXIT_USAGE, "--interval-column %s: cannot tell the load's interval for %s: the target's "
+	                                 "rows of it record %s; nothing was changed",
+	             r->spec->interval_column, rk_buf_cstr(&b),
+	             distinct ? "several different values" : "none");
+	rk_buf_free(&b);
+	return rk_error_hint(err, "give --load-interval DUR, the width of the load's intervals: a row then records the "
+	                          "start of the DUR-wide interval holding its time");
+}
+
+/* Checks the replaced interval again, then the windows its delete by key
+ * reached. */
+int rk_repair_verify(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err)
+{
+	rk_repair_interval *v = &r->iv[i];
+	bool match;
+	rk_check_known known = { 1, NULL, NULL, NULL, 0 };
+
+	if (r->seen) {
+		/* row by row: the whole interval of the target read again, against
+		 * the source's digest of it in the run's snapshot, which its check
+		 * before the change computed (and the staged rows come from) */
+		known.rows = &r->seen[i].rows;
+		known.hash = &r->seen[i].hash;
+		known.sums = r->seen[i].sums;
+		known.null_time = r->seen[i].null_time;
+	}
+	if (rk_repair_check_window2(r, v->start, v->end, &match, &v->after_source_rows, &v->after_target_rows, NULL,
+	                            r->seen ? &known : NULL, err) < 0)
+		return -1;
+	v->state = match ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
+	for (size_t j = 0; j < out->ntouched; j++) {
+		rk_repair_touched *t = &out->touched[j];
+
+		if (t->interval != i || t->state != RK_REPAIR_COMMITTED)
+			continue;
+		if (rk_repair_check_window(r, t->start, t->end, &match, &t->after_source_rows, &t->after_target_rows,
+		                           err) < 0)
+			return -1;
+		t->state = match ? RK_REPAIR_MATCH : RK_REPAIR_DIFFER;
+	}
+	return 0;
+}
