@@ -116,7 +116,7 @@ help:
 	@echo "make ext        build the PostgreSQL extension for --pushdown (build/ext/reckon.so)"
 	@echo "make ext-install install it into the PostgreSQL server's directories (root)"
 	@echo "make bench-pushdown  streamed against pushed-down digests, as ratios to their floors"
-	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day"
+	@echo "make bench-delta     a Delta table against PostgreSQL beside DuckDB's floor; a 30-day table's last day; the writer: a 1M-row load, a repair of 4 hours of 5M"
 	@echo "make bench-job  a job of four tables, one by one against --job and --job --parallel 2"
 	@echo "make bench-keyseg  a check by key segments (no --time) of 5M rows against the time-window check of the same table"
 	@echo "make bench-repair  4 changed rows of 1M repaired row by row against --replace-interval: rows written, time"
@@ -270,6 +270,7 @@ bench-repair: deps all ext-ready
 # day of a 30-day table (N rows, default 5000000): reports/bench/delta-N.md
 bench-delta: deps all ext-ready $(DELTAWRITE)
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-delta.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-delta-write.sh $(abspath $(BUILD)/reckon)
 
 bench-pushdown: deps all ext-ready
 	@RK_EXT_DIR=$(abspath $(EXT_DIR)) bash tests/harness/bench-pushdown.sh $(abspath $(BUILD)/reckon)

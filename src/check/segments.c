@@ -110,6 +110,28 @@ static size_t rk_segments_cut(const rk_keyspace *ks, const rk_sample *smp, size_
 	return n;
 }
 
+/* The one segment spec->key_range names: bounds[0..1] its points (the
+ * open ends RK_USEC_NINF, RK_USEC_PINF), seg_text its key texts. */
+static int rk_segments_fixed(const rk_check_spec *spec, const rk_plan *p, rk_check_result *res, rk_error *err)
+{
+	int64_t lo, hi;
+	const char *why = NULL;
+
+	if (rk_keyspace_fit(&res->keyspace, spec->key_from, spec->key_to, &lo, &hi, &why) < 0) {
+		rk_error_set(err, RK_EXIT_USAGE, "key segment [%s, %s) of %s: %s", spec->key_from ? spec->key_from : "(first)",
+		             spec->key_to ? spec->key_to : "(last)", p->cols[p->time_idx], why);
+		return rk_error_hint(err, "replay the segments reckon check wrote (--rerun-list without --time)");
+	}
+	res->nwindows = 1;
+	res->bounds = rk_xcalloc(2, sizeof *res->bounds);
+	res->seg_text = rk_xcalloc(2, sizeof *res->seg_text);
+	res->bounds[0] = lo;
+	res->bounds[1] = hi;
+	res->seg_text[0] = spec->key_from ? rk_xstrdup(spec->key_from) : NULL;
+	res->seg_text[1] = spec->key_to ? rk_xstrdup(spec->key_to) : NULL;
+	return 0;
+}
+
 int rk_segments_plan(const rk_check_spec *spec, rk_side sides[2], const rk_plan *p, rk_check_result *res,
                      rk_error *err)
 {
@@ -123,6 +145,11 @@ int rk_segments_plan(const rk_check_spec *spec, rk_side sides[2], const rk_plan 
 	memset(&smp, 0, sizeof smp);
 	if (rk_segments_keyspace(sides, p, &res->keyspace, err) < 0)
 		return -1;
+	if (spec->key_range) {
+		if (rk_segments_fixed(spec, p, res, err) < 0)
+			return -1;
+		goto planned;
+	}
 	rc = rk_reader_sample(sides[0].reader, p->time_idx, RK_SEGMENT_ROWS / RK_SEGMENT_SAMPLES, 2 * RK_SEGMENT_ROWS,
 	                      &rows, rk_sample_row, &smp, err);
 	if (rc < 0)
@@ -159,6 +186,9 @@ int rk_segments_plan(const rk_check_spec *spec, rk_side sides[2], const rk_plan 
 		res->seg_text[i + 1] = rk_xstrdup(rk_buf_cstr(&v));
 		rk_buf_free(&v);
 	}
+	rk_log_info("key segments of %s: %zu (the source holds about %llu rows; %zu keys sampled)", p->cols[p->time_idx],
+	            res->nwindows, (unsigned long long)rows, smp.n);
+planned:
 	res->keyed = true;
 	res->calendar = true;
 	res->from = RK_USEC_NINF;
@@ -166,8 +196,6 @@ int rk_segments_plan(const rk_check_spec *spec, rk_side sides[2], const rk_plan 
 	res->nclosed = res->nwindows;
 	for (int s = 0; s < 2; s++)
 		rk_reader_keyspace(sides[s].reader, p->time_idx, &res->keyspace);
-	rk_log_info("key segments of %s: %zu (the source holds about %llu rows; %zu keys sampled)", p->cols[p->time_idx],
-	            res->nwindows, (unsigned long long)rows, smp.n);
 	rc = 0;
 done:
 	free(cut);

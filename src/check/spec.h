@@ -64,8 +64,14 @@ typedef struct rk_check_spec {
 	const char *const *key; /* key columns, in --key order; none: the target's
 	                                 * primary key, else the source's */
 	size_t nkey;
-	const char *time;       /* the time column; NULL: key segments of the first key column
+	const char *time; /* the time column; NULL: key segments of the first key column
 	                                 * (docs/key-segments.md), and from/to/width/bounds unused */
+	/* Key segments with key_range: the one segment [key_from, key_to) of
+	 * the first key column (key texts, NULL: an open end; reckon repair of
+	 * a key list) instead of segments cut from a sample; bounds that are
+	 * no exact segment bounds (rk_keyspace_fit) are an input error. */
+	bool key_range;
+	const char *key_from, *key_to;
 	const char *const *sum; /* --sum columns */
 	size_t nsum;
 	const char *const *columns; /* hashed columns; none: the whole row (every column

@@ -71,6 +71,29 @@ static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
 			s->touched_differ++;
 }
 
+/* An interval as the table shows it: "[start, end)", or a key segment's
+ * "[cust-0100, cust-0200)" (escaped; "(first)", "(last)" for open ends). */
+static void rk_repair_cell(rk_buf *b, const rk_rerun_list *l, const rk_repair_interval *v)
+{
+	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+
+	if (!l->keyed) {
+		rk_buf_printf(b, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+		return;
+	}
+	rk_buf_putc(b, '[');
+	if (v->key_start)
+		rk_text_escape(b, v->key_start, strlen(v->key_start));
+	else
+		rk_buf_puts(b, "(first)");
+	rk_buf_puts(b, ", ");
+	if (v->key_end)
+		rk_text_escape(b, v->key_end, strlen(v->key_end));
+	else
+		rk_buf_puts(b, "(last)");
+	rk_buf_putc(b, ')');
+}
+
 /* The rerun list's damage counts of one interval: "missing 1, extra 2" or "-". */
 static void rk_repair_damage(rk_buf *b, const rk_rerun_interval *li)
 {
@@ -190,15 +213,15 @@ static void rk_repair_text_rows(FILE *out, const rk_rtable *t)
 	if (tz)
 		fprintf(out, "local times in %s:\n", rk_tz_name(tz));
 	if (table && rows)
-		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		fprintf(out, "%-46s  %s%-13s  %-9s  %-9s  %-9s  %-13s  %-15s  %s\n", l->keyed ? "segment" : "interval", h_local, "before s/t", h_del,
 		        h_upd, h_ins, "after s/t", "status", "damage listed");
 	else if (table)
-		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", "interval", h_local, "before s/t", h_del,
+		fprintf(out, "%-46s  %s%-13s  %-13s  %-9s  %-13s  %-15s  %s\n", l->keyed ? "segment" : "interval", h_local, "before s/t", h_del,
 		        h_ins, "after s/t", "status", "damage listed");
 	for (int k = 0; k < 7; k++)
 		c[k] = (rk_buf)RK_BUF_INIT;
 	for (size_t i = 0; i < l->n; i++) {
-		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+		char a[RK_TIME_STRLEN];
 		const rk_repair_interval *v = &t->iv[i];
 		bool counted = v->state == RK_REPAIR_PLANNED || rk_repair_state_done(v->state);
 		bool after = v->state == RK_REPAIR_MATCH || v->state == RK_REPAIR_DIFFER || v->state == RK_REPAIR_ALREADY;
@@ -206,7 +229,7 @@ static void rk_repair_text_rows(FILE *out, const rk_rtable *t)
 		for (int k = 0; k < 7; k++)
 			rk_buf_reset(&c[k]);
 		/* 0 interval, 1 before, 2 delete, 3 update, 4 insert, 5 after, 6 damage */
-		rk_buf_printf(&c[0], "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
+		rk_repair_cell(&c[0], l, v);
 		rk_buf_printf(&c[1], "%llu/%llu", (unsigned long long)l->items[i].count[RK_RERUN_SOURCE_ROWS],
 		              (unsigned long long)l->items[i].count[RK_RERUN_TARGET_ROWS]);
 		if (counted && rows)
@@ -469,9 +492,23 @@ static void rk_repair_json(FILE *out, const rk_rtable *t)
 		const uint64_t *c = l->items[i].count;
 
 		fprintf(out, "%s{", i ? "," : "");
-		rk_json_time(out, "interval_start", v->start);
-		fputc(',', out);
-		rk_json_time(out, "interval_end", v->end);
+		if (l->keyed) {
+			/* a key segment: its bounds as strings, null for an open end */
+			fputs("\"kind\":\"key\",\"interval_start\":", out);
+			if (v->key_start)
+				rk_json_string(out, v->key_start);
+			else
+				fputs("null", out);
+			fputs(",\"interval_end\":", out);
+			if (v->key_end)
+				rk_json_string(out, v->key_end);
+			else
+				fputs("null", out);
+		} else {
+			rk_json_time(out, "interval_start", v->start);
+			fputc(',', out);
+			rk_json_time(out, "interval_end", v->end);
+		}
 		if (t->spec.check.tz) {
 			char lb[RK_TIME_STRLEN];
 
@@ -594,6 +631,30 @@ static void rk_repair_record(const char *audit, const rk_opts *o, rk_rtable *t)
 	free(ai);
 }
 
+/* A list of key segments is repaired without --time (repair_keys.c), a
+ * list of time intervals with it; the audit trail records time intervals
+ * only. */
+static int rk_repair_list_kind(const rk_opts *o, rk_rtable *t)
+{
+	if (!t->list->keyed && !t->spec.check.time) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "repair of %s needs --time: it holds time intervals", t->list->name);
+		return rk_error_hint(&t->err, "the same table options as reckon check");
+	}
+	if (t->list->keyed && t->spec.check.time) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "%s holds key segments (kind key), and --time %s was given; nothing "
+		                                     "was changed",
+		             t->list->name, t->spec.check.time);
+		return rk_error_hint(&t->err, "a list of key segments is repaired as it was checked: without --time");
+	}
+	if (t->list->keyed && o->audit) {
+		rk_error_set(&t->err, RK_EXIT_USAGE, "--audit records repairs of time intervals, and %s holds key "
+		                                     "segments; nothing was changed",
+		             t->list->name);
+		return rk_error_hint(&t->err, "repair the key segments without --audit");
+	}
+	return 0;
+}
+
 /*
  * Repairs one table: o holds its options (a job's table: already merged),
  * rerun the list to replay.  Fills t; prints the errors (prefixed with the
@@ -648,13 +709,8 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	}
 	if (rk_rerun_read(rerun, &t->list, &t->err) < 0)
 		goto fail;
-	if (t->list->keyed) {
-		rk_error_set(&t->err, RK_EXIT_USAGE, "%s: a rerun list of key segments (kind key): repair replays time "
-		                                     "intervals only; nothing was changed",
-		             t->list->name);
-		rk_error_hint(&t->err, "reload the table, then re-check it (reckon check without --time)");
+	if (rk_repair_list_kind(o, t) < 0)
 		goto fail;
-	}
 	for (size_t i = 0; i < t->list->n; i++) {
 		char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
 
@@ -672,6 +728,8 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	for (size_t i = 0; i < t->list->n; i++) {
 		t->iv[i].start = t->list->items[i].start;
 		t->iv[i].end = t->list->items[i].end;
+		t->iv[i].key_start = t->list->items[i].key_start;
+		t->iv[i].key_end = t->list->items[i].key_end;
 	}
 	t->ran = true;
 	if (rk_repair_run(&t->spec, t->iv, t->list->n, &t->res, &t->err) < 0)

@@ -118,11 +118,11 @@ const rk_optdef rk_optdefs[RK_O_COUNT] = {
 	        .kind = RK_OPT_STR,
 	        .offset = OFF(time),
 	        .cmds = PAIR | RK_CMD_LATENESS,
-	        .required = RK_CMD_REPAIR | RK_CMD_LOAD | RK_CMD_LATENESS,
+	        .required = RK_CMD_LOAD | RK_CMD_LATENESS,
 	        .flags = RK_OPTF_TABLE,
 	        .arg = "COL",
 	        .help = "the time column: timestamptz, timestamp (in --time-column-zone, default UTC) or date (check "
-	                "without it: by key segments)",
+	                "and repair without it: by key segments)",
 	},
 	[RK_O_SUM] = {
 	        .name = "sum",

@@ -56,7 +56,7 @@ int rk_tableopts_pair(const rk_opts *o, rk_check_spec *spec, rk_error *err)
 {
 	if (rk_opts_require(o, RK_O_SOURCE, err) < 0 ||
 	    (o->cmd != RK_CMD_LOAD && rk_opts_require(o, RK_O_TARGET, err) < 0) ||
-	    (o->cmd != RK_CMD_CHECK && rk_opts_require(o, RK_O_TIME, err) < 0))
+	    (o->cmd != RK_CMD_CHECK && o->cmd != RK_CMD_REPAIR && rk_opts_require(o, RK_O_TIME, err) < 0))
 		return -1;
 	if (rk_tableopts_side(o, 0, &spec->source, err) < 0 || rk_tableopts_side(o, 1, &spec->target, err) < 0)
 		return -1;

@@ -889,18 +889,11 @@ int rk_canon_instant_wide(rk_type t, const char *p, size_t len, rk_wusec *out, c
 int rk_canon_instant(rk_type t, const char *p, size_t len, rk_usec *out, const char **why)
 {
 	int64_t days;
-	rk_wusec w;
-
 	switch (t) {
 	case RK_T_TIMESTAMPTZ:
 	case RK_T_TIMESTAMP:
-		if ((t == RK_T_TIMESTAMP ? rk_time_parse_local(p, len, out, why) : rk_time_parse(p, len, out, why)) == 0)
-			return 0;
 		/* a value past an rk_usec's end is after every window */
-		if (rk_time_parse_wide(p, len, t == RK_T_TIMESTAMP, &w, why) < 0)
-			return -1;
-		*out = rk_usec_place(w);
-		return 0;
+		return rk_time_parse_placed(p, len, t == RK_T_TIMESTAMP, out, why);
 	case RK_T_DATE:
 		if (rk_date_parse(p, len, &days, why) < 0)
 			return -1;

@@ -232,3 +232,127 @@ int64_t rk_keyspace_snap(const rk_keyspace *ks, int64_t m)
 	rk_buf_free(&b);
 	return out;
 }
+
+/* The 16 bytes of a uuid's text, or -1. */
+static int rk_ks_uuid_bytes(const char *p, unsigned char out[16])
+{
+	size_t n = 0;
+
+	for (; *p; p++) {
+		int d;
+
+		if (*p == '-' || *p == '{' || *p == '}')
+			continue;
+		if ((d = rk_hexval(*p)) < 0 || n == 32)
+			return -1;
+		out[n / 2] = (unsigned char)(n % 2 ? out[n / 2] | d : d << 4);
+		n++;
+	}
+	return n == 32 ? 0 : -1;
+}
+
+/* Whether point m's bound is exactly key x (a text of ks's kind). */
+static bool rk_ks_exact(const rk_keyspace *ks, int64_t m, const char *x)
+{
+	rk_buf v = RK_BUF_INIT;
+	bool same = false;
+
+	if (rk_keyspace_bound(ks, m, &v) == RK_KSB_VALUE) {
+		unsigned char a[16], b[16];
+		rk_field fx = { .p = x, .len = strlen(x) }, fv = { .p = rk_buf_cstr(&v), .len = v.len };
+		int64_t ix, iv;
+
+		switch (ks->kind) {
+		case RK_KS_INT:
+			same = rk_field_int64(&fx, &ix) == 0 && rk_field_int64(&fv, &iv) == 0 && ix == iv;
+			break;
+		case RK_KS_UUID:
+			same = rk_ks_uuid_bytes(x, a) == 0 && rk_ks_uuid_bytes(v.data, b) == 0 && !memcmp(a, b, 16);
+			break;
+		case RK_KS_TEXT:
+			same = v.len == fx.len && !memcmp(v.data, x, v.len);
+			break;
+		}
+	} else if (ks->kind == RK_KS_TEXT && !*x) {
+		/* "" with no prefix: every text is >= it, as RK_KSB_ALL says */
+		same = ks->nprefix == 0 && m == 0;
+	}
+	rk_buf_free(&v);
+	return same;
+}
+
+int rk_keyspace_fit(rk_keyspace *ks, const char *lo, const char *hi, int64_t *mlo, int64_t *mhi, const char **why)
+{
+	const char *x[2] = { lo, hi };
+	int64_t *m[2] = { mlo, mhi };
+
+	if (ks->kind == RK_KS_TEXT) {
+		size_t n = 0;
+
+		if (lo && hi) {
+			while (lo[n] && lo[n] == hi[n] && n < RK_KS_PREFIX_MAX)
+				n++;
+		} else if (lo || hi) {
+			/* one bound: all of it but the 7 bytes a point holds */
+			size_t len = strlen(lo ? lo : hi);
+
+			n = len > 7 ? len - 7 : 0;
+			if (n > RK_KS_PREFIX_MAX)
+				n = RK_KS_PREFIX_MAX;
+		}
+		memcpy(ks->prefix, lo ? lo : hi ? hi
+		                                : "",
+		       n);
+		ks->nprefix = n;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!x[i]) {
+			*m[i] = i ? INT64_MAX : INT64_MIN;
+			continue;
+		}
+		if (rk_keyspace_point_text(ks, x[i], strlen(x[i]), m[i], why) < 0)
+			return -1;
+		if (!rk_ks_exact(ks, *m[i], x[i])) {
+			*why = ks->kind == RK_KS_INT    ? "reckon's key segments hold integers within +-2^61 only"
+			       : ks->kind == RK_KS_UUID ? "a uuid bound of a key segment has only its first 61 bits set, as "
+			                                  "reckon check writes it"
+			                                : "a text range's bounds must agree but for their last 7 bytes, as "
+			                                  "the segments reckon check writes do";
+			return -1;
+		}
+	}
+	if (*mlo >= *mhi) {
+		*why = "the segment is empty: its start is not below its end";
+		return -1;
+	}
+	return 0;
+}
+
+int rk_keyspace_cmp_keys(const rk_keyspace *ks, const char *a, const char *b, int *cmp, const char **why)
+{
+	unsigned char ua[16], ub[16];
+	rk_field fa = { .p = a, .len = strlen(a) }, fb = { .p = b, .len = strlen(b) };
+	int64_t ia, ib;
+
+	switch (ks->kind) {
+	case RK_KS_INT:
+		if (rk_field_int64(&fa, &ia) < 0 || rk_field_int64(&fb, &ib) < 0) {
+			*why = "not an integer";
+			return -1;
+		}
+		*cmp = ia < ib ? -1 : ia > ib;
+		return 0;
+	case RK_KS_UUID:
+		if (rk_ks_uuid_bytes(a, ua) < 0 || rk_ks_uuid_bytes(b, ub) < 0) {
+			*why = "not a uuid";
+			return -1;
+		}
+		*cmp = memcmp(ua, ub, 16);
+		return 0;
+	case RK_KS_TEXT:
+		*cmp = rk_keyspace_cmp_bytes(a, fa.len, b, fb.len);
+		return 0;
+	}
+	*why = "unknown keyspace";
+	return -1;
+}

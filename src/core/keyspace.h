@@ -85,4 +85,22 @@ int64_t rk_keyspace_snap(const rk_keyspace *ks, int64_t m);
 /* The bytes of a text compared as COLLATE "C" compares UTF-8: <0, 0, >0. */
 int rk_keyspace_cmp_bytes(const char *a, size_t na, const char *b, size_t nb);
 
+/*
+ * One key range [lo, hi) given as key texts (NULL: an open end), as a
+ * rerun list of key segments holds it: sets up ks (of its kind) so that
+ * both bounds are points whose rk_keyspace_bound is exactly that key -
+ * for a text keyspace the prefix is chosen so - and sets *mlo, *mhi
+ * (RK_USEC_NINF / RK_USEC_PINF, i.e. INT64_MIN / INT64_MAX, for an open
+ * end).  -1 with *why when a bound is no key of the type, no point can
+ * hold it exactly (an integer beyond +-2^61, a uuid with bits past the
+ * first 61 set, a text key whose bounds share too short a prefix), or the
+ * range is empty (lo >= hi).
+ */
+int rk_keyspace_fit(rk_keyspace *ks, const char *lo, const char *hi, int64_t *mlo, int64_t *mhi, const char **why);
+
+/* Compares two key texts in ks's order (integers by value, uuids and
+ * texts byte by byte): *cmp <0, 0, >0.  -1 with *why when one is no key
+ * of the type. */
+int rk_keyspace_cmp_keys(const rk_keyspace *ks, const char *a, const char *b, int *cmp, const char **why);
+
 #endif

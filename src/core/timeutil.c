@@ -573,6 +573,21 @@ int rk_time_parse_wide(const char *s, size_t len, bool local, rk_wusec *out, con
 	return rk_tu_instant_wide(&pt, local, out, why);
 }
 
+int rk_time_parse_placed(const char *s, size_t len, bool local, rk_usec *out, const char **why)
+{
+	rk_tu_parts pt;
+	rk_wusec w;
+
+	if (rk_tu_parse(s, len, &pt, why) < 0)
+		return -1;
+	if (rk_tu_instant(&pt, local, out, why) == 0)
+		return 0;
+	if (rk_tu_instant_wide(&pt, local, &w, why) < 0)
+		return -1;
+	*out = rk_usec_place(w);
+	return 0;
+}
+
 int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why)
 {
 	rk_tu_parts pt;

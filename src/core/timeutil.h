@@ -3,7 +3,9 @@
  *
  * An instant is an int64 count of microseconds since 1970-01-01T00:00:00Z
  * (proleptic Gregorian, UTC), PostgreSQL's own resolution.  PostgreSQL's
- * 'infinity' and '-infinity' map to RK_USEC_PINF / RK_USEC_NINF.
+ * 'infinity' and '-infinity' map to RK_USEC_PINF / RK_USEC_NINF.  A value
+ * of PostgreSQL's last 30 years, past an int64's end, is a wide instant
+ * (rk_wusec, below) where values are encoded and shown.
  */
 #ifndef RK_TIMEUTIL_H
 #define RK_TIMEUTIL_H
@@ -138,6 +140,12 @@ int rk_time_parse(const char *s, size_t len, rk_usec *out, const char **why);
  * RK_WUSEC_NINF.  Returns 0 or -1 with *why.
  */
 int rk_time_parse_wide(const char *s, size_t len, bool local, rk_wusec *out, const char **why);
+
+/* rk_time_parse (local false) or rk_time_parse_local (true), a value of
+ * PostgreSQL's last 30 years placed at RK_USEC_PINF (rk_usec_place): for a
+ * row's time, or the newest time the data holds (a max(time)), which must
+ * not fail on such a row. */
+int rk_time_parse_placed(const char *s, size_t len, bool local, rk_usec *out, const char **why);
 
 /*
  * Like rk_time_parse, for a `timestamp` (without time zone) value: an

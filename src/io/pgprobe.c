@@ -457,7 +457,8 @@ int rk_pgreader_watermark(const rk_reader_opts *o, const char *query, rk_usec *a
 	if (!v) {
 		/* no watermark yet: nothing is claimed */
 		*at = RK_USEC_NINF;
-	} else if (rk_time_parse(v, strlen(v), at, &why) < 0) {
+	} else if (rk_time_parse_placed(v, strlen(v), false, at, &why) < 0) {
+		/* a max(time) of PostgreSQL's last 30 years: 'infinity' (timeutil.h) */
 		rk_error_set(err, RK_EXIT_USAGE, "--watermark-query returned '%s', which is not a timestamp: %s", v, why);
 		rk_error_hint(err, "the query must return one timestamptz, timestamp or date value");
 		goto done;

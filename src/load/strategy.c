@@ -365,7 +365,9 @@ static int rk_load_parse_time(const char *what, const char *text, rk_usec *out, 
 {
 	const char *why = NULL;
 
-	if (rk_time_parse(text, strlen(text), out, &why) < 0)
+	/* a row after 294247-01-10 (PostgreSQL's last years) is newer than any
+	 * instant reckon holds: 'infinity', as the data's own max says */
+	if (rk_time_parse_placed(text, strlen(text), false, out, &why) < 0)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot read %s \"%s\": %s", what, text, why ? why : "malformed");
 	return 0;
 }

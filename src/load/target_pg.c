@@ -70,7 +70,7 @@ static int pg_newest(rk_target *t, const rk_target_write_in *in, size_t time_col
 	    rk_pg_exec(t->pg, "newest target time", p->sql.data, 1, params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
 	v = rk_pg_result_value(res, 0, 0);
-	if (rk_time_parse(v, strlen(v), out, &why) < 0) {
+	if (rk_time_parse_placed(v, strlen(v), false, out, &why) < 0) {
 		rk_error_set(err, RK_EXIT_RUNTIME, "cannot read newest target time \"%s\": %s", v,
 		             why ? why : "malformed");
 		rk_pg_result_free(res);

@@ -322,6 +322,8 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	rk_repair r;
 	int rc = 0, opened;
 
+	if (!spec->check.time)
+		return rk_repair_keys_run(spec, iv, n, res, err);
 	memset(res, 0, sizeof *res);
 	memset(&r, 0, sizeof r);
 	r.spec = spec;

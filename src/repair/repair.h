@@ -75,6 +75,10 @@ typedef struct rk_repair_interval {
 	/* the re-check (MATCH, DIFFER), or the first check (ALREADY) */
 	uint64_t after_source_rows;
 	uint64_t after_target_rows;
+	/* a key segment (spec.check.time NULL): [key_start, key_end) of the
+	 * first key column, key texts (NULL: an open end), the caller's; start
+	 * and end unused.  Its deletes are counted in deleted_by_time. */
+	const char *key_start, *key_end;
 } rk_repair_interval;
 
 /* A window outside the list whose target rows an interval's delete by key
@@ -157,5 +161,19 @@ typedef struct rk_repair_spec {
  */
 int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_repair_result *res,
                   rk_error *err);
+
+/*
+ * The same for a rerun list of key segments (rk_repair_run calls it when
+ * spec->check.time is NULL; repair_keys.c): each segment
+ * [key_start, key_end) of the first key column repaired row by row (or
+ * replaced whole, replace_interval) in one transaction and checked again.
+ * Refuses, before any change (RK_EXIT_USAGE), besides what rk_repair_run
+ * refuses: segments out of key order or whose bounds are no exact segment
+ * bounds (rk_keyspace_fit), and the options about time (interval_column,
+ * load_interval, check.tz).  No window outside the list is touched: res
+ * stays empty.
+ */
+int rk_repair_keys_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, rk_repair_result *res,
+                       rk_error *err);
 
 #endif

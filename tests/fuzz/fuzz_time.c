@@ -6,7 +6,9 @@
  * size (no terminating NUL for the (pointer, length) parsers, so reading one
  * byte past the value is an AddressSanitizer report).  What parses must also
  * survive the formatter: formatting a parsed value and parsing the text
- * again gives the same value.
+ * again gives the same value.  The wide parser (PostgreSQL's whole range)
+ * agrees with the 64-bit one wherever that one parses, and takes more only
+ * past its end.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +42,27 @@ static void rk_fz_instant(const char *s, size_t n, bool local)
 	RK_FUZZ_CHECK(rk_time_parse(text, strlen(text), &again, &why) == 0 && again == t);
 	rk_time_format_sql(t, false, text);
 	RK_FUZZ_CHECK(rk_time_parse_local(text, strlen(text), &again, &why) == 0 && again == t);
+}
+
+static void rk_fz_wide(const char *s, size_t n, bool local)
+{
+	char text[RK_TIME_STRLEN];
+	const char *why = NULL;
+	rk_wusec w, again;
+	rk_usec t;
+	int narrow = local ? rk_time_parse_local(s, n, &t, &why) : rk_time_parse(s, n, &t, &why);
+
+	if (rk_time_parse_wide(s, n, local, &w, &why) < 0) {
+		RK_FUZZ_CHECK(why != NULL && narrow < 0);
+		return;
+	}
+	RK_FUZZ_CHECK(narrow < 0 ? w > (rk_wusec)RK_USEC_LAST && w < RK_WUSEC_END : w == rk_wusec_of(t));
+	rk_time_format_wide(w, text);
+	RK_FUZZ_CHECK(rk_time_parse_wide(text, strlen(text), false, &again, &why) == 0 && again == w);
+	rk_time_format_pg_wide(w, true, text);
+	RK_FUZZ_CHECK(rk_time_parse_wide(text, strlen(text), false, &again, &why) == 0 && again == w);
+	rk_time_format_sql_wide(w, false, text);
+	RK_FUZZ_CHECK(rk_time_parse_wide(text, strlen(text), true, &again, &why) == 0 && again == w);
 }
 
 static void rk_fz_date(const char *s, size_t n)
@@ -93,6 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(exact, data, size);
 	rk_fz_instant(exact, size, false);
 	rk_fz_instant(exact, size, true);
+	rk_fz_wide(exact, size, false);
+	rk_fz_wide(exact, size, true);
 	rk_fz_date(exact, size);
 	memcpy(cstr, data, size);
 	cstr[size] = '\0';

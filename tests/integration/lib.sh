@@ -309,6 +309,60 @@ holder_stop() {
 
 # --- reckon and its files --------------------------------------------------
 
+# pgbouncer_start DB - a pgbouncer in pool_mode=transaction in front of the
+# private cluster's DB, on a free loopback port (PGB_PORT), resetting every
+# server session after each transaction (DISCARD ALL): a temporary table or
+# a setting that outlived its transaction would be gone in the next one.
+pgbouncer_start() {
+	local bin dir=$T/pgb
+	bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+	[[ -x $bin ]] || fail "pgbouncer is not installed (tests/harness/deps.sh installs it)"
+	mkdir -p "$dir"
+	PGB_PORT=$(closed_port)
+	cat >"$dir/pgbouncer.ini" <<-INI
+		[databases]
+		$1 = host=$PGHOST port=$PGPORT dbname=$1 user=$PGUSER
+		[pgbouncer]
+		listen_addr = 127.0.0.1
+		listen_port = $PGB_PORT
+		unix_socket_dir =
+		auth_type = any
+		pool_mode = transaction
+		default_pool_size = 4
+		server_reset_query = DISCARD ALL
+		server_reset_query_always = 1
+		ignore_startup_parameters = extra_float_digits, options
+		logfile = $dir/pgbouncer.log
+		pidfile = $dir/pgbouncer.pid
+	INI
+	chmod -R a+rwX "$dir"
+	if [[ $(id -u) == 0 ]]; then
+		chmod a+x "$T" "$(dirname "$T")"
+		runuser -u postgres -- "$bin" -d -q "$dir/pgbouncer.ini" || fail "pgbouncer did not start"
+	else
+		"$bin" -d -q "$dir/pgbouncer.ini" || fail "pgbouncer did not start"
+	fi
+	local i
+	for i in $(seq 1 100); do
+		"$RK_PGBIN/psql" -X -At -h 127.0.0.1 -p "$PGB_PORT" -d "$1" -c 'select 1' >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	cat "$dir/pgbouncer.log" >&2
+	fail "pgbouncer on port $PGB_PORT never answered"
+}
+
+pgbouncer_stop() {
+	local pid
+	pid=$(cat "$T/pgb/pgbouncer.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || true
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null || true
+}
+
 rk() { "$RECKON" "$@"; }
 
 # statuses WINDOWS_CSV - the status column, space-separated, in file order

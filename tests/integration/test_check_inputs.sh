@@ -216,4 +216,9 @@ test_watermark_query_result_shapes() {
 	assert_contains "$ERR" "a COPY (use the COPY functions)"
 	assert_exit 0 wm_check "select mart.wm_noisy()" -v
 	assert_contains "$ERR" "server says: NOTICE:  computing the watermark"
+	# a max(time) in PostgreSQL's last 30 years: later than every instant
+	# reckon holds, 'infinity' (was exit 2, "not a timestamp")
+	assert_exit 0 wm_check "select timestamptz '294270-01-01 00:00:00+00'"
+	assert_exit 2 wm_check "select 'x'"
+	assert_contains "$ERR" "--watermark-query returned 'x', which is not a timestamp"
 }

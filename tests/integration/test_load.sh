@@ -99,6 +99,32 @@ test_load_writes_the_whole_row() {
 	assert_eq "6|0|6" "$(sql $LDB 'select count(amount), count(note), count(ts) from dst')"
 }
 
+# A source row timed in PostgreSQL's last 30 years (after 294247-01-10,
+# past an int64 of microseconds since 1970) is loaded with the rest; the
+# newest time read, and then the target's max(time), are later than any
+# instant reckon holds: 'infinity', as the data says (docs/loader.md), not
+# an error.  (Failed before: "cannot read newest time read", exit 3.)
+test_load_row_after_the_last_instant() {
+	createdb $LDB
+	sql $LDB >/dev/null <<-SQL
+		create table src (id int primary key, ts timestamptz, seen timestamptz);
+		insert into src select g, timestamptz '2026-03-02 00:00+00' + g * interval '10 minutes',
+		       timestamptz '294276-12-31 23:59:59.999999+00' - g * interval '1 second'
+		from generate_series(1, 4) g;
+		insert into src values (5, '294270-01-01 00:00:00+00', '2026-03-02 00:00:00+00');
+		create table dst (like src);
+	SQL
+	assert_exit 0 rk load --source "$(conn $LDB)" --source-table src --target-table dst --key id --time ts \
+		--strategy write-first-keyed --watermark-table wm --load-name far
+	assert_eq "rows_read=5 rows_replaced=0 rows_written=5 watermark=infinity" "$(cat "$OUT")"
+	assert_eq "$(sql $LDB 'select * from src order by id')" "$(sql $LDB 'select * from dst order by id')"
+	assert_exit 0 rk load --source "$(conn $LDB)" --source-table src --target-table dst --key id --time ts \
+		--strategy target-watermark
+	assert_eq "rows_read=0 rows_replaced=0 rows_written=0 watermark=infinity" "$(cat "$OUT")"
+	assert_exit 0 rk check --source "$(conn $LDB)" --target "$(conn $LDB)" --source-table src --target-table dst \
+		--time ts --from 2026-03-02T00:00:00Z --to 2026-03-02T01:00:00Z --window 1h --now 2026-03-03T00:00:00Z
+}
+
 # What the target cannot take is refused before anything is read or
 # written: an uncovered NOT NULL column without a default, a target
 # expression, a bad filter.

@@ -151,6 +151,102 @@ static void test_snap_keeps_whole_characters(void **state)
 	rk_buf_free(&v);
 }
 
+/* A key range fitted from its bounds (rk_keyspace_fit), the bounds being
+ * segment boundaries as reckon check writes them (a snapped point's bound
+ * in a keyspace with the sample's prefix): a random key's point lies in
+ * [mlo, mhi) exactly when the key lies in [lo, hi), and rk_keyspace_cmp_keys
+ * orders keys as that comparison does. */
+static void check_fit(rk_type t)
+{
+	rk_keyspace ks, fit;
+	const char *why;
+	char keys[300][64];
+	rk_buf lo = RK_BUF_INIT, hi = RK_BUF_INIT;
+
+	assert_int_equal(rk_keyspace_init(&ks, t, &why), 0);
+	if (ks.kind == RK_KS_TEXT)
+		rk_keyspace_prefix(&ks, "customer-0001", 13, "customer-9", 10);
+	for (int i = 0; i < 300; i++)
+		random_key(ks.kind, keys[i], sizeof keys[i]);
+	for (int r = 0; r < 200; r++) {
+		int64_t a, b, mlo, mhi;
+		int open = (int)(rnd() % 4); /* 0: both bounds, 1: open start, 2: open end, 3: both open */
+
+		assert_int_equal(rk_keyspace_point_text(&ks, keys[r], strlen(keys[r]), &a, &why), 0);
+		assert_int_equal(rk_keyspace_point_text(&ks, keys[r + 1], strlen(keys[r + 1]), &b, &why), 0);
+		a = rk_keyspace_snap(&ks, a);
+		b = rk_keyspace_snap(&ks, b);
+		if (a > b) {
+			int64_t x = a;
+
+			a = b;
+			b = x;
+		}
+		/* a sample's keys all hold its prefix: no boundary is the one
+		 * above them (the prefix with its last byte raised) */
+		if (rk_keyspace_bound(&ks, a, &lo) != RK_KSB_VALUE || rk_keyspace_bound(&ks, b, &hi) != RK_KSB_VALUE ||
+		    a == b || (ks.kind == RK_KS_TEXT && b >= (INT64_C(1) << 56)))
+			continue;
+		fit = ks;
+		assert_int_equal(rk_keyspace_init(&fit, t, &why), 0);
+		assert_int_equal(rk_keyspace_fit(&fit, open & 1 ? NULL : rk_buf_cstr(&lo), open & 2 ? NULL : rk_buf_cstr(&hi),
+		                                 &mlo, &mhi, &why),
+		                 0);
+		for (int i = 0; i < 300; i++) {
+			int64_t m;
+			int c1 = 0, c2 = 0;
+			bool want, got;
+
+			assert_int_equal(rk_keyspace_point_text(&fit, keys[i], strlen(keys[i]), &m, &why), 0);
+			assert_int_equal(rk_keyspace_cmp_keys(&fit, keys[i], rk_buf_cstr(&lo), &c1, &why), 0);
+			assert_int_equal(rk_keyspace_cmp_keys(&fit, keys[i], rk_buf_cstr(&hi), &c2, &why), 0);
+			assert_int_equal(c1 < 0, key_cmp(ks.kind, keys[i], lo.data, lo.len) < 0);
+			want = ((open & 1) || c1 >= 0) && ((open & 2) || c2 < 0);
+			got = (mlo == INT64_MIN || m >= mlo) && (mhi == INT64_MAX || m < mhi);
+			assert_int_equal(got, want);
+		}
+	}
+	rk_buf_free(&lo);
+	rk_buf_free(&hi);
+}
+
+static void test_fit_is_exact(void **state)
+{
+	(void)state;
+	check_fit(RK_T_INT8);
+	check_fit(RK_T_UUID);
+	check_fit(RK_T_TEXT);
+}
+
+/* Bounds no segment can hold exactly, and empty ranges, are refused. */
+static void test_fit_refuses(void **state)
+{
+	rk_keyspace ks;
+	const char *why = NULL;
+	int64_t lo, hi;
+
+	(void)state;
+	assert_int_equal(rk_keyspace_init(&ks, RK_T_INT8, &why), 0);
+	assert_int_equal(rk_keyspace_fit(&ks, NULL, "9000000000000000000", &lo, &hi, &why), -1);
+	assert_non_null(strstr(why, "2^61"));
+	assert_int_equal(rk_keyspace_fit(&ks, "10", "10", &lo, &hi, &why), -1);
+	assert_int_equal(rk_keyspace_fit(&ks, "11", "10", &lo, &hi, &why), -1);
+	assert_int_equal(rk_keyspace_fit(&ks, "x", NULL, &lo, &hi, &why), -1);
+	assert_int_equal(rk_keyspace_fit(&ks, "-5", "10", &lo, &hi, &why), 0);
+	assert_true(lo == -5 && hi == 10);
+	assert_int_equal(rk_keyspace_fit(&ks, NULL, NULL, &lo, &hi, &why), 0);
+	assert_true(lo == INT64_MIN && hi == INT64_MAX);
+	assert_int_equal(rk_keyspace_init(&ks, RK_T_UUID, &why), 0);
+	assert_int_equal(rk_keyspace_fit(&ks, "0f000000-0000-0000-0000-000000000000", NULL, &lo, &hi, &why), 0);
+	assert_int_equal(rk_keyspace_fit(&ks, "0f000000-0000-0000-0000-000000000001", NULL, &lo, &hi, &why), -1);
+	assert_int_equal(rk_keyspace_init(&ks, RK_T_TEXT, &why), 0);
+	assert_int_equal(rk_keyspace_fit(&ks, "customer-0100", "customer-0200", &lo, &hi, &why), 0);
+	assert_int_equal(ks.nprefix, 10);
+	assert_int_equal(rk_keyspace_fit(&ks, "", "b", &lo, &hi, &why), 0);
+	assert_int_equal(rk_keyspace_fit(&ks, "apple-pie-1", "banana-split-2", &lo, &hi, &why), -1);
+	assert_int_equal(rk_keyspace_fit(&ks, "b", "a", &lo, &hi, &why), -1);
+}
+
 static void test_unsupported_types(void **state)
 {
 	rk_keyspace ks;
@@ -169,6 +265,8 @@ int main(void)
 		cmocka_unit_test(test_uuid_points),
 		cmocka_unit_test(test_text_points),
 		cmocka_unit_test(test_snap_keeps_whole_characters),
+		cmocka_unit_test(test_fit_is_exact),
+		cmocka_unit_test(test_fit_refuses),
 		cmocka_unit_test(test_unsupported_types),
 	};
 

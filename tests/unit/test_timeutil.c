@@ -508,6 +508,16 @@ static void test_time_parse_wide(void **state)
 	assert_true(rk_usec_place(RK_WUSEC_PINF) == RK_USEC_PINF);
 	assert_true(rk_usec_place(RK_WUSEC_NINF) == RK_USEC_NINF);
 	assert_true(rk_usec_place(-1) == -1);
+	assert_int_equal(rk_time_parse_placed("294276-12-31 23:59:59.999999+00", 31, false, &t, &why), 0);
+	assert_true(t == RK_USEC_PINF);
+	assert_int_equal(rk_time_parse_placed("294247-01-10 04:00:54.775806-05", 31, true, &t, &why), 0);
+	assert_true(t == RK_USEC_LAST);
+	assert_int_equal(rk_time_parse_placed("294247-01-10 04:00:54.775806-05", 31, false, &t, &why), 0);
+	assert_true(t == RK_USEC_PINF);
+	assert_int_equal(rk_time_parse_placed("2026-03-02 10:58:00+00", 22, false, &t, &why), 0);
+	assert_true(t == INT64_C(1772449080000000));
+	assert_int_equal(rk_time_parse_placed("294277-01-01 00:00:00+00", 24, false, &t, &why), -1);
+	assert_string_equal(why, "timestamp out of range");
 	/* PostgreSQL's END_TIMESTAMP and MIN_TIMESTAMP, from 2000 */
 	assert_true(RK_WUSEC_END - RK_PG_EPOCH_USEC == (rk_wusec)INT64_C(9223371331200000000));
 	assert_true(RK_WUSEC_MIN - RK_PG_EPOCH_USEC == (rk_wusec)INT64_C(-211813488000000000));
