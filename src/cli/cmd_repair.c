@@ -684,6 +684,15 @@ static int rk_repair_table(const rk_opts *o, const char *rerun, rk_rtable *t)
 	                                 ? RK_PUSHDOWN_AUTO
 	                         : o->pushdown == RK_OPT_PUSHDOWN_ON ? RK_PUSHDOWN_ON
 	                                                             : RK_PUSHDOWN_OFF;
+	if (!o->time) {
+		/* key segments are digested by reckon, as check digests them */
+		if (rk_opts_is_set(o, RK_O_PUSHDOWN) && o->pushdown == RK_OPT_PUSHDOWN_ON) {
+			rk_error_set(&t->err, RK_EXIT_USAGE, "--pushdown on needs --time: key segments are digested by reckon");
+			rk_error_hint(&t->err, "drop --pushdown, or use --pushdown auto");
+			goto fail;
+		}
+		t->spec.check.pushdown = RK_PUSHDOWN_OFF;
+	}
 	t->spec.check.settle = o->settle;
 	t->spec.check.now = rk_opts_is_set(o, RK_O_NOW) ? o->now : rk_time_now();
 	t->spec.interval_column = o->interval_column;

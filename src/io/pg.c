@@ -839,6 +839,21 @@ int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err)
 	return rk_pg_exec(pg, label, sql, 0, NULL, RK_PG_COMMAND, NULL, err);
 }
 
+int rk_pg_script(rk_pg *pg, const char *label, const char *sql, rk_error *err)
+{
+	PGresult *r;
+
+	rk_pg_log_statement(pg, label, sql, 0, NULL);
+	r = PQexec(pg->conn, sql);
+	if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+		rk_pg_fail(pg, r, label, err);
+		PQclear(r);
+		return -1;
+	}
+	PQclear(r);
+	return 0;
+}
+
 int rk_pg_exec_long(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
                     long *out, rk_error *err)
 {

@@ -74,6 +74,12 @@ int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const
 /* Convenience for statements without parameters and without a result. */
 int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err);
 
+/* Several statements of constant text, none returning rows, sent as one
+ * simple-protocol message: one round trip (the last one's result, or the
+ * first error, decides).  Nothing is bound, and no transaction settings
+ * are added after a BEGIN among them: the script sets its own. */
+int rk_pg_script(rk_pg *pg, const char *label, const char *sql, rk_error *err);
+
 /* One statement returning one row whose first value is a number (a count);
  * SQL NULL reads as 0. */
 int rk_pg_exec_long(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,

@@ -189,7 +189,7 @@ int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, 
 	rk_pgreader_dctx d = { r, NULL, 3 + q->nsum, fn, ctx };
 	rk_pgsql_wargs wa;
 	char label[200];
-	bool empty = false;
+	bool empty = false, grouped = false;
 	int rc;
 
 	if (r->ncols == 0 || q->scan->time_index >= r->ncols || q->scan->nranges > 1 || q->nhash == 0) {
@@ -215,7 +215,7 @@ int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, 
 			*err = r->digest_why;
 		rc = rc < 0 ? -1 : 1;
 	} else {
-		rk_pgsql_digest(r, q, &wa, &r->sql, &empty);
+		grouped = rk_pgsql_digest(r, q, &wa, &r->sql, &empty);
 		rc = 0;
 	}
 	free(wa.col);
@@ -227,12 +227,14 @@ int rk_pgreader_digest(void *impl, rk_digest_query *q, rk_row_fn fn, void *ctx, 
 	snprintf(label, sizeof label, "window digests of %s", r->display);
 	d.fields = rk_xcalloc(d.nfields, sizeof *d.fields);
 	r->rows = 0;
-	rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_hash, err);
+	/* one aggregate over the rows, grouped after by the few windows it
+	 * returns (reckon_windows): no planner setting matters for it */
+	rc = grouped ? rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_hash, err) : 0;
 	if (rc == 0 && r->nleaves)
 		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_leaves, err);
 	if (rc == 0)
 		rc = rk_pg_copy_out(r->pg, label, r->sql.data, rk_pgreader_digest_row, &d, err);
-	if (rc == 0)
+	if (rc == 0 && grouped)
 		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_reset, err);
 	if (rc == 0 && r->nleaves)
 		rc = rk_pg_command(r->pg, "pushdown planner settings", rk_sql_pushdown_plan_leaves_reset, err);

@@ -860,14 +860,21 @@ static int rk_pgreader_renew(void *impl, rk_error *err)
 {
 	rk_pgreader *r = impl;
 
+	rk_buf sql = RK_BUF_INIT;
+	int rc;
+
 	if (r->snapshot)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: a reader whose snapshot others share keeps it", r->desc);
-	if (rk_pg_command(r->pg, "end snapshot", rk_sql_session_end_snapshot, err) < 0 ||
-	    rk_pg_command(r->pg, "begin snapshot", rk_sql_session_begin_snapshot, err) < 0 ||
-	    rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err) < 0)
-		return -1;
-	r->broken = false;
-	return 0;
+	/* one round trip: the end, the begin with its settings, the savepoint */
+	rk_buf_puts(&sql, rk_sql_session_end_snapshot);
+	rk_buf_puts(&sql, rk_sql_session_begin_snapshot);
+	rk_buf_puts(&sql, rk_sql_session_settings_local);
+	rk_buf_puts(&sql, rk_sql_session_scan_savepoint);
+	rc = rk_pg_script(r->pg, "new snapshot", rk_buf_cstr(&sql), err);
+	rk_buf_free(&sql);
+	if (rc == 0)
+		r->broken = false;
+	return rc;
 }
 
 static int rk_pgreader_backend_pid(const void *impl)

@@ -165,7 +165,10 @@ void rk_pgsql_digest_args(const rk_digest_query *q, rk_pgsql_wargs *wa);
 /* The window digests' COPY statement of q into sql (reset first), with
  * arguments wa; sets q->slices to 1 when it groups per window.  *empty as
  * for rk_pgsql_where. */
-void rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wargs *wa, rk_buf *sql, bool *empty);
+/* Returns whether the statement groups the table's rows (GROUP BY over
+ * them, or foreign leaves): only then the planner settings of
+ * pushdown_plan_hash.sql matter. */
+bool rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wargs *wa, rk_buf *sql, bool *empty);
 
 /* The drilldown's COPY statement of parts [at, end) of q into sql (reset
  * first). */

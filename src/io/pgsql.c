@@ -482,8 +482,10 @@ static void rk_pgsql_digest_grouped(const rk_pgreader *r, const rk_digest_query 
 	rk_buf_puts(sql, " GROUP BY 1");
 }
 
-void rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wargs *wa, rk_buf *sql, bool *empty)
+bool rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wargs *wa, rk_buf *sql, bool *empty)
 {
+	bool grouped = false;
+
 	rk_usec unit;
 
 	/* per slice, as the caller asks, except over foreign leaves: their
@@ -513,13 +515,16 @@ void rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wa
 			rk_buf_puts(sql, " UNION ALL ");
 		if (r->nleaves && r->leaf_foreign[l] && rk_pgsql_digest_windows(r, q, rel, wa, sql))
 			continue;
-		if (rk_pgsql_digest_ungrouped(r, q, unit))
+		if (rk_pgsql_digest_ungrouped(r, q, unit)) {
 			rk_pgsql_digest_one(r, q, rel, wa, unit, sql, empty);
-		else
+		} else {
 			rk_pgsql_digest_grouped(r, q, rel, wa, unit, sql, empty);
+			grouped = true;
+		}
 	}
 	rk_buf_puts(sql, ") AS s) TO STDOUT");
 	rk_buf_cstr(sql);
+	return grouped || r->nleaves;
 }
 
 /* ------------------------------------------------------------------------

@@ -5,25 +5,26 @@
  */
 #include "repair/repair_impl.h"
 
-/* The checks' two readers, opened by the first check and kept: the
- * target's reads a snapshot of its own in each check (it is let go after
- * each one, rk_reader_renew), as a reader opened for the check would,
- * without connecting again.  Row by row the source's reads the run's one
- * source snapshot, the staging reader's, throughout; with
- * --replace-interval each check opens its own (no source session stays
- * while the target is written). */
-int rk_repair_check_readers(rk_repair *r, rk_error *err)
+/* The checks' two readers, in rd.  The target's is opened by the first
+ * check and kept: it reads a snapshot of its own in each check (it is let
+ * go after each one, rk_reader_renew), as a reader opened for the check
+ * would, without connecting again.  Row by row the source's is the staging
+ * reader, in the run's one source snapshot throughout (a check binds it to
+ * its columns: r->src_rebound); with --replace-interval each check opens
+ * its own (no source session stays while the target is written). */
+int rk_repair_check_readers(rk_repair *r, rk_reader *rd[2], rk_error *err)
 {
-	for (int s = 0; s < 2; s++) {
-		rk_reader_opts o = s ? r->spec->check.target : r->spec->check.source;
-
-		if (r->ck[s])
-			continue;
-		if (!s && !r->spec->replace_interval)
-			o.snapshot = rk_reader_snapshot(r->src);
-		if (!(r->ck[s] = rk_reader_open(&o, err)))
-			return -1;
+	if (!r->ck[1] && !(r->ck[1] = rk_reader_open(&r->spec->check.target, err)))
+		return -1;
+	if (!r->spec->replace_interval) {
+		rd[0] = r->src;
+		r->src_rebound = true;
+	} else if (!r->ck[0] && !(r->ck[0] = rk_reader_open(&r->spec->check.source, err))) {
+		return -1;
+	} else {
+		rd[0] = r->ck[0];
 	}
+	rd[1] = r->ck[1];
 	return 0;
 }
 
@@ -37,11 +38,12 @@ int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, bool *matc
 {
 	rk_check_spec cs = r->spec->check;
 	rk_check_result *res = NULL;
+	rk_reader *rd[2] = { NULL, NULL };
 	int rc;
 
-	if (rk_repair_check_readers(r, err) < 0)
+	if (rk_repair_check_readers(r, rd, err) < 0)
 		return -1;
-	cs.readers = r->ck;
+	cs.readers = rd;
 	cs.source_known = known;
 	cs.key = (const char *const *)r->key;
 	cs.nkey = r->nkey;

@@ -78,6 +78,7 @@ typedef struct rk_repair {
 	rk_dest dest; /* the target table */
 	rk_reader *src;
 	rk_reader *ck[2];  /* the checks' readers (source, target), kept open between them */
+	bool src_rebound;  /* a check bound src to its columns: staging binds it again */
 	long interval_col; /* target column, or -1 */
 	rk_wmap map;       /* the columns written, and the source's names for them */
 	rk_type time_type; /* how the source's time text is read */
@@ -129,10 +130,11 @@ const char *rk_repair_fk_action(char a);
 bool rk_repair_fk_cascades(char a);
 const char *rk_repair_icol_param(const rk_repair *r, size_t i, char li[32]);
 int rk_repair_icol_bounds(rk_repair *r, size_t i, rk_error *err);
+int rk_repair_bind(rk_repair *r, rk_error *err);
 int rk_repair_open(rk_repair *r, rk_error *err);
 
 /* the checks (repair_check.c) */
-int rk_repair_check_readers(rk_repair *r, rk_error *err);
+int rk_repair_check_readers(rk_repair *r, rk_reader *rd[2], rk_error *err);
 int rk_repair_check_window2(rk_repair *r, rk_usec start, rk_usec end, bool *match, uint64_t *srows,
                             uint64_t *trows, rk_check_result **keep, const rk_check_known *known,
                             rk_error *err);

@@ -155,7 +155,7 @@ static int rk_repair_referencing(rk_repair *r, rk_error *err)
 
 /* Binds the source reader to the written columns and learns how to read
  * its time. */
-static int rk_repair_bind(rk_repair *r, rk_error *err)
+int rk_repair_bind(rk_repair *r, rk_error *err)
 {
 	const char **names = rk_xcalloc(r->map.n + 1, sizeof *names);
 	rk_type *types = rk_xcalloc(r->map.n + 1, sizeof *types);
@@ -641,13 +641,8 @@ int rk_repair_open(rk_repair *r, rk_error *err)
 		return -1;
 	/* the source's snapshot starts here and serves every interval; row by
 	 * row the checks read the source in it too (rk_repair_check_readers) */
-	{
-		rk_reader_opts so = c->source;
-
-		so.export_snapshot = !r->spec->replace_interval;
-		if (!(r->src = rk_reader_open(&so, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
-			return -1;
-	}
+	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
+		return -1;
 	memset(&in, 0, sizeof in);
 	in.cmd = "repair";
 	in.target = &r->dest;

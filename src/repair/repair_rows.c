@@ -100,6 +100,10 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 		goto done;
 	}
 	r->cur = i;
+	/* the staging reader read a check since: its columns again */
+	if (r->src_rebound && rk_repair_bind(r, err) < 0)
+		goto done;
+	r->src_rebound = false;
 	if (rk_repair_scan(r, RK_STAGE_ONE, rk_sql_repair_row_stage_copy, err) < 0)
 		goto done;
 	if (plan && r->sql_probe_create &&
