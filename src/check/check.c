@@ -25,26 +25,6 @@
 /* More windows than this is almost certainly a mistake in --window. */
 #define RK_MAX_WINDOWS 10000000
 
-const char *rk_find_kind_name(rk_find_kind k)
-{
-	static const char *const names[] = { "missing", "extra", "duplicated", "changed", "source_duplicate" };
-
-	return k < RK_FIND_NKINDS ? names[k] : "?";
-}
-
-void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
-{
-	if (r->nkey > 1)
-		rk_buf_putc(b, '(');
-	for (size_t i = 0; i < r->nkey; i++) {
-		if (i)
-			rk_buf_puts(b, ", ");
-		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
-	}
-	if (r->nkey > 1)
-		rk_buf_putc(b, ')');
-}
-
 /* Adds the value of a field a binary COPY reader encoded to sum: from its
  * decoded value, or else its canonical text. */
 static inline int rk_sum_add_field(rk_sum *sum, const rk_field *f, const char **why)
@@ -285,31 +265,6 @@ static int rk_assign_types(rk_side sides[2], const rk_check_spec *spec, const rk
 	return 0;
 }
 
-const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf)
-{
-	if (r->keyed)
-		return r->seg_text[i] ? r->seg_text[i] : "";
-	return rk_time_format(r->bounds[i], buf);
-}
-
-size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
-{
-	size_t lo = 0, hi = r->nwindows;
-
-	if (!r->calendar)
-		return (size_t)((t - r->from) / r->width);
-	/* the last w with bounds[w] <= t */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->bounds[mid] <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static rk_usec rk_check_gcd(rk_usec a, rk_usec b)
 {
 	while (b) {
@@ -406,53 +361,6 @@ static size_t rk_check_slices(const rk_check_spec *spec, size_t nwindows)
 	while (f > 1 && (spec->width % (rk_usec)f != 0 || nwindows > RK_CHECK_MAX_SLICES / f))
 		f /= 2;
 	return f;
-}
-
-void rk_check_result_free(rk_check_result *r)
-{
-	if (!r)
-		return;
-	for (int s = 0; s < 2; s++) {
-		free(r->side[s].describe);
-		free(r->side[s].rows);
-		free(r->side[s].hash);
-		free(r->side[s].sums);
-		free(r->side[s].slice_rows);
-		free(r->side[s].slice_hash);
-		rk_history_free(r->side[s].history);
-		free(r->side[s].history_note);
-	}
-	for (size_t i = 0; r->seg_text && i <= r->nwindows; i++)
-		free(r->seg_text[i]);
-	free(r->seg_text);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
-			free(r->findings[i].key[k]);
-		free(r->findings[i].key);
-	}
-	free(r->findings);
-	for (size_t i = 0; i < r->nchanges; i++) {
-		free(r->changes[i].value[0]);
-		free(r->changes[i].value[1]);
-	}
-	free(r->changes);
-	for (size_t i = 0; r->key_names && i < r->nkey; i++)
-		free(r->key_names[i]);
-	free(r->key_names);
-	for (size_t i = 0; r->sum_names && i < r->nsum; i++)
-		free(r->sum_names[i]);
-	free(r->sum_names);
-	free(r->sum_scale);
-	for (size_t i = 0; r->column_names && i < r->ncolumns; i++)
-		free(r->column_names[i]);
-	free(r->column_names);
-	rk_drift_free(&r->drift);
-	rk_diagnosis_free(r->diagnosis);
-	free(r->held);
-	free(r->status);
-	free(r->win_kind);
-	free(r->bounds);
-	free(r);
 }
 
 static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk_error *err);
@@ -583,101 +491,128 @@ static void rk_check_scales(rk_check_result *res, const rk_check_spec *spec, con
 	}
 }
 
-int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
-{
-	rk_check_result *res = rk_xcalloc(1, sizeof *res);
-	rk_check_spec eff = *spec;
+/*
+ * One check while it runs: what rk_check_run's phases share.  spec is the
+ * caller's spec with the key and the hashed columns resolved (rk_run_plan)
+ * and the diagnosis off with key segments (rk_run_bind); every phase reads
+ * it, never the caller's.
+ */
+typedef struct rk_run {
+	rk_check_spec spec;
+	rk_check_result *res;
+	rk_reader *rd[2]; /* open, until their side takes them (rk_run_bind) */
 	rk_side sides[2];
-	rk_reader *rd[2] = { NULL, NULL };
 	rk_pair pair;
 	rk_plan plan;
-	char **names[2] = { NULL, NULL };
-	rk_side *jobs = NULL;
-	size_t njobs = 0;
-	bool borrowed = spec->readers != NULL; /* the caller's readers: left open */
-	int rc = -1;
+	char **names[2]; /* per side: the bound columns' names as its reader takes them */
+	rk_side *jobs;   /* the digest pass's extra readers (rk_digest_pass) */
+	size_t njobs;
+	bool borrowed; /* the readers are the caller's (spec.readers): left open */
+} rk_run;
 
-	memset(sides, 0, sizeof sides);
-	memset(&plan, 0, sizeof plan);
-	memset(&pair, 0, sizeof pair);
+/* The plan: the windows, the watermark, both sides open, the key and the
+ * hashed columns resolved, the columns' roles. */
+static int rk_run_plan(rk_run *run, rk_error *err)
+{
+	rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+
 	res->nsum = spec->nsum;
 	if (spec->source_known && (spec->findings || !spec->time)) {
 		/* the drilldown reads the source's rows */
 		rk_error_set(err, RK_EXIT_RUNTIME, "known source digests are for a check of time windows without findings");
-		goto done;
+		return -1;
 	}
 	if (spec->time && rk_check_grid(spec, res, err) < 0)
-		goto done;
+		return -1;
 	if (spec->time && spec->watermark_query && rk_watermark_read(spec, res, err) < 0)
-		goto done;
+		return -1;
 	for (int s = 0; s < 2; s++) {
 		rk_reader_opts o = s ? spec->target : spec->source;
 
 		/* parallel readers of this side will share its snapshot */
 		o.export_snapshot = spec->jobs > 1;
-		if (borrowed)
-			rd[s] = spec->readers[s];
-		else if (!(rd[s] = rk_reader_open(&o, err)))
-			goto done;
+		if (run->borrowed)
+			run->rd[s] = spec->readers[s];
+		else if (!(run->rd[s] = rk_reader_open(&o, err)))
+			return -1;
 	}
 	/* the key and the hashed columns, discovered when not given */
-	if (rk_pair_resolve(spec, rd[0], rd[1], &pair, err) < 0)
-		goto done;
-	eff.key = (const char *const *)pair.key;
-	eff.nkey = pair.nkey;
-	eff.columns = (const char *const *)pair.columns;
-	eff.ncolumns = pair.ncolumns;
-	spec = &eff;
+	if (rk_pair_resolve(spec, run->rd[0], run->rd[1], &run->pair, err) < 0)
+		return -1;
+	spec->key = (const char *const *)run->pair.key;
+	spec->nkey = run->pair.nkey;
+	spec->columns = (const char *const *)run->pair.columns;
+	spec->ncolumns = run->pair.ncolumns;
 	res->nkey = spec->nkey;
-	rk_plan_init(&plan, spec);
-	if (rk_check_types_option(spec, &plan, err) < 0)
-		goto done;
+	rk_plan_init(&run->plan, spec);
+	return rk_check_types_option(spec, &run->plan, err);
+}
+
+/* Each side bound to the plan's columns, their types agreed, the key
+ * segments planned (no time column); what the result says of the columns,
+ * and the warnings asked while the sides' snapshots are new. */
+static int rk_run_bind(rk_run *run, rk_error *err)
+{
+	rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+	rk_plan *plan = &run->plan;
+	rk_side *sides = run->sides;
+
 	for (int s = 0; s < 2; s++) {
 		rk_side *me = &sides[s];
-		bool sql_names = rk_reader_has(rd[s], RK_CAP_SQL_NAMES);
+		bool sql_names = rk_reader_has(run->rd[s], RK_CAP_SQL_NAMES);
 
-		rk_side_init(me, s, &plan, res, spec->pushdown);
+		rk_side_init(me, s, plan, res, spec->pushdown);
 		me->meter = spec->meter;
-		me->types = rk_xcalloc(plan.ncols, sizeof *me->types);
-		me->reader = rd[s];
-		rd[s] = NULL;
+		me->types = rk_xcalloc(plan->ncols, sizeof *me->types);
+		me->reader = run->rd[s];
+		run->rd[s] = NULL;
 		me->server_text = rk_reader_has(me->reader, RK_CAP_CANON_INTS);
-		names[s] = rk_xcalloc(plan.ncols, sizeof *names[s]);
-		for (size_t c = 0; c < plan.ncols; c++)
-			names[s][c] = sql_names ? rk_xstrdup(plan.cols[c]) : rk_ident_unquote(plan.cols[c]);
-		if (rk_reader_bind(me->reader, (const char *const *)names[s], plan.ncols, me->types, err) < 0)
-			goto done;
+		run->names[s] = rk_xcalloc(plan->ncols, sizeof *run->names[s]);
+		for (size_t c = 0; c < plan->ncols; c++)
+			run->names[s][c] = sql_names ? rk_xstrdup(plan->cols[c]) : rk_ident_unquote(plan->cols[c]);
+		if (rk_reader_bind(me->reader, (const char *const *)run->names[s], plan->ncols, me->types, err) < 0)
+			return -1;
 		res->side[s].describe = rk_xstrdup(rk_reader_describe(me->reader));
 	}
-	if (rk_assign_types(sides, spec, &plan, err) < 0)
-		goto done;
-	if (!spec->time && rk_segments_plan(spec, sides, &plan, res, err) < 0)
-		goto done;
+	if (rk_assign_types(sides, spec, plan, err) < 0)
+		return -1;
+	if (!spec->time && rk_segments_plan(spec, sides, plan, res, err) < 0)
+		return -1;
 	res->time_zone = spec->time_zone;
 	for (int s = 0; s < 2; s++)
 		rk_side_zone(&sides[s], spec);
 	{
 		const rk_type *const types[2] = { sides[0].types, sides[1].types };
 
-		rk_pair_kinds(&pair, (const char *const *)plan.cols, plan.ncols, types);
-		rk_plan_numbers(&plan, types);
+		rk_pair_kinds(&run->pair, (const char *const *)plan->cols, plan->ncols, types);
+		rk_plan_numbers(plan, types);
 	}
 	if (spec->range_warning && (res->side[0].time_zoneless || res->side[1].time_zoneless))
 		rk_diagnose_note(res, "time_column_zone", spec->range_warning);
-	rk_check_names(res, spec, &pair);
-	rk_check_scales(res, spec, sides, &plan);
-	rk_drift_take(&res->drift, &pair);
+	rk_check_names(res, spec, &run->pair);
+	rk_check_scales(res, spec, sides, plan);
+	rk_drift_take(&res->drift, &run->pair);
 	if (!spec->time) {
 		/* the diagnosis reads time: it has nothing to say about key segments */
-		eff.diagnose = false;
-		eff.watermark_query = NULL;
+		spec->diagnose = false;
+		spec->watermark_query = NULL;
 	}
 	if (spec->diagnose && spec->findings) {
 		/* asked now, while the sides' snapshots are new */
 		int own[2] = { rk_reader_backend_pid(sides[0].reader), rk_reader_backend_pid(sides[1].reader) };
 
-		rk_diagnose_warn(res, sides[0].reader, plan.key_idx, plan.nkey, own, 2);
+		rk_diagnose_warn(res, sides[0].reader, plan->key_idx, plan->nkey, own, 2);
 	}
+	return 0;
+}
+
+/* The digest pass: each window's count, hash and sums on both sides. */
+static int rk_run_scan(rk_run *run, rk_error *err)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
 
 	res->status = rk_xcalloc(res->nwindows, sizeof *res->status);
 	res->win_kind = rk_xcalloc(res->nwindows, sizeof *res->win_kind);
@@ -689,8 +624,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->side[s].slice_hash = rk_xcalloc(res->nwindows * res->slices, sizeof(rk_u128));
 		res->side[s].slices_ok = true;
 		res->side[s].sums = rk_xcalloc(res->nwindows * (spec->nsum ? spec->nsum : 1), sizeof(rk_sum));
-		sides[s].lo = res->from;
-		sides[s].hi = res->bounds[res->nclosed];
+		run->sides[s].lo = res->from;
+		run->sides[s].hi = res->bounds[res->nclosed];
 	}
 	rk_log_info("checking %zu closed of %zu windows: %s against %s", res->nclosed, res->nwindows,
 	            res->side[0].describe, res->side[1].describe);
@@ -700,8 +635,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		                                            : (int64_t)(res->bounds[res->nclosed] - res->from));
 		atomic_store(&spec->meter->phase, RK_PHASE_DIGEST);
 	}
-	if (rk_digest_pass(sides, spec, &plan, names, res, &jobs, &njobs, err) < 0)
-		goto done;
+	if (rk_digest_pass(run->sides, spec, &run->plan, run->names, res, &run->jobs, &run->njobs, err) < 0)
+		return -1;
 	/* each window's count and hash: the sum of its slices' */
 	for (int s = 0; s < 2; s++) {
 		rk_side_result *sr = &res->side[s];
@@ -712,7 +647,15 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		}
 	}
 	if (spec->source_known && rk_check_take_known(res, spec->source_known, spec->nsum, err) < 0)
-		goto done;
+		return -1;
+	return 0;
+}
+
+/* The verdict: each closed window matches or differs, the others are open. */
+static void rk_run_compare(rk_run *run)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
 
 	for (size_t w = 0; w < res->nwindows; w++) {
 		bool same = true;
@@ -728,81 +671,88 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		res->differ |= !same;
 	}
 	res->differ |= res->side[0].null_time > 0 || res->side[1].null_time > 0;
-	if (spec->meter && spec->findings && res->differ)
+}
+
+/* With findings: the drilldown of the windows that differ, the history of
+ * the damaged windows, then with the diagnosis the changed keys' columns
+ * and the likely causes. */
+static int rk_run_findings(rk_run *run, rk_error *err)
+{
+	const rk_check_spec *spec = &run->spec;
+	rk_check_result *res = run->res;
+	const rk_plan *plan = &run->plan;
+	rk_side *sides = run->sides;
+
+	if (spec->meter && res->differ)
 		atomic_store(&spec->meter->phase, RK_PHASE_DRILL);
-	if (spec->findings && rk_drill_run(sides, spec, res, err) < 0)
-		goto done;
+	if (rk_drill_run(sides, spec, res, err) < 0)
+		return -1;
 	/* which commits wrote the damaged windows, where a side keeps a log */
-	for (int s = 0; s < 2 && spec->findings; s++)
-		rk_history_collect(res, s, sides[s].reader, plan.time_idx);
-	if (spec->diagnose && spec->findings && rk_keys_run(sides, spec, res, err) < 0)
-		goto done;
-	if (spec->diagnose && spec->findings &&
-	    rk_diagnose_run(res, spec->settle, sides[0].reader, plan.key_idx, plan.nkey, plan.time_idx, err) < 0)
-		goto done;
-	if (spec->meter)
-		atomic_store(&spec->meter->phase, RK_PHASE_DONE);
-	if (res->has_watermark)
-		rk_watermark_audit(res);
-	rc = 0;
-done:
-	for (size_t j = 0; j < njobs; j++)
-		rk_side_release(&jobs[j]);
-	free(jobs);
+	for (int s = 0; s < 2; s++)
+		rk_history_collect(res, s, sides[s].reader, plan->time_idx);
+	if (!spec->diagnose)
+		return 0;
+	if (rk_keys_run(sides, spec, res, err) < 0)
+		return -1;
+	return rk_diagnose_run(res, spec->settle, sides[0].reader, plan->key_idx, plan->nkey, plan->time_idx, err);
+}
+
+/* Everything of run but its result; logs what the sides' readers read. */
+static void rk_run_release(rk_run *run)
+{
+	rk_check_result *res = run->res;
+
+	for (size_t j = 0; j < run->njobs; j++)
+		rk_side_release(&run->jobs[j]);
+	free(run->jobs);
 	for (int s = 0; s < 2; s++) {
-		for (size_t c = 0; names[s] && c < plan.ncols; c++)
-			free(names[s][c]);
-		free(names[s]);
-		free(sides[s].types);
-		if (borrowed)
-			sides[s].reader = NULL;
-		rk_side_release(&sides[s]);
+		for (size_t c = 0; run->names[s] && c < run->plan.ncols; c++)
+			free(run->names[s][c]);
+		free(run->names[s]);
+		free(run->sides[s].types);
+		if (run->borrowed)
+			run->sides[s].reader = NULL;
+		rk_side_release(&run->sides[s]);
 	}
 	for (int s = 0; s < 2; s++)
 		if (res->side[s].reads_files)
 			rk_log_info("%s: read %" PRIu64 " files, %" PRIu64 " bytes", s ? "target" : "source",
 			            res->side[s].files_read, res->side[s].bytes_read);
-	if (!borrowed) {
-		rk_reader_free(rd[0]);
-		rk_reader_free(rd[1]);
+	if (!run->borrowed) {
+		rk_reader_free(run->rd[0]);
+		rk_reader_free(run->rd[1]);
 	}
-	rk_plan_free(&plan);
-	rk_pair_free(&pair);
+	rk_plan_free(&run->plan);
+	rk_pair_free(&run->pair);
+}
+
+int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err)
+{
+	rk_run run;
+	int rc = -1;
+
+	memset(&run, 0, sizeof run);
+	run.spec = *spec;
+	run.borrowed = spec->readers != NULL;
+	run.res = rk_xcalloc(1, sizeof *run.res);
+	if (rk_run_plan(&run, err) < 0 || rk_run_bind(&run, err) < 0 || rk_run_scan(&run, err) < 0)
+		goto done;
+	rk_run_compare(&run);
+	if (run.spec.findings && rk_run_findings(&run, err) < 0)
+		goto done;
+	if (run.spec.meter)
+		atomic_store(&run.spec.meter->phase, RK_PHASE_DONE);
+	if (run.res->has_watermark)
+		rk_watermark_audit(run.res);
+	rc = 0;
+done:
+	rk_run_release(&run);
 	if (rc < 0) {
-		rk_check_result_free(res);
+		rk_check_result_free(run.res);
 		return -1;
 	}
-	*out = res;
+	*out = run.res;
 	return 0;
-}
-
-size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n)
-{
-	size_t lo = 0, hi = r->nchanges, m = 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->changes[mid].finding < fi)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo + m < r->nchanges && r->changes[lo + m].finding == fi)
-		m++;
-	*n = m;
-	return lo;
-}
-
-void rk_change_value_text(rk_buf *b, const rk_change *ch, int s)
-{
-	if (!ch->value[s]) {
-		rk_buf_puts(b, "NULL");
-		return;
-	}
-	rk_buf_puts(b, ch->value[s]);
-	if (ch->cut[s])
-		rk_buf_puts(b, "...");
 }
 
 int rk_check_key(const rk_check_spec *spec, char ***key, size_t *nkey, rk_error *err)

@@ -844,6 +844,86 @@ static void rk_cause_words(rk_cause *c, size_t nmissing, int hist_all)
 	c->next_step = rk_xstrdup(p == RK_PAT_GAP && rk_gap_next(hist_all) ? rk_gap_next(hist_all) : rk_pat_text[p].next_step);
 }
 
+/* The opening of cause c's evidence, in ev: what its findings have in
+ * common (examples and history follow it, rk_add_cause). */
+static void rk_evidence_opening(rk_buf *ev, const rk_diag *g, const rk_cause *c, size_t nmissing, rk_usec settle,
+                                const rk_usec *commit, const rk_spans *spans)
+{
+	char sd[RK_TIME_STRLEN];
+
+	switch (c->pattern) {
+	case RK_PAT_LATE_COMMIT:
+		rk_buf_printf(ev, "%zu missing row%s committed more than the settle margin (%s) after %s time, up to ",
+		              c->findings, c->findings == 1 ? "" : "s", rk_duration_format(settle, sd),
+		              c->findings == 1 ? "its" : "their");
+		rk_lag_text(ev, c->max_lag);
+		rk_buf_puts(ev, " later: ");
+		break;
+	case RK_PAT_GAP:
+		rk_buf_printf(ev, "%zu source rows, none of them in the target, and the target holds no source row "
+		                  "between them: ",
+		              c->findings);
+		rk_spans_text(ev, spans);
+		break;
+	case RK_PAT_REPEAT:
+		if (c->findings == 1) {
+			rk_buf_puts(ev, "1 source row, alone, that the target holds more than once, every copy alike: ");
+			rk_examples(ev, g, c->pattern, commit);
+			break;
+		}
+		rk_buf_printf(ev, "%zu source rows the target holds more than once, and every source row between them "
+		                  "too: ",
+		              c->findings);
+		rk_spans_text(ev, spans);
+		break;
+	case RK_PAT_BOUNDARY:
+		if (nmissing < c->findings)
+			rk_buf_printf(ev, "%zu duplicated row%s", c->findings - nmissing, c->findings - nmissing == 1 ? "" : "s");
+		if (nmissing)
+			rk_buf_printf(ev, "%s%zu missing row%s", nmissing < c->findings ? " and " : "", nmissing,
+			              nmissing == 1 ? "" : "s");
+		rk_buf_puts(ev, ", each alone and exactly on a window boundary or a whole hour: ");
+		break;
+	case RK_PAT_APPENDED_UPDATE:
+		rk_buf_printf(ev, "%zu key%s the target holds twice: an old copy in a window the source no longer has it "
+		                  "in, and the source's row where it belongs (looked up by key, in the checked range or "
+		                  "not): ",
+		              c->keys, c->keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_DELETED_AT_SOURCE:
+		rk_buf_printf(ev, "%zu extra key%s that the source holds nowhere (looked up by key outside the range "
+		                  "too): ",
+		              c->keys, c->keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_MOVED:
+		rk_buf_printf(ev, "%zu key%s with a target copy in one window that the source no longer has there, and "
+		                  "a missing row in a later window (or a source row past the checked range, looked up by "
+		                  "key, that the target does not hold): ",
+		              c->keys, c->keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_UNBUMPED_UPDATE:
+		rk_buf_printf(ev, "%zu changed row%s whose time is the same on both sides: ", c->findings,
+		              c->findings == 1 ? "" : "s");
+		break;
+	case RK_PAT_PARTIAL_XACT:
+		rk_buf_printf(ev, "%zu missing row%s committed up to ", c->findings, c->findings == 1 ? "" : "s");
+		rk_lag_text(ev, c->max_lag);
+		rk_buf_printf(ev, " after %s time, but %s transaction%s also wrote rows just before %s in time that "
+		                  "arrived: the load read %s after the commit, so no late commit: ",
+		              c->findings == 1 ? "its" : "their", c->findings == 1 ? "its" : "their", c->findings == 1 ? "" : "s",
+		              c->findings == 1 ? "it" : "them", c->findings == 1 ? "that transaction" : "those transactions");
+		break;
+	case RK_PAT_SOURCE_DUPLICATE:
+		rk_buf_printf(ev, "%zu key%s held more than once by the source: ", c->keys, c->keys == 1 ? "" : "s");
+		break;
+	case RK_PAT_UNCLASSIFIED:
+		rk_buf_printf(ev, "%zu finding%s no pattern explains: ", c->findings, c->findings == 1 ? "" : "s");
+		break;
+	default:
+		break;
+	}
+}
+
 /* Appends the cause of pattern p, when some finding has it. */
 static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_spans *spans,
                          const char *late_why)
@@ -854,7 +934,6 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	rk_buf ev = RK_BUF_INIT;
 	const rk_finding **keys;
 	size_t nk = 0, nmissing = 0, nturned = 0;
-	char sd[RK_TIME_STRLEN];
 	int hist_all = -1;
 
 	memset(&c, 0, sizeof c);
@@ -897,77 +976,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		for (size_t i = 0; i < nk; i++)
 			c.keys += i == 0 || rk_key_cmp(keys[i - 1]->key, keys[i]->key) != 0;
 	}
-	switch (p) {
-	case RK_PAT_LATE_COMMIT:
-		rk_buf_printf(&ev, "%zu missing row%s committed more than the settle margin (%s) after %s time, up to ",
-		              c.findings, c.findings == 1 ? "" : "s", rk_duration_format(settle, sd),
-		              c.findings == 1 ? "its" : "their");
-		rk_lag_text(&ev, c.max_lag);
-		rk_buf_puts(&ev, " later: ");
-		break;
-	case RK_PAT_GAP:
-		rk_buf_printf(&ev, "%zu source rows, none of them in the target, and the target holds no source row "
-		                   "between them: ",
-		              c.findings);
-		rk_spans_text(&ev, spans);
-		break;
-	case RK_PAT_REPEAT:
-		if (c.findings == 1) {
-			rk_buf_puts(&ev, "1 source row, alone, that the target holds more than once, every copy alike: ");
-			rk_examples(&ev, g, p, commit);
-			break;
-		}
-		rk_buf_printf(&ev, "%zu source rows the target holds more than once, and every source row between them "
-		                   "too: ",
-		              c.findings);
-		rk_spans_text(&ev, spans);
-		break;
-	case RK_PAT_BOUNDARY:
-		if (nmissing < c.findings)
-			rk_buf_printf(&ev, "%zu duplicated row%s", c.findings - nmissing, c.findings - nmissing == 1 ? "" : "s");
-		if (nmissing)
-			rk_buf_printf(&ev, "%s%zu missing row%s", nmissing < c.findings ? " and " : "", nmissing,
-			              nmissing == 1 ? "" : "s");
-		rk_buf_puts(&ev, ", each alone and exactly on a window boundary or a whole hour: ");
-		break;
-	case RK_PAT_APPENDED_UPDATE:
-		rk_buf_printf(&ev, "%zu key%s the target holds twice: an old copy in a window the source no longer has it "
-		                   "in, and the source's row where it belongs (looked up by key, in the checked range or "
-		                   "not): ",
-		              c.keys, c.keys == 1 ? "" : "s");
-		break;
-	case RK_PAT_DELETED_AT_SOURCE:
-		rk_buf_printf(&ev, "%zu extra key%s that the source holds nowhere (looked up by key outside the range "
-		                   "too): ",
-		              c.keys, c.keys == 1 ? "" : "s");
-		break;
-	case RK_PAT_MOVED:
-		rk_buf_printf(&ev, "%zu key%s with a target copy in one window that the source no longer has there, and "
-		                   "a missing row in a later window (or a source row past the checked range, looked up by "
-		                   "key, that the target does not hold): ",
-		              c.keys, c.keys == 1 ? "" : "s");
-		break;
-	case RK_PAT_UNBUMPED_UPDATE:
-		rk_buf_printf(&ev, "%zu changed row%s whose time is the same on both sides: ", c.findings,
-		              c.findings == 1 ? "" : "s");
-		break;
-	case RK_PAT_PARTIAL_XACT:
-		rk_buf_printf(&ev, "%zu missing row%s committed up to ", c.findings, c.findings == 1 ? "" : "s");
-		rk_lag_text(&ev, c.max_lag);
-		rk_buf_printf(&ev, " after %s time, but %s transaction%s also wrote rows just before %s in time that "
-		                   "arrived: the load read %s after the commit, so no late commit: ",
-		              c.findings == 1 ? "its" : "their", c.findings == 1 ? "its" : "their", c.findings == 1 ? "" : "s",
-		              c.findings == 1 ? "it" : "them", c.findings == 1 ? "that transaction" : "those transactions");
-		break;
-	case RK_PAT_SOURCE_DUPLICATE:
-		rk_buf_printf(&ev, "%zu key%s held more than once by the source: ", c.keys, c.keys == 1 ? "" : "s");
-		break;
-	case RK_PAT_UNCLASSIFIED:
-		rk_buf_printf(&ev, "%zu finding%s no pattern explains: ", c.findings, c.findings == 1 ? "" : "s");
-		break;
-	default:
-		break;
-	}
+	rk_evidence_opening(&ev, g, &c, nmissing, settle, commit, spans);
 	if (p != RK_PAT_NULL_TIME && p != RK_PAT_GAP && p != RK_PAT_REPEAT)
 		rk_examples(&ev, g, p, commit);
 	if (nmissing && late_why && p != RK_PAT_LATE_COMMIT)
@@ -988,19 +997,6 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	free(keys);
 	d->causes = rk_xrealloc(d->causes, (d->ncauses + 1) * sizeof *d->causes);
 	d->causes[d->ncauses++] = c;
-}
-
-static void rk_causes_free(rk_diagnosis *d)
-{
-	for (size_t i = 0; i < d->ncauses; i++) {
-		free(d->causes[i].windows);
-		free(d->causes[i].cause);
-		free(d->causes[i].evidence);
-		free(d->causes[i].next_step);
-	}
-	free(d->causes);
-	d->causes = NULL;
-	d->ncauses = 0;
 }
 
 /* What breaks a repeat: a source row the target holds at most once. */
@@ -1057,7 +1053,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
 	rk_diag g;
 
-	rk_causes_free(d);
+	rk_diagnosis_causes_free(d);
 	free(d->of);
 	d->of = rk_xcalloc(n ? n : 1, sizeof *d->of);
 	d->late_examined = commit != NULL;
@@ -1143,16 +1139,4 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	free(bounds.v);
 	free(cand);
 	free(base);
-}
-
-void rk_diagnosis_free(rk_diagnosis *d)
-{
-	if (!d)
-		return;
-	rk_causes_free(d);
-	for (size_t i = 0; i < d->nwarnings; i++)
-		free(d->warnings[i].message);
-	free(d->warnings);
-	free(d->of);
-	free(d);
 }

@@ -18,57 +18,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "check/check.h"
+#include "check/result.h"
 #include "core/error.h"
 #include "io/reader.h"
 
-/* The patterns, in the order a finding is fitted to them. */
-typedef enum rk_pattern {
-	RK_PAT_LATE_COMMIT,
-	RK_PAT_BOUNDARY,
-	RK_PAT_MOVED,
-	RK_PAT_APPENDED_UPDATE,
-	RK_PAT_DELETED_AT_SOURCE,
-	RK_PAT_UNBUMPED_UPDATE,
-	RK_PAT_GAP,
-	RK_PAT_REPEAT,
-	RK_PAT_PARTIAL_XACT, /* fitted after source_duplicate */
-	RK_PAT_SOURCE_DUPLICATE,
-	RK_PAT_NULL_TIME,
-	RK_PAT_UNCLASSIFIED,
-	RK_PAT_COUNT
-} rk_pattern;
-
 /* "gap", "late_commit", ... */
 const char *rk_pattern_name(rk_pattern p);
-
-/* One pattern found: its findings' windows and keys, and what to say. */
-typedef struct rk_cause {
-	rk_pattern pattern;
-	size_t *windows; /* window indexes, ascending (none for null_time) */
-	size_t nwindows;
-	size_t keys;     /* distinct keys (null_time: rows with a NULL time) */
-	size_t findings; /* findings it holds (null_time: 0) */
-	double max_lag;  /* late_commit, partial_transaction: the largest commit lag, seconds */
-	char *cause, *evidence, *next_step;
-} rk_cause;
-
-/* A fact the verdict cannot see; it never changes the verdict. */
-typedef struct rk_warning {
-	const char *kind; /* "open_transaction", "sessions_hidden", "key_not_unique", "not_checked" */
-	char *message;
-} rk_warning;
-
-typedef struct rk_diagnosis {
-	rk_cause *causes; /* in rk_pattern order */
-	size_t ncauses;
-	rk_warning *warnings;
-	size_t nwarnings;
-	rk_pattern *of;                            /* [nfindings]: each finding's pattern */
-	bool key_unique;                           /* a primary key or unique index of the source backs the key */
-	bool late_examined;                        /* commit times were read */
-	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
-} rk_diagnosis;
 
 /* Adds a warning of kind (a string that outlives res) with a copy of
  * message to res's diagnosis, creating it when needed. */
@@ -106,7 +61,5 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
  */
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why);
-
-void rk_diagnosis_free(rk_diagnosis *d);
 
 #endif

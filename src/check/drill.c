@@ -11,8 +11,10 @@
  * next round recurses only into the pieces that differ, each shrunk to the
  * span of its rows.  Leaves are taken into a round only while their rows
  * fit the budget, so memory stays bounded by --leaf-rows per side whatever
- * the window size.  The planner (rk_drill_plan, rk_drill_next) is pure:
- * the unit tests drive it without a server.
+ * the window size.  The planner (drill_plan.c: rk_drill_plan,
+ * rk_drill_next) is pure: the unit tests drive it without a server.  The
+ * rows a pass collects are judged key by key in drill_judge.c; this file
+ * reads them and runs the rounds.
  *
  * Each side runs a round its own way.  Streaming: one scan of the round's
  * ranges, each row collected (leaf) or added to its piece's digest.  In
@@ -47,6 +49,7 @@
 #include <string.h>
 
 #include "check/drill.h"
+#include "check/drill_judge.h"
 #include "core/canon.h"
 #include "core/log.h"
 
@@ -65,210 +68,8 @@
 #define RK_DRILL_RANGED_ROUNDS 64
 
 /* ------------------------------------------------------------------------
- * The planner
- * ---------------------------------------------------------------------- */
-
-void rk_nodes_push(rk_nodes *q, const rk_node *node)
-{
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 64;
-		q->v = rk_xrealloc(q->v, q->cap * sizeof *q->v);
-	}
-	q->v[q->n++] = *node;
-}
-
-static void rk_round_entry(rk_drill_round *rd, const rk_node *node, bool leaf, uint32_t part, uint32_t piece)
-{
-	rk_entry *e;
-
-	if (rd->nentries == rd->cap) {
-		rd->cap = rd->cap ? rd->cap * 2 : 64;
-		rd->entries = rk_xrealloc(rd->entries, rd->cap * sizeof *rd->entries);
-	}
-	e = &rd->entries[rd->nentries++];
-	memset(e, 0, sizeof *e);
-	e->node = *node;
-	e->leaf = leaf;
-	e->part = part;
-	e->piece = piece;
-	for (int s = 0; s < 2; s++) {
-		e->min_t[s] = RK_USEC_PINF;
-		e->max_t[s] = RK_USEC_NINF;
-	}
-}
-
-static int rk_entry_cmp(const void *a, const void *b)
-{
-	const rk_entry *x = a, *y = b;
-
-	if (x->node.lo != y->node.lo)
-		return x->node.lo < y->node.lo ? -1 : 1;
-	if (x->node.hval != y->node.hval)
-		return x->node.hval < y->node.hval ? -1 : 1;
-	return 0;
-}
-
-void rk_drill_round_free(rk_drill_round *rd)
-{
-	free(rd->entries);
-	free(rd->parts);
-	free(rd->part_first);
-	free(rd->piece_entry);
-	memset(rd, 0, sizeof *rd);
-}
-
-void rk_drill_plan(const rk_node *queue, size_t nq, uint64_t leaf, bool eager, rk_drill_round *rd,
-                   rk_nodes *wait, bool *split_time)
-{
-	uint64_t budget[2] = { 0, 0 };
-	bool any_leaf = false;
-	size_t capp = 0, npieces = 0;
-
-	rk_drill_round_free(rd);
-	rd->part_first = rk_xcalloc(1, sizeof *rd->part_first);
-	for (size_t i = 0; i < nq; i++) {
-		const rk_node *nd = &queue[i];
-		bool splittable = nd->hi - nd->lo > 1 || nd->bits < 64;
-		uint64_t most = nd->cnt[0] > nd->cnt[1] ? nd->cnt[0] : nd->cnt[1];
-		bool small = most <= leaf;
-		uint32_t part = (uint32_t)rd->nparts;
-		rk_drill_part *pt;
-		size_t pieces;
-
-		if (small || !splittable) {
-			if (any_leaf && (budget[0] + nd->cnt[0] > leaf || budget[1] + nd->cnt[1] > leaf)) {
-				rk_nodes_push(wait, nd); /* a later round */
-				continue;
-			}
-			if (!small)
-				rk_log_warn("window %zu: %llu rows share one instant and one key hash; comparing them "
-				            "beyond --leaf-rows",
-				            nd->window, (unsigned long long)most);
-			rk_round_entry(rd, nd, true, 0, 0);
-			budget[0] += nd->cnt[0];
-			budget[1] += nd->cnt[1];
-			any_leaf = true;
-			rd->nleaves++;
-			continue;
-		}
-		/* enough pieces that an even spread lands at leaf size next round */
-		pieces = eager ? RK_DRILL_FANOUT : (size_t)(most / leaf) * 2 + 2;
-		if (pieces > RK_DRILL_FANOUT)
-			pieces = RK_DRILL_FANOUT;
-		if (rd->nparts == capp) {
-			capp = capp ? capp * 2 : 16;
-			rd->parts = rk_xrealloc(rd->parts, capp * sizeof *rd->parts);
-			rd->part_first = rk_xrealloc(rd->part_first, (capp + 1) * sizeof *rd->part_first);
-		}
-		pt = &rd->parts[rd->nparts++];
-		memset(pt, 0, sizeof *pt);
-		pt->lo = nd->lo;
-		pt->hi = nd->hi;
-		pt->keybits.bits = nd->bits;
-		pt->keybits.hval = nd->hval;
-		if (nd->hi - nd->lo > 1) {
-			/* pieces of one width, so that a server computes them as
-			 * windows: the last one may be narrower */
-			rk_usec span = nd->hi - nd->lo, wd;
-			size_t n;
-
-			if ((rk_usec)pieces > span)
-				pieces = (size_t)span;
-			wd = span / (rk_usec)pieces + (span % (rk_usec)pieces != 0);
-			n = (size_t)(span / wd + (span % wd != 0));
-			pt->width = wd;
-			split_time[nd->window] = true;
-			for (size_t k = 0; k < n; k++) {
-				rk_node c = *nd;
-
-				c.lo = nd->lo + (rk_usec)k * wd;
-				c.hi = c.lo + wd < nd->hi ? c.lo + wd : nd->hi;
-				rk_round_entry(rd, &c, false, part, (uint32_t)k);
-			}
-			npieces += n;
-		} else {
-			uint32_t more = 1;
-
-			while ((UINT64_C(1) << more) < pieces && nd->bits + more < 64)
-				more++;
-			pt->more = more;
-			for (uint64_t k = 0; k < (UINT64_C(1) << more); k++) {
-				rk_node c = *nd;
-
-				c.bits = nd->bits + more;
-				c.hval = nd->hval | (k << nd->bits);
-				rk_round_entry(rd, &c, false, part, (uint32_t)k);
-			}
-			npieces += (size_t)1 << more;
-		}
-		rd->part_first[part + 1] = (uint32_t)npieces;
-	}
-	if (rd->nentries)
-		qsort(rd->entries, rd->nentries, sizeof *rd->entries, rk_entry_cmp);
-	/* where each part's pieces went in the sorted entries */
-	rd->piece_entry = rk_xcalloc(npieces ? npieces : 1, sizeof *rd->piece_entry);
-	for (size_t i = 0; i < rd->nentries; i++) {
-		const rk_entry *e = &rd->entries[i];
-
-		if (!e->leaf)
-			rd->piece_entry[rd->part_first[e->part] + e->piece] = i;
-	}
-}
-
-void rk_drill_next(const rk_drill_round *rd, rk_nodes *next)
-{
-	for (size_t i = 0; i < rd->nentries; i++) {
-		const rk_entry *e = &rd->entries[i];
-		rk_node node;
-		rk_usec mn, mx;
-
-		if (e->leaf || (e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1]))
-			continue;
-		node = e->node;
-		node.cnt[0] = e->sub_cnt[0];
-		node.cnt[1] = e->sub_cnt[1];
-		/* shrink the range to the rows actually in it */
-		mn = e->min_t[0] < e->min_t[1] ? e->min_t[0] : e->min_t[1];
-		mx = e->max_t[0] > e->max_t[1] ? e->max_t[0] : e->max_t[1];
-		if (mn >= node.lo && mx < node.hi && mn <= mx) {
-			node.lo = mn;
-			node.hi = mx + 1;
-		}
-		rk_nodes_push(next, &node);
-	}
-}
-
-/* ------------------------------------------------------------------------
  * Collecting rows
  * ---------------------------------------------------------------------- */
-
-/* One collected row of a leaf. */
-typedef struct rk_drow {
-	rk_u128 key;
-	rk_u128 row;
-	rk_usec t;
-	size_t window;
-	uint16_t side;
-	bool damaged;   /* its key's copies differ (rk_drill_leaves) */
-	uint32_t entry; /* the round's entry it was collected for */
-	size_t disp;    /* offset of the key's display encoding in the side's arena */
-} rk_drow;
-
-/* One side's state in a round or the verify pass. */
-typedef struct rk_dside {
-	rk_entry *entries; /* shared by both sides, sorted by (lo, hval) */
-	size_t nentries;
-	const rk_drill_round *rd; /* the round's split parts (NULL in the verify pass) */
-	bool server;              /* this side's pieces are computed by its database */
-	bool need_key;            /* some entry needs the key hash */
-	const rk_u128 *keyset;    /* when set: only rows of these keys (sorted) */
-	size_t nkeyset;
-	const char *const *key_text; /* ... whose display texts these are (a hint for the reader) */
-	rk_drow *rows;
-	size_t nrows, caprows;
-	rk_buf arena;         /* display texts of collected keys */
-	uint64_t server_rows; /* rows the database digested for this side */
-} rk_dside;
 
 /* Appends the display text of the key columns: per column a flag byte, a
  * 4-byte length and the text (timestamps as ISO-8601 UTC, other types in
@@ -520,421 +321,6 @@ static int rk_drill_side(rk_side *s)
 }
 
 /* ------------------------------------------------------------------------
- * Judging keys
- * ---------------------------------------------------------------------- */
-
-/* A key whose copies differ inside one window. */
-typedef struct rk_tally {
-	size_t window;
-	rk_u128 key;
-	uint32_t s, t;
-	rk_u128 hs, ht; /* the sums of its copies' row hashes, per side */
-	rk_usec src_t;
-	rk_usec tgt_t;            /* time of the first target copy */
-	rk_usec src_lo, src_hi;   /* the span of its source copies' times (rk_finding) */
-	rk_usec leaf_lo, leaf_hi; /* the span of the leaves holding its copies (rk_finding) */
-	char **disp;              /* nkey strings, NULL for SQL NULL */
-} rk_tally;
-
-/* The spans noted for the diagnosis (rk_check_result.held). */
-typedef struct rk_helds {
-	rk_held *v;
-	size_t n, cap;
-} rk_helds;
-
-static void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi)
-{
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 256;
-		h->v = rk_xrealloc(h->v, h->cap * sizeof *h->v);
-	}
-	h->v[h->n].lo = lo;
-	h->v[h->n++].hi = hi;
-}
-
-typedef struct rk_tallies {
-	rk_tally *v;
-	size_t n, cap;
-} rk_tallies;
-
-/* Orders collected rows by (window, key). */
-static int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
-{
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return 0;
-}
-
-/* Orders collected rows by (window, key, side, row hash). */
-static int rk_drow_cmp(const void *a, const void *b)
-{
-	const rk_drow *x = a, *y = b;
-	int c = rk_drow_key_cmp(x, y);
-
-	if (c)
-		return c;
-	if (x->side != y->side)
-		return x->side < y->side ? -1 : 1;
-	if (x->row != y->row)
-		return x->row < y->row ? -1 : 1;
-	return 0;
-}
-
-static char **rk_disp_decode(const char *p, size_t nkey)
-{
-	char **out = rk_xcalloc(nkey ? nkey : 1, sizeof *out);
-
-	for (size_t i = 0; i < nkey; i++) {
-		uint32_t len;
-		if (*p++ == 0)
-			continue;
-		memcpy(&len, p, 4);
-		p += 4;
-		out[i] = rk_xstrndup(p, len);
-		p += len;
-	}
-	return out;
-}
-
-static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
-{
-	if (ts->n == ts->cap) {
-		ts->cap = ts->cap ? ts->cap * 2 : 64;
-		ts->v = rk_xrealloc(ts->v, ts->cap * sizeof *ts->v);
-	}
-	ts->v[ts->n++] = *t;
-}
-
-static void rk_tally_free(rk_tally *t, size_t nkey)
-{
-	for (size_t c = 0; c < nkey && t->disp; c++)
-		free(t->disp[c]);
-	free(t->disp);
-	t->disp = NULL;
-}
-
-/* Widens t's leaf span to leaf node nd. */
-static void rk_tally_leaf(rk_tally *t, const rk_node *nd)
-{
-	if (nd->lo < t->leaf_lo)
-		t->leaf_lo = nd->lo;
-	if (nd->hi > t->leaf_hi)
-		t->leaf_hi = nd->hi;
-}
-
-/* A damaged source row of a leaf: its entry and time. */
-typedef struct rk_dmg {
-	uint32_t entry;
-	rk_usec t;
-} rk_dmg;
-
-static int rk_dmg_cmp(const void *a, const void *b)
-{
-	const rk_dmg *x = a, *y = b;
-
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-/*
- * Notes the runs of matching source rows of the pass's leaves: in each
- * leaf, the matching rows between two damaged ones (in time) make one
- * span.  A leaf holds every row of its range (or, split by key hash, of its
- * one instant), so no other source row lies inside such a span.  A
- * matching row at a damaged row's very instant joins the run before it:
- * the span then reaches that instant, as it should (a row the target holds
- * lies there).  Costs a binary search among the damaged rows per matching
- * row, and memory for the damaged ones and the leaves.
- */
-static void rk_leaf_runs(const rk_dside *d0, size_t nentries, rk_helds *held)
-{
-	rk_dmg *dmg;
-	rk_usec *lo, *hi;
-	size_t nd = 0, nslots;
-
-	for (size_t i = 0; i < d0->nrows; i++)
-		nd += d0->rows[i].damaged;
-	dmg = rk_xcalloc(nd ? nd : 1, sizeof *dmg);
-	nd = 0;
-	for (size_t i = 0; i < d0->nrows; i++)
-		if (d0->rows[i].damaged)
-			dmg[nd++] = (rk_dmg){ d0->rows[i].entry, d0->rows[i].t };
-	if (nd)
-		qsort(dmg, nd, sizeof *dmg, rk_dmg_cmp);
-	/* entry e's slots: e + the index of each of its damaged rows, and one
-	 * past its last - disjoint from the next entry's */
-	nslots = nd + nentries;
-	lo = rk_xcalloc(nslots ? nslots : 1, sizeof *lo);
-	hi = rk_xcalloc(nslots ? nslots : 1, sizeof *hi);
-	for (size_t k = 0; k < nslots; k++) {
-		lo[k] = RK_USEC_PINF;
-		hi[k] = RK_USEC_NINF;
-	}
-	for (size_t i = 0; i < d0->nrows; i++) {
-		const rk_drow *r = &d0->rows[i];
-		size_t a = 0, b = nd, slot;
-
-		if (r->damaged)
-			continue;
-		while (a < b) {
-			size_t mid = a + (b - a) / 2;
-
-			if (dmg[mid].entry < r->entry || (dmg[mid].entry == r->entry && dmg[mid].t < r->t))
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		slot = a + r->entry;
-		if (r->t < lo[slot])
-			lo[slot] = r->t;
-		if (r->t > hi[slot])
-			hi[slot] = r->t;
-	}
-	for (size_t k = 0; k < nslots; k++)
-		if (lo[k] <= hi[k])
-			rk_held_add(held, lo[k], hi[k]);
-	free(dmg);
-	free(lo);
-	free(hi);
-}
-
-/*
- * Compares the collected rows key by key, per window: a key whose copies
- * differ (in number or in content) gets a tally.  Each side is sorted in
- * place and the two are walked together, so comparing needs no memory
- * beyond what the pass collected.  With held, the runs of matching source
- * rows are noted there (rk_leaf_runs).
- */
-static void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts, rk_helds *held)
-{
-	size_t i = 0, j = 0;
-
-	if (d0->nrows)
-		qsort(d0->rows, d0->nrows, sizeof *d0->rows, rk_drow_cmp);
-	if (d1->nrows)
-		qsort(d1->rows, d1->nrows, sizeof *d1->rows, rk_drow_cmp);
-	while (i < d0->nrows || j < d1->nrows) {
-		const rk_drow *head;
-		size_t ie = i, je = j, s, t;
-		bool diff = false;
-		int c;
-
-		/* the smaller (window, key) of the two heads is the next key */
-		if (i == d0->nrows)
-			c = 1;
-		else if (j == d1->nrows)
-			c = -1;
-		else
-			c = rk_drow_key_cmp(&d0->rows[i], &d1->rows[j]);
-		head = c <= 0 ? &d0->rows[i] : &d1->rows[j];
-		if (c <= 0)
-			while (ie < d0->nrows && !rk_drow_key_cmp(&d0->rows[ie], head))
-				ie++;
-		if (c >= 0)
-			while (je < d1->nrows && !rk_drow_key_cmp(&d1->rows[je], head))
-				je++;
-		s = ie - i;
-		t = je - j;
-		if (s != t) {
-			diff = true;
-		} else {
-			for (size_t k = 0; k < s; k++)
-				diff |= d0->rows[i + k].row != d1->rows[j + k].row;
-		}
-		if (diff) {
-			const rk_dside *ds = s ? d0 : d1;
-			const rk_drow *src = s ? &d0->rows[i] : &d1->rows[j];
-			rk_tally tl;
-
-			memset(&tl, 0, sizeof tl);
-			tl.window = src->window;
-			tl.key = src->key;
-			tl.s = (uint32_t)s;
-			tl.t = (uint32_t)t;
-			for (size_t k = 0; k < s; k++)
-				tl.hs += d0->rows[i + k].row;
-			for (size_t k = 0; k < t; k++)
-				tl.ht += d1->rows[j + k].row;
-			tl.src_t = s ? src->t : RK_USEC_NINF;
-			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
-			tl.src_lo = RK_USEC_PINF;
-			tl.src_hi = RK_USEC_NINF;
-			tl.leaf_lo = RK_USEC_PINF;
-			tl.leaf_hi = RK_USEC_NINF;
-			/* both sides' rows point into the round's one list of entries */
-			for (size_t k = i; k < ie; k++)
-				rk_tally_leaf(&tl, &d0->entries[d0->rows[k].entry].node);
-			for (size_t k = j; k < je; k++)
-				rk_tally_leaf(&tl, &d1->entries[d1->rows[k].entry].node);
-			for (size_t k = i; k < ie; k++) {
-				d0->rows[k].damaged = true;
-				if (d0->rows[k].t < tl.src_lo)
-					tl.src_lo = d0->rows[k].t;
-				if (d0->rows[k].t > tl.src_hi)
-					tl.src_hi = d0->rows[k].t;
-			}
-			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
-			rk_tally_push(ts, &tl);
-		}
-		i = ie;
-		j = je;
-	}
-	if (held)
-		rk_leaf_runs(d0, d0->nentries, held);
-}
-
-/* Notes the pieces of a round whose digests matched and that hold source
- * rows: their span, as the digests brought it. */
-static void rk_held_pieces(const rk_drill_round *rd, rk_helds *held)
-{
-	for (size_t i = 0; i < rd->nentries; i++) {
-		const rk_entry *e = &rd->entries[i];
-
-		if (!e->leaf && e->sub_cnt[0] && e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1])
-			rk_held_add(held, e->min_t[0], e->max_t[0]);
-	}
-}
-
-/* Tally b's copies added to a's (one key of one window). */
-static void rk_tally_merge(rk_tally *a, const rk_tally *b)
-{
-	a->s += b->s;
-	a->t += b->t;
-	a->hs += b->hs;
-	a->ht += b->ht;
-	if (a->src_t == RK_USEC_NINF)
-		a->src_t = b->src_t;
-	if (a->tgt_t == RK_USEC_NINF)
-		a->tgt_t = b->tgt_t;
-	if (b->src_lo < a->src_lo)
-		a->src_lo = b->src_lo;
-	if (b->src_hi > a->src_hi)
-		a->src_hi = b->src_hi;
-	if (b->leaf_lo < a->leaf_lo)
-		a->leaf_lo = b->leaf_lo;
-	if (b->leaf_hi > a->leaf_hi)
-		a->leaf_hi = b->leaf_hi;
-}
-
-static int rk_tally_cmp(const void *a, const void *b)
-{
-	const rk_tally *x = a, *y = b;
-
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return 0;
-}
-
-/* qsort takes no context; a job checks tables on several threads */
-static _Thread_local int rk_finding_cmp_nkey;
-
-static int rk_finding_cmp(const void *a, const void *b)
-{
-	const rk_finding *x = a, *y = b;
-
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	for (int i = 0; i < rk_finding_cmp_nkey; i++) {
-		const char *p = x->key[i], *q = y->key[i];
-		int c;
-		if (!p || !q) {
-			if (p != q)
-				return p ? 1 : -1;
-			continue;
-		}
-		c = strcmp(p, q);
-		if (c)
-			return c;
-	}
-	return 0;
-}
-
-/* Adds one finding; the key texts are copied, or with take moved from t
- * (its last finding: a key's texts are then held once). */
-static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind, bool take)
-{
-	rk_finding *f;
-
-	res->findings = rk_xrealloc(res->findings, (res->nfindings + 1) * sizeof *res->findings);
-	f = &res->findings[res->nfindings++];
-	f->window = t->window;
-	f->kind = kind;
-	f->key_hash = t->key;
-	f->source_copies = t->s;
-	f->target_copies = t->t;
-	/* a duplicated row whose target copies all equal its one source copy:
-	 * an insert written again as it was (the diagnosis's retried insert) */
-	f->same_copies = kind == RK_FIND_DUPLICATED && t->s == 1 && t->ht == (rk_u128)t->t * t->hs;
-	f->looked_up = false;
-	f->source_elsewhere = RK_USEC_NINF;
-	f->target_has_it = false;
-	f->source_time = t->src_t;
-	f->target_time = t->tgt_t;
-	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;
-	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
-	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
-	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
-	if (take) {
-		f->key = t->disp;
-		t->disp = NULL;
-	} else {
-		f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
-		for (size_t i = 0; i < res->nkey; i++)
-			f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
-	}
-	res->kind_count[kind]++;
-	res->win_kind[t->window][kind]++;
-}
-
-/* Turns tallies into findings.  Each (window, key) has one tally: a leaf
- * holds all copies of a key in its slice, and the keys of time-split
- * windows were judged again on the whole window by rk_drill_verify; the
- * merge below only guards that invariant. */
-static void rk_classify(rk_check_result *res, rk_tallies *ts)
-{
-	size_t i = 0;
-
-	if (ts->n) {
-		/* the array grew by doubling: what it does not use goes back
-		 * before the findings are made beside it */
-		ts->v = rk_xrealloc(ts->v, ts->n * sizeof *ts->v);
-		ts->cap = ts->n;
-		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
-	}
-	while (i < ts->n) {
-		rk_tally m = ts->v[i];
-		size_t j = i + 1;
-
-		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
-			rk_tally_merge(&m, &ts->v[j]);
-			rk_tally_free(&ts->v[j], res->nkey);
-		}
-		if (m.s > 1)
-			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE, false);
-		if (m.s == 0)
-			rk_add_finding(res, &m, RK_FIND_EXTRA, true);
-		else if (m.t < m.s)
-			rk_add_finding(res, &m, RK_FIND_MISSING, true);
-		else if (m.t > m.s)
-			rk_add_finding(res, &m, RK_FIND_DUPLICATED, true);
-		else
-			rk_add_finding(res, &m, RK_FIND_CHANGED, true);
-		rk_tally_free(&m, res->nkey);
-		i = j;
-	}
-	rk_finding_cmp_nkey = (int)res->nkey;
-	if (res->nfindings)
-		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
-}
-
-/* ------------------------------------------------------------------------
  * Rounds
  * ---------------------------------------------------------------------- */
 
@@ -981,37 +367,47 @@ static int rk_vkey_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/*
- * A key of a time-split window may have copies in leaves of several rounds,
- * each of which judged only its own: their tallies become one, and a key
- * whose copies, all told, agree is no finding (its time moved, say, in a
- * window whose time is not hashed): its source copies are then noted in
- * held, when given, as rows the target holds.
- */
-static void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts, rk_helds *held)
+/* Tally t of a time-split window given the source's copies of its key in
+ * that window, as the verify pass read them into d (sorted by rk_drow_cmp). */
+static void rk_verify_tally(rk_tally *t, const rk_dside *d, size_t nkey)
 {
-	size_t kept = 0;
+	rk_drow probe;
+	size_t lo = 0, hi = d->nrows, n = 0;
+	uint32_t m;
 
-	if (ts->n)
-		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
-	for (size_t i = 0; i < ts->n;) {
-		rk_tally m = ts->v[i];
-		size_t j = i + 1;
+	/* the source's copies of (window, key): a run of the sorted rows */
+	probe.window = t->window;
+	probe.key = t->key;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
-			rk_tally_merge(&m, &ts->v[j]);
-			rk_tally_free(&ts->v[j], res->nkey);
-		}
-		if (m.s != m.t || m.hs != m.ht) {
-			ts->v[kept++] = m;
-		} else {
-			if (held && m.s)
-				rk_held_add(held, m.src_lo, m.src_hi);
-			rk_tally_free(&m, res->nkey);
-		}
-		i = j;
+		if (rk_drow_key_cmp(&d->rows[mid], &probe) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	ts->n = kept;
+	while (lo + n < d->nrows && !rk_drow_key_cmp(&d->rows[lo + n], &probe))
+		n++;
+	/* a copy the leaves held is among them: the others are those of
+	 * ranges that matched, on both sides alike */
+	m = n > t->s ? (uint32_t)n - t->s : 0;
+	t->s += m;
+	t->t += m;
+	if (n) {
+		/* the first source copy, and its display, as a leaf holding
+		 * every copy would have taken them */
+		t->src_t = d->rows[lo].t;
+		t->src_lo = RK_USEC_PINF;
+		t->src_hi = RK_USEC_NINF;
+		for (size_t k = lo; k < lo + n; k++) {
+			if (d->rows[k].t < t->src_lo)
+				t->src_lo = d->rows[k].t;
+			if (d->rows[k].t > t->src_hi)
+				t->src_hi = d->rows[k].t;
+		}
+		rk_tally_free(t, nkey);
+		t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, nkey);
+	}
 }
 
 /*
@@ -1091,48 +487,9 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 	res->drill_rows += res->side[0].rows_read - before;
 	if (rc == 0 && d->nrows)
 		qsort(d->rows, d->nrows, sizeof *d->rows, rk_drow_cmp);
-	for (size_t i = 0; rc == 0 && i < ts->n; i++) {
-		rk_tally *t = &ts->v[i];
-		rk_drow probe;
-		size_t lo = 0, hi = d->nrows, n = 0;
-		uint32_t m;
-
-		if (!split_time[t->window])
-			continue;
-		/* the source's copies of (window, key): a run of the sorted rows */
-		probe.window = t->window;
-		probe.key = t->key;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (rk_drow_key_cmp(&d->rows[mid], &probe) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		while (lo + n < d->nrows && !rk_drow_key_cmp(&d->rows[lo + n], &probe))
-			n++;
-		/* a copy the leaves held is among them: the others are those of
-		 * ranges that matched, on both sides alike */
-		m = n > t->s ? (uint32_t)n - t->s : 0;
-		t->s += m;
-		t->t += m;
-		if (n) {
-			/* the first source copy, and its display, as a leaf holding
-			 * every copy would have taken them */
-			t->src_t = d->rows[lo].t;
-			t->src_lo = RK_USEC_PINF;
-			t->src_hi = RK_USEC_NINF;
-			for (size_t k = lo; k < lo + n; k++) {
-				if (d->rows[k].t < t->src_lo)
-					t->src_lo = d->rows[k].t;
-				if (d->rows[k].t > t->src_hi)
-					t->src_hi = d->rows[k].t;
-			}
-			rk_tally_free(t, res->nkey);
-			t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, res->nkey);
-		}
-	}
+	for (size_t i = 0; rc == 0 && i < ts->n; i++)
+		if (split_time[ts->v[i].window])
+			rk_verify_tally(&ts->v[i], d, res->nkey);
 	/* the source's copies are judged: their rows go now, not with the
 	 * drilldown, since the findings are about to be made beside them */
 	rk_dside_reset(d, NULL, 0);
@@ -1171,6 +528,63 @@ static bool rk_drill_server_side(rk_side *s, const rk_check_spec *spec, rk_error
 	return true;
 }
 
+/* The first round's queue: each damaged window whole, or sliced, its
+ * damaged slices (split_time set; the spans of the matching slices noted in
+ * held, when given). */
+static void rk_drill_queue(const rk_check_result *res, bool sliced, rk_helds *held, bool *split_time, rk_nodes *queue)
+{
+	for (size_t w = 0; w < res->nclosed; w++) {
+		rk_usec start = rk_check_window_start(res, w);
+
+		if (res->status[w] != RK_WIN_DIFFER)
+			continue;
+		if (!sliced) {
+			rk_node node = { w, start, rk_check_window_end(res, w), 0, 0, { res->side[0].rows[w], res->side[1].rows[w] } };
+
+			if (res->keyed) {
+				/* the open ends of the outer segments: the span every
+				 * point lies in, so that piece widths fit an int64 */
+				if (node.lo < RK_KS_MIN)
+					node.lo = RK_KS_MIN;
+				if (node.hi > RK_KS_MAX)
+					node.hi = RK_KS_MAX + 1;
+			}
+
+			rk_nodes_push(queue, &node);
+			continue;
+		}
+		for (size_t k = 0; k < res->slices; k++) {
+			size_t i = w * res->slices + k;
+			rk_usec sw = res->width / (rk_usec)res->slices;
+			rk_node node = { w, start + (rk_usec)k * sw, start + (rk_usec)(k + 1) * sw, 0, 0, { res->side[0].slice_rows[i], res->side[1].slice_rows[i] } };
+
+			if (res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
+			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i]) {
+				/* where its rows lie inside it is not known: all of it */
+				if (held && res->side[0].slice_rows[i])
+					rk_held_add(held, node.lo, node.hi - 1);
+				continue;
+			}
+			rk_nodes_push(queue, &node);
+			split_time[w] = true;
+		}
+	}
+}
+
+/* The leaf size when the drilldown starts from slices: at most
+ * RK_DRILL_RANGED_LEAF rows, or with dense damage a RK_DRILL_RANGED_ROUNDS-th
+ * of the damaged slices' rows, and never more than leaf. */
+static uint64_t rk_ranged_leaf(const rk_nodes *queue, uint64_t leaf)
+{
+	uint64_t damaged = 0, cap;
+
+	for (size_t i = 0; i < queue->n; i++)
+		damaged += queue->v[i].cnt[0] > queue->v[i].cnt[1] ? queue->v[i].cnt[0] : queue->v[i].cnt[1];
+	cap = damaged / RK_DRILL_RANGED_ROUNDS > RK_DRILL_RANGED_LEAF ? damaged / RK_DRILL_RANGED_ROUNDS
+	                                                              : RK_DRILL_RANGED_LEAF;
+	return leaf > cap ? cap : leaf;
+}
+
 int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err)
 {
 	uint64_t leaf = spec->leaf_rows ? spec->leaf_rows : RK_CHECK_LEAF_ROWS;
@@ -1205,52 +619,9 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	 * windows are better read once, and judged without a verify pass) */
 	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
 	         rk_reader_has(sides[0].reader, RK_CAP_RANGE_SCAN) && rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN);
-	for (size_t w = 0; w < res->nclosed; w++) {
-		rk_usec start = rk_check_window_start(res, w);
-
-		if (res->status[w] != RK_WIN_DIFFER)
-			continue;
-		if (!sliced) {
-			rk_node node = { w, start, rk_check_window_end(res, w), 0, 0, { res->side[0].rows[w], res->side[1].rows[w] } };
-
-			if (res->keyed) {
-				/* the open ends of the outer segments: the span every
-				 * point lies in, so that piece widths fit an int64 */
-				if (node.lo < RK_KS_MIN)
-					node.lo = RK_KS_MIN;
-				if (node.hi > RK_KS_MAX)
-					node.hi = RK_KS_MAX + 1;
-			}
-
-			rk_nodes_push(&queue, &node);
-			continue;
-		}
-		for (size_t k = 0; k < res->slices; k++) {
-			size_t i = w * res->slices + k;
-			rk_usec sw = res->width / (rk_usec)res->slices;
-			rk_node node = { w, start + (rk_usec)k * sw, start + (rk_usec)(k + 1) * sw, 0, 0, { res->side[0].slice_rows[i], res->side[1].slice_rows[i] } };
-
-			if (res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
-			    res->side[0].slice_hash[i] == res->side[1].slice_hash[i]) {
-				/* where its rows lie inside it is not known: all of it */
-				if (held && res->side[0].slice_rows[i])
-					rk_held_add(held, node.lo, node.hi - 1);
-				continue;
-			}
-			rk_nodes_push(&queue, &node);
-			split_time[w] = true;
-		}
-	}
-	if (sliced) {
-		uint64_t damaged = 0, cap;
-
-		for (size_t i = 0; i < queue.n; i++)
-			damaged += queue.v[i].cnt[0] > queue.v[i].cnt[1] ? queue.v[i].cnt[0] : queue.v[i].cnt[1];
-		cap = damaged / RK_DRILL_RANGED_ROUNDS > RK_DRILL_RANGED_LEAF ? damaged / RK_DRILL_RANGED_ROUNDS
-		                                                              : RK_DRILL_RANGED_LEAF;
-		if (leaf > cap)
-			leaf = cap;
-	}
+	rk_drill_queue(res, sliced, held, split_time, &queue);
+	if (sliced)
+		leaf = rk_ranged_leaf(&queue, leaf);
 	sides[0].drill = &ds[0];
 	sides[1].drill = &ds[1];
 	while (queue.n > 0) {
@@ -1281,7 +652,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 		rk_dside_reset(&ds[s], NULL, 0);
 	if (rk_drill_verify(sides, res, split_time, ds, &ts, held, err) < 0)
 		goto done;
-	rk_classify(res, &ts);
+	rk_drill_classify(res, &ts);
 	if (held) {
 		res->held = hl.v;
 		res->nheld = hl.n;

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "check/check.h"
+#include "check/result.h"
 #include "core/buf.h"
 #include "io/reader.h"
 

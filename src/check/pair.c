@@ -448,22 +448,6 @@ void rk_pair_kinds(rk_pair *pair, const char *const *names, size_t n, const rk_t
 	}
 }
 
-void rk_drift_free(rk_drift *d)
-{
-	for (int s = 0; s < 2; s++) {
-		for (size_t i = 0; i < d->nonly[s]; i++)
-			free(d->only[s][i]);
-		free(d->only[s]);
-	}
-	for (size_t i = 0; i < d->nkinds; i++) {
-		free(d->kinds[i].name);
-		free(d->kinds[i].source_type);
-		free(d->kinds[i].target_type);
-	}
-	free(d->kinds);
-	memset(d, 0, sizeof *d);
-}
-
 void rk_drift_take(rk_drift *out, rk_pair *pair)
 {
 	*out = pair->drift;

@@ -15,7 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "check/check.h"
+#include "check/result.h"
+#include "check/spec.h"
 #include "io/reader.h"
 
 typedef struct rk_pair {

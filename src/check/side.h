@@ -7,7 +7,8 @@
 #ifndef RK_CHECK_SIDE_H
 #define RK_CHECK_SIDE_H
 
-#include "check/check.h"
+#include "check/result.h"
+#include "check/spec.h"
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/tz.h"

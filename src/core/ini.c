@@ -163,127 +163,146 @@ static int rk_ini_fail_header(rk_error *err, const char *path, int line, const c
 	return rk_error_hint(err, "write [name] alone on its line");
 }
 
+/* A parse under way: the arena of texts, the entries and sections as
+ * offsets into it, and where the parse is. */
+typedef struct rk_ini_parser {
+	const char *path;
+	rk_buf arena;
+	rk_ini_raw *ents, *secs;
+	rk_ini_index index;
+	size_t nents, cap, nsecs, scap;
+	size_t section; /* the current section's name */
+	int line;
+} rk_ini_parser;
+
+/* The section header [b, e) (trimmed, from '[' to ']'): the section it
+ * opens, or the earlier one of that name again.  0, or -1 with err. */
+static int rk_ini_header(rk_ini_parser *ps, const char *b, const char *e, rk_error *err)
+{
+	const char *hb = b, *he = e;
+	size_t mark = ps->arena.len, i;
+
+	if (e - b < 3 || e[-1] != ']')
+		return rk_ini_fail_header(err, ps->path, ps->line, hb, he);
+	b++;
+	e--;
+	rk_ini_trim(&b, &e);
+	if (b == e || memchr(b, '[', (size_t)(e - b)) || memchr(b, ']', (size_t)(e - b)))
+		return rk_ini_fail_header(err, ps->path, ps->line, hb, he);
+	ps->section = rk_ini_put(&ps->arena, b, e, true);
+	i = rk_ini_index_find(&ps->index, &ps->arena, ps->secs, ps->nsecs, ps->arena.data + ps->section, ps->nsecs);
+	if (i != (size_t)-1) {
+		/* the same header again: its keys add to the first one's */
+		ps->arena.len = mark;
+		ps->section = ps->secs[i].section;
+		if (!ps->secs[i].again)
+			ps->secs[i].again = ps->line;
+		return 0;
+	}
+	if (ps->nsecs == ps->scap) {
+		ps->scap = ps->scap ? ps->scap * 2 : 8;
+		ps->secs = rk_xrealloc(ps->secs, ps->scap * sizeof *ps->secs);
+	}
+	ps->secs[ps->nsecs].section = ps->section;
+	ps->secs[ps->nsecs].line = ps->line;
+	ps->secs[ps->nsecs].again = 0;
+	ps->nsecs++;
+	return 0;
+}
+
+/* The line [b, e) (trimmed) as key = value, an entry of the current
+ * section.  0, or -1 with err. */
+static int rk_ini_entry_line(rk_ini_parser *ps, const char *b, const char *e, rk_error *err)
+{
+	const char *eq = memchr(b, '=', (size_t)(e - b));
+	const char *kb = b, *ke = eq, *vb, *ve = e;
+
+	if (!eq) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s:%d: expected 'key = value', '[section]' or a comment", ps->path,
+		             ps->line);
+		return rk_error_hint(err, "comments start a line with ; or #");
+	}
+	rk_ini_trim(&kb, &ke);
+	vb = eq + 1;
+	rk_ini_trim(&vb, &ve);
+	if (kb == ke) {
+		rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a value without a key", ps->path, ps->line);
+		return rk_error_hint(err, "write key = value");
+	}
+	if (ps->nents == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 16;
+		ps->ents = rk_xrealloc(ps->ents, ps->cap * sizeof *ps->ents);
+	}
+	ps->ents[ps->nents].section = ps->section;
+	ps->ents[ps->nents].key = rk_ini_put(&ps->arena, kb, ke, false);
+	ps->ents[ps->nents].value = rk_ini_put(&ps->arena, vb, ve, false);
+	ps->ents[ps->nents].line = ps->line;
+	ps->nents++;
+	return 0;
+}
+
+/* The parse's arena moved into ini, its offsets become pointers. */
+static void rk_ini_finish(rk_ini *ini, rk_ini_parser *ps)
+{
+	ini->arena = ps->arena.data;
+	ini->entries = rk_xcalloc(ps->nents ? ps->nents : 1, sizeof *ini->entries);
+	for (size_t i = 0; i < ps->nents; i++) {
+		ini->entries[i].section = ini->arena + ps->ents[i].section;
+		ini->entries[i].key = ini->arena + ps->ents[i].key;
+		ini->entries[i].value = ini->arena + ps->ents[i].value;
+		ini->entries[i].line = ps->ents[i].line;
+	}
+	ini->nentries = ps->nents;
+	ini->sections = rk_xcalloc(ps->nsecs ? ps->nsecs : 1, sizeof *ini->sections);
+	for (size_t i = 0; i < ps->nsecs; i++) {
+		ini->sections[i].name = ini->arena + ps->secs[i].section;
+		ini->sections[i].line = ps->secs[i].line;
+		ini->sections[i].again = ps->secs[i].again;
+	}
+	ini->nsections = ps->nsecs;
+}
+
 rk_ini *rk_ini_parse(const char *path, const char *data, size_t len, rk_error *err)
 {
 	rk_ini *ini = rk_xcalloc(1, sizeof *ini);
-	rk_buf arena = RK_BUF_INIT;
-	rk_ini_raw *ents = NULL, *secs = NULL;
-	rk_ini_index index = { NULL, 0 };
-	size_t nents = 0, cap = 0, nsecs = 0, scap = 0;
+	rk_ini_parser ps;
 	const char *p = data, *end = data + len;
-	size_t section;
-	int line = 0;
 
+	memset(&ps, 0, sizeof ps);
+	ps.path = path;
 	ini->path = rk_xstrdup(path);
 	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
 		p += 3;
-	section = rk_ini_put(&arena, "", "", false);
+	ps.section = rk_ini_put(&ps.arena, "", "", false);
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *b = p, *e = eol ? eol : end;
 
-		line++;
+		ps.line++;
 		p = eol ? eol + 1 : end;
 		if (memchr(b, '\0', (size_t)(e - b))) {
-			rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a NUL byte in the line", path, line);
+			rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a NUL byte in the line", path, ps.line);
 			rk_error_hint(err, "INI files are text; is this the right file?");
 			goto fail;
 		}
 		rk_ini_trim(&b, &e);
 		if (b == e || *b == ';' || *b == '#')
 			continue;
-		if (*b == '[') {
-			const char *hb = b, *he = e;
-			size_t mark = arena.len, i;
-
-			if (e - b < 3 || e[-1] != ']') {
-				rk_ini_fail_header(err, path, line, hb, he);
-				goto fail;
-			}
-			b++;
-			e--;
-			rk_ini_trim(&b, &e);
-			if (b == e || memchr(b, '[', (size_t)(e - b)) || memchr(b, ']', (size_t)(e - b))) {
-				rk_ini_fail_header(err, path, line, hb, he);
-				goto fail;
-			}
-			section = rk_ini_put(&arena, b, e, true);
-			i = rk_ini_index_find(&index, &arena, secs, nsecs, arena.data + section, nsecs);
-			if (i != (size_t)-1) {
-				/* the same header again: its keys add to the first one's */
-				arena.len = mark;
-				section = secs[i].section;
-				if (!secs[i].again)
-					secs[i].again = line;
-				continue;
-			}
-			if (nsecs == scap) {
-				scap = scap ? scap * 2 : 8;
-				secs = rk_xrealloc(secs, scap * sizeof *secs);
-			}
-			secs[nsecs].section = section;
-			secs[nsecs].line = line;
-			secs[nsecs].again = 0;
-			nsecs++;
-			continue;
-		}
-		{
-			const char *eq = memchr(b, '=', (size_t)(e - b));
-			const char *kb = b, *ke = eq, *vb, *ve = e;
-
-			if (!eq) {
-				rk_error_set(err, RK_EXIT_USAGE, "%s:%d: expected 'key = value', '[section]' or a comment", path,
-				             line);
-				rk_error_hint(err, "comments start a line with ; or #");
-				goto fail;
-			}
-			rk_ini_trim(&kb, &ke);
-			vb = eq + 1;
-			rk_ini_trim(&vb, &ve);
-			if (kb == ke) {
-				rk_error_set(err, RK_EXIT_USAGE, "%s:%d: a value without a key", path, line);
-				rk_error_hint(err, "write key = value");
-				goto fail;
-			}
-			if (nents == cap) {
-				cap = cap ? cap * 2 : 16;
-				ents = rk_xrealloc(ents, cap * sizeof *ents);
-			}
-			ents[nents].section = section;
-			ents[nents].key = rk_ini_put(&arena, kb, ke, false);
-			ents[nents].value = rk_ini_put(&arena, vb, ve, false);
-			ents[nents].line = line;
-			nents++;
-		}
+		if (*b == '[' ? rk_ini_header(&ps, b, e, err) < 0 : rk_ini_entry_line(&ps, b, e, err) < 0)
+			goto fail;
 	}
-	if (rk_ini_duplicates(path, &arena, ents, nents, err) < 0)
+	if (rk_ini_duplicates(path, &ps.arena, ps.ents, ps.nents, err) < 0)
 		goto fail;
-	/* the arena is complete: offsets become pointers */
-	ini->arena = arena.data;
-	ini->entries = rk_xcalloc(nents ? nents : 1, sizeof *ini->entries);
-	for (size_t i = 0; i < nents; i++) {
-		ini->entries[i].section = ini->arena + ents[i].section;
-		ini->entries[i].key = ini->arena + ents[i].key;
-		ini->entries[i].value = ini->arena + ents[i].value;
-		ini->entries[i].line = ents[i].line;
-	}
-	ini->nentries = nents;
-	ini->sections = rk_xcalloc(nsecs ? nsecs : 1, sizeof *ini->sections);
-	for (size_t i = 0; i < nsecs; i++) {
-		ini->sections[i].name = ini->arena + secs[i].section;
-		ini->sections[i].line = secs[i].line;
-		ini->sections[i].again = secs[i].again;
-	}
-	ini->nsections = nsecs;
-	free(ents);
-	free(secs);
-	free(index.slot);
+	rk_ini_finish(ini, &ps);
+	free(ps.ents);
+	free(ps.secs);
+	free(ps.index.slot);
 	return ini;
 fail:
-	rk_buf_free(&arena);
-	free(ents);
-	free(secs);
-	free(index.slot);
+	rk_buf_free(&ps.arena);
+	free(ps.ents);
+	free(ps.secs);
+	free(ps.index.slot);
 	rk_ini_free(ini);
 	return NULL;
 }

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check/check.h"
+#include "check/result.h"
 #include "report/report.h"
 
 /* One option of the run as the user gave it; nothing is owned. */

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "check/check.h"
+#include "check/result.h"
 #include "core/error.h"
 #include "io/afile.h"
 

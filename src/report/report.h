@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "check/check.h"
+#include "check/result.h"
+#include "check/spec.h"
 #include "core/buf.h"
 #include "io/afile.h"
 

@@ -1,0 +1,429 @@
+/*
+ * drill_judge.c - the drilldown's judging of keys (drill_judge.h): a key
+ * whose copies differ in a window is a tally, the tallies of one key are
+ * merged, and each becomes its findings.  The drilldown itself is drill.c.
+ */
+#include "check/drill_judge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 256;
+		h->v = rk_xrealloc(h->v, h->cap * sizeof *h->v);
+	}
+	h->v[h->n].lo = lo;
+	h->v[h->n++].hi = hi;
+}
+
+/* Orders collected rows by (window, key). */
+int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
+{
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+/* Orders collected rows by (window, key, side, row hash). */
+int rk_drow_cmp(const void *a, const void *b)
+{
+	const rk_drow *x = a, *y = b;
+	int c = rk_drow_key_cmp(x, y);
+
+	if (c)
+		return c;
+	if (x->side != y->side)
+		return x->side < y->side ? -1 : 1;
+	if (x->row != y->row)
+		return x->row < y->row ? -1 : 1;
+	return 0;
+}
+
+char **rk_disp_decode(const char *p, size_t nkey)
+{
+	char **out = rk_xcalloc(nkey ? nkey : 1, sizeof *out);
+
+	for (size_t i = 0; i < nkey; i++) {
+		uint32_t len;
+		if (*p++ == 0)
+			continue;
+		memcpy(&len, p, 4);
+		p += 4;
+		out[i] = rk_xstrndup(p, len);
+		p += len;
+	}
+	return out;
+}
+
+static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
+{
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 64;
+		ts->v = rk_xrealloc(ts->v, ts->cap * sizeof *ts->v);
+	}
+	ts->v[ts->n++] = *t;
+}
+
+void rk_tally_free(rk_tally *t, size_t nkey)
+{
+	for (size_t c = 0; c < nkey && t->disp; c++)
+		free(t->disp[c]);
+	free(t->disp);
+	t->disp = NULL;
+}
+
+/* Widens t's leaf span to leaf node nd. */
+static void rk_tally_leaf(rk_tally *t, const rk_node *nd)
+{
+	if (nd->lo < t->leaf_lo)
+		t->leaf_lo = nd->lo;
+	if (nd->hi > t->leaf_hi)
+		t->leaf_hi = nd->hi;
+}
+
+/* A damaged source row of a leaf: its entry and time. */
+typedef struct rk_dmg {
+	uint32_t entry;
+	rk_usec t;
+} rk_dmg;
+
+static int rk_dmg_cmp(const void *a, const void *b)
+{
+	const rk_dmg *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/*
+ * Notes the runs of matching source rows of the pass's leaves: in each
+ * leaf, the matching rows between two damaged ones (in time) make one
+ * span.  A leaf holds every row of its range (or, split by key hash, of its
+ * one instant), so no other source row lies inside such a span.  A
+ * matching row at a damaged row's very instant joins the run before it:
+ * the span then reaches that instant, as it should (a row the target holds
+ * lies there).  Costs a binary search among the damaged rows per matching
+ * row, and memory for the damaged ones and the leaves.
+ */
+static void rk_leaf_runs(const rk_dside *d0, size_t nentries, rk_helds *held)
+{
+	rk_dmg *dmg;
+	rk_usec *lo, *hi;
+	size_t nd = 0, nslots;
+
+	for (size_t i = 0; i < d0->nrows; i++)
+		nd += d0->rows[i].damaged;
+	dmg = rk_xcalloc(nd ? nd : 1, sizeof *dmg);
+	nd = 0;
+	for (size_t i = 0; i < d0->nrows; i++)
+		if (d0->rows[i].damaged)
+			dmg[nd++] = (rk_dmg){ d0->rows[i].entry, d0->rows[i].t };
+	if (nd)
+		qsort(dmg, nd, sizeof *dmg, rk_dmg_cmp);
+	/* entry e's slots: e + the index of each of its damaged rows, and one
+	 * past its last - disjoint from the next entry's */
+	nslots = nd + nentries;
+	lo = rk_xcalloc(nslots ? nslots : 1, sizeof *lo);
+	hi = rk_xcalloc(nslots ? nslots : 1, sizeof *hi);
+	for (size_t k = 0; k < nslots; k++) {
+		lo[k] = RK_USEC_PINF;
+		hi[k] = RK_USEC_NINF;
+	}
+	for (size_t i = 0; i < d0->nrows; i++) {
+		const rk_drow *r = &d0->rows[i];
+		size_t a = 0, b = nd, slot;
+
+		if (r->damaged)
+			continue;
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (dmg[mid].entry < r->entry || (dmg[mid].entry == r->entry && dmg[mid].t < r->t))
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		slot = a + r->entry;
+		if (r->t < lo[slot])
+			lo[slot] = r->t;
+		if (r->t > hi[slot])
+			hi[slot] = r->t;
+	}
+	for (size_t k = 0; k < nslots; k++)
+		if (lo[k] <= hi[k])
+			rk_held_add(held, lo[k], hi[k]);
+	free(dmg);
+	free(lo);
+	free(hi);
+}
+
+/*
+ * Compares the collected rows key by key, per window: a key whose copies
+ * differ (in number or in content) gets a tally.  Each side is sorted in
+ * place and the two are walked together, so comparing needs no memory
+ * beyond what the pass collected.  With held, the runs of matching source
+ * rows are noted there (rk_leaf_runs).
+ */
+void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts, rk_helds *held)
+{
+	size_t i = 0, j = 0;
+
+	if (d0->nrows)
+		qsort(d0->rows, d0->nrows, sizeof *d0->rows, rk_drow_cmp);
+	if (d1->nrows)
+		qsort(d1->rows, d1->nrows, sizeof *d1->rows, rk_drow_cmp);
+	while (i < d0->nrows || j < d1->nrows) {
+		const rk_drow *head;
+		size_t ie = i, je = j, s, t;
+		bool diff = false;
+		int c;
+
+		/* the smaller (window, key) of the two heads is the next key */
+		if (i == d0->nrows)
+			c = 1;
+		else if (j == d1->nrows)
+			c = -1;
+		else
+			c = rk_drow_key_cmp(&d0->rows[i], &d1->rows[j]);
+		head = c <= 0 ? &d0->rows[i] : &d1->rows[j];
+		if (c <= 0)
+			while (ie < d0->nrows && !rk_drow_key_cmp(&d0->rows[ie], head))
+				ie++;
+		if (c >= 0)
+			while (je < d1->nrows && !rk_drow_key_cmp(&d1->rows[je], head))
+				je++;
+		s = ie - i;
+		t = je - j;
+		if (s != t) {
+			diff = true;
+		} else {
+			for (size_t k = 0; k < s; k++)
+				diff |= d0->rows[i + k].row != d1->rows[j + k].row;
+		}
+		if (diff) {
+			const rk_dside *ds = s ? d0 : d1;
+			const rk_drow *src = s ? &d0->rows[i] : &d1->rows[j];
+			rk_tally tl;
+
+			memset(&tl, 0, sizeof tl);
+			tl.window = src->window;
+			tl.key = src->key;
+			tl.s = (uint32_t)s;
+			tl.t = (uint32_t)t;
+			for (size_t k = 0; k < s; k++)
+				tl.hs += d0->rows[i + k].row;
+			for (size_t k = 0; k < t; k++)
+				tl.ht += d1->rows[j + k].row;
+			tl.src_t = s ? src->t : RK_USEC_NINF;
+			tl.tgt_t = t ? d1->rows[j].t : RK_USEC_NINF;
+			tl.src_lo = RK_USEC_PINF;
+			tl.src_hi = RK_USEC_NINF;
+			tl.leaf_lo = RK_USEC_PINF;
+			tl.leaf_hi = RK_USEC_NINF;
+			/* both sides' rows point into the round's one list of entries */
+			for (size_t k = i; k < ie; k++)
+				rk_tally_leaf(&tl, &d0->entries[d0->rows[k].entry].node);
+			for (size_t k = j; k < je; k++)
+				rk_tally_leaf(&tl, &d1->entries[d1->rows[k].entry].node);
+			for (size_t k = i; k < ie; k++) {
+				d0->rows[k].damaged = true;
+				if (d0->rows[k].t < tl.src_lo)
+					tl.src_lo = d0->rows[k].t;
+				if (d0->rows[k].t > tl.src_hi)
+					tl.src_hi = d0->rows[k].t;
+			}
+			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
+			rk_tally_push(ts, &tl);
+		}
+		i = ie;
+		j = je;
+	}
+	if (held)
+		rk_leaf_runs(d0, d0->nentries, held);
+}
+
+/* Notes the pieces of a round whose digests matched and that hold source
+ * rows: their span, as the digests brought it. */
+void rk_held_pieces(const rk_drill_round *rd, rk_helds *held)
+{
+	for (size_t i = 0; i < rd->nentries; i++) {
+		const rk_entry *e = &rd->entries[i];
+
+		if (!e->leaf && e->sub_cnt[0] && e->sub_cnt[0] == e->sub_cnt[1] && e->sub_hash[0] == e->sub_hash[1])
+			rk_held_add(held, e->min_t[0], e->max_t[0]);
+	}
+}
+
+/* Tally b's copies added to a's (one key of one window). */
+static void rk_tally_merge(rk_tally *a, const rk_tally *b)
+{
+	a->s += b->s;
+	a->t += b->t;
+	a->hs += b->hs;
+	a->ht += b->ht;
+	if (a->src_t == RK_USEC_NINF)
+		a->src_t = b->src_t;
+	if (a->tgt_t == RK_USEC_NINF)
+		a->tgt_t = b->tgt_t;
+	if (b->src_lo < a->src_lo)
+		a->src_lo = b->src_lo;
+	if (b->src_hi > a->src_hi)
+		a->src_hi = b->src_hi;
+	if (b->leaf_lo < a->leaf_lo)
+		a->leaf_lo = b->leaf_lo;
+	if (b->leaf_hi > a->leaf_hi)
+		a->leaf_hi = b->leaf_hi;
+}
+
+static int rk_tally_cmp(const void *a, const void *b)
+{
+	const rk_tally *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+/* qsort takes no context; a job checks tables on several threads */
+static _Thread_local int rk_finding_cmp_nkey;
+
+static int rk_finding_cmp(const void *a, const void *b)
+{
+	const rk_finding *x = a, *y = b;
+
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	for (int i = 0; i < rk_finding_cmp_nkey; i++) {
+		const char *p = x->key[i], *q = y->key[i];
+		int c;
+		if (!p || !q) {
+			if (p != q)
+				return p ? 1 : -1;
+			continue;
+		}
+		c = strcmp(p, q);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* Adds one finding; the key texts are copied, or with take moved from t
+ * (its last finding: a key's texts are then held once). */
+static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind, bool take)
+{
+	rk_finding *f;
+
+	res->findings = rk_xrealloc(res->findings, (res->nfindings + 1) * sizeof *res->findings);
+	f = &res->findings[res->nfindings++];
+	f->window = t->window;
+	f->kind = kind;
+	f->key_hash = t->key;
+	f->source_copies = t->s;
+	f->target_copies = t->t;
+	/* a duplicated row whose target copies all equal its one source copy:
+	 * an insert written again as it was (the diagnosis's retried insert) */
+	f->same_copies = kind == RK_FIND_DUPLICATED && t->s == 1 && t->ht == (rk_u128)t->t * t->hs;
+	f->looked_up = false;
+	f->source_elsewhere = RK_USEC_NINF;
+	f->target_has_it = false;
+	f->source_time = t->src_t;
+	f->target_time = t->tgt_t;
+	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;
+	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
+	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
+	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
+	if (take) {
+		f->key = t->disp;
+		t->disp = NULL;
+	} else {
+		f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
+		for (size_t i = 0; i < res->nkey; i++)
+			f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
+	}
+	res->kind_count[kind]++;
+	res->win_kind[t->window][kind]++;
+}
+
+/* Turns tallies into findings.  Each (window, key) has one tally: a leaf
+ * holds all copies of a key in its slice, and the keys of time-split
+ * windows were judged again on the whole window by rk_drill_verify; the
+ * merge below only guards that invariant. */
+void rk_drill_classify(rk_check_result *res, rk_tallies *ts)
+{
+	size_t i = 0;
+
+	if (ts->n) {
+		/* the array grew by doubling: what it does not use goes back
+		 * before the findings are made beside it */
+		ts->v = rk_xrealloc(ts->v, ts->n * sizeof *ts->v);
+		ts->cap = ts->n;
+		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	}
+	while (i < ts->n) {
+		rk_tally m = ts->v[i];
+		size_t j = i + 1;
+
+		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+			rk_tally_merge(&m, &ts->v[j]);
+			rk_tally_free(&ts->v[j], res->nkey);
+		}
+		if (m.s > 1)
+			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE, false);
+		if (m.s == 0)
+			rk_add_finding(res, &m, RK_FIND_EXTRA, true);
+		else if (m.t < m.s)
+			rk_add_finding(res, &m, RK_FIND_MISSING, true);
+		else if (m.t > m.s)
+			rk_add_finding(res, &m, RK_FIND_DUPLICATED, true);
+		else
+			rk_add_finding(res, &m, RK_FIND_CHANGED, true);
+		rk_tally_free(&m, res->nkey);
+		i = j;
+	}
+	rk_finding_cmp_nkey = (int)res->nkey;
+	if (res->nfindings)
+		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
+}
+
+/*
+ * A key of a time-split window may have copies in leaves of several rounds,
+ * each of which judged only its own: their tallies become one, and a key
+ * whose copies, all told, agree is no finding (its time moved, say, in a
+ * window whose time is not hashed): its source copies are then noted in
+ * held, when given, as rows the target holds.
+ */
+void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts, rk_helds *held)
+{
+	size_t kept = 0;
+
+	if (ts->n)
+		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
+	for (size_t i = 0; i < ts->n;) {
+		rk_tally m = ts->v[i];
+		size_t j = i + 1;
+
+		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+			rk_tally_merge(&m, &ts->v[j]);
+			rk_tally_free(&ts->v[j], res->nkey);
+		}
+		if (m.s != m.t || m.hs != m.ht) {
+			ts->v[kept++] = m;
+		} else {
+			if (held && m.s)
+				rk_held_add(held, m.src_lo, m.src_hi);
+			rk_tally_free(&m, res->nkey);
+		}
+		i = j;
+	}
+	ts->n = kept;
+}

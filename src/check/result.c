@@ -1,0 +1,170 @@
+/*
+ * result.c - the helpers of a check's result (result.h): names, the texts
+ * the reports show, the window of an instant, and freeing it.
+ */
+#include "check/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *rk_find_kind_name(rk_find_kind k)
+{
+	static const char *const names[] = { "missing", "extra", "duplicated", "changed", "source_duplicate" };
+
+	return k < RK_FIND_NKINDS ? names[k] : "?";
+}
+
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f)
+{
+	if (r->nkey > 1)
+		rk_buf_putc(b, '(');
+	for (size_t i = 0; i < r->nkey; i++) {
+		if (i)
+			rk_buf_puts(b, ", ");
+		rk_buf_puts(b, f->key[i] ? f->key[i] : "NULL");
+	}
+	if (r->nkey > 1)
+		rk_buf_putc(b, ')');
+}
+
+const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf)
+{
+	if (r->keyed)
+		return r->seg_text[i] ? r->seg_text[i] : "";
+	return rk_time_format(r->bounds[i], buf);
+}
+
+size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
+{
+	size_t lo = 0, hi = r->nwindows;
+
+	if (!r->calendar)
+		return (size_t)((t - r->from) / r->width);
+	/* the last w with bounds[w] <= t */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->bounds[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void rk_check_result_free(rk_check_result *r)
+{
+	if (!r)
+		return;
+	for (int s = 0; s < 2; s++) {
+		free(r->side[s].describe);
+		free(r->side[s].rows);
+		free(r->side[s].hash);
+		free(r->side[s].sums);
+		free(r->side[s].slice_rows);
+		free(r->side[s].slice_hash);
+		rk_history_free(r->side[s].history);
+		free(r->side[s].history_note);
+	}
+	for (size_t i = 0; r->seg_text && i <= r->nwindows; i++)
+		free(r->seg_text[i]);
+	free(r->seg_text);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
+			free(r->findings[i].key[k]);
+		free(r->findings[i].key);
+	}
+	free(r->findings);
+	for (size_t i = 0; i < r->nchanges; i++) {
+		free(r->changes[i].value[0]);
+		free(r->changes[i].value[1]);
+	}
+	free(r->changes);
+	for (size_t i = 0; r->key_names && i < r->nkey; i++)
+		free(r->key_names[i]);
+	free(r->key_names);
+	for (size_t i = 0; r->sum_names && i < r->nsum; i++)
+		free(r->sum_names[i]);
+	free(r->sum_names);
+	free(r->sum_scale);
+	for (size_t i = 0; r->column_names && i < r->ncolumns; i++)
+		free(r->column_names[i]);
+	free(r->column_names);
+	rk_drift_free(&r->drift);
+	rk_diagnosis_free(r->diagnosis);
+	free(r->held);
+	free(r->status);
+	free(r->win_kind);
+	free(r->bounds);
+	free(r);
+}
+
+size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n)
+{
+	size_t lo = 0, hi = r->nchanges, m = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->changes[mid].finding < fi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + m < r->nchanges && r->changes[lo + m].finding == fi)
+		m++;
+	*n = m;
+	return lo;
+}
+
+void rk_change_value_text(rk_buf *b, const rk_change *ch, int s)
+{
+	if (!ch->value[s]) {
+		rk_buf_puts(b, "NULL");
+		return;
+	}
+	rk_buf_puts(b, ch->value[s]);
+	if (ch->cut[s])
+		rk_buf_puts(b, "...");
+}
+
+void rk_drift_free(rk_drift *d)
+{
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < d->nonly[s]; i++)
+			free(d->only[s][i]);
+		free(d->only[s]);
+	}
+	for (size_t i = 0; i < d->nkinds; i++) {
+		free(d->kinds[i].name);
+		free(d->kinds[i].source_type);
+		free(d->kinds[i].target_type);
+	}
+	free(d->kinds);
+	memset(d, 0, sizeof *d);
+}
+
+void rk_diagnosis_free(rk_diagnosis *d)
+{
+	if (!d)
+		return;
+	rk_diagnosis_causes_free(d);
+	for (size_t i = 0; i < d->nwarnings; i++)
+		free(d->warnings[i].message);
+	free(d->warnings);
+	free(d->of);
+	free(d);
+}
+
+void rk_diagnosis_causes_free(rk_diagnosis *d)
+{
+	for (size_t i = 0; i < d->ncauses; i++) {
+		free(d->causes[i].windows);
+		free(d->causes[i].cause);
+		free(d->causes[i].evidence);
+		free(d->causes[i].next_step);
+	}
+	free(d->causes);
+	d->causes = NULL;
+	d->ncauses = 0;
+}

@@ -1,0 +1,273 @@
+/*
+ * result.h - what a check found (rk_check_result): both sides' window
+ * digests, the verdict, the findings and their changed columns, the schema
+ * drift and the diagnosis, with the helpers that read it.  Filled by the
+ * checker (check.h) and its phases (drill.h, keys.h, diagnose.h,
+ * history.h), read by the reports; it knows nothing of how it was filled.
+ */
+#ifndef RK_CHECK_RESULT_H
+#define RK_CHECK_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/digest.h"
+#include "core/error.h"
+#include "core/keyspace.h"
+#include "core/timeutil.h"
+#include "io/reader.h"
+
+/* A logical column whose two sides' types differ in kind (rk_type_kind). */
+typedef struct rk_drift_kind {
+	char *name;        /* the logical column, unquoted */
+	char *source_type; /* type names (rk_type_name) */
+	char *target_type;
+	bool as_numbers; /* an exact number and a float: compared as numbers,
+	                  * the exact side's values as the float type */
+} rk_drift_kind;
+
+/* Schema drift: what one side has that the other does not.  It never
+ * changes the verdict. */
+typedef struct rk_drift {
+	char **only[2]; /* [0] columns only the source has, [1] only the target */
+	size_t nonly[2];
+	rk_drift_kind *kinds;
+	size_t nkinds;
+} rk_drift;
+
+typedef enum rk_win_status { RK_WIN_MATCH,
+	                     RK_WIN_DIFFER,
+	                     RK_WIN_OPEN } rk_win_status;
+
+typedef enum rk_find_kind {
+	RK_FIND_MISSING,
+	RK_FIND_EXTRA,
+	RK_FIND_DUPLICATED,
+	RK_FIND_CHANGED,
+	RK_FIND_SOURCE_DUPLICATE,
+	RK_FIND_NKINDS
+} rk_find_kind;
+
+/* "missing", "extra", ... */
+const char *rk_find_kind_name(rk_find_kind k);
+
+typedef struct rk_finding {
+	size_t window; /* index into the windows */
+	rk_find_kind kind;
+	char **key;       /* nkey display texts; NULL entry = SQL NULL; owned */
+	rk_u128 key_hash; /* the hash of its canonical key encoding */
+	uint32_t source_copies;
+	uint32_t target_copies;
+	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
+	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
+	/* The earliest and the latest time of its source copies in the window
+	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
+	rk_usec source_min, source_max;
+	bool same_copies; /* duplicated, one source copy: every target copy is that row */
+	/* The span [leaf_lo, leaf_hi) of the drilldown's leaves that held its
+	 * differing copies (empty when not known: its window): every copy
+	 * outside it is alike on both sides, so its changed values are read
+	 * there (keys.c) - a range of the time column, not a lookup by key. */
+	rk_usec leaf_lo, leaf_hi;
+	/* An extra key looked up by key on both sides over all time (keys.c),
+	 * when each side has an index that serves it: */
+	bool looked_up;
+	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
+	bool target_has_it;       /* the target holds that copy, as the source has it */
+} rk_finding;
+
+/* Longest value text a change keeps, in bytes (cut on a character). */
+#define RK_CHANGE_VALUE_MAX 200
+
+/* One differing column of a changed finding (changes.csv). */
+typedef struct rk_change {
+	size_t finding; /* index into the findings */
+	size_t column;  /* index into column_names */
+	char *value[2]; /* each side's text (as read), cut to RK_CHANGE_VALUE_MAX bytes;
+	                         * NULL for SQL NULL, or for every value with --no-values */
+	bool cut[2];    /* the text was cut */
+} rk_change;
+
+/* A span of source time, both ends included (rk_check_result.held). */
+typedef struct rk_held {
+	rk_usec lo, hi;
+} rk_held;
+
+/* Per-side digest of all windows. */
+typedef struct rk_side_result {
+	char *describe;       /* "source table x on host=..." (no password) */
+	uint64_t *rows;       /* [nwindows] */
+	rk_u128 *hash;        /* [nwindows] */
+	rk_sum *sums;         /* [nwindows * nsum] */
+	uint64_t null_time;   /* rows whose time is NULL */
+	uint64_t total;       /* rows in closed windows */
+	uint64_t rows_read;   /* rows delivered by the reader, all passes */
+	uint64_t *slice_rows; /* [nwindows * slices]: each window's count and hash */
+	rk_u128 *slice_hash;  /* per slice too, where the drilldown starts */
+	bool slices_ok;       /* the digest pass filled them (a reader may group per window) */
+	bool drill_server;    /* the drilldown narrowed this side in its database */
+	bool reads_files;     /* a reader of files (a Delta table): files_read and
+	                         * bytes_read count what its scans opened, all passes */
+	uint64_t files_read;
+	uint64_t bytes_read;
+	/* A side that keeps a log of its commits (RK_CAP_HISTORY), when
+	 * windows differ: the history of the damaged windows, in window
+	 * order (check/history.h), or a note saying why there is none. */
+	rk_history *history;
+	char *history_note;
+	bool time_zoneless; /* the time column is a `timestamp` without time zone */
+	bool zoned;         /* ... placed in spec->time_zone (not UTC) */
+	/* of the rows in closed windows, the wall-clock times the zone has
+	 * twice (a fall-back hour) or not at all (a spring-forward hour) */
+	uint64_t dst_ambiguous;
+	uint64_t dst_nonexistent;
+} rk_side_result;
+
+typedef struct rk_check_result {
+	size_t nwindows;     /* windows in [from, to) */
+	size_t nclosed;      /* windows [0, nclosed) are closed */
+	rk_usec from, width; /* width: every window's, or with calendar windows the
+	                         * grid every boundary lies on (the server's groups) */
+	rk_usec *bounds;     /* [nwindows + 1]: window w is [bounds[w], bounds[w + 1]) */
+	bool calendar;       /* windows of different widths (rk_check_spec.bounds) */
+	/* Key segments (rk_check_spec.time NULL): window w is the segment of
+	 * first-key points [bounds[w], bounds[w + 1]) (core/keyspace.h), from
+	 * RK_USEC_NINF to RK_USEC_PINF, all closed, calendar set; seg_text[i]
+	 * is boundary i as a key value, NULL for the two open ends. */
+	bool keyed;
+	rk_keyspace keyspace;
+	char **seg_text;               /* [nwindows + 1] */
+	const struct rk_tz *time_zone; /* spec->time_zone (--time-column-zone), or NULL */
+	size_t nsum;
+	size_t slices;          /* window w's slice k is [start + k * width / slices, ...):
+	                         * 1, or a power of two dividing width */
+	rk_win_status *status;  /* [nwindows] */
+	rk_side_result side[2]; /* 0 = source, 1 = target */
+	rk_finding *findings;   /* sorted by window, kind, key */
+	size_t nfindings;
+	size_t nkey;            /* entries in each finding's key */
+	char **key_names;       /* the key columns used, unquoted (header names) */
+	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
+	char **sum_names;       /* [nsum] the sum columns, unquoted */
+	int *sum_scale;         /* [nsum] the scale sums are shown at: the larger of the two
+	                         * sides' declared scales (catalog typmod, an expression's
+	                         * described type, --types numeric(p,s)); -1: none declared */
+	char **column_names;    /* the hashed columns, unquoted, in order */
+	size_t ncolumns;
+	bool whole_row; /* they are the default whole row */
+	rk_drift drift; /* schema drift */
+	size_t kind_count[RK_FIND_NKINDS];
+	/* per window: keys of each kind */
+	uint32_t (*win_kind)[RK_FIND_NKINDS];
+	uint64_t drill_rows;        /* rows re-read by the drilldown (both sides) */
+	uint64_t drill_server_rows; /* rows it digested inside the databases (both sides) */
+	int drill_passes;
+	/* With the diagnosis (rk_check_spec.diagnose), where the source rows of
+	 * the damaged windows that belong to no finding lie, as the drilldown
+	 * saw them: every such row lies in one of these spans, and each span
+	 * holds at least one source row (the slices and pieces whose digests
+	 * matched, the runs of matching rows of its leaves between damaged ones,
+	 * the keys whose copies agreed all told).  In no order.  The diagnosis
+	 * tells a contiguous loss from scattered ones with them. */
+	rk_held *held;
+	size_t nheld;
+	/* The changed findings' differing columns, by finding (keys.c); with
+	 * --no-values (values_omitted) without their values. */
+	rk_change *changes;
+	size_t nchanges;
+	bool values_omitted;
+	size_t changed_unread; /* changed findings whose columns were not read (past the bound) */
+	bool has_watermark;
+	rk_usec watermark;
+	uint64_t behind_watermark_missing; /* missing keys at or before the watermark */
+	bool differ;                       /* the verdict */
+	struct rk_diagnosis *diagnosis;    /* likely causes and warnings (rk_diagnosis), or NULL */
+} rk_check_result;
+
+void rk_check_result_free(rk_check_result *r);
+
+/* The changes of finding fi: *n of them from the returned index. */
+size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n);
+
+/* Appends change ch's value on side s as the text and HTML reports show
+ * it: NULL for SQL NULL, "..." after a cut text. */
+void rk_change_value_text(rk_buf *b, const rk_change *ch, int s);
+
+/* Appends finding f's key as the reports show it: "K", or "(K1, K2)" for a
+ * composite key, SQL NULL as NULL. */
+void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *f);
+
+static inline rk_usec rk_check_window_start(const rk_check_result *r, size_t w)
+{
+	return r->bounds[w];
+}
+
+static inline rk_usec rk_check_window_end(const rk_check_result *r, size_t w)
+{
+	return r->bounds[w + 1];
+}
+
+/* Boundary i (window i's start, window i - 1's end) as reports show it:
+ * the instant formatted into buf (RK_TIME_STRLEN bytes), or with key
+ * segments the key value ("" for an open end, owned by r). */
+const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf);
+
+/* The window holding instant t, which lies in [from, bounds[nwindows]). */
+size_t rk_check_window_of(const rk_check_result *r, rk_usec t);
+
+/* Schema drift's columns freed, *d emptied. */
+void rk_drift_free(rk_drift *d);
+
+/* The patterns, in the order a finding is fitted to them. */
+typedef enum rk_pattern {
+	RK_PAT_LATE_COMMIT,
+	RK_PAT_BOUNDARY,
+	RK_PAT_MOVED,
+	RK_PAT_APPENDED_UPDATE,
+	RK_PAT_DELETED_AT_SOURCE,
+	RK_PAT_UNBUMPED_UPDATE,
+	RK_PAT_GAP,
+	RK_PAT_REPEAT,
+	RK_PAT_PARTIAL_XACT, /* fitted after source_duplicate */
+	RK_PAT_SOURCE_DUPLICATE,
+	RK_PAT_NULL_TIME,
+	RK_PAT_UNCLASSIFIED,
+	RK_PAT_COUNT
+} rk_pattern;
+
+/* One pattern found: its findings' windows and keys, and what to say. */
+typedef struct rk_cause {
+	rk_pattern pattern;
+	size_t *windows; /* window indexes, ascending (none for null_time) */
+	size_t nwindows;
+	size_t keys;     /* distinct keys (null_time: rows with a NULL time) */
+	size_t findings; /* findings it holds (null_time: 0) */
+	double max_lag;  /* late_commit, partial_transaction: the largest commit lag, seconds */
+	char *cause, *evidence, *next_step;
+} rk_cause;
+
+/* A fact the verdict cannot see; it never changes the verdict. */
+typedef struct rk_warning {
+	const char *kind; /* "open_transaction", "sessions_hidden", "key_not_unique", "not_checked" */
+	char *message;
+} rk_warning;
+
+typedef struct rk_diagnosis {
+	rk_cause *causes; /* in rk_pattern order */
+	size_t ncauses;
+	rk_warning *warnings;
+	size_t nwarnings;
+	rk_pattern *of;                            /* [nfindings]: each finding's pattern */
+	bool key_unique;                           /* a primary key or unique index of the source backs the key */
+	bool late_examined;                        /* commit times were read */
+	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
+} rk_diagnosis;
+
+void rk_diagnosis_free(rk_diagnosis *d);
+
+/* Frees d's causes, and leaves it with none (its warnings stay). */
+void rk_diagnosis_causes_free(rk_diagnosis *d);
+
+#endif
