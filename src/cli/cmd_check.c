@@ -30,6 +30,7 @@
 #include "report/jobsummary.h"
 #include "report/metrics.h"
 #include "report/report.h"
+#include "report/status.h"
 
 /* One table of a run: a lone check, or one [table LABEL] of a job. */
 typedef struct rk_table_run {

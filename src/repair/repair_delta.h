@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "repair/repair.h"
+#include "repair/repair_types.h"
 
 /*
  * Runs spec (a Delta target) over the n intervals as rk_repair_run does

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "report/status.h"
 
 json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status)
 {

@@ -36,21 +36,6 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
  * first keys of each kind, the NULL-time rows, the watermark's claim. */
 void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
 
-/*
- * The damage in one phrase, for a headline or the line on stderr: "4 of 24
- * closed windows differ: 3 missing, 1 extra" (the kinds that occur), or
- * why a check whose windows all match still differs (NULL times, the
- * watermark).  Numbers with thousands separators when sep.
- */
-void rk_report_brief(rk_buf *b, const rk_check_result *r, bool sep);
-
-/* A job's outcome counted: "1 differs, 2 failed, 3 match" (the counts that
- * are not zero), "all 3 tables match", "the table matches". */
-void rk_report_job_counts(rk_buf *b, size_t match, size_t differ, size_t failed);
-
-/* n with a comma every three digits ("1,234,567"), into out. */
-char *rk_report_thousands(uint64_t n, char out[32]);
-
 /* summary.json as a JSON object (new reference): the verdict, windows,
  * findings, rows, range, key, hashed columns, schema drift, rerun list. */
 json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r);

@@ -1,6 +1,6 @@
 /*
  * status.c - the windows' status as every output names and counts it
- * (status.h), and the outcome in one phrase (report.h: rk_report_brief,
+ * (status.h), and the outcome in one phrase (rk_report_brief,
  * rk_report_job_counts, rk_report_thousands).
  */
 #include "report/status.h"
@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "core/buf.h"
-#include "report/report.h"
 
 const char *rk_report_status_name(rk_win_status s)
 {
