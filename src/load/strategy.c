@@ -475,41 +475,47 @@ static void rk_load_committed(rk_load_run_ctx *c, rk_load_result *out)
 		rk_guard_idle(c->tgt);
 }
 
-static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
+/* Connects to the source and quotes the spec's names; until the first
+ * commit a signal cancels what runs and the run rolls back, after it the run
+ * finishes its remaining steps. */
+static int rk_load_open(rk_load_run_ctx *c, rk_error *err)
 {
 	const rk_load_spec *s = c->spec;
-	rk_load_strategy st = s->strategy;
-	bool one_tx = st == RK_LOAD_ONE_TRANSACTION;
-	rk_pg *wm_pg;
-	rk_usec lower = RK_USEC_NINF, newest = RK_USEC_NINF, lookback = s->lookback;
-	char lower_txt[RK_TIME_STRLEN], tbuf[RK_TIME_STRLEN], tbuf2[RK_TIME_STRLEN];
-	const char *lock_params[1];
-	char lock_name[512];
-	rk_pg_result *res = NULL;
-	rk_target_write_in win;
-	const char *how = NULL;
-	long long version = -1;
 
 	if (!(c->src = rk_pg_connect(s->pair->source.conn, "source", err)) ||
 	    rk_guard_session(c->src, s->pair->source.conn, err) < 0)
 		return -1;
-	/* until the first commit a signal cancels what runs and the run rolls
-	 * back; after it, the run finishes its remaining steps */
 	if (rk_guard_busy(c->src, err) < 0 || rk_load_quote_all(c, err) < 0 ||
 	    (c->tgt && rk_guard_busy(c->tgt, err) < 0))
 		return -1;
-	rk_load_write_in(c, &win);
+	return 0;
+}
 
-	/* one run per load at a time; the lock dies with the session */
+/* One run per load at a time; the lock dies with the session. */
+static int rk_load_lock(rk_load_run_ctx *c, rk_error *err)
+{
+	const rk_load_spec *s = c->spec;
+	const char *lock_params[1];
+	char lock_name[512];
+	rk_pg_result *res = NULL;
+
 	snprintf(lock_name, sizeof lock_name, "reckon load %s",
-	         rk_load_strategy_has_watermark_table(st) ? s->load_name : rk_target_display(c->t));
+	         rk_load_strategy_has_watermark_table(s->strategy) ? s->load_name : rk_target_display(c->t));
 	lock_params[0] = lock_name;
 	if (rk_pg_exec(c->src, "lock load", rk_sql_load_lock, 1, lock_params, RK_PG_ONE_ROW, &res, err) < 0)
 		return -1;
 	rk_pg_result_free(res);
-	res = NULL;
+	return 0;
+}
 
-	if (one_tx && !(rk_target_caps(c->t) & RK_TARGET_SPANS_WATERMARK)) {
+/* Strategy one-transaction: refused unless the write and the watermark
+ * update can commit in one transaction (the target is in the watermark's
+ * database). */
+static int rk_load_check_one_transaction(rk_load_run_ctx *c, rk_error *err)
+{
+	bool same = false;
+
+	if (!(rk_target_caps(c->t) & RK_TARGET_SPANS_WATERMARK)) {
 		rk_error_set(err, RK_EXIT_USAGE,
 		             "strategy one-transaction needs the write and the watermark update in one transaction, "
 		             "and no transaction spans a %s target and the watermark's PostgreSQL database",
@@ -517,63 +523,66 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 		return rk_error_hint(err, "use write-first-keyed --lookback (write first, then move the watermark), "
 		                          "or target-watermark");
 	}
-	if (one_tx) {
-		bool same = false;
-
-		if (rk_load_same_database(c->src, c->tgt, &same, err) < 0)
-			return -1;
-		if (!same) {
-			rk_error_set(err, RK_EXIT_USAGE,
-			             "strategy one-transaction needs the target in the watermark's database, but %s is "
-			             "another database than %s: no transaction can span both, so the write and the "
-			             "watermark update could not commit together",
-			             rk_pg_describe(c->tgt), rk_pg_describe(c->src));
-			return rk_error_hint(err, "point --target at the source database, or use write-first-keyed "
-			                          "--lookback (write first, then move the watermark)");
-		}
+	if (rk_load_same_database(c->src, c->tgt, &same, err) < 0)
+		return -1;
+	if (!same) {
+		rk_error_set(err, RK_EXIT_USAGE,
+		             "strategy one-transaction needs the target in the watermark's database, but %s is "
+		             "another database than %s: no transaction can span both, so the write and the "
+		             "watermark update could not commit together",
+		             rk_pg_describe(c->tgt), rk_pg_describe(c->src));
+		return rk_error_hint(err, "point --target at the source database, or use write-first-keyed "
+		                          "--lookback (write first, then move the watermark)");
 	}
+	return 0;
+}
 
-	/* where the batch starts */
-	wm_pg = one_tx ? c->tgt : c->src;
+/* Where the batch starts: *lower from the watermark table or the target's
+ * newest time (then *lookback is already subtracted and becomes 0), and the
+ * log line of what is read. */
+static int rk_load_batch_start(rk_load_run_ctx *c, rk_pg *wm_pg, rk_target_write_in *win, rk_load_result *out,
+                               rk_usec *lower, rk_usec *lookback, rk_error *err)
+{
+	const rk_load_spec *s = c->spec;
+	rk_load_strategy st = s->strategy;
+	char tbuf[RK_TIME_STRLEN], tbuf2[RK_TIME_STRLEN];
+	const char *how = NULL;
+
 	if (rk_load_strategy_has_watermark_table(st)) {
 		if (rk_load_watermark_prepare(wm_pg, &c->sql, c->vars, c->nvars, s->load_name, err) < 0 ||
-		    rk_load_watermark_get(wm_pg, &c->sql, c->vars, c->nvars, s->load_name, &lower, err) < 0)
+		    rk_load_watermark_get(wm_pg, &c->sql, c->vars, c->nvars, s->load_name, lower, err) < 0)
 			return -1;
 	} else if (st == RK_LOAD_TARGET_WATERMARK) {
-		if (rk_target_newest(c->t, &win, c->map.c[c->map.time].tcol, lookback, &lower, &how, err) < 0)
+		if (rk_target_newest(c->t, win, c->map.c[c->map.time].tcol, *lookback, lower, &how, err) < 0)
 			return -1;
 		rk_log_info("newest time in %s from %s: %s", rk_target_display(c->t), how,
-		            lower == RK_USEC_NINF ? "none" : rk_time_format(lower + lookback, tbuf));
+		            *lower == RK_USEC_NINF ? "none" : rk_time_format(*lower + *lookback, tbuf));
 		/* a Delta target says where the time came from (a static string:
 		 * how lives in the destination, closed before the result is printed) */
 		out->newest_from = strcmp(how, "the files' stats") == 0 ? "stats"
 		                   : strncmp(how, "a scan", 6) == 0     ? "scan"
 		                                                        : NULL;
-		lookback = 0; /* already subtracted */
+		*lookback = 0; /* already subtracted */
 	}
-	rk_time_format_sql(lower, true, lower_txt);
 	if (rk_load_strategy_is_interval(st))
 		rk_log_info("reading %s for [%s, %s%c", c->source.display, rk_time_format(s->interval_start, tbuf),
 		            rk_time_format(s->interval_end, tbuf2), st == RK_LOAD_INTERVAL ? ')' : ']');
 	else
-		rk_log_info("reading %s after %s minus lookback %s", c->source.display, rk_time_format(lower, tbuf),
-		            lookback > 0 ? rk_duration_format(lookback, tbuf2) : "none");
+		rk_log_info("reading %s after %s minus lookback %s", c->source.display, rk_time_format(*lower, tbuf),
+		            *lookback > 0 ? rk_duration_format(*lookback, tbuf2) : "none");
+	return 0;
+}
 
-	if (rk_load_read(c, lower_txt, lookback, &out->rows_read, &newest, err) < 0)
-		return -1;
-	rk_load_report(s, "rows_read=%ld", out->rows_read);
-	rk_load_crash_point(s, RK_CRASH_AFTER_READ);
-	if (rk_guard_check(err) < 0)
-		return -1;
-
-	out->has_watermark = rk_load_strategy_has_watermark_table(st) || st == RK_LOAD_TARGET_WATERMARK;
-	out->watermark = lower;
-	if (st == RK_LOAD_TARGET_WATERMARK) {
-		/* the next run's starting point: the newest time in the target */
-		rk_usec before = lower == RK_USEC_NINF ? RK_USEC_NINF : lower + s->lookback;
-
-		out->watermark = newest > before ? newest : before;
-	}
+/* The batch written and committed, with the watermark moved before the
+ * write, in its transaction or after it as the strategy orders. */
+static int rk_load_write_batch(rk_load_run_ctx *c, rk_pg *wm_pg, rk_target_write_in *win, rk_usec newest,
+                               rk_load_result *out, rk_error *err)
+{
+	const rk_load_spec *s = c->spec;
+	rk_load_strategy st = s->strategy;
+	bool one_tx = st == RK_LOAD_ONE_TRANSACTION;
+	char tbuf[RK_TIME_STRLEN];
+	long long version = -1;
 
 	if (st == RK_LOAD_WATERMARK_FIRST) {
 		/* the unsafe order: the claim "written up to here" before the write */
@@ -586,13 +595,13 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	}
 
 	rk_load_crash_point(s, RK_CRASH_BEFORE_WRITE);
-	if (rk_target_write(c->t, &win, &out->rows_deleted, &out->rows_written, err) < 0)
+	if (rk_target_write(c->t, win, &out->rows_deleted, &out->rows_written, err) < 0)
 		return -1;
 	rk_load_crash_point(s, RK_CRASH_INSIDE_TRANSACTION);
 	if (one_tx && rk_load_watermark_advance(c->tgt, &c->sql, c->vars, c->nvars, s->load_name, newest,
 	                                        &out->watermark, err) < 0)
 		return -1;
-	if ((!out->committed && rk_guard_check(err) < 0) || rk_target_commit(c->t, &win, &version, err) < 0)
+	if ((!out->committed && rk_guard_check(err) < 0) || rk_target_commit(c->t, win, &version, err) < 0)
 		return -1;
 	out->version = version;
 	rk_load_committed(c, out);
@@ -610,6 +619,44 @@ static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *
 	if (rk_load_strategy_has_watermark_table(st) && st != RK_LOAD_WATERMARK_FIRST)
 		rk_load_crash_point(s, RK_CRASH_AFTER_WATERMARK_COMMIT);
 	return 0;
+}
+
+static int rk_load_run_inner(rk_load_run_ctx *c, rk_load_result *out, rk_error *err)
+{
+	const rk_load_spec *s = c->spec;
+	rk_load_strategy st = s->strategy;
+	bool one_tx = st == RK_LOAD_ONE_TRANSACTION;
+	rk_pg *wm_pg;
+	rk_usec lower = RK_USEC_NINF, newest = RK_USEC_NINF, lookback = s->lookback;
+	char lower_txt[RK_TIME_STRLEN];
+	rk_target_write_in win;
+
+	if (rk_load_open(c, err) < 0)
+		return -1;
+	rk_load_write_in(c, &win);
+	if (rk_load_lock(c, err) < 0 || (one_tx && rk_load_check_one_transaction(c, err) < 0))
+		return -1;
+
+	wm_pg = one_tx ? c->tgt : c->src;
+	if (rk_load_batch_start(c, wm_pg, &win, out, &lower, &lookback, err) < 0)
+		return -1;
+	rk_time_format_sql(lower, true, lower_txt);
+	if (rk_load_read(c, lower_txt, lookback, &out->rows_read, &newest, err) < 0)
+		return -1;
+	rk_load_report(s, "rows_read=%ld", out->rows_read);
+	rk_load_crash_point(s, RK_CRASH_AFTER_READ);
+	if (rk_guard_check(err) < 0)
+		return -1;
+
+	out->has_watermark = rk_load_strategy_has_watermark_table(st) || st == RK_LOAD_TARGET_WATERMARK;
+	out->watermark = lower;
+	if (st == RK_LOAD_TARGET_WATERMARK) {
+		/* the next run's starting point: the newest time in the target */
+		rk_usec before = lower == RK_USEC_NINF ? RK_USEC_NINF : lower + s->lookback;
+
+		out->watermark = newest > before ? newest : before;
+	}
+	return rk_load_write_batch(c, wm_pg, &win, newest, out, err);
 }
 
 int rk_load_run(const rk_load_spec *spec, rk_load_result *out, rk_error *err)
