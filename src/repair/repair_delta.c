@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check.h"
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/log.h"

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "repair/repair.h"
+#include "check/check.h"
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/log.h"

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check/check.h"
 #include "core/buf.h"
 #include "core/keyspace.h"
 #include "io/pg.h"

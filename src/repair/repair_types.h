@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "check/check.h"
+#include "check/spec.h"
 #include "core/timeutil.h"
 
 /* What happened to one interval, in the order a run moves through them. */
