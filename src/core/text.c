@@ -226,3 +226,20 @@ size_t rk_utf8_cut(const char *s, size_t n, size_t max)
 		max--;
 	return max;
 }
+
+void rk_text_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+		return;
+	}
+	fputs(s, out);
+}

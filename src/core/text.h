@@ -5,6 +5,7 @@
 #define RK_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/buf.h"
 
@@ -41,6 +42,11 @@ size_t rk_text_width(int fd);
  * longer than a line stays whole.  No newline after the last line.
  */
 void rk_text_wrap(rk_buf *out, const char *text, size_t first, size_t indent, size_t width);
+
+/* Writes s to out as one CSV field, quoted when it must be (a comma, quote,
+ * CR or LF, or a space at either end); NULL writes nothing and the empty
+ * string "", so that the two stay apart, as PostgreSQL's COPY CSV does. */
+void rk_text_csv_field(FILE *out, const char *s);
 
 /* Names longer than this are compared on their first RK_EDIT_DISTANCE_MAX
  * bytes (PostgreSQL identifiers are at most 63). */

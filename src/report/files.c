@@ -18,33 +18,13 @@
 #include "io/afile.h"
 #include "report/status.h"
 
-/* Appends s to out as one CSV field (quoted when needed; NULL = empty,
- * the empty string = "", as PostgreSQL writes them). */
-static void rk_report_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
-		/* quote; an empty string is "" so that it stays apart from NULL */
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-		return;
-	}
-	fputs(s, out);
-}
-
 /* Boundary i of r as a CSV field: an open end of key segments is empty
  * (an empty key text would be quoted, ""). */
 static void rk_report_csv_bound(FILE *out, const rk_check_result *r, size_t i, char *buf)
 {
 	if (r->keyed && !r->seg_text[i])
 		return;
-	rk_report_csv_field(out, rk_check_bound_text(r, i, buf));
+	rk_text_csv_field(out, rk_check_bound_text(r, i, buf));
 }
 
 static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
@@ -56,11 +36,11 @@ static int rk_report_windows_csv(FILE *out, const rk_report_ctx *c, const rk_che
 		fputs(",", out);
 		rk_buf nm = RK_BUF_INIT;
 		rk_buf_printf(&nm, "source_sum_%s", c->sum_names[j]);
-		rk_report_csv_field(out, rk_buf_cstr(&nm));
+		rk_text_csv_field(out, rk_buf_cstr(&nm));
 		rk_buf_reset(&nm);
 		rk_buf_printf(&nm, "target_sum_%s", c->sum_names[j]);
 		fputs(",", out);
-		rk_report_csv_field(out, rk_buf_cstr(&nm));
+		rk_text_csv_field(out, rk_buf_cstr(&nm));
 		rk_buf_free(&nm);
 	}
 	fputs(c->spec->tz ? ",source_hash,target_hash,window_label\n" : ",source_hash,target_hash\n", out);
@@ -107,7 +87,7 @@ static void rk_report_key_header(FILE *out, const rk_report_ctx *c, const rk_che
 	fputs(kind ? "window_start,window_end,kind" : "window_start,window_end", out);
 	for (size_t i = 0; i < r->nkey; i++) {
 		fputc(',', out);
-		rk_report_csv_field(out, c->key_names[i]);
+		rk_text_csv_field(out, c->key_names[i]);
 	}
 }
 
@@ -122,7 +102,7 @@ static void rk_report_key_line(FILE *out, const rk_check_result *r, const rk_fin
 		fprintf(out, ",%s", rk_find_kind_name(f->kind));
 	for (size_t k = 0; k < r->nkey; k++) {
 		fputc(',', out);
-		rk_report_csv_field(out, f->key[k]);
+		rk_text_csv_field(out, f->key[k]);
 	}
 }
 
@@ -148,11 +128,11 @@ static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_che
 
 		rk_report_key_line(out, r, &r->findings[ch->finding], false);
 		fputc(',', out);
-		rk_report_csv_field(out, r->column_names[ch->column]);
+		rk_text_csv_field(out, r->column_names[ch->column]);
 		fputc(',', out);
-		rk_report_csv_field(out, ch->value[0]);
+		rk_text_csv_field(out, ch->value[0]);
 		fputc(',', out);
-		rk_report_csv_field(out, ch->value[1]);
+		rk_text_csv_field(out, ch->value[1]);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;

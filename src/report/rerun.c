@@ -532,25 +532,6 @@ int rk_rerun_merge(const rk_rerun_list *l, rk_rerun_list **out, rk_error *err)
 	return 0;
 }
 
-/* A key bound as one CSV field, as reckon check writes it: nothing for an
- * open end, quoted when it must be ("" for the empty text). */
-static void rk_rr_csv_key(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!*s || strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[strlen(s) - 1] == ' ') {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-		return;
-	}
-	fputs(s, out);
-}
-
 /* The two bounds of r and a comma after each: instants, or key fields. */
 static void rk_rr_bounds(FILE *out, const rk_rerun_list *l, const rk_rerun_interval *r)
 {
@@ -560,9 +541,9 @@ static void rk_rr_bounds(FILE *out, const rk_rerun_list *l, const rk_rerun_inter
 		fprintf(out, "%s,%s,", rk_time_format(r->start, a), rk_time_format(r->end, b));
 		return;
 	}
-	rk_rr_csv_key(out, r->key_start);
+	rk_text_csv_field(out, r->key_start);
 	fputc(',', out);
-	rk_rr_csv_key(out, r->key_end);
+	rk_text_csv_field(out, r->key_end);
 	fputc(',', out);
 }
 

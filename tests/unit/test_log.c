@@ -178,6 +178,27 @@ static void test_log_warn_escapes(void **state)
 	free(got);
 }
 
+/* One CSV field as reckon's files write it: plain text as is; a comma,
+ * quote, CR, LF or an edge space quoted with quotes doubled; the empty
+ * string "" and NULL nothing, so a reader tells them apart. */
+static void test_csv_field(void **state)
+{
+	const char *in[] = { "plain", "a,b", "say \"hi\"", "two\nlines", " lead", "trail ", "", NULL, "in side" };
+	const char *want = "plain|\"a,b\"|\"say \"\"hi\"\"\"|\"two\nlines\"|\" lead\"|\"trail \"|\"\"||in side|";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+		rk_text_csv_field(f, in[i]);
+		fputc('|', f);
+	}
+	fclose(f);
+	assert_string_equal(text, want);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_escape_controls),
 		cmocka_unit_test(test_escape_invalid_utf8),
 		cmocka_unit_test(test_utf8_cut),
+		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test(test_log_error_escapes),
 		cmocka_unit_test(test_log_warn_escapes),
 	};
