@@ -21,6 +21,7 @@
 #include "core/tz.h"
 #include "load/guard.h"
 #include "repair/repair.h"
+#include "repair/repair_share.h"
 #include "report/audit.h"
 #include "report/rerun.h"
 
@@ -75,23 +76,10 @@ static void rk_repair_sum(const rk_rtable *t, rk_repair_totals *s)
  * "[cust-0100, cust-0200)" (escaped; "(first)", "(last)" for open ends). */
 static void rk_repair_cell(rk_buf *b, const rk_rerun_list *l, const rk_repair_interval *v)
 {
-	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
-
-	if (!l->keyed) {
-		rk_buf_printf(b, "[%s, %s)", rk_time_format(v->start, a), rk_time_format(v->end, z));
-		return;
-	}
-	rk_buf_putc(b, '[');
-	if (v->key_start)
-		rk_text_escape(b, v->key_start, strlen(v->key_start));
+	if (l->keyed)
+		rk_repair_put_segment(b, v);
 	else
-		rk_buf_puts(b, "(first)");
-	rk_buf_puts(b, ", ");
-	if (v->key_end)
-		rk_text_escape(b, v->key_end, strlen(v->key_end));
-	else
-		rk_buf_puts(b, "(last)");
-	rk_buf_putc(b, ')');
+		rk_repair_put_interval(b, v->start, v->end);
 }
 
 /* The rerun list's damage counts of one interval: "missing 1, extra 2" or "-". */

@@ -45,13 +45,6 @@ void rk_repair_result_free(rk_repair_result *res)
 	memset(res, 0, sizeof *res);
 }
 
-void rk_repair_strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void rk_repair_close(rk_repair *r)
 {
 	rk_repair_strv_free(r->key, r->nkey);
@@ -107,24 +100,6 @@ static void rk_repair_close(rk_repair *r)
 	}
 	free(r->fk);
 	rk_buf_free(&r->out);
-}
-
-/* "[2026-03-02T10:00:00Z, 2026-03-02T11:00:00Z)" */
-void rk_repair_put_interval(rk_buf *b, rk_usec s, rk_usec e)
-{
-	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
-
-	rk_buf_printf(b, "[%s, %s)", rk_time_format(s, a), rk_time_format(e, z));
-}
-
-/* "the key (order_id, line_no)" for messages */
-void rk_repair_put_key(const rk_repair *r, rk_buf *b)
-{
-	rk_buf_puts(b, r->nkey == 1 ? "the key " : "the key (");
-	for (size_t k = 0; k < r->nkey; k++)
-		rk_buf_printf(b, "%s%s", k ? ", " : "", r->key[k]);
-	if (r->nkey != 1)
-		rk_buf_putc(b, ')');
 }
 
 /* An interval whose end is after now - settle may still receive rows: its
@@ -329,13 +304,7 @@ int rk_repair_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_t n, 
 	r.spec = spec;
 	r.iv = iv;
 	r.n = n;
-	for (size_t i = 0; i < n; i++) {
-		iv[i].state = RK_REPAIR_PENDING;
-		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
-		iv[i].updated = iv[i].moved = iv[i].reset = 0;
-		iv[i].reset_keys[0] = '\0';
-		iv[i].after_source_rows = iv[i].after_target_rows = 0;
-	}
+	rk_repair_reset_intervals(iv, n);
 	if (rk_repair_refuse_open(spec, iv, n, err) < 0)
 		return -1;
 	if (rk_target_is_delta(spec->check.target.conn)) {

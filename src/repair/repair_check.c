@@ -111,52 +111,14 @@ void rk_repair_keep_seen(rk_repair *r, size_t i, const rk_check_result *res)
  * left out (it matches no row by "="). */
 int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk_error *err)
 {
-	size_t n = 0, skipped = 0;
+	rk_buf b = RK_BUF_INIT;
+	int rc;
 
-	r->want[i] = rk_xcalloc(res->nfindings * r->nkey + 1, sizeof *r->want[i]);
-	for (size_t f = 0; f < res->nfindings; f++) {
-		const rk_finding *fd = &res->findings[f];
-		bool null = false;
-
-		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
-			rk_buf b = RK_BUF_INIT, k = RK_BUF_INIT;
-
-			rk_repair_put_key(r, &b);
-			rk_finding_key_text(&k, res, fd);
-			r->nwant[i] = n;
-			rk_buf_printf(&b, " is not unique at the source within an interval: the source holds %s %u times "
-			                  "in ",
-			              rk_buf_cstr(&k), (unsigned)fd->source_copies);
-			rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
-			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
-			             rk_buf_cstr(&b));
-			rk_buf_free(&b);
-			rk_buf_free(&k);
-			return rk_error_hint(err, "give --key the columns that identify one row (a primary key), and "
-			                          "check with the same key");
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			null = null || !fd->key[c];
-		if (null) {
-			skipped++;
-			continue;
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			r->want[i][n * r->nkey + c] = rk_xstrdup(fd->key[c]);
-		n++;
-	}
-	r->nwant[i] = n;
-	if (skipped) {
-		rk_buf b = RK_BUF_INIT;
-
-		rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
-		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no "
-		            "row); --replace-interval replaces the whole interval",
-		            skipped, skipped == 1 ? "" : "s",
-		            rk_buf_cstr(&b), skipped == 1 ? "has" : "have", skipped == 1 ? "it" : "them");
-		rk_buf_free(&b);
-	}
-	return 0;
+	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
+	rc = rk_repair_take_keys(res, r->key, r->nkey, " within an interval", rk_buf_cstr(&b),
+	                         "; --replace-interval replaces the whole interval", &r->want[i], &r->nwant[i], err);
+	rk_buf_free(&b);
+	return rc;
 }
 
 /* --interval-column without --load-interval: the value the target's rows

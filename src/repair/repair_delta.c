@@ -25,6 +25,7 @@
 #include "load/dest.h"
 #include "load/guard.h"
 #include "load/target.h"
+#include "repair/repair_share.h"
 
 typedef struct drep {
 	const rk_repair_spec *spec;
@@ -59,31 +60,20 @@ void rk_repair_delta_free(rk_repair_result *res)
 
 static void drep_want_free(drep *r)
 {
-	for (size_t i = 0; r->want && i < r->nwant * r->nkey; i++)
-		free(r->want[i]);
-	free(r->want);
+	rk_repair_strv_free(r->want, r->nwant * r->nkey);
 	r->want = NULL;
 	r->nwant = 0;
 }
 
 static void drep_close(drep *r)
 {
-	for (size_t k = 0; k < r->nkey; k++)
-		free(r->key[k]);
-	free(r->key);
+	rk_repair_strv_free(r->key, r->nkey);
 	rk_reader_free(r->src);
 	rk_wmap_free(&r->map);
 	free(r->path);
 	drep_want_free(r);
 	rk_buf_free(&r->rows);
 	rk_buf_free(&r->keys);
-}
-
-static void put_interval(rk_buf *b, rk_usec s, rk_usec e)
-{
-	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
-
-	rk_buf_printf(b, "[%s, %s)", rk_time_format(s, a), rk_time_format(e, z));
 }
 
 /* Binds the source reader to the written columns and learns how to read
@@ -157,13 +147,8 @@ static int drep_open(drep *r, rk_error *err)
 		rk_error_set(err, RK_EXIT_USAGE, "repair needs --time");
 		return rk_error_hint(err, "the same table options as reckon check");
 	}
-	if (c->nkey) {
-		r->key = rk_xcalloc(c->nkey, sizeof *r->key);
-		for (size_t k = 0; k < c->nkey; k++)
-			r->key[r->nkey++] = rk_xstrdup(c->key[k]);
-	} else if (rk_check_key(c, &r->key, &r->nkey, err) < 0) {
+	if (rk_repair_key_columns(c, &r->key, &r->nkey, err) < 0)
 		return -1;
-	}
 	r->zone = rk_reader_setting_of(&c->target, "delta-partition-zone");
 	if (drep_target(r, &t, err) < 0)
 		goto done;
@@ -176,21 +161,7 @@ static int drep_open(drep *r, rk_error *err)
 	}
 	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		goto done;
-	memset(&in, 0, sizeof in);
-	in.cmd = "repair";
-	in.target = rk_target_dest(t);
-	in.interval_col = r->icol;
-	in.source = &c->source;
-	in.target_side = &c->target;
-	in.src_cols = names;
-	in.nsrc = nnames;
-	in.src_csv = !rk_reader_has(r->src, RK_CAP_SQL_NAMES);
-	in.src_desc = rk_reader_describe(r->src);
-	in.key = (const char *const *)r->key;
-	in.nkey = r->nkey;
-	in.time = c->time;
-	in.exclude = c->exclude;
-	in.nexclude = c->nexclude;
+	rk_repair_wmap_in(&in, c, rk_target_dest(t), r->icol, r->src, names, nnames, r->key, r->nkey, c->time);
 	if (rk_wmap_build(&in, &r->map, err) < 0 || drep_bind(r, rk_target_dest(t), err) < 0)
 		goto done;
 	rk_log_info("repair writes %zu column%s of Delta table %s", r->map.n, r->map.n == 1 ? "" : "s", r->path);
@@ -248,42 +219,15 @@ static int drep_check(drep *r, rk_usec start, rk_usec end, long long version, bo
  * out (it matches no row by "="). */
 static int drep_want(drep *r, const rk_check_result *res, rk_error *err)
 {
-	size_t skipped = 0;
+	rk_buf b = RK_BUF_INIT;
+	int rc;
 
 	drep_want_free(r);
-	r->want = rk_xcalloc(res->nfindings * r->nkey + 1, sizeof *r->want);
-	for (size_t f = 0; f < res->nfindings; f++) {
-		const rk_finding *fd = &res->findings[f];
-		bool null = false;
-
-		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
-			rk_buf b = RK_BUF_INIT, k = RK_BUF_INIT;
-
-			rk_finding_key_text(&k, res, fd);
-			put_interval(&b, r->iv[r->cur].start, r->iv[r->cur].end);
-			rk_error_set(err, RK_EXIT_USAGE, "the key is not unique at the source within an interval: the source "
-			                                 "holds %s %u times in %s, so repair cannot tell which copy the "
-			                                 "target should hold",
-			             rk_buf_cstr(&k), (unsigned)fd->source_copies, rk_buf_cstr(&b));
-			rk_buf_free(&b);
-			rk_buf_free(&k);
-			return rk_error_hint(err, "give --key the columns that identify one row, and check with the same key");
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			null = null || !fd->key[c];
-		if (null) {
-			skipped++;
-			continue;
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			r->want[r->nwant * r->nkey + c] = rk_xstrdup(fd->key[c]);
-		r->nwant++;
-	}
-	if (skipped)
-		rk_log_warn("%zu finding key%s with a NULL part left alone (a NULL key matches no row); "
-		            "--replace-interval replaces the whole interval",
-		            skipped, skipped == 1 ? "" : "s");
-	return 0;
+	rk_repair_put_interval(&b, r->iv[r->cur].start, r->iv[r->cur].end);
+	rc = rk_repair_take_keys(res, r->key, r->nkey, " within an interval", rk_buf_cstr(&b),
+	                         "; --replace-interval replaces the whole interval", &r->want, &r->nwant, err);
+	rk_buf_free(&b);
+	return rc;
 }
 
 /* A source row of the interval (a CSV reader delivers every row: this
@@ -308,12 +252,7 @@ static int drep_row(void *ctx, const rk_field *fields, rk_error *err)
 	}
 	if (t < v->start || t >= v->end)
 		return 0;
-	for (size_t i = 0; i < r->map.n; i++) {
-		if (i)
-			rk_buf_putc(&r->rows, '\t');
-		rk_copytext_put(&r->rows, fields[i].null ? NULL : fields[i].p, fields[i].len);
-	}
-	rk_buf_putc(&r->rows, '\n');
+	rk_repair_put_row(&r->rows, fields, r->map.n);
 	r->nrows++;
 	return 0;
 }
@@ -392,7 +331,7 @@ static int drep_icol_value(drep *r, rk_usec *out, rk_error *err)
 	if (v->end - a > li) {
 		rk_buf b = RK_BUF_INIT;
 
-		put_interval(&b, v->start, v->end);
+		rk_repair_put_interval(&b, v->start, v->end);
 		rk_error_set(err, RK_EXIT_USAGE, "--interval-column on a Delta target: interval %s spans more than one "
 		                                 "--load-interval",
 		             rk_buf_cstr(&b));
@@ -464,7 +403,7 @@ static int drep_interval(drep *r, rk_repair_result *res, rk_error *err)
 	int rc = -1;
 	rk_buf b = RK_BUF_INIT;
 
-	put_interval(&b, v->start, v->end);
+	rk_repair_put_interval(&b, v->start, v->end);
 	if (rk_guard_check(err) < 0 || drep_target(r, &t, err) < 0 ||
 	    drep_check(r, v->start, v->end, rk_target_version(t), &match, &v->after_source_rows, &v->after_target_rows,
 	               r->spec->replace_interval ? NULL : &cres, err) < 0)

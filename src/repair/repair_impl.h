@@ -37,6 +37,7 @@
 #include "load/guard.h"
 #include "load/target.h"
 #include "repair/repair_delta.h"
+#include "repair/repair_share.h"
 #include "rk_sql.h"
 
 /* COPY data is sent in chunks of about this size. */
@@ -122,12 +123,8 @@ typedef struct rk_repair {
 } rk_repair;
 
 /* the run (repair.c) */
-void rk_repair_strv_free(char **v, size_t n);
-void rk_repair_put_interval(rk_buf *b, rk_usec s, rk_usec e);
-void rk_repair_put_key(const rk_repair *r, rk_buf *b);
 
 /* the target, the source, the columns (repair_open.c) */
-const char *rk_repair_fk_action(char a);
 bool rk_repair_fk_cascades(char a);
 const char *rk_repair_icol_param(const rk_repair *r, size_t i, char li[32]);
 int rk_repair_icol_bounds(rk_repair *r, size_t i, rk_error *err);
@@ -166,7 +163,6 @@ int rk_repair_survey(rk_repair *r, rk_error *err);
 
 /* row by row (repair_rows.c) */
 int rk_repair_row_settings(rk_repair *r, rk_error *err);
-bool rk_repair_mentioned(const rk_repair *r, size_t c);
 int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err);
 int rk_repair_row_execute(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err);
 int rk_repair_row_plan(rk_repair *r, size_t i, rk_repair_result *out, rk_error *err);

@@ -45,7 +45,7 @@ static void rk_krep_close(rk_krep *r)
 		         &r->sql_probe_alter, &r->sql_probe_insert, &r->sql_probe_check, &r->param[0],
 		         &r->param[1] };
 
-	rk_krep_strv_free(r->key, r->nkey);
+	rk_repair_strv_free(r->key, r->nkey);
 	rk_reader_free(r->src);
 	rk_guard_release(r->tgt);
 	rk_pg_close(r->tgt);
@@ -54,7 +54,7 @@ static void rk_krep_close(rk_krep *r)
 	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++)
 		free(*sql[i]);
 	for (size_t i = 0; r->want && i < r->n; i++)
-		rk_krep_strv_free(r->want[i], r->nwant[i] * r->nkey);
+		rk_repair_strv_free(r->want[i], r->nwant[i] * r->nkey);
 	free(r->want);
 	free(r->nwant);
 	for (size_t i = 0; i < r->nfk; i++) {
@@ -64,16 +64,6 @@ static void rk_krep_close(rk_krep *r)
 	}
 	free(r->fk);
 	rk_buf_free(&r->out);
-}
-
-/* "the key (region, id)" for messages */
-static void rk_krep_put_key(const rk_krep *r, rk_buf *b)
-{
-	rk_buf_puts(b, r->nkey == 1 ? "the key " : "the key (");
-	for (size_t k = 0; k < r->nkey; k++)
-		rk_buf_printf(b, "%s%s", k ? ", " : "", r->key[k]);
-	if (r->nkey != 1)
-		rk_buf_putc(b, ')');
 }
 
 /* ------------------------------------------------------------------------
@@ -108,26 +98,11 @@ static int rk_krep_count(rk_krep *r, const char *label, const char *sql, bool bo
                          rk_error *err)
 {
 	rk_pg_result *res;
-	const char *v;
 
 	if (rk_pg_exec(r->tgt, label, sql, bounds ? 2 : 0, bounds ? (const char *const *)r->param : NULL,
 	               RK_PG_ONE_ROW, &res, err) < 0)
 		return rk_krep_fail(r, err);
-	v = rk_pg_result_value(res, 0, 0);
-	/* a count is never NULL or text: another shape is an error, not a zero */
-	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
-		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
-		             v ? v : "NULL");
-		rk_pg_result_free(res);
-		return -1;
-	}
-	*out = strtoull(v, NULL, 10);
-	if (out2) {
-		v = rk_pg_result_value(res, 0, 1);
-		*out2 = v ? rk_xstrdup(v) : NULL;
-	}
-	rk_pg_result_free(res);
-	return 0;
+	return rk_repair_count_of(res, label, out, out2, err);
 }
 
 static int rk_krep_refuse_options(const rk_repair_spec *spec, rk_error *err)
@@ -143,20 +118,6 @@ static int rk_krep_refuse_options(const rk_repair_spec *spec, rk_error *err)
 	                                 "was changed",
 	             opt);
 	return rk_error_hint(err, "leave %s out to repair key segments", opt);
-}
-
-static const char *rk_krep_fk_action(char a)
-{
-	switch (a) {
-	case 'c':
-		return "ON DELETE CASCADE: they are deleted too";
-	case 'n':
-		return "ON DELETE SET NULL: their reference is cleared";
-	case 'd':
-		return "ON DELETE SET DEFAULT: their reference is reset";
-	default:
-		return "ON DELETE NO ACTION/RESTRICT: the delete fails";
-	}
 }
 
 /* Reads the foreign keys that reference the target, each with the count
@@ -209,50 +170,14 @@ static int rk_krep_check(rk_krep *r, size_t i, bool *match, uint64_t *srows, uin
  * no row by "="). */
 static int rk_krep_want(rk_krep *r, size_t i, const rk_check_result *res, rk_error *err)
 {
-	size_t n = 0, skipped = 0;
 	rk_buf b = RK_BUF_INIT;
+	int rc;
 
-	r->want[i] = rk_xcalloc(res->nfindings * r->nkey + 1, sizeof *r->want[i]);
-	for (size_t f = 0; f < res->nfindings; f++) {
-		const rk_finding *fd = &res->findings[f];
-		bool null = false;
-
-		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
-			rk_buf k = RK_BUF_INIT;
-
-			rk_krep_put_key(r, &b);
-			rk_finding_key_text(&k, res, fd);
-			rk_buf_printf(&b, " is not unique at the source: the source holds %s %u times in segment ",
-			              rk_buf_cstr(&k), (unsigned)fd->source_copies);
-			rk_krep_put_segment(&b, &r->iv[i]);
-			r->nwant[i] = n;
-			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
-			             rk_buf_cstr(&b));
-			rk_buf_free(&b);
-			rk_buf_free(&k);
-			return rk_error_hint(err, "give --key the columns that identify one row (a primary key), and "
-			                          "check with the same key");
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			null = null || !fd->key[c];
-		if (null) {
-			skipped++;
-			continue;
-		}
-		for (size_t c = 0; c < r->nkey; c++)
-			r->want[i][n * r->nkey + c] = rk_xstrdup(fd->key[c]);
-		n++;
-	}
-	r->nwant[i] = n;
-	if (skipped) {
-		rk_krep_put_segment(&b, &r->iv[i]);
-		rk_log_warn("%zu finding key%s of segment %s %s a NULL part: repair leaves %s alone (a NULL key matches "
-		            "no row)",
-		            skipped, skipped == 1 ? "" : "s", rk_buf_cstr(&b), skipped == 1 ? "has" : "have",
-		            skipped == 1 ? "it" : "them");
-		rk_buf_free(&b);
-	}
-	return 0;
+	rk_buf_puts(&b, "segment ");
+	rk_repair_put_segment(&b, &r->iv[i]);
+	rc = rk_repair_take_keys(res, r->key, r->nkey, "", rk_buf_cstr(&b), "", &r->want[i], &r->nwant[i], err);
+	rk_buf_free(&b);
+	return rc;
 }
 
 /* Checks every segment first; those that match are left alone, the others'
@@ -289,21 +214,6 @@ static int rk_krep_prepare(rk_krep *r, rk_error *err)
  * one segment's transaction
  * ---------------------------------------------------------------------- */
 
-/* Sends what is buffered; a failure is kept apart from the reader's errors
- * (the reader would blame the source for it). */
-static int rk_krep_flush(rk_krep *r, rk_error *err)
-{
-	if (r->out.len == 0)
-		return 0;
-	rk_error_clear(&r->copy_err);
-	if (rk_pg_copy_in_put(r->tgt, r->out.data, r->out.len, &r->copy_err) < 0) {
-		r->copy_failed = true;
-		return rk_error_set(err, RK_EXIT_RUNTIME, "sending rows to the target failed");
-	}
-	rk_buf_reset(&r->out);
-	return 0;
-}
-
 /* A source row, staged when its key lies in the segment (a CSV reader
  * delivers every row; this filters). */
 static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
@@ -325,15 +235,10 @@ static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
 	}
 	if ((r->mlo != INT64_MIN && m < r->mlo) || (r->mhi != INT64_MAX && m >= r->mhi))
 		return 0;
-	for (size_t i = 0; i < r->map.n; i++) {
-		if (i)
-			rk_buf_putc(&r->out, '\t');
-		rk_copytext_put(&r->out, fields[i].null ? NULL : fields[i].p, fields[i].len);
-	}
-	rk_buf_putc(&r->out, '\n');
+	rk_repair_put_row(&r->out, fields, r->map.n);
 	r->rows++;
 	if (r->out.len >= RK_KREP_FLUSH)
-		return rk_krep_flush(r, err);
+		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
 	return 0;
 }
 
@@ -360,7 +265,7 @@ static int rk_krep_scan(rk_krep *r, size_t i, rk_error *err)
 	rk_buf_reset(&r->out);
 	if (rk_pg_copy_in_begin(r->tgt, "stage rows", rk_sql_repair_row_stage_copy, err) < 0)
 		return rk_krep_fail(r, err);
-	if (rk_reader_scan(r->src, &scan, rk_krep_row, r, err) < 0 || rk_krep_flush(r, err) < 0) {
+	if (rk_reader_scan(r->src, &scan, rk_krep_row, r, err) < 0 || rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err) < 0) {
 		if (r->copy_failed)
 			*err = r->copy_err;
 		rk_pg_copy_in_abort(r->tgt, "the source read failed");
@@ -408,7 +313,6 @@ static void rk_krep_bounds(rk_krep *r, size_t i)
  * (row by row) and its source rows staged. */
 static int rk_krep_stage(rk_krep *r, size_t i, rk_error *err)
 {
-	rk_buf b = RK_BUF_INIT;
 	int rc = -1;
 
 	if (rk_krep_cmd(r, "create staging table", r->sql_stage, err) < 0 ||
@@ -418,23 +322,7 @@ static int rk_krep_stage(rk_krep *r, size_t i, rk_error *err)
 	    rk_krep_cmd(r, "create written table", rk_sql_repair_row_written_create, err) < 0)
 		goto done;
 	if (!r->spec->replace_interval) {
-		if (rk_pg_copy_in_begin(r->tgt, "stage finding keys", rk_sql_repair_row_want_copy, err) < 0) {
-			rk_krep_fail(r, err);
-			goto done;
-		}
-		for (size_t k = 0; k < r->nwant[i]; k++) {
-			for (size_t c = 0; c < r->nkey; c++) {
-				const char *v = r->want[i][k * r->nkey + c];
-
-				if (c)
-					rk_buf_putc(&b, '\t');
-				rk_copytext_put(&b, v, v ? strlen(v) : 0);
-			}
-			rk_buf_putc(&b, '\n');
-		}
-		if ((b.len && rk_pg_copy_in_put(r->tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(r->tgt, err) < 0) {
-			if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
-				err->code = RK_EXIT_USAGE;
+		if (rk_repair_copy_keys(r->tgt, r->want[i], r->nwant[i], r->nkey, err) < 0) {
 			rk_krep_fail(r, err);
 			goto done;
 		}
@@ -449,7 +337,6 @@ static int rk_krep_stage(rk_krep *r, size_t i, rk_error *err)
 		goto done;
 	rc = 0;
 done:
-	rk_buf_free(&b);
 	return rc;
 }
 
@@ -503,12 +390,12 @@ static int rk_krep_refuse_fk(rk_krep *r, size_t i, rk_error *err)
 			return -1;
 		if (!n || (cascades && r->spec->allow_cascade))
 			continue;
-		rk_krep_put_segment(&b, v);
+		rk_repair_put_segment(&b, v);
 		rk_error_set(err, RK_EXIT_USAGE, "repairing segment %s deletes %llu target row%s that %llu row%s of %s "
 		                                 "reference%s through foreign key %s (%s); nothing was changed in it",
 		             rk_buf_cstr(&b), (unsigned long long)v->deleted_by_time, v->deleted_by_time == 1 ? "" : "s",
 		             (unsigned long long)n, n == 1 ? "" : "s", r->fk[f].child, n == 1 ? "s" : "", r->fk[f].name,
-		             rk_krep_fk_action(r->fk[f].action));
+		             rk_repair_fk_action(r->fk[f].action));
 		rk_buf_free(&b);
 		return rk_error_hint(err, "%s", cascades ? "add --allow-cascade if the referencing rows may go" : "delete or re-point the referencing rows first, or repair that "
 		                                                                                                  "segment by hand");
@@ -541,8 +428,8 @@ static int rk_krep_refuse_unfilled(rk_krep *r, size_t i, rk_error *err)
 		return -1;
 	if (!bad)
 		return 0;
-	ncols = rk_krep_unfilled(r, &cols);
-	rk_krep_put_segment(&b, &r->iv[i]);
+	ncols = rk_repair_unfilled(r->spec->check.target.where, &r->dest, &r->map, -1, &cols);
+	rk_repair_put_segment(&b, &r->iv[i]);
 	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: %llu of the %llu "
 	                                 "row%s repair would insert into segment %s would take %s default and not be "
 	                                 "selected by it",
@@ -570,8 +457,8 @@ static int rk_krep_verify_written(rk_krep *r, size_t i, rk_error *err)
 		return -1;
 	if (!bad)
 		return 0;
-	rk_krep_put_segment(&b, &r->iv[i]);
-	ncols = rk_krep_unfilled(r, &cols);
+	rk_repair_put_segment(&b, &r->iv[i]);
+	ncols = rk_repair_unfilled(r->spec->check.target.where, &r->dest, &r->map, -1, &cols);
 	rk_error_set(err, RK_EXIT_USAGE, "%llu row%s repair wrote into segment %s %s not selected by --target-where %s: "
 	                                 "the segment was rolled back",
 	             (unsigned long long)bad, bad == 1 ? "" : "s", rk_buf_cstr(&b), bad == 1 ? "is" : "are",
@@ -687,11 +574,11 @@ static void rk_krep_explain(const rk_krep *r, size_t failed, rk_error *err)
 		rk_buf_puts(&b, "nothing was changed");
 	} else if (!r->spec->execute) {
 		rk_buf_puts(&b, "dry run of segment ");
-		rk_krep_put_segment(&b, &r->iv[failed]);
+		rk_repair_put_segment(&b, &r->iv[failed]);
 		rk_buf_puts(&b, " failed; nothing was changed");
 	} else {
 		rk_buf_printf(&b, "repaired %zu of %zu segment%s; segment ", done, r->n, r->n == 1 ? "" : "s");
-		rk_krep_put_segment(&b, &r->iv[failed]);
+		rk_repair_put_segment(&b, &r->iv[failed]);
 		rk_buf_puts(&b, r->iv[failed].state == RK_REPAIR_UNKNOWN     ? " may or may not have been repaired (the "
 		                                                               "connection was lost during its commit)"
 		                : r->iv[failed].state == RK_REPAIR_COMMITTED ? " was repaired but could not be checked again"
@@ -718,13 +605,7 @@ int rk_repair_keys_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_
 	r.spec = spec;
 	r.iv = iv;
 	r.n = n;
-	for (size_t k = 0; k < n; k++) {
-		iv[k].state = RK_REPAIR_PENDING;
-		iv[k].source_rows = iv[k].deleted_by_time = iv[k].deleted_by_key = iv[k].inserted = 0;
-		iv[k].updated = iv[k].moved = iv[k].reset = 0;
-		iv[k].reset_keys[0] = '\0';
-		iv[k].after_source_rows = iv[k].after_target_rows = 0;
-	}
+	rk_repair_reset_intervals(iv, n);
 	if (rk_krep_refuse_options(spec, err) < 0 || rk_krep_open(&r, err) < 0 || rk_krep_prepare(&r, err) < 0) {
 		if (rk_guard_signal())
 			rk_guard_check(err);
@@ -739,7 +620,7 @@ int rk_repair_keys_run(const rk_repair_spec *spec, rk_repair_interval *iv, size_
 
 		if (v->state == RK_REPAIR_ALREADY)
 			continue;
-		rk_krep_put_segment(&b, v);
+		rk_repair_put_segment(&b, v);
 		rk_log_info("%s segment %s of %s", spec->execute ? "repairing" : "planning", rk_buf_cstr(&b),
 		            r.dest.display);
 		rk_buf_free(&b);

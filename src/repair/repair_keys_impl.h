@@ -18,6 +18,7 @@
 #include "io/reader.h"
 #include "load/dest.h"
 #include "repair/repair.h"
+#include "repair/repair_share.h"
 
 /* A foreign key that references the target table. */
 typedef struct rk_kfk {
@@ -57,13 +58,6 @@ typedef struct rk_krep {
 	bool copy_failed;  /* the target side of the stream failed ... */
 	rk_error copy_err; /* ... with this error */
 } rk_krep;
-/* Frees v[0..n) and v. */
-void rk_krep_strv_free(char **v, size_t n);
-
-/* "[cust-0100, cust-0200)" for messages, the keys escaped; an open end is
- * "(first)" or "(last)". */
-void rk_krep_put_segment(rk_buf *b, const rk_repair_interval *v);
-
 /*
  * Connects to the target and the source, resolves the table, its columns
  * and the key, and refuses before any change (RK_EXIT_USAGE): a CSV target,
@@ -73,9 +67,5 @@ void rk_krep_put_segment(rk_buf *b, const rk_repair_interval *v);
  * foreign keys.  0, or -1 with err; r is freed by the caller either way.
  */
 int rk_krep_open(rk_krep *r, rk_error *err);
-
-/* Names the target columns --target-where mentions that repair does not
- * write, ", "-joined into b; returns how many. */
-size_t rk_krep_unfilled(const rk_krep *r, rk_buf *b);
 
 #endif

@@ -15,81 +15,9 @@
 #include "repair/repair_keys_impl.h"
 #include "rk_sql.h"
 
-void rk_krep_strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* "[cust-0100, cust-0200)" for messages, the keys escaped; an open end is
- * "(first)" or "(last)". */
-void rk_krep_put_segment(rk_buf *b, const rk_repair_interval *v)
-{
-	rk_buf_putc(b, '[');
-	if (v->key_start)
-		rk_text_escape(b, v->key_start, strlen(v->key_start));
-	else
-		rk_buf_puts(b, "(first)");
-	rk_buf_puts(b, ", ");
-	if (v->key_end)
-		rk_text_escape(b, v->key_end, strlen(v->key_end));
-	else
-		rk_buf_puts(b, "(last)");
-	rk_buf_putc(b, ')');
-}
-
 /* ------------------------------------------------------------------------
  * before any change: the target, the source, the list
  * ---------------------------------------------------------------------- */
-
-/* What a key list cannot be repaired with: the options about time. */
-static int rk_krep_subscribed(rk_krep *r, rk_error *err)
-{
-	char *subs = NULL;
-
-	if (rk_dest_subscriptions(&r->dest, &subs, err) < 0)
-		return -1;
-	if (!subs)
-		return 0;
-	if (r->spec->force) {
-		rk_log_warn("target table %s is written by the enabled subscription %s: repairing it anyway (--force)",
-		            r->dest.display, subs);
-		free(subs);
-		return 0;
-	}
-	rk_error_set(err, RK_EXIT_USAGE, "target table %s on %s is written by the enabled logical-replication "
-	                                 "subscription %s: a repair racing its apply worker breaks replication; nothing "
-	                                 "was changed",
-	             r->dest.display, rk_pg_location(r->tgt), subs);
-	free(subs);
-	return rk_error_hint(err, "let the subscription catch up and disable it (ALTER SUBSCRIPTION ... DISABLE) "
-	                          "while repairing, or add --force to repair anyway");
-}
-
-/* Refuses, before any change, a target role that may not write what the
- * repair writes. */
-static int rk_krep_privileges(rk_krep *r, rk_error *err)
-{
-	const char *params[2] = { r->dest.oid, r->spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE" };
-	rk_pg_result *res;
-	const char *missing;
-
-	if (rk_pg_exec(r->tgt, "read the target's privileges", rk_sql_repair_privileges, 2, params, RK_PG_ONE_ROW, &res,
-	               err) < 0)
-		return -1;
-	missing = rk_pg_result_value(res, 0, 0);
-	if (missing)
-		rk_error_set(err, RK_EXIT_USAGE, "the target role may not %s target table %s on %s: repair %s; nothing "
-		                                 "was changed",
-		             missing, r->dest.display, rk_pg_location(r->tgt),
-		             r->spec->replace_interval ? "deletes and inserts rows" : "inserts, updates and deletes rows");
-	rk_pg_result_free(res);
-	if (missing)
-		return rk_error_hint(err, "GRANT the privileges on the table to the target role, or connect as a role "
-		                          "that holds them");
-	return 0;
-}
 
 /* What a delete does to the rows that reference a deleted row. */
 static int rk_krep_referencing(rk_krep *r, rk_error *err)
@@ -149,7 +77,7 @@ static int rk_krep_list(rk_krep *r, rk_error *err)
 				continue;
 			why = "it starts before the previous segment ends: the list must be in key order";
 		}
-		rk_krep_put_segment(&b, v);
+		rk_repair_put_segment(&b, v);
 		rk_error_set(err, RK_EXIT_USAGE, "segment %zu of the rerun list, %s, of %s %s: %s; nothing was changed", i + 1,
 		             rk_buf_cstr(&b), kc->logical, r->dest.base[kc->tcol], why);
 		rk_buf_free(&b);
@@ -177,27 +105,6 @@ static int rk_krep_bind(rk_krep *r, rk_error *err)
  * the statements
  * ---------------------------------------------------------------------- */
 
-/* Quoted target columns of the written entries idx[0..n) (NULL: all of
- * them), joined by ", ", each prefixed and suffixed. */
-static char *rk_krep_list_cols(rk_krep *r, const size_t *idx, size_t n, const char *prefix, const char *suffix,
-                               rk_error *err)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	for (size_t i = 0; i < n; i++) {
-		char *q = rk_dest_quote(&r->dest, r->map.c[idx ? idx[i] : i].tcol, err);
-
-		if (!q) {
-			rk_buf_free(&b);
-			return NULL;
-		}
-		rk_buf_printf(&b, "%s%s%s%s", i ? ", " : "", prefix, q, suffix);
-		free(q);
-	}
-	rk_buf_cstr(&b);
-	return b.data;
-}
-
 /* The segment's range on the first key column of alias a ("t", "s"), its
  * bounds $1 and $2 (NULL: an open end), into b: a NULL key is in no
  * segment. */
@@ -222,53 +129,6 @@ static int rk_krep_range(rk_krep *r, const char *a, rk_buf *b, rk_error *err)
 	return 0;
 }
 
-static char *rk_krep_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	if (rk_sql_render(&b, tpl, vars, nvars, err) < 0) {
-		rk_buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
-/* Whether target column c is one --target-where mentions (a word of the
- * condition equal to the column's name) that repair does not write. */
-static bool rk_krep_mentioned(const rk_krep *r, size_t c)
-{
-	const char *w = r->spec->check.target.where;
-	bool written = false;
-	size_t len = strlen(r->dest.cols[c]);
-
-	if (!w)
-		return false;
-	for (size_t i = 0; i < r->map.n && !written; i++)
-		written = r->map.c[i].tcol == c;
-	if (written || r->dest.generated[c] || !len)
-		return false;
-	for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
-		bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
-
-		if (!before && !after)
-			return true;
-	}
-	return false;
-}
-
-/* Names the target columns --target-where mentions that repair does not
- * write, ", "-joined into b; returns how many. */
-size_t rk_krep_unfilled(const rk_krep *r, rk_buf *b)
-{
-	size_t n = 0;
-
-	for (size_t c = 0; c < r->dest.ncols; c++)
-		if (rk_krep_mentioned(r, c))
-			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
-	return n;
-}
-
 /* The dry run's probe of the rows it would insert, when --target-where
  * tests a target column no source column fills (sql/repair_row_probe_*). */
 static int rk_krep_probe_statements(rk_krep *r, const rk_sqlvar *vars, size_t nv, rk_error *err)
@@ -276,7 +136,7 @@ static int rk_krep_probe_statements(rk_krep *r, const rk_sqlvar *vars, size_t nv
 	rk_buf b = RK_BUF_INIT, cols = RK_BUF_INIT;
 	size_t n = 0;
 
-	if (r->spec->execute || !rk_krep_unfilled(r, &cols)) {
+	if (r->spec->execute || !rk_repair_unfilled(r->spec->check.target.where, &r->dest, &r->map, -1, &cols)) {
 		rk_buf_free(&cols);
 		return 0;
 	}
@@ -292,15 +152,15 @@ static int rk_krep_probe_statements(rk_krep *r, const rk_sqlvar *vars, size_t nv
 			return -1;
 		}
 		rk_buf_printf(&b, "%s ALTER COLUMN %s DROP NOT NULL", n++ ? "," : "", q);
-		if (!rk_krep_mentioned(r, c))
+		if (!rk_repair_mentioned(r->spec->check.target.where, &r->dest, &r->map, -1, c))
 			rk_buf_printf(&b, ", ALTER COLUMN %s DROP DEFAULT", q);
 		free(q);
 	}
 	r->sql_probe_alter = n ? rk_xstrdup(rk_buf_cstr(&b)) : NULL;
 	rk_buf_free(&b);
-	if (!(r->sql_probe_create = rk_krep_render(rk_sql_repair_row_probe_create, vars, nv, err)) ||
-	    !(r->sql_probe_insert = rk_krep_render(rk_sql_repair_row_probe_insert, vars, nv, err)) ||
-	    !(r->sql_probe_check = rk_krep_render(rk_sql_repair_row_probe_check, vars, nv, err)))
+	if (!(r->sql_probe_create = rk_repair_render(rk_sql_repair_row_probe_create, vars, nv, err)) ||
+	    !(r->sql_probe_insert = rk_repair_render(rk_sql_repair_row_probe_insert, vars, nv, err)) ||
+	    !(r->sql_probe_check = rk_repair_render(rk_sql_repair_row_probe_check, vars, nv, err)))
 		return -1;
 	return 0;
 }
@@ -341,16 +201,16 @@ static int rk_krep_cols_make(rk_krep *r, rk_krep_cols *c, rk_error *err)
 	r->can_update = nset > 0 && !r->spec->replace_interval;
 	rk_buf_printf(&tq, "%s.", r->dest.qualified);
 	c->filter = rk_sql_filter(r->spec->check.target.where);
-	if (!(c->columns = rk_krep_list_cols(r, NULL, r->map.n, "", "", err)) ||
-	    !(c->s_columns = rk_krep_list_cols(r, NULL, r->map.n, "s.", "", err)) ||
-	    !(c->keys = rk_krep_list_cols(r, r->map.key, r->map.nkey, "", "", err)) ||
-	    !(c->t_keys = rk_krep_list_cols(r, r->map.key, r->map.nkey, "t.", "", err)) ||
-	    !(c->s_keys = rk_krep_list_cols(r, r->map.key, r->map.nkey, "s.", "", err)) ||
-	    !(c->tk = rk_krep_list_cols(r, r->map.key, r->map.nkey, rk_buf_cstr(&tq), "", err)) ||
-	    !(c->set = rk_krep_list_cols(r, set, nset, "", "", err)) ||
-	    !(c->s_set = rk_krep_list_cols(r, set, nset, "s.", "", err)) ||
-	    !(c->t_cmp = rk_krep_list_cols(r, set, nset, "t.", "::text", err)) ||
-	    !(c->s_cmp = rk_krep_list_cols(r, set, nset, "s.", "::text", err)) ||
+	if (!(c->columns = rk_repair_quote_cols(&r->dest, &r->map, NULL, r->map.n, "", "", err)) ||
+	    !(c->s_columns = rk_repair_quote_cols(&r->dest, &r->map, NULL, r->map.n, "s.", "", err)) ||
+	    !(c->keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "", "", err)) ||
+	    !(c->t_keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "t.", "", err)) ||
+	    !(c->s_keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "s.", "", err)) ||
+	    !(c->tk = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, rk_buf_cstr(&tq), "", err)) ||
+	    !(c->set = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "", "", err)) ||
+	    !(c->s_set = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "s.", "", err)) ||
+	    !(c->t_cmp = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "t.", "::text", err)) ||
+	    !(c->s_cmp = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "s.", "::text", err)) ||
 	    rk_krep_range(r, "t", &c->t_range, err) < 0 || rk_krep_range(r, "s", &c->s_range, err) < 0)
 		goto done;
 	if (nset)
@@ -397,17 +257,17 @@ static int rk_krep_statements(rk_krep *r, rk_error *err)
 		};
 		size_t nv = sizeof vars / sizeof vars[0];
 
-		if (!(r->sql_stage = rk_krep_render(rk_sql_repair_row_stage_create, vars, nv, err)) ||
-		    !(r->sql_want = rk_krep_render(rk_sql_repair_row_want_create, vars, nv, err)) ||
-		    !(r->sql_pair = rk_krep_render(rk_sql_repair_row_pair, vars, nv, err)) ||
-		    !(r->sql_pair_range = rk_krep_render(rk_sql_repair_key_pair_range, vars, nv, err)) ||
-		    !(r->sql_diff = rk_krep_render(rk_sql_repair_key_diff, vars, nv, err)) ||
-		    !(r->sql_add = rk_krep_render(rk_sql_repair_row_diff_insert, vars, nv, err)) ||
-		    !(r->sql_replace = rk_krep_render(rk_sql_repair_key_replace_diff, vars, nv, err)) ||
-		    !(r->sql_delete = rk_krep_render(rk_sql_repair_key_delete, vars, nv, err)) ||
-		    (r->can_update && !(r->sql_update = rk_krep_render(rk_sql_repair_key_update, vars, nv, err))) ||
-		    !(r->sql_insert = rk_krep_render(rk_sql_repair_key_insert, vars, nv, err)) ||
-		    !(r->sql_verify = rk_krep_render(rk_sql_repair_row_verify, vars, nv, err)) ||
+		if (!(r->sql_stage = rk_repair_render(rk_sql_repair_row_stage_create, vars, nv, err)) ||
+		    !(r->sql_want = rk_repair_render(rk_sql_repair_row_want_create, vars, nv, err)) ||
+		    !(r->sql_pair = rk_repair_render(rk_sql_repair_row_pair, vars, nv, err)) ||
+		    !(r->sql_pair_range = rk_repair_render(rk_sql_repair_key_pair_range, vars, nv, err)) ||
+		    !(r->sql_diff = rk_repair_render(rk_sql_repair_key_diff, vars, nv, err)) ||
+		    !(r->sql_add = rk_repair_render(rk_sql_repair_row_diff_insert, vars, nv, err)) ||
+		    !(r->sql_replace = rk_repair_render(rk_sql_repair_key_replace_diff, vars, nv, err)) ||
+		    !(r->sql_delete = rk_repair_render(rk_sql_repair_key_delete, vars, nv, err)) ||
+		    (r->can_update && !(r->sql_update = rk_repair_render(rk_sql_repair_key_update, vars, nv, err))) ||
+		    !(r->sql_insert = rk_repair_render(rk_sql_repair_key_insert, vars, nv, err)) ||
+		    !(r->sql_verify = rk_repair_render(rk_sql_repair_row_verify, vars, nv, err)) ||
 		    rk_krep_probe_statements(r, vars, nv, err) < 0)
 			goto done;
 	}
@@ -451,41 +311,23 @@ int rk_krep_open(rk_krep *r, rk_error *err)
 		rk_error_set(err, RK_EXIT_USAGE, "no target table named");
 		return rk_error_hint(err, "give --table NAME (or --target-table NAME)");
 	}
-	if (c->nkey) {
-		r->key = rk_xcalloc(c->nkey, sizeof *r->key);
-		for (size_t k = 0; k < c->nkey; k++)
-			r->key[r->nkey++] = rk_xstrdup(c->key[k]);
-	} else if (rk_check_key(c, &r->key, &r->nkey, err) < 0) {
+	if (rk_repair_key_columns(c, &r->key, &r->nkey, err) < 0)
 		return -1;
-	}
 	if (!(r->tgt = rk_pg_connect(c->target.conn, "target", err)) ||
 	    rk_guard_session(r->tgt, c->target.conn, err) < 0 ||
-	    rk_dest_open(&r->dest, r->tgt, "target", c->target.table, true, err) < 0 || rk_krep_subscribed(r, err) < 0 ||
-	    rk_krep_privileges(r, err) < 0 || rk_krep_referencing(r, err) < 0)
+	    rk_dest_open(&r->dest, r->tgt, "target", c->target.table, true, err) < 0 || rk_repair_refuse_subscribed(r->spec, &r->dest, r->tgt, err) < 0 ||
+	    rk_repair_refuse_privileges(r->spec, &r->dest, r->tgt, err) < 0 || rk_krep_referencing(r, err) < 0)
 		return -1;
 	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		return -1;
-	memset(&in, 0, sizeof in);
-	in.cmd = "repair";
-	in.target = &r->dest;
-	in.interval_col = -1;
-	in.source = &c->source;
-	in.target_side = &c->target;
-	in.src_cols = names;
-	in.nsrc = nnames;
-	in.src_csv = !rk_reader_has(r->src, RK_CAP_SQL_NAMES);
-	in.src_desc = rk_reader_describe(r->src);
-	in.key = (const char *const *)r->key;
-	in.nkey = r->nkey;
-	in.time = r->key[0]; /* the first key column places a row in its segment */
-	in.exclude = c->exclude;
-	in.nexclude = c->nexclude;
+	/* the first key column places a row in its segment */
+	rk_repair_wmap_in(&in, c, &r->dest, -1, r->src, names, nnames, r->key, r->nkey, r->key[0]);
 	if (rk_wmap_build(&in, &r->map, err) < 0 || rk_krep_bind(r, err) < 0 || rk_krep_list(r, err) < 0 ||
 	    rk_krep_statements(r, err) < 0)
 		goto done;
 	rk_log_info("repair writes %zu column%s of %s", r->map.n, r->map.n == 1 ? "" : "s", r->dest.display);
 	rc = 0;
 done:
-	rk_krep_strv_free(names, nnames);
+	rk_repair_strv_free(names, nnames);
 	return rc;
 }

@@ -6,30 +6,6 @@
  */
 #include "repair/repair_impl.h"
 
-static int rk_repair_subscribed(rk_repair *r, rk_error *err)
-{
-	char *subs = NULL;
-
-	if (rk_dest_subscriptions(&r->dest, &subs, err) < 0)
-		return -1;
-	if (!subs)
-		return 0;
-	if (r->spec->force) {
-		rk_log_warn("target table %s is written by the enabled subscription %s: repairing it anyway (--force)",
-		            r->dest.display, subs);
-		free(subs);
-		return 0;
-	}
-	rk_error_set(err, RK_EXIT_USAGE, "target table %s on %s is written by the enabled logical-replication "
-	                                 "subscription %s: a repair racing its apply worker breaks replication (a change still queued "
-	                                 "for a row repair replaced fails with a duplicate key); nothing was changed",
-	             r->dest.display,
-	             rk_pg_location(r->tgt), subs);
-	free(subs);
-	return rk_error_hint(err, "let the subscription catch up and disable it (ALTER SUBSCRIPTION ... DISABLE) "
-	                          "while repairing, or add --force to repair anyway");
-}
-
 /* Checks --target-where on no rows, so a mistake is an input error before
  * anything is staged, with the server's own words. */
 static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *err)
@@ -48,49 +24,9 @@ static int rk_repair_check_filter(rk_repair *r, const char *filter, rk_error *er
 	return 0;
 }
 
-/* What a delete does to the rows that reference a deleted row. */
-const char *rk_repair_fk_action(char a)
-{
-	switch (a) {
-	case 'c':
-		return "ON DELETE CASCADE: they are deleted too";
-	case 'n':
-		return "ON DELETE SET NULL: their reference is cleared";
-	case 'd':
-		return "ON DELETE SET DEFAULT: their reference is reset";
-	default:
-		return "ON DELETE NO ACTION/RESTRICT: the delete fails";
-	}
-}
-
 bool rk_repair_fk_cascades(char a)
 {
 	return a == 'c' || a == 'n' || a == 'd';
-}
-
-/* Refuses, before any change, a target role that may not write what the
- * repair writes. */
-static int rk_repair_privileges(rk_repair *r, rk_error *err)
-{
-	const char *params[2] = { r->dest.oid, r->spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE" };
-	rk_pg_result *res;
-	const char *missing;
-
-	if (rk_pg_exec(r->tgt, "read the target's privileges", rk_sql_repair_privileges, 2, params, RK_PG_ONE_ROW, &res,
-	               err) < 0)
-		return -1;
-	missing = rk_pg_result_value(res, 0, 0);
-	if (missing) {
-		rk_error_set(err, RK_EXIT_USAGE, "the target role may not %s target table %s on %s: repair %s; nothing "
-		                                 "was changed",
-		             missing, r->dest.display, rk_pg_location(r->tgt),
-		             r->spec->replace_interval ? "deletes and inserts rows" : "inserts, updates and deletes rows");
-		rk_pg_result_free(res);
-		return rk_error_hint(err, "GRANT the privileges on the table to the target role, or connect as a role "
-		                          "that holds them");
-	}
-	rk_pg_result_free(res);
-	return 0;
 }
 
 /* Reads the foreign keys that reference the target.  --replace-interval
@@ -198,33 +134,6 @@ done:
 	return rc;
 }
 
-/* Quoted target columns of the written entries idx[0..n) (NULL: all of
- * them), joined by ", ", each prefixed and suffixed. */
-static char *rk_repair_list2(rk_repair *r, const size_t *idx, size_t n, const char *prefix, const char *suffix,
-                             rk_error *err)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	for (size_t i = 0; i < n; i++) {
-		char *q = rk_dest_quote(&r->dest, r->map.c[idx ? idx[i] : i].tcol, err);
-
-		if (!q) {
-			rk_buf_free(&b);
-			return NULL;
-		}
-		rk_buf_printf(&b, "%s%s%s%s", i ? ", " : "", prefix, q, suffix);
-		free(q);
-	}
-	rk_buf_cstr(&b);
-	return b.data;
-}
-
-/* The same, each only prefixed. */
-static char *rk_repair_list(rk_repair *r, const size_t *idx, size_t n, const char *prefix, rk_error *err)
-{
-	return rk_repair_list2(r, idx, n, prefix, "", err);
-}
-
 /* The value the load would have written into the interval column for a
  * row whose time is the SQL expression time, into b: with --load-interval,
  * the start of the load interval holding it - on the grid counted from the
@@ -306,17 +215,6 @@ int rk_repair_icol_bounds(rk_repair *r, size_t i, rk_error *err)
 	return 0;
 }
 
-static char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
-{
-	rk_buf b = RK_BUF_INIT;
-
-	if (rk_sql_render(&b, tpl, vars, nvars, err) < 0) {
-		rk_buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
 /* The dry run's probe of the rows it would insert, when --target-where
  * tests a target column no source column fills: a table like the target
  * whose columns keep their defaults only where the filter tests them (no
@@ -328,7 +226,7 @@ static int rk_repair_probe_statements(rk_repair *r, const rk_sqlvar *vars, size_
 	bool any = false;
 
 	for (size_t c = 0; c < r->dest.ncols; c++)
-		any = any || rk_repair_mentioned(r, c);
+		any = any || rk_repair_mentioned(r->spec->check.target.where, &r->dest, &r->map, r->interval_col, c);
 	if (!any)
 		return 0;
 	rk_buf_puts(&b, "ALTER TABLE reckon_repair_probe");
@@ -342,7 +240,7 @@ static int rk_repair_probe_statements(rk_repair *r, const rk_sqlvar *vars, size_
 			return -1;
 		}
 		rk_buf_printf(&b, "%s ALTER COLUMN %s DROP NOT NULL", n++ ? "," : "", q);
-		if (!rk_repair_mentioned(r, c))
+		if (!rk_repair_mentioned(r->spec->check.target.where, &r->dest, &r->map, r->interval_col, c))
 			rk_buf_printf(&b, ", ALTER COLUMN %s DROP DEFAULT", q);
 		free(q);
 	}
@@ -384,18 +282,18 @@ static int rk_repair_row_statements(rk_repair *r, const char *filter, const char
 	}
 	r->can_update = nset > 0;
 	rk_buf_printf(&tq, "%s.", r->dest.qualified);
-	if (!(columns = rk_repair_list(r, NULL, r->map.n, "", err)) ||
-	    !(s_columns = rk_repair_list(r, NULL, r->map.n, "s.", err)) ||
-	    !(keys = rk_repair_list(r, r->map.key, r->map.nkey, "", err)) ||
-	    !(t_keys = rk_repair_list(r, r->map.key, r->map.nkey, "t.", err)) ||
-	    !(s_keys = rk_repair_list(r, r->map.key, r->map.nkey, "s.", err)) ||
-	    !(tk = rk_repair_list(r, r->map.key, r->map.nkey, rk_buf_cstr(&tq), err)) ||
-	    !(t_time = rk_repair_list(r, &r->map.time, 1, "t.", err)) ||
-	    !(s_time = rk_repair_list(r, &r->map.time, 1, "s.", err)) ||
-	    !(set_cols = rk_repair_list(r, set, nset, "", err)) ||
-	    !(s_set = rk_repair_list(r, set, nset, "s.", err)) ||
-	    !(t_cmp = rk_repair_list2(r, set, nset, "t.", "::text", err)) ||
-	    !(s_cmp = rk_repair_list2(r, set, nset, "s.", "::text", err)))
+	if (!(columns = rk_repair_quote_cols(&r->dest, &r->map, NULL, r->map.n, "", "", err)) ||
+	    !(s_columns = rk_repair_quote_cols(&r->dest, &r->map, NULL, r->map.n, "s.", "", err)) ||
+	    !(keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "", "", err)) ||
+	    !(t_keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "t.", "", err)) ||
+	    !(s_keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "s.", "", err)) ||
+	    !(tk = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, rk_buf_cstr(&tq), "", err)) ||
+	    !(t_time = rk_repair_quote_cols(&r->dest, &r->map, &r->map.time, 1, "t.", "", err)) ||
+	    !(s_time = rk_repair_quote_cols(&r->dest, &r->map, &r->map.time, 1, "s.", "", err)) ||
+	    !(set_cols = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "", "", err)) ||
+	    !(s_set = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "s.", "", err)) ||
+	    !(t_cmp = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "t.", "::text", err)) ||
+	    !(s_cmp = rk_repair_quote_cols(&r->dest, &r->map, set, nset, "s.", "::text", err)))
 		goto done;
 	if (nset)
 		rk_buf_printf(&same, "(ROW(%s) IS NOT DISTINCT FROM ROW(%s))", t_cmp, s_cmp);
@@ -476,13 +374,13 @@ static int rk_repair_statements(rk_repair *r, rk_error *err)
 	int rc = -1;
 
 	rk_buf_printf(&b, "%s.", r->dest.qualified);
-	if (!(columns = rk_repair_list(r, NULL, r->map.n, "", err)) ||
-	    !(keys = rk_repair_list(r, r->map.key, r->map.nkey, "", err)) ||
-	    !(skeys = rk_repair_list(r, r->map.key, r->map.nkey, "s.", err)) ||
-	    !(okeys = rk_repair_list(r, r->map.key, r->map.nkey, "o.", err)) ||
-	    !(tkeys = rk_repair_list(r, r->map.key, r->map.nkey, rk_buf_cstr(&b), err)) ||
-	    !(tcol = rk_repair_list(r, &r->map.time, 1, "", err)) ||
-	    !(ttime = rk_repair_list(r, &r->map.time, 1, rk_buf_cstr(&b), err)))
+	if (!(columns = rk_repair_quote_cols(&r->dest, &r->map, NULL, r->map.n, "", "", err)) ||
+	    !(keys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "", "", err)) ||
+	    !(skeys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "s.", "", err)) ||
+	    !(okeys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, "o.", "", err)) ||
+	    !(tkeys = rk_repair_quote_cols(&r->dest, &r->map, r->map.key, r->map.nkey, rk_buf_cstr(&b), "", err)) ||
+	    !(tcol = rk_repair_quote_cols(&r->dest, &r->map, &r->map.time, 1, "", "", err)) ||
+	    !(ttime = rk_repair_quote_cols(&r->dest, &r->map, &r->map.time, 1, rk_buf_cstr(&b), "", err)))
 		goto done;
 	if (r->interval_col >= 0 && !(icol = rk_dest_quote(&r->dest, (size_t)r->interval_col, err)))
 		goto done;
@@ -607,19 +505,14 @@ int rk_repair_open(rk_repair *r, rk_error *err)
 		rk_error_set(err, RK_EXIT_USAGE, "repair needs --time");
 		return rk_error_hint(err, "the same table options as reckon check");
 	}
-	if (c->nkey) {
-		r->key = rk_xcalloc(c->nkey, sizeof *r->key);
-		for (size_t k = 0; k < c->nkey; k++)
-			r->key[r->nkey++] = rk_xstrdup(c->key[k]);
-	} else if (rk_check_key(c, &r->key, &r->nkey, err) < 0) {
+	if (rk_repair_key_columns(c, &r->key, &r->nkey, err) < 0)
 		return -1;
-	}
 	if (!(r->tgt = rk_pg_connect(c->target.conn, "target", err)) ||
 	    rk_guard_session(r->tgt, c->target.conn, err) < 0 ||
 	    rk_dest_open(&r->dest, r->tgt, "target", c->target.table, true, err) < 0)
 		return -1;
 	/* the dry run refuses too: its plan is what --execute would refuse */
-	if (rk_repair_subscribed(r, err) < 0)
+	if (rk_repair_refuse_subscribed(r->spec, &r->dest, r->tgt, err) < 0)
 		return -1;
 	if (r->spec->interval_column) {
 		long t = rk_dest_column(&r->dest, r->spec->interval_column);
@@ -637,27 +530,13 @@ int rk_repair_open(rk_repair *r, rk_error *err)
 		}
 		r->interval_col = t;
 	}
-	if (rk_repair_privileges(r, err) < 0 || rk_repair_referencing(r, err) < 0)
+	if (rk_repair_refuse_privileges(r->spec, &r->dest, r->tgt, err) < 0 || rk_repair_referencing(r, err) < 0)
 		return -1;
 	/* the source's snapshot starts here and serves every interval; row by
 	 * row the checks read the source in it too (rk_repair_check_readers) */
 	if (!(r->src = rk_reader_open(&c->source, err)) || rk_reader_columns(r->src, &names, &nnames, err) < 0)
 		return -1;
-	memset(&in, 0, sizeof in);
-	in.cmd = "repair";
-	in.target = &r->dest;
-	in.interval_col = r->interval_col;
-	in.source = &c->source;
-	in.target_side = &c->target;
-	in.src_cols = names;
-	in.nsrc = nnames;
-	in.src_csv = !rk_reader_has(r->src, RK_CAP_SQL_NAMES);
-	in.src_desc = rk_reader_describe(r->src);
-	in.key = (const char *const *)r->key;
-	in.nkey = r->nkey;
-	in.time = c->time;
-	in.exclude = c->exclude;
-	in.nexclude = c->nexclude;
+	rk_repair_wmap_in(&in, c, &r->dest, r->interval_col, r->src, names, nnames, r->key, r->nkey, c->time);
 	if (rk_wmap_build(&in, &r->map, err) < 0 || rk_repair_column_limit(r, err) < 0 || rk_repair_bind(r, err) < 0 ||
 	    rk_repair_statements(r, err) < 0)
 		goto done;

@@ -70,7 +70,6 @@ int rk_repair_row_settings(rk_repair *r, rk_error *err)
  * own temporary tables, and the tables the plan is worked out in. */
 static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 {
-	rk_buf b = RK_BUF_INIT;
 	int rc = -1;
 
 	if (rk_repair_cmd(r, "create staging table", r->sql_row_stage, err) < 0 ||
@@ -79,23 +78,7 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 	    rk_repair_cmd(r, "create plan table", rk_sql_repair_row_diff_create, err) < 0 ||
 	    rk_repair_cmd(r, "create written table", rk_sql_repair_row_written_create, err) < 0)
 		goto done;
-	if (rk_pg_copy_in_begin(r->tgt, "stage finding keys", rk_sql_repair_row_want_copy, err) < 0) {
-		rk_repair_tgt_fail(r, err);
-		goto done;
-	}
-	for (size_t k = 0; k < r->nwant[i]; k++) {
-		for (size_t c = 0; c < r->nkey; c++) {
-			const char *v = r->want[i][k * r->nkey + c];
-
-			if (c)
-				rk_buf_putc(&b, '\t');
-			rk_copytext_put(&b, v, v ? strlen(v) : 0);
-		}
-		rk_buf_putc(&b, '\n');
-	}
-	if ((b.len && rk_pg_copy_in_put(r->tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(r->tgt, err) < 0) {
-		if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
-			err->code = RK_EXIT_USAGE;
+	if (rk_repair_copy_keys(r->tgt, r->want[i], r->nwant[i], r->nkey, err) < 0) {
 		rk_repair_tgt_fail(r, err);
 		goto done;
 	}
@@ -114,7 +97,6 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 		goto done;
 	rc = 0;
 done:
-	rk_buf_free(&b);
 	return rc;
 }
 
@@ -167,42 +149,6 @@ static int rk_repair_row_diff(rk_repair *r, size_t i, rk_repair_state state, rk_
 	return rc;
 }
 
-/* Whether target column c is one --target-where mentions (a word of the
- * condition equal to the column's name) that repair does not write. */
-bool rk_repair_mentioned(const rk_repair *r, size_t c)
-{
-	const char *w = r->spec->check.target.where;
-	bool written = (long)c == r->interval_col;
-	size_t len = strlen(r->dest.cols[c]);
-
-	if (!w)
-		return false;
-	for (size_t i = 0; i < r->map.n && !written; i++)
-		written = r->map.c[i].tcol == c;
-	if (written || r->dest.generated[c] || !len)
-		return false;
-	for (const char *p = w; (p = strstr(p, r->dest.cols[c])) != NULL; p += len) {
-		bool before = p > w && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
-
-		if (!before && !after)
-			return true;
-	}
-	return false;
-}
-
-/* Names the target columns --target-where mentions that repair does not
- * write, ", "-joined into b; returns how many. */
-static size_t rk_repair_unfilled(const rk_repair *r, rk_buf *b)
-{
-	size_t n = 0;
-
-	for (size_t c = 0; c < r->dest.ncols; c++)
-		if (rk_repair_mentioned(r, c))
-			rk_buf_printf(b, "%s%s", n++ ? ", " : "", r->dest.cols[c]);
-	return n;
-}
-
 /* Every row the repair inserted or updated is a row of the pair: else the
  * interval is rolled back (a column the filter needs that no source column
  * fills takes its default, perhaps another owner's value). */
@@ -219,7 +165,7 @@ static int rk_repair_row_verify(rk_repair *r, size_t i, rk_error *err)
 	if (!bad)
 		return 0;
 	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
-	ncols = rk_repair_unfilled(r, &cols);
+	ncols = rk_repair_unfilled(r->spec->check.target.where, &r->dest, &r->map, r->interval_col, &cols);
 	rk_error_set(err, RK_EXIT_USAGE, "%llu row%s repair wrote into %s %s not selected by --target-where %s: "
 	                                 "the interval was rolled back",
 	             (unsigned long long)bad, bad == 1 ? "" : "s", rk_buf_cstr(&b),
@@ -270,7 +216,7 @@ int rk_repair_refuse_unfilled(rk_repair *r, size_t i, rk_error *err)
 		return -1;
 	if (!bad)
 		return 0;
-	ncols = rk_repair_unfilled(r, &cols);
+	ncols = rk_repair_unfilled(r->spec->check.target.where, &r->dest, &r->map, r->interval_col, &cols);
 	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
 	rk_error_set(err, RK_EXIT_USAGE, "--target-where %s tests %s %s, which no source column fills: %llu of the %llu "
 	                                 "row%s repair would insert into %s would take %s default and not be selected by it",

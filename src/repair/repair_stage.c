@@ -12,21 +12,6 @@ static void rk_repair_put(rk_buf *b, const rk_field *f)
 	rk_copytext_put(b, f->null ? NULL : f->p, f->len);
 }
 
-/* Sends what is buffered; a failure is kept apart from the reader's errors
- * (the reader would blame the source for it). */
-static int rk_repair_flush(rk_repair *r, rk_error *err)
-{
-	if (r->out.len == 0)
-		return 0;
-	rk_error_clear(&r->copy_err);
-	if (rk_pg_copy_in_put(r->tgt, r->out.data, r->out.len, &r->copy_err) < 0) {
-		r->copy_failed = true;
-		return rk_error_set(err, RK_EXIT_RUNTIME, "sending rows to the target failed");
-	}
-	rk_buf_reset(&r->out);
-	return 0;
-}
-
 /* The interval to replace that holds t, or -1 (binary search: they are in
  * time order and disjoint). */
 static long rk_repair_find(const rk_repair *r, rk_usec t)
@@ -105,7 +90,7 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 	rk_buf_putc(&r->out, '\n');
 	r->rows++;
 	if (r->out.len >= RK_REPAIR_FLUSH)
-		return rk_repair_flush(r, err);
+		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
 	return 0;
 }
 
@@ -153,7 +138,7 @@ int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error 
 		rk_repair_tgt_fail(r, err);
 		goto done;
 	}
-	if (rk_reader_scan(r->src, &scan, rk_repair_row, r, err) < 0 || rk_repair_flush(r, err) < 0) {
+	if (rk_reader_scan(r->src, &scan, rk_repair_row, r, err) < 0 || rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err) < 0) {
 		if (r->copy_failed)
 			*err = r->copy_err;
 		rk_pg_copy_in_abort(r->tgt, "the source read failed");
@@ -228,7 +213,7 @@ int rk_repair_survey(rk_repair *r, rk_error *err)
 	if (rk_repair_count(r, "keys in two intervals", r->sql_twice, 0, NULL, &twice, &example, err) < 0)
 		return -1;
 	if (twice) {
-		rk_repair_put_key(r, &b);
+		rk_repair_put_key(&b, r->key, r->nkey);
 		rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: %llu key%s %s in more than one of the "
 		                                 "intervals (e.g. %s), so the delete by key of one would remove the rows another inserts",
 		             rk_buf_cstr(&b), (unsigned long long)twice, twice == 1 ? "" : "s",
@@ -266,7 +251,7 @@ int rk_repair_survey(rk_repair *r, rk_error *err)
 		free(example);
 		return 0;
 	}
-	rk_repair_put_key(r, &b);
+	rk_repair_put_key(&b, r->key, r->nkey);
 	rk_error_set(err, RK_EXIT_USAGE, "%s is not unique at the source: the delete by key would remove %llu target "
 	                                 "row%s outside %s interval%s whose key%s the source also holds outside %s (e.g. %s)",
 	             rk_buf_cstr(&b), (unsigned long long)bad, bad == 1 ? "" : "s",

@@ -34,25 +34,10 @@ int rk_repair_count(rk_repair *r, const char *label, const char *sql, int nparam
                     uint64_t *out, char **out2, rk_error *err)
 {
 	rk_pg_result *res;
-	const char *v;
 
 	if (rk_pg_exec(r->tgt, label, sql, nparams, params, RK_PG_ONE_ROW, &res, err) < 0)
 		return rk_repair_tgt_fail(r, err);
-	v = rk_pg_result_value(res, 0, 0);
-	/* a count is never NULL or text: another shape is an error, not a zero */
-	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
-		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
-		             v ? v : "NULL");
-		rk_pg_result_free(res);
-		return -1;
-	}
-	*out = strtoull(v, NULL, 10);
-	if (out2) {
-		v = rk_pg_result_value(res, 0, 1);
-		*out2 = v ? rk_xstrdup(v) : NULL;
-	}
-	rk_pg_result_free(res);
-	return 0;
+	return rk_repair_count_of(res, label, out, out2, err);
 }
 
 /* The grid the windows outside interval v are counted on, as the width in

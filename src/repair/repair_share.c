@@ -1,0 +1,331 @@
+/*
+ * repair_share.c - what the three ways of repairing do alike
+ * (repair_share.h).
+ */
+#include "repair/repair_share.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/text.h"
+#include "core/timeutil.h"
+#include "io/copytext.h"
+#include "rk_sql.h"
+
+void rk_repair_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void rk_repair_reset_intervals(rk_repair_interval *iv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		iv[i].state = RK_REPAIR_PENDING;
+		iv[i].source_rows = iv[i].deleted_by_time = iv[i].deleted_by_key = iv[i].inserted = 0;
+		iv[i].updated = iv[i].moved = iv[i].reset = 0;
+		iv[i].reset_keys[0] = '\0';
+		iv[i].after_source_rows = iv[i].after_target_rows = 0;
+	}
+}
+
+void rk_repair_put_interval(rk_buf *b, rk_usec s, rk_usec e)
+{
+	char a[RK_TIME_STRLEN], z[RK_TIME_STRLEN];
+
+	rk_buf_printf(b, "[%s, %s)", rk_time_format(s, a), rk_time_format(e, z));
+}
+
+void rk_repair_put_segment(rk_buf *b, const rk_repair_interval *v)
+{
+	rk_buf_putc(b, '[');
+	if (v->key_start)
+		rk_text_escape(b, v->key_start, strlen(v->key_start));
+	else
+		rk_buf_puts(b, "(first)");
+	rk_buf_puts(b, ", ");
+	if (v->key_end)
+		rk_text_escape(b, v->key_end, strlen(v->key_end));
+	else
+		rk_buf_puts(b, "(last)");
+	rk_buf_putc(b, ')');
+}
+
+void rk_repair_put_key(rk_buf *b, char *const *key, size_t nkey)
+{
+	rk_buf_puts(b, nkey == 1 ? "the key " : "the key (");
+	for (size_t k = 0; k < nkey; k++)
+		rk_buf_printf(b, "%s%s", k ? ", " : "", key[k]);
+	if (nkey != 1)
+		rk_buf_putc(b, ')');
+}
+
+int rk_repair_key_columns(const rk_check_spec *c, char ***key, size_t *nkey, rk_error *err)
+{
+	*key = NULL;
+	*nkey = 0;
+	if (!c->nkey)
+		return rk_check_key(c, key, nkey, err);
+	*key = rk_xcalloc(c->nkey, sizeof **key);
+	for (size_t k = 0; k < c->nkey; k++)
+		(*key)[(*nkey)++] = rk_xstrdup(c->key[k]);
+	return 0;
+}
+
+void rk_repair_wmap_in(rk_wmap_in *in, const rk_check_spec *c, const rk_dest *target, long icol, rk_reader *src,
+                       char *const *names, size_t nnames, char *const *key, size_t nkey, const char *place_col)
+{
+	memset(in, 0, sizeof *in);
+	in->cmd = "repair";
+	in->target = target;
+	in->interval_col = icol;
+	in->source = &c->source;
+	in->target_side = &c->target;
+	in->src_cols = names;
+	in->nsrc = nnames;
+	in->src_csv = !rk_reader_has(src, RK_CAP_SQL_NAMES);
+	in->src_desc = rk_reader_describe(src);
+	in->key = (const char *const *)key;
+	in->nkey = nkey;
+	in->time = place_col;
+	in->exclude = c->exclude;
+	in->nexclude = c->nexclude;
+}
+
+void rk_repair_put_row(rk_buf *b, const rk_field *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rk_buf_putc(b, '\t');
+		rk_copytext_put(b, fields[i].null ? NULL : fields[i].p, fields[i].len);
+	}
+	rk_buf_putc(b, '\n');
+}
+
+int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
+                        const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err)
+{
+	size_t n = 0, skipped = 0;
+
+	*want = rk_xcalloc(res->nfindings * nkey + 1, sizeof **want);
+	*nwant = 0;
+	for (size_t f = 0; f < res->nfindings; f++) {
+		const rk_finding *fd = &res->findings[f];
+		bool null = false;
+
+		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
+			rk_buf b = RK_BUF_INIT, k = RK_BUF_INIT;
+
+			rk_repair_put_key(&b, key, nkey);
+			rk_finding_key_text(&k, res, fd);
+			rk_buf_printf(&b, " is not unique at the source%s: the source holds %s %u times in %s", scope,
+			              rk_buf_cstr(&k), (unsigned)fd->source_copies, place);
+			*nwant = n;
+			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
+			             rk_buf_cstr(&b));
+			rk_buf_free(&b);
+			rk_buf_free(&k);
+			return rk_error_hint(err, "give --key the columns that identify one row (a primary key), and "
+			                          "check with the same key");
+		}
+		for (size_t c = 0; c < nkey; c++)
+			null = null || !fd->key[c];
+		if (null) {
+			skipped++;
+			continue;
+		}
+		for (size_t c = 0; c < nkey; c++)
+			(*want)[n * nkey + c] = rk_xstrdup(fd->key[c]);
+		n++;
+	}
+	*nwant = n;
+	if (skipped)
+		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no row)%s",
+		            skipped, skipped == 1 ? "" : "s", place, skipped == 1 ? "has" : "have",
+		            skipped == 1 ? "it" : "them", tail);
+	return 0;
+}
+
+const char *rk_repair_fk_action(char a)
+{
+	switch (a) {
+	case 'c':
+		return "ON DELETE CASCADE: they are deleted too";
+	case 'n':
+		return "ON DELETE SET NULL: their reference is cleared";
+	case 'd':
+		return "ON DELETE SET DEFAULT: their reference is reset";
+	default:
+		return "ON DELETE NO ACTION/RESTRICT: the delete fails";
+	}
+}
+
+int rk_repair_refuse_subscribed(const rk_repair_spec *spec, const rk_dest *dest, rk_pg *tgt, rk_error *err)
+{
+	char *subs = NULL;
+
+	if (rk_dest_subscriptions(dest, &subs, err) < 0)
+		return -1;
+	if (!subs)
+		return 0;
+	if (spec->force) {
+		rk_log_warn("target table %s is written by the enabled subscription %s: repairing it anyway (--force)",
+		            dest->display, subs);
+		free(subs);
+		return 0;
+	}
+	rk_error_set(err, RK_EXIT_USAGE,
+	             "target table %s on %s is written by the enabled logical-replication subscription %s: a repair "
+	             "racing its apply worker breaks replication (a change still queued for a row repair replaced "
+	             "fails with a duplicate key); nothing was changed",
+	             dest->display, rk_pg_location(tgt), subs);
+	free(subs);
+	return rk_error_hint(err, "let the subscription catch up and disable it (ALTER SUBSCRIPTION ... DISABLE) "
+	                          "while repairing, or add --force to repair anyway");
+}
+
+int rk_repair_refuse_privileges(const rk_repair_spec *spec, const rk_dest *dest, rk_pg *tgt, rk_error *err)
+{
+	const char *params[2] = { dest->oid, spec->replace_interval ? "INSERT,DELETE" : "INSERT,UPDATE,DELETE" };
+	rk_pg_result *res;
+	const char *missing;
+
+	if (rk_pg_exec(tgt, "read the target's privileges", rk_sql_repair_privileges, 2, params, RK_PG_ONE_ROW, &res,
+	               err) < 0)
+		return -1;
+	missing = rk_pg_result_value(res, 0, 0);
+	if (missing)
+		rk_error_set(err, RK_EXIT_USAGE, "the target role may not %s target table %s on %s: repair %s; nothing "
+		                                 "was changed",
+		             missing, dest->display, rk_pg_location(tgt),
+		             spec->replace_interval ? "deletes and inserts rows" : "inserts, updates and deletes rows");
+	rk_pg_result_free(res);
+	if (missing)
+		return rk_error_hint(err, "GRANT the privileges on the table to the target role, or connect as a role "
+		                          "that holds them");
+	return 0;
+}
+
+char *rk_repair_quote_cols(const rk_dest *dest, const rk_wmap *map, const size_t *idx, size_t n, const char *prefix,
+                           const char *suffix, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		char *q = rk_dest_quote(dest, map->c[idx ? idx[i] : i].tcol, err);
+
+		if (!q) {
+			rk_buf_free(&b);
+			return NULL;
+		}
+		rk_buf_printf(&b, "%s%s%s%s", i ? ", " : "", prefix, q, suffix);
+		free(q);
+	}
+	rk_buf_cstr(&b);
+	return b.data;
+}
+
+char *rk_repair_render(const char *tpl, const rk_sqlvar *vars, size_t nvars, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+
+	if (rk_sql_render(&b, tpl, vars, nvars, err) < 0) {
+		rk_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+bool rk_repair_mentioned(const char *where, const rk_dest *dest, const rk_wmap *map, long icol, size_t c)
+{
+	bool written = (long)c == icol;
+	size_t len = strlen(dest->cols[c]);
+
+	if (!where)
+		return false;
+	for (size_t i = 0; i < map->n && !written; i++)
+		written = map->c[i].tcol == c;
+	if (written || dest->generated[c] || !len)
+		return false;
+	for (const char *p = where; (p = strstr(p, dest->cols[c])) != NULL; p += len) {
+		bool before = p > where && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+size_t rk_repair_unfilled(const char *where, const rk_dest *dest, const rk_wmap *map, long icol, rk_buf *b)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < dest->ncols; c++)
+		if (rk_repair_mentioned(where, dest, map, icol, c))
+			rk_buf_printf(b, "%s%s", n++ ? ", " : "", dest->cols[c]);
+	return n;
+}
+
+int rk_repair_count_of(rk_pg_result *res, const char *label, uint64_t *out, char **out2, rk_error *err)
+{
+	const char *v = rk_pg_result_value(res, 0, 0);
+
+	/* a count is never NULL or text: another shape is an error, not a zero */
+	if (!v || !*v || strspn(v, "0123456789") != strlen(v)) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "%s returned '%s' where a row count was expected", label,
+		             v ? v : "NULL");
+		rk_pg_result_free(res);
+		return -1;
+	}
+	*out = strtoull(v, NULL, 10);
+	if (out2) {
+		v = rk_pg_result_value(res, 0, 1);
+		*out2 = v ? rk_xstrdup(v) : NULL;
+	}
+	rk_pg_result_free(res);
+	return 0;
+}
+
+int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	int rc = 0;
+
+	if (rk_pg_copy_in_begin(tgt, "stage finding keys", rk_sql_repair_row_want_copy, err) < 0)
+		return -1;
+	for (size_t k = 0; k < nwant; k++) {
+		for (size_t c = 0; c < nkey; c++) {
+			const char *v = want[k * nkey + c];
+
+			if (c)
+				rk_buf_putc(&b, '\t');
+			rk_copytext_put(&b, v, v ? strlen(v) : 0);
+		}
+		rk_buf_putc(&b, '\n');
+	}
+	if ((b.len && rk_pg_copy_in_put(tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(tgt, err) < 0) {
+		if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
+			err->code = RK_EXIT_USAGE;
+		rc = -1;
+	}
+	rk_buf_free(&b);
+	return rc;
+}
+
+int rk_repair_flush(rk_pg *tgt, rk_buf *out, rk_error *copy_err, bool *copy_failed, rk_error *err)
+{
+	if (out->len == 0)
+		return 0;
+	rk_error_clear(copy_err);
+	if (rk_pg_copy_in_put(tgt, out->data, out->len, copy_err) < 0) {
+		*copy_failed = true;
+		return rk_error_set(err, RK_EXIT_RUNTIME, "sending rows to the target failed");
+	}
+	rk_buf_reset(out);
+	return 0;
+}
