@@ -84,7 +84,7 @@ char *rk_sum_format(const rk_sum *s, char out[RK_SUM_STRLEN]);
 char *rk_sum_format_scale(const rk_sum *s, int scale, char out[RK_SUM_STRLEN]);
 
 /* The most windows one state of the extension's reckon_windows holds
- * (src/ext/reckon.c): reckon check --pushdown groups reckon_window by
+ * (src/ext/window.c): reckon check --pushdown groups reckon_window by
  * window for a range of more (src/io/pgreader.c). */
 #define RK_PUSHDOWN_MAX_WINDOWS (1 << 20)
 

@@ -572,7 +572,7 @@ test_far_timestamps_same_digests() {
 }
 
 # Integers, booleans and numerics are encoded from the stored value, text
-# read in place (src/ext/reckon.c, rkx_kind): their edges, one row per
+# read in place (src/ext/reckon_impl.h, rkx_kind): their edges, one row per
 # window, so that a wrong byte shows as its own window's hash; and the
 # canonical texts themselves.
 test_stored_value_shortcuts() {
