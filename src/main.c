@@ -33,7 +33,7 @@ static void rk_usage(FILE *out)
 {
 	fprintf(out, "usage: reckon COMMAND [options]\n\n"
 	             "Finds rows that incremental loads lost, doubled or changed, window by window,\n"
-	             "and replaces exactly the damaged intervals.\n\ncommands:\n");
+	             "and repairs exactly the rows that differ.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof rk_commands / sizeof rk_commands[0]; i++)
 		fprintf(out, "  %-12s %s\n", rk_opts_cmd_name(rk_commands[i].cmd), rk_opts_summary(rk_commands[i].cmd));
 	fprintf(out, "\n'reckon help COMMAND' (or 'reckon COMMAND --help') lists the options of a\n"

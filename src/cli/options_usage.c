@@ -24,10 +24,12 @@ const char *rk_opts_synopsis(unsigned cmd)
 		       "rerun list of the windows to redo.";
 	case RK_CMD_REPAIR:
 		return "reckon repair --rerun-list FILE --source CONN --target CONN --table NAME\n"
-		       "              --time COL [--execute] [options]\n"
+		       "              [--time COL] [--execute] [options]\n"
 		       "reckon repair --job FILE --report DIR [--only LABELS] [--execute]\n\n"
-		       "Replaces the intervals of a rerun list in the target, one transaction per\n"
-		       "interval, then re-checks each.  Without --execute only prints the plan.";
+		       "Repairs the intervals (or key segments) of a rerun list in the target, one\n"
+		       "transaction or Delta commit each, changing only the rows that differ (whole\n"
+		       "intervals with --replace-interval), then re-checks each.  Without --execute\n"
+		       "only prints the plan.";
 	case RK_CMD_LOAD:
 		return "reckon load --strategy NAME --source CONN --target CONN --table NAME\n"
 		       "            --key COLS --time COL [options]\n\n"
@@ -35,8 +37,8 @@ const char *rk_opts_synopsis(unsigned cmd)
 	case RK_CMD_LAB:
 		return "reckon lab --source CONN [--target CONN] [--engine postgres|split|delta|all]\n"
 		       "           [--scenario NAME|all] [--out DIR] [--delta-dir DIR]\n\n"
-		       "Reproduces the load failure scenarios on a real PostgreSQL, then checks and\n"
-		       "repairs each.";
+		       "Reproduces the load failure scenarios on a real PostgreSQL and, with engine\n"
+		       "delta, on a Delta table, then checks and repairs each.";
 	case RK_CMD_RERUN:
 		return "reckon rerun-list [--merge] FILE\n"
 		       "reckon rerun-list --as airflow|airflow3 --dag DAG FILE\n"
@@ -69,9 +71,9 @@ const char *rk_opts_summary(unsigned cmd)
 {
 	switch (cmd) {
 	case RK_CMD_CHECK: return "compare source and target per closed window";
-	case RK_CMD_REPAIR: return "replace the intervals of a rerun list in the target, idempotently";
+	case RK_CMD_REPAIR: return "repair what differs in a rerun list's windows, idempotently";
 	case RK_CMD_LOAD: return "run one incremental load with a named strategy (loader module)";
-	case RK_CMD_LAB: return "reproduce the load failure scenarios on a real PostgreSQL";
+	case RK_CMD_LAB: return "reproduce the load failure scenarios (PostgreSQL, Delta Lake)";
 	case RK_CMD_RERUN: return "merge a rerun list into ranges, or print scheduler commands";
 	case RK_CMD_INIT: return "write a job file for the tables two databases share";
 	case RK_CMD_LATENESS: return "measure how late the source's rows commit, to choose --settle";
