@@ -13,13 +13,16 @@
 # window, and the range's count(*), sum(amount) alone) just before the
 # pushed-down ones.  Reported: seconds, microseconds per row and side, that
 # against the first size's, for the floors and the checks; each check's
-# ratio to its floor (streamed: copy, pushed down: range) and that ratio
-# against the first size's, so that a per-row change between sizes is
-# judged against the floor's own; peak RSS, the rows the drilldown re-read,
-# and the load averages around each size's measurements.  The databases of a size are dropped before the next
-# is loaded.  Needs about 170 bytes a row per database, three databases, in
-# the file system of /tmp: it stops first, saying so, when df says there is
-# not that much room.  Writes reports/bench/scale-<largest size>.md.
+# ratio to its floor (streamed: copy, pushed down: range), best-of and
+# paired (the median over the rounds of the check over its floor of the
+# same round), and the paired ratio against the first size's, so that a
+# per-row change between sizes is judged against the floor's own; peak
+# RSS, the rows the drilldown re-read, and the load averages around each
+# size's measurements.  The databases of a size are dropped before the
+# next is loaded.  Needs about 170 bytes a row per database, three
+# databases, in the file system of /tmp: it stops first, saying so, when df
+# says there is not that much room.  Writes reports/bench/scale-<largest
+# size>.md.
 set -euo pipefail
 
 REPEAT=${REPEAT:-1}
@@ -51,7 +54,7 @@ for n in $SIZES; do
 	echo "bench-scale: loading $n rows per side ($(date -u +%H:%M:%S))" >&2
 	bench_drill_dbs scale "$n"
 	load0=$(bench_load)
-	declare -A secs=() rss=() info=() fsecs=() best=()
+	declare -A secs=() rss=() info=() fsecs=() best=() pairs=() last=()
 	for ((i = 0; i < REPEAT; i++)); do
 		# each floor is measured just before the cases judged against it
 		# (copy: the streamed checks; scan and range: the pushed-down ones),
@@ -60,11 +63,13 @@ for n in $SIZES; do
 			if ((k == 0)); then
 				f=$(bench_floor copy scale_src scale_clean)
 				fsecs[copy]="${fsecs[copy]:-} $f"
+				last[copy]=$f
 				echo "bench-scale: $n rows, copy floor: ${f}s" >&2
 			elif ((k == 2)); then
 				for fl in scan range; do
 					f=$(bench_floor $fl scale_src scale_clean)
 					fsecs[$fl]="${fsecs[$fl]:-} $f"
+					last[$fl]=$f
 					echo "bench-scale: $n rows, $fl floor: ${f}s" >&2
 				done
 			fi
@@ -74,6 +79,8 @@ for n in $SIZES; do
 			read -r s m <<<"$(bench_reckon scale_src "${dbs[$k]}" $want ${opts[$k]})"
 			secs[$k]="${secs[$k]:-} $s"
 			rss[$k]="${rss[$k]:-} $m"
+			# the case over its floor of the same round: the two saw the same load
+			pairs[$k]="${pairs[$k]:-} $(ratio "$s" "${last[${floor_of[$k]}]}")"
 			info[$k]="$(jq -r '.drilldown.rows_reread' "$base/report/summary.json")"
 			echo "bench-scale: $n rows, ${labels[$k]}: ${s}s, peak RSS $m KiB" >&2
 		done
@@ -85,7 +92,7 @@ for n in $SIZES; do
 		best[$fl]=$s
 		pr=$(awk -v s="$s" -v n="$n" 'BEGIN { printf "%.4f", s / n * 1e6 }')
 		[[ -n ${per_row0[$fl]:-} ]] || per_row0[$fl]=$pr
-		rows+=("| $n | $fl floor | $s | $pr | $(ratio "$pr" "${per_row0[$fl]}") | | | | | |")
+		rows+=("| $n | $fl floor | $s | $pr | $(ratio "$pr" "${per_row0[$fl]}") | | | | | | |")
 	done
 	for k in "${!labels[@]}"; do
 		# shellcheck disable=SC2086
@@ -94,11 +101,13 @@ for n in $SIZES; do
 		[[ -n ${per_row0[$k]:-} ]] || per_row0[$k]=$pr
 		fl=${floor_of[$k]}
 		r=$(ratio "$s" "${best[$fl]}")
-		[[ -n ${vs0[$k]:-} ]] || vs0[$k]=$r
 		# shellcheck disable=SC2086
-		rows+=("| $n | ${labels[$k]} | $s | $pr | $(ratio "$pr" "${per_row0[$k]}") | $fl | $r | $(ratio "$r" "${vs0[$k]}") | $(min ${rss[$k]}) | ${info[$k]} |")
+		pm=$(median ${pairs[$k]})
+		[[ -n ${vs0[$k]:-} ]] || vs0[$k]=$pm
+		# shellcheck disable=SC2086
+		rows+=("| $n | ${labels[$k]} | $s | $pr | $(ratio "$pr" "${per_row0[$k]}") | $fl | $r | $pm | $(ratio "$pm" "${vs0[$k]}") | $(min ${rss[$k]}) | ${info[$k]} |")
 	done
-	unset secs rss info fsecs best
+	unset secs rss info fsecs best pairs last
 	for db in scale_src scale_clean scale_dmg; do
 		psql_b -d postgres -c "drop database if exists $db with (force)"
 	done
@@ -113,10 +122,10 @@ mkdir -p "$(dirname "$out")"
 	bench_environment "load averages (1, 5, 15 min) in the table below"
 	echo "- bench.t (id bigint primary key, ts timestamptz over one day, amount numeric(12,2), note text, an index on ts), \`--key id --time ts --sum amount --window 1h\` (the whole row hashed: id, ts, amount, note) (24 windows); damaged: 4 rows in 4 windows (3 lost, 1 changed)"
 	echo "- floors, on the clean pair, both sides concurrently, by psql, in the same round as the checks: copy (\`\\copy (select id, ts, amount, note ... the day) to /dev/null\`, measured just before the streamed checks), scan (\`select (reckon_instant(ts) - from) / width, count(*), sum(amount) ... group by 1\`) and range (\`select count(*), sum(amount) ... the day\`, no grouping), both measured just before the pushed-down checks"
-	echo "- seconds: the best of $REPEAT; per row: microseconds per row and side; against $first: the ratio of the per-row times; floor: the one the case is judged against (streamed: copy, pushed down: range); ratio to floor: best seconds over the floor's best seconds at that size; against $first's: that ratio over the same ratio at $first rows (1.00: reckon's per-row cost changed exactly as its floor's did)"
+	echo "- seconds: the best of $REPEAT; per row: microseconds per row and side; against $first: the ratio of the per-row times; floor: the one the case is judged against (streamed: copy, pushed down: range); ratio to floor: best seconds over the floor's best seconds at that size; paired: the median over the rounds of the case's seconds over its floor's of the same round (measured just before it, so the two saw the same load); against $first's: the paired ratio over the same at $first rows (1.00: reckon's per-row cost changed exactly as its floor's did)"
 	echo
-	echo "| rows per side | case | seconds | µs per row | per row against $first | floor | ratio to floor | ratio against $first's | peak RSS KiB | rows re-read by the drilldown |"
-	echo "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"
+	echo "| rows per side | case | seconds | µs per row | per row against $first | floor | ratio to floor | paired | paired against $first's | peak RSS KiB | rows re-read by the drilldown |"
+	echo "| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 	printf '%s\n' "${rows[@]}"
 	echo
 	echo "| rows per side | load before the measurements | load after |"
