@@ -16,9 +16,11 @@
 # and one that Debian does not package:
 #   DuckDB    Parquet (Delta tables' data and checkpoints) through its C API;
 #             a pinned build fetched by tests/harness/duckdb.sh into
-#             $(DUCKDB_DIR) (see there why), linked with an rpath; make
-#             install puts it in $(PREFIX)/lib/reckon and relinks the
-#             installed binary's rpath to point there
+#             $(DUCKDB_DIR) (see there why).  Not linked: reckon
+#             dlopen()s it when a Delta side first needs it (src/io/duckapi.h),
+#             found through the binary's rpath, so a PostgreSQL-only run never
+#             loads it; make install puts it in $(PREFIX)/lib/reckon and
+#             relinks the installed binary's rpath to point there
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -48,9 +50,10 @@ RK_INCFLAGS := -Isrc -I$(BUILD)/gen -I$(PG_INCLUDE) -isystem $(DUCKDB_DIR)/inclu
 RK_CPPFLAGS := $(RK_INCFLAGS) -DRK_VERSION='"$(VERSION)"'
 RK_CFLAGS := -std=c11 -Wall -Wextra -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Wvla \
              -Wshadow -Wno-unused-parameter -pthread -MMD -MP
-RK_LDLIBS := -lpq -lxxhash -lcsv -ljansson -lroaring -lz -L$(DUCKDB_DIR)/lib -lduckdb -lm -pthread
-# Where the binaries find libduckdb.so: the fetched copy for everything built
-# here (reckon, the tests, the tools); make install relinks with $(LIBDIR).
+RK_LDLIBS := -lpq -lxxhash -lcsv -ljansson -lroaring -lz -ldl -lm -pthread
+# Where the binaries' dlopen() finds libduckdb.so: the fetched copy for
+# everything built here (reckon, the tests, the tools); make install relinks
+# with $(LIBDIR).
 RK_RPATH  ?= $(abspath $(DUCKDB_DIR)/lib)
 RK_LDFLAGS := -Wl,-rpath,$(RK_RPATH)
 ifneq ($(WERROR),)

@@ -32,6 +32,8 @@ int rk_duck_open(rk_duck **out, int threads, rk_error *err)
 	rk_duck *d;
 
 	*out = NULL;
+	if (rk_duckapi_load(err) < 0)
+		return -1;
 	if (duckdb_create_config(&config) != DuckDBSuccess)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "duckdb: cannot create a configuration");
 	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {

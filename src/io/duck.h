@@ -15,23 +15,24 @@
  *     (a user's --source-expr on a Delta side) cannot switch any of that
  *     back on (SET autoinstall_known_extensions=true is an error).
  *
- * Only src/io includes duckdb.h; other layers get the handle types from
- * here.
+ * Only src/io includes duckdb.h (through io/duckapi.h, which loads
+ * libduckdb on first use: rk_duck_open); other layers get the handle types
+ * from here.
  */
 #ifndef RK_IO_DUCK_H
 #define RK_IO_DUCK_H
 
-#include <duckdb.h>
-
 #include "core/buf.h"
 #include "core/error.h"
+#include "io/duckapi.h"
 
 typedef struct rk_duck rk_duck;
 
 /*
- * Opens an in-memory database with the settings above and one connection.
+ * Opens an in-memory database with the settings above and one connection,
+ * loading libduckdb first if this process has not yet (rk_duckapi_load).
  * threads: DuckDB's worker threads (0: DuckDB's default, the core count).
- * Failure is RK_EXIT_RUNTIME with DuckDB's message.  The caller owns *out
+ * Failure is RK_EXIT_RUNTIME with DuckDB's message, or the loader's.  The caller owns *out
  * (rk_duck_free).  Returns 0 or -1.
  */
 int rk_duck_open(rk_duck **out, int threads, rk_error *err);
