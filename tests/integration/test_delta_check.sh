@@ -361,3 +361,42 @@ test_init_reads_the_delta_schema() {
 	assert_eq "0" "$(jget rep/t/summary.json .windows.differ)"
 	assert_eq "12" "$(jget rep/t/summary.json .windows.matched)"
 }
+
+# libduckdb is loaded only when a side is a Delta table (src/io/duckapi.h):
+# the binary does not need it, a check of two PostgreSQL tables never maps
+# it, and one with a Delta side does.
+test_duckdb_loaded_only_for_delta() {
+	mk_random $SRC 0.44 200
+	copy_table $SRC $TGT
+	to_delta $SRC lake 2
+	assert_exit 0 readelf -d "$RECKON"
+	assert_contains "$OUT" "(NEEDED)"
+	assert_not_contains "$OUT" "libduckdb"
+	mkdir pg delta
+	LD_DEBUG=files LD_DEBUG_OUTPUT=$PWD/ld-pg assert_exit 1 dl_check "$(conn $SRC)" "$(conn $TGT)" pg --time ts --window 6h
+	cat ld-pg.* >ld-pg.log
+	assert_contains ld-pg.log "libpq.so"
+	assert_not_contains ld-pg.log "libduckdb"
+	LD_DEBUG=files LD_DEBUG_OUTPUT=$PWD/ld-delta assert_exit 1 dl_check delta:lake "$(conn $TGT)" delta --time ts --window 6h
+	cat ld-delta.* >ld-delta.log
+	assert_contains ld-delta.log "libduckdb.so"
+}
+
+# A libduckdb that cannot be loaded (RECKON_DUCKDB_LIB names a missing
+# file): a Delta side is exit 3 saying what and where it looked, with the
+# hint; a check of two PostgreSQL tables does not notice.
+test_duckdb_missing() {
+	mk_random $SRC 0.45 100
+	copy_table $SRC $TGT
+	to_delta $SRC lake 1
+	mkdir pg delta
+	RECKON_DUCKDB_LIB=$PWD/nowhere/libduckdb.so assert_exit 1 dl_check "$(conn $SRC)" "$(conn $TGT)" pg --time ts --window 6h
+	RECKON_DUCKDB_LIB=$PWD/nowhere/libduckdb.so assert_exit 3 dl_check delta:lake "$(conn $TGT)" delta --time ts --window 6h
+	assert_contains "$ERR" "duckdb: cannot load $PWD/nowhere/libduckdb.so, which Delta tables need"
+	assert_contains "$ERR" "looked in RECKON_DUCKDB_LIB=$PWD/nowhere/libduckdb.so"
+	assert_contains "$ERR" "make deps"
+	# a file that is not DuckDB's library: the first function it lacks
+	RECKON_DUCKDB_LIB=$(ldd "$RECKON" | awk '/libz\.so/ { print $3 }') assert_exit 3 \
+		dl_check delta:lake "$(conn $TGT)" delta --time ts --window 6h
+	assert_contains "$ERR" "has no function duckdb_append_int64"
+}
