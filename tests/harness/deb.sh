@@ -67,7 +67,7 @@ root=
 trap '[[ -z $root ]] || rm -rf "$root"' EXIT
 
 check() {
-	local rc=0 got deb started
+	local rc=0 got delta deb started
 	DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }nocheck noddebs" build
 	started=$SECONDS
 	for deb in "$out"/reckon_"$version"_*.deb "$out"/postgresql-15-reckon_"$version"_*.deb; do
@@ -97,6 +97,17 @@ check() {
 	got=$(LD_LIBRARY_PATH=$root/usr/lib/reckon "$root/usr/bin/reckon" --version) || rc=$?
 	[[ $rc -eq 0 && $got == "reckon $version" ]] ||
 		die "$root/usr/bin/reckon --version printed '$got' (exit $rc), expected 'reckon $version'"
+	# libduckdb is not linked but loaded when a Delta table is first used
+	# (src/io/duckapi.h): not NEEDED, and a Delta side loads the packaged
+	# copy (an empty directory: the loaded library then says it is no table)
+	! readelf -d "$root/usr/bin/reckon" | grep -q 'NEEDED.*libduckdb' ||
+		die "/usr/bin/reckon is linked with libduckdb: it should load it only for Delta tables"
+	mkdir "$root/empty"
+	rc=0
+	delta=$(LD_LIBRARY_PATH=$root/usr/lib/reckon LD_DEBUG=files LD_DEBUG_OUTPUT=$root/ld "$root/usr/bin/reckon" \
+		check --source "delta:$root/empty" --target "delta:$root/empty" --table t --key id 2>&1) || rc=$?
+	[[ $rc -eq 2 && $delta == *"not a Delta table"* ]] && cat "$root"/ld.* | grep -qF "$root/usr/lib/reckon/libduckdb.so" ||
+		die "a Delta side did not load $root/usr/lib/reckon/libduckdb.so (exit $rc): $delta"
 	# the installed completion knows the installed binary's commands
 	bash --norc --noprofile -c '. "$1" && complete -p reckon' x \
 		"$root/usr/share/bash-completion/completions/reckon" >/dev/null ||
