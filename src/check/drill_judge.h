@@ -98,7 +98,8 @@ void rk_held_pieces(const rk_drill_round *rd, rk_helds *held);
 /* Turns tallies into findings.  Each (window, key) has one tally: a leaf
  * holds all copies of a key in its slice, and the keys of time-split
  * windows were judged again on the whole window by rk_drill_verify (drill.c);
- * merging a key's tallies here only guards that invariant. */
+ * merging a key's tallies here only guards that invariant.  ts is consumed
+ * from the end, its array cut as it goes, and left empty (freed). */
 void rk_drill_classify(rk_check_result *res, rk_tallies *ts);
 
 /*
