@@ -139,6 +139,46 @@ bench_noindex_dbs() {
 	done
 }
 
+# The day's rows of bench.t and the floors' statements over them
+BENCH_RANGE="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
+# what streaming must move: the compared columns
+BENCH_COPY_SQL="select id, ts, amount, note from bench.t where $BENCH_RANGE"
+# reckon's grouped pushdown statement (extension 1.1) without the digest
+# (src/io/pgreader.c)
+BENCH_SCAN_SQL="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount)
+          from bench.t where $BENCH_RANGE group by 1"
+# the scan and the sum alone, one group: what no per-window statement can beat
+BENCH_RANGE_SQL="select count(*), sum(amount) from bench.t where $BENCH_RANGE"
+
+# bench_floor KIND SRC_DB TGT_DB - seconds for both sides' KIND run
+# concurrently by psql: copy (\copy of BENCH_COPY_SQL to /dev/null, COPY
+# text), copy-binary (the same with format binary), scan (BENCH_SCAN_SQL,
+# needs the extension) or range (BENCH_RANGE_SQL), in the database
+bench_floor() {
+	local kind=$1 t0 t1 db
+	local -a pids=()
+	shift
+	t0=$(now)
+	for db in "$@"; do
+		case $kind in
+		copy) psql_b -d "$db" -c "\\copy ($BENCH_COPY_SQL) to '/dev/null'" & ;;
+		copy-binary) psql_b -d "$db" -c "\\copy ($BENCH_COPY_SQL) to '/dev/null' with (format binary)" & ;;
+		scan) PGOPTIONS="-c enable_sort=off -c TimeZone=UTC" psql_b -d "$db" -c "$BENCH_SCAN_SQL" >/dev/null & ;;
+		range) psql_b -d "$db" -c "$BENCH_RANGE_SQL" >/dev/null & ;;
+		*) echo "bench_floor: unknown floor $kind" >&2; exit 2 ;;
+		esac
+		pids+=($!)
+	done
+	for db in "${pids[@]}"; do
+		wait "$db"
+	done
+	t1=$(now)
+	elapsed "$t0" "$t1"
+}
+
+# bench_load - the machine's load averages (1, 5, 15 minutes), for a report
+bench_load() { cut -d ' ' -f 1-3 /proc/loadavg; }
+
 now() { echo "$EPOCHREALTIME"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 min() { printf '%s\n' "$@" | sort -g | head -n 1; }

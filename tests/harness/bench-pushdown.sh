@@ -14,6 +14,8 @@
 #                in-database digest (the grouping expression and planner
 #                settings of reckon's grouped statement, extension 1.1;
 #                with 1.2 reckon does not group, docs/performance.md)
+#   range floor  both sides' SELECT count(*), sum(amount) over the range, no
+#                grouping, concurrently: the scan and the sum alone (#25)
 #   stream       reckon check (rows streamed and digested by reckon)
 #   pushdown     reckon check --pushdown (window digests computed by the server)
 #
@@ -32,48 +34,24 @@ load() {
 	bench_ext "$1"
 }
 
-RANGE="ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
-COPY_SQL="select id, ts, amount, note from bench.t where $RANGE"
-# reckon's grouped pushdown statement (extension 1.1) without the digest
-# (src/io/pgreader.c)
-SCAN_SQL="select (reckon_instant(ts) - 1772409600000000) / 3600000000, count(*), sum(amount)
-          from bench.t where $RANGE group by 1"
-
-
-# both_once KIND - seconds for both sides' KIND (copy|scan) run concurrently
-both_once() {
-	local t0 t1 p1 p2 db
-	local -a pids=()
-	t0=$(now)
-	for db in bench_src bench_tgt; do
-		if [[ $1 == copy ]]; then
-			psql_b -d "$db" -c "\\copy ($COPY_SQL) to '/dev/null'" &
-		else
-			PGOPTIONS="-c enable_sort=off -c TimeZone=UTC" psql_b -d "$db" -c "$SCAN_SQL" >/dev/null &
-		fi
-		pids+=($!)
-	done
-	p1=${pids[0]}
-	p2=${pids[1]}
-	wait "$p1"
-	wait "$p2"
-	t1=$(now)
-	elapsed "$t0" "$t1"
-}
+# both_once KIND - seconds for both sides' KIND (copy|scan|range) run concurrently
+both_once() { bench_floor "$1" bench_src bench_tgt; }
 
 rows_table=()
+load0=$(bench_load)
 echo "bench: loading $N rows per side" >&2
 load bench_src "$N"
 load bench_tgt "$N"
 both_once copy >/dev/null
 both_once scan >/dev/null
+both_once range >/dev/null
 for mode in match differ; do
 	want=0
 	if [[ $mode == differ ]]; then
 		want=1
 		bench_damage bench_tgt "$N"
 	fi
-	copies=() scans=() st=() st_rss=() pd=() pd_rss=() st_pairs=() pd_pairs=()
+	copies=() scans=() ranges=() rg_pairs=() st=() st_rss=() pd=() pd_rss=() st_pairs=() pd_pairs=()
 	for ((i = 0; i < REPEAT; i++)); do
 		copies+=("$(both_once copy)")
 		read -r s r <<<"$(bench_reckon bench_src bench_tgt $want)"
@@ -85,16 +63,21 @@ for mode in match differ; do
 		pd+=("$s")
 		pd_rss+=("$r")
 		pd_pairs+=("$(ratio "$s" "${scans[-1]}")")
+		ranges+=("$(both_once range)")
+		rg_pairs+=("$(ratio "$s" "${ranges[-1]}")")
 	done
 	c=$(min "${copies[@]}")
 	f=$(min "${scans[@]}")
 	s=$(min "${st[@]}")
 	p=$(min "${pd[@]}")
+	g=$(min "${ranges[@]}")
 	rows_table+=("$(printf '| %s | %s | copy floor | %s | | | | |' "$N" "$mode" "$c")")
 	rows_table+=("$(printf '| %s | %s | scan floor | %s | | | | |' "$N" "$mode" "$f")")
+	rows_table+=("$(printf '| %s | %s | range floor | %s | | | | |' "$N" "$mode" "$g")")
 	rows_table+=("$(printf '| %s | %s | stream | %s | %s x copy floor | %s | 1.00 | %s |' "$N" "$mode" "$s" "$(ratio "$s" "$c")" "$(median "${st_pairs[@]}")" "$(min "${st_rss[@]}")")")
 	rows_table+=("$(printf '| %s | %s | pushdown | %s | %s x scan floor | %s | %s | %s |' "$N" "$mode" "$p" "$(ratio "$p" "$f")" "$(median "${pd_pairs[@]}")" "$(ratio "$p" "$s")" "$(min "${pd_rss[@]}")")")
-	echo "bench: $N rows, $mode: stream ${s}s, pushdown ${p}s, copy floor ${c}s, scan floor ${f}s" >&2
+	rows_table+=("$(printf '| %s | %s | pushdown | %s | %s x range floor | %s | %s | %s |' "$N" "$mode" "$p" "$(ratio "$p" "$g")" "$(median "${rg_pairs[@]}")" "$(ratio "$p" "$s")" "$(min "${pd_rss[@]}")")")
+	echo "bench: $N rows, $mode: stream ${s}s, pushdown ${p}s, copy floor ${c}s, scan floor ${f}s, range floor ${g}s" >&2
 done
 
 out_dir=$repo/reports/bench
@@ -112,6 +95,8 @@ out=$out_dir/pushdown-$N.md
 	echo "- reckon: \`check --key id --time ts --sum amount --columns id,ts,amount,note --window 1h\` over the 24 closed windows of the day"
 	echo "- copy floor: both sides' \`\\copy (select id,ts,amount,note ...) to /dev/null\`, concurrently"
 	echo "- scan floor: both sides' \`select (reckon_instant(ts) - from) / width, count(*), sum(amount) ... group by 1\`, concurrently, in the database"
+	echo "- range floor: both sides' \`select count(*), sum(amount) ... where ts in the day\`, concurrently, in the database, no grouping: the scan and the sum alone (pushdown's paired ratio to it pairs reckon's run with the range floor measured just after)"
+	echo "- load: $load0 (1, 5, 15 min) at the start, $(bench_load) at the end"
 	echo "- stream: \`reckon check\`; pushdown: \`reckon check --pushdown\` (the drilldown streams in both)"
 	echo "- match: identical tables; differ: 10 target rows damaged in 6 windows"
 	echo "- best of $REPEAT runs for each; paired = the median, over the $REPEAT rounds, of reckon's seconds / its floor's measured just before (the two see the same load); peak RSS of reckon (GNU time %M)"

@@ -19,23 +19,9 @@ set -euo pipefail
 
 load() { bench_table "$@"; }
 
-FLOOR_SQL="select id, ts, amount, note from bench.t where ts >= '2026-03-02 00:00:00+00' and ts < '2026-03-03 00:00:00+00'"
-
-
-# floor SRC_DB TGT_DB [COPY_OPTIONS] - seconds for both sides copied out
-# concurrently (COPY_OPTIONS "with (format binary)": the binary floor)
-floor_once() {
-	local t0 t1 p1 p2
-	t0=$(now)
-	psql_b -d "$1" -c "\\copy ($FLOOR_SQL) to '/dev/null' ${3:-}" &
-	p1=$!
-	psql_b -d "$2" -c "\\copy ($FLOOR_SQL) to '/dev/null' ${3:-}" &
-	p2=$!
-	wait "$p1"
-	wait "$p2"
-	t1=$(now)
-	elapsed "$t0" "$t1"
-}
+# floor_once SRC_DB TGT_DB [binary] - seconds for both sides copied out
+# concurrently (binary: with (format binary), the binary floor)
+floor_once() { bench_floor "copy${3:+-$3}" "$1" "$2"; }
 
 rows_table=()
 # bench_size ROWS - loads both sides, then measures floor, match and differ
@@ -54,7 +40,7 @@ bench_size() {
 		fi
 		floors=() bfloors=() secs=() rss=() pairs=() bpairs=()
 		for ((i = 0; i < REPEAT; i++)); do
-			bfloors+=("$(floor_once bench_src bench_tgt "with (format binary)")")
+			bfloors+=("$(floor_once bench_src bench_tgt binary)")
 			floors+=("$(floor_once bench_src bench_tgt)")
 			res=$(bench_reckon bench_src bench_tgt "$([[ $mode == differ ]] && echo 1 || echo 0)" "${opts[@]}")
 			read -r s r <<<"$res"

@@ -47,3 +47,19 @@ SELECT reckon_windows(1772450000000000, 3600000000, 'h', ts, id) FROM r;
 SELECT reckon_windows(0, 1, 'h', ts, id) FROM r;
 -- an instant too far from the start to subtract is outside too
 SELECT reckon_windows(-9223372036854775807, 1, 'h', ts, id) FROM r;
+-- reckon_windows keeps the last row's window: rows in time order, backwards
+-- and back and forth, at the first and the last microsecond of one-minute
+-- windows, give each window what reckon_window gives its rows alone
+CREATE TEMP TABLE o (id int, ts timestamptz, shuffle int);
+INSERT INTO o
+SELECT g, timestamptz '2026-03-02 00:00:00+00' + (g / 2) * interval '1 minute' + (g % 2) * interval '59.999999 seconds',
+       (g * 5) % 12
+FROM generate_series(0, 11) g;
+SELECT w.d AS in_time_order,
+       w.d = (SELECT reckon_windows(1772409600000000, 60000000, 'h', ts, id ORDER BY ts DESC) FROM o) AS backwards,
+       w.d = (SELECT reckon_windows(1772409600000000, 60000000, 'h', ts, id ORDER BY shuffle) FROM o) AS back_and_forth,
+       w.d = (SELECT array_agg(ARRAY[k::text] || d ORDER BY k)
+              FROM (SELECT floor(extract(epoch FROM ts - timestamptz '2026-03-02 00:00:00+00') / 60)::int k,
+                           reckon_window('h', id) d
+                    FROM o GROUP BY 1) g) AS each_alone
+FROM (SELECT reckon_windows(1772409600000000, 60000000, 'h', ts, id ORDER BY ts) d FROM o) w;
