@@ -292,7 +292,8 @@ bench-damage: deps all
 
 # Peak RSS over one large text value (SIZE bytes, default 1e9): reports/bench/bigvalue.md
 bench-bigvalue: deps all
-	@bash tests/harness/bench-bigvalue.sh $(abspath $(BUILD)/reckon)
+	@bash tests/harness/bench-bigvalue.sh $(abspath $(BUILD)/reckon) >reports/bench/bigvalue.md.tmp
+	@mv reports/bench/bigvalue.md.tmp reports/bench/bigvalue.md && cat reports/bench/bigvalue.md
 
 # Instructions per row (callgrind): the noise-free companion of the above.
 bench-instr: deps all ext-ready
