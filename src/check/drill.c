@@ -411,37 +411,122 @@ static void rk_verify_tally(rk_tally *t, const rk_dside *d, size_t nkey)
 }
 
 /*
- * Judges again, on all their copies in the window, the keys that a leaf of
- * a time-split window found: a key's copies may also lie in ranges that
- * matched (a duplicate moved in time, a stale copy, a source duplicate) and
- * were never read.  Copies in ranges that matched are the same on both
- * sides, so one side tells how many there are: the source is read, in those
- * windows, for the rows of those keys only - their display texts let a
- * PostgreSQL reader ask for them by value - and each key gains, on both
- * sides, the copies its leaves did not hold.
+ * Whether the verify pass shares its read with the target: the slices
+ * whose digests matched hold the same rows on both sides, so the target
+ * can count a key's copies in some of them while the source reads the
+ * rest, the two databases at once.  Only where that gives what the source
+ * alone would, row for row: the time hashed (equal rows, equal times), the
+ * key and time columns of one type on both sides (equal display texts), no
+ * conversion, no zone.  Not when an index of the source makes the key
+ * unique: its lookups read almost nothing, the target's might not.
  */
-static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
-                           rk_tallies *ts, rk_helds *held, rk_error *err)
+static bool rk_verify_shared(rk_side sides[2], const rk_check_result *res)
 {
+	const rk_plan *p = sides[0].plan;
+	bool unique = true;
+	rk_error e;
+
+	if (res->keyed || res->slices < 4 || p->time_hashpos < 0 || p->convert[0] || p->convert[1] || sides[0].zoned ||
+	    sides[1].zoned || sides[0].types[p->time_idx] != sides[1].types[p->time_idx])
+		return false;
+	for (size_t i = 0; i < p->nkey; i++)
+		if (sides[0].types[p->key_idx[i]] != sides[1].types[p->key_idx[i]])
+			return false;
+	rk_error_clear(&e);
+	if (rk_reader_key_unique(sides[0].reader, p->key_idx, p->nkey, &unique, &e) != 0) {
+		rk_error_clear(&e);
+		return false;
+	}
+	return !unique;
+}
+
+/* Appends a range of window w to es (n entries so far), merged with the
+ * last when they touch. */
+static size_t rk_verify_range(rk_entry *es, size_t n, size_t w, rk_usec lo, rk_usec hi)
+{
+	if (n && es[n - 1].node.window == w && es[n - 1].node.hi == lo) {
+		es[n - 1].node.hi = hi;
+		return n;
+	}
+	memset(&es[n], 0, sizeof es[n]);
+	es[n].leaf = true;
+	es[n].node.window = w;
+	es[n].node.lo = lo;
+	es[n].node.hi = hi;
+	return n + 1;
+}
+
+/* The verify pass's ranges: each window of has whole for the source, or
+ * when shared, the matching slices of its second half for the target
+ * (tgt, *ntgt of them) and the rest for the source.  Returns how many the
+ * source has. */
+static size_t rk_verify_entries(const rk_check_result *res, const bool *has, bool shared, rk_entry *src, rk_entry *tgt,
+                                size_t *ntgt)
+{
+	size_t ns = 0, nt = 0;
+
+	for (size_t w = 0; w < res->nwindows; w++) {
+		rk_usec start = rk_check_window_start(res, w), sw;
+
+		if (!has[w])
+			continue;
+		if (!shared || res->slices < 2) {
+			ns = rk_verify_range(src, ns, w, start, rk_check_window_end(res, w));
+			continue;
+		}
+		sw = res->width / (rk_usec)res->slices;
+		for (size_t k = 0; k < res->slices; k++) {
+			size_t i = w * res->slices + k;
+			rk_usec lo = start + (rk_usec)k * sw;
+			bool same = res->side[0].slice_rows[i] == res->side[1].slice_rows[i] &&
+			            res->side[0].slice_hash[i] == res->side[1].slice_hash[i];
+
+			if (k >= res->slices / 2 && same)
+				nt = rk_verify_range(tgt, nt, w, lo, lo + sw);
+			else
+				ns = rk_verify_range(src, ns, w, lo, lo + sw);
+		}
+	}
+	*ntgt = nt;
+	return ns;
+}
+
+/* Moves the rows the target read for the verify pass (o) to the source's
+ * (d), as if the source had read them: they are its copies too. */
+static void rk_verify_take(rk_dside *d, rk_dside *o)
+{
+	size_t base = d->arena.len;
+
+	if (o->arena.len)
+		rk_buf_append(&d->arena, o->arena.data, o->arena.len);
+	if (d->nrows + o->nrows > d->caprows) {
+		d->caprows = d->nrows + o->nrows;
+		d->rows = rk_xrealloc(d->rows, d->caprows * sizeof *d->rows);
+	}
+	for (size_t i = 0; i < o->nrows; i++) {
+		rk_drow *r = &d->rows[d->nrows++];
+
+		*r = o->rows[i];
+		r->side = 0;
+		r->disp += base;
+	}
+	o->nrows = 0;
+	rk_buf_reset(&o->arena);
+}
+
+/* The distinct keys of the tallies of time-split windows, sorted, and
+ * their display texts (nkey a key); marks their windows in has. */
+static size_t rk_verify_keys(const rk_check_result *res, const bool *split_time, const rk_tallies *ts, bool *has,
+                             rk_u128 **keys_out, const char ***text_out)
+{
+	size_t nv = 0, nk = 0;
 	rk_vkey *vk;
 	rk_u128 *keys;
 	const char **text;
-	rk_entry *entries;
-	bool *has;
-	rk_side *src = &sides[0];
-	uint64_t before = res->side[0].rows_read;
-	size_t nv = 0, nk = 0, ne = 0;
-	size_t nkey = res->nkey ? res->nkey : 1;
-	rk_dside *d = &ds[0];
-	int rc;
 
 	for (size_t i = 0; i < ts->n; i++)
 		nv += split_time[ts->v[i].window];
-	if (!nv)
-		return 0;
-	rk_drill_merge(res, split_time, ts, held);
-	vk = rk_xcalloc(nv, sizeof *vk);
-	has = rk_xcalloc(res->nwindows, sizeof *has);
+	vk = rk_xcalloc(nv ? nv : 1, sizeof *vk);
 	nv = 0;
 	for (size_t i = 0; i < ts->n; i++) {
 		const rk_tally *t = &ts->v[i];
@@ -452,20 +537,9 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 		vk[nv++].disp = t->disp;
 		has[t->window] = true;
 	}
-	entries = rk_xcalloc(res->nwindows, sizeof *entries);
-	for (size_t w = 0; w < res->nwindows; w++) {
-		if (has[w]) {
-			rk_entry *e = &entries[ne++];
-
-			e->leaf = true;
-			e->node.window = w;
-			e->node.lo = rk_check_window_start(res, w);
-			e->node.hi = rk_check_window_end(res, w);
-		}
-	}
 	qsort(vk, nv, sizeof *vk, rk_vkey_cmp);
-	keys = rk_xcalloc(nv, sizeof *keys);
-	text = rk_xcalloc(nv * nkey, sizeof *text);
+	keys = rk_xcalloc(nv ? nv : 1, sizeof *keys);
+	text = rk_xcalloc((nv ? nv : 1) * (res->nkey ? res->nkey : 1), sizeof *text);
 	for (size_t i = 0; i < nv; i++) {
 		if (nk && keys[nk - 1] == vk[i].key)
 			continue;
@@ -474,17 +548,67 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			text[nk * res->nkey + c] = vk[i].disp[c];
 		nk++;
 	}
-	rk_dside_reset(d, entries, ne);
-	d->server = false;
-	d->need_key = true;
-	d->keyset = keys;
-	d->nkeyset = nk;
-	d->key_text = res->nkey ? text : NULL;
+	free(vk);
+	*keys_out = keys;
+	*text_out = text;
+	return nk;
+}
+
+/*
+ * Judges again, on all their copies in the window, the keys that a leaf of
+ * a time-split window found: a key's copies may also lie in ranges that
+ * matched (a duplicate moved in time, a stale copy, a source duplicate) and
+ * were never read.  Copies in ranges that matched are the same on both
+ * sides, so one side tells how many there are: the source is read, in those
+ * windows, for the rows of those keys only - their display texts let a
+ * PostgreSQL reader ask for them by value - and each key gains, on both
+ * sides, the copies its leaves did not hold.  Without an index on the key
+ * that read is a scan of the windows: the target then reads half of their
+ * matching slices (rk_verify_shared).
+ */
+static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
+                           rk_tallies *ts, rk_helds *held, rk_error *err)
+{
+	rk_u128 *keys;
+	const char **text;
+	rk_entry *entries[2];
+	bool *has, shared = false;
+	rk_side *list[2] = { &sides[0], &sides[1] };
+	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
+	size_t nk, ne[2] = { 0, 0 }, nw = 0, cap;
+	rk_dside *d = &ds[0];
+	int rc;
+
+	for (size_t i = 0; i < ts->n; i++)
+		nw += split_time[ts->v[i].window];
+	if (!nw)
+		return 0;
+	rk_drill_merge(res, split_time, ts, held);
+	has = rk_xcalloc(res->nwindows, sizeof *has);
+	nk = rk_verify_keys(res, split_time, ts, has, &keys, &text);
+	shared = rk_verify_shared(sides, res);
+	cap = res->nwindows * (res->slices ? res->slices : 1);
+	entries[0] = rk_xcalloc(cap, sizeof *entries[0]);
+	entries[1] = rk_xcalloc(cap, sizeof *entries[1]);
+	ne[0] = rk_verify_entries(res, has, shared, entries[0], entries[1], &ne[1]);
+	nw = 0;
+	for (size_t w = 0; w < res->nwindows; w++)
+		nw += has[w];
+	for (int s = 0; s < 2; s++) {
+		rk_dside_reset(&ds[s], entries[s], ne[s]);
+		ds[s].server = false;
+		ds[s].need_key = true;
+		ds[s].keyset = keys;
+		ds[s].nkeyset = nk;
+		ds[s].key_text = res->nkey ? text : NULL;
+	}
 	res->drill_passes++;
-	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)", res->drill_passes,
-	            nk, ne);
-	rc = rk_sides_parallel(&src, 1, rk_drill_side, err);
-	res->drill_rows += res->side[0].rows_read - before;
+	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)%s",
+	            res->drill_passes, nk, nw, ne[1] ? ", the target counting them in half the slices that matched" : "");
+	rc = rk_sides_parallel(list, ne[1] ? 2 : 1, rk_drill_side, err);
+	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+	if (rc == 0)
+		rk_verify_take(d, &ds[1]);
 	if (rc == 0 && d->nrows)
 		qsort(d->rows, d->nrows, sizeof *d->rows, rk_drow_cmp);
 	for (size_t i = 0; rc == 0 && i < ts->n; i++)
@@ -492,15 +616,17 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 			rk_verify_tally(&ts->v[i], d, res->nkey);
 	/* the source's copies are judged: their rows go now, not with the
 	 * drilldown, since the findings are about to be made beside them */
-	rk_dside_reset(d, NULL, 0);
-	free(d->rows);
-	d->rows = NULL;
-	d->caprows = 0;
-	rk_buf_free(&d->arena);
-	free(vk);
+	for (int s = 0; s < 2; s++) {
+		rk_dside_reset(&ds[s], NULL, 0);
+		free(ds[s].rows);
+		ds[s].rows = NULL;
+		ds[s].caprows = 0;
+		rk_buf_free(&ds[s].arena);
+	}
 	free(keys);
 	free(text);
-	free(entries);
+	free(entries[0]);
+	free(entries[1]);
 	free(has);
 	return rc;
 }

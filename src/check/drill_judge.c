@@ -5,6 +5,8 @@
  */
 #include "check/drill_judge.h"
 
+#include "check/findstore.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,25 +298,7 @@ static _Thread_local int rk_finding_cmp_nkey;
 
 static int rk_finding_cmp(const void *a, const void *b)
 {
-	const rk_finding *x = a, *y = b;
-
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	for (int i = 0; i < rk_finding_cmp_nkey; i++) {
-		const char *p = x->key[i], *q = y->key[i];
-		int c;
-		if (!p || !q) {
-			if (p != q)
-				return p ? 1 : -1;
-			continue;
-		}
-		c = strcmp(p, q);
-		if (c)
-			return c;
-	}
-	return 0;
+	return rk_finding_order(a, b, (size_t)rk_finding_cmp_nkey);
 }
 
 /* Adds one finding; the key texts are copied, or with take moved from t
@@ -357,23 +341,25 @@ static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind,
 /* Turns tallies into findings.  Each (window, key) has one tally: a leaf
  * holds all copies of a key in its slice, and the keys of time-split
  * windows were judged again on the whole window by rk_drill_verify; the
- * merge below only guards that invariant. */
+ * merge below only guards that invariant.  The tallies are taken from the
+ * end of their array, which is cut as they go, so that the tallies and the
+ * findings made of them are not both held whole (issue 25: the peak of a
+ * window whose every row differs); the findings are sorted after.  On
+ * return ts is empty (its array freed). */
 void rk_drill_classify(rk_check_result *res, rk_tallies *ts)
 {
-	size_t i = 0;
+	size_t end = ts->n;
 
-	if (ts->n) {
-		/* the array grew by doubling: what it does not use goes back
-		 * before the findings are made beside it */
-		ts->v = rk_xrealloc(ts->v, ts->n * sizeof *ts->v);
-		ts->cap = ts->n;
+	if (ts->n)
 		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
-	}
-	while (i < ts->n) {
-		rk_tally m = ts->v[i];
-		size_t j = i + 1;
+	while (end > 0) {
+		size_t i = end - 1;
+		rk_tally m;
 
-		for (; j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
+		while (i > 0 && ts->v[i - 1].window == ts->v[end - 1].window && ts->v[i - 1].key == ts->v[end - 1].key)
+			i--;
+		m = ts->v[i];
+		for (size_t j = i + 1; j < end; j++) {
 			rk_tally_merge(&m, &ts->v[j]);
 			rk_tally_free(&ts->v[j], res->nkey);
 		}
@@ -388,8 +374,16 @@ void rk_drill_classify(rk_check_result *res, rk_tallies *ts)
 		else
 			rk_add_finding(res, &m, RK_FIND_CHANGED, true);
 		rk_tally_free(&m, res->nkey);
-		i = j;
+		end = i;
+		/* an eighth of the array judged: what it held goes back */
+		if (end && ts->cap - end >= ts->cap / 8 + 1) {
+			ts->v = rk_xrealloc(ts->v, end * sizeof *ts->v);
+			ts->cap = end;
+		}
 	}
+	free(ts->v);
+	ts->v = NULL;
+	ts->n = ts->cap = 0;
 	rk_finding_cmp_nkey = (int)res->nkey;
 	if (res->nfindings)
 		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);

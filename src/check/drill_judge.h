@@ -44,15 +44,16 @@ typedef struct rk_dside {
 
 /* A key whose copies differ inside one window. */
 typedef struct rk_tally {
-	size_t window;
+	/* (widest first: 128 bytes, not 144, a tally) */
 	rk_u128 key;
-	uint32_t s, t;
 	rk_u128 hs, ht; /* the sums of its copies' row hashes, per side */
+	size_t window;
 	rk_usec src_t;
 	rk_usec tgt_t;            /* time of the first target copy */
 	rk_usec src_lo, src_hi;   /* the span of its source copies' times (rk_finding) */
 	rk_usec leaf_lo, leaf_hi; /* the span of the leaves holding its copies (rk_finding) */
 	char **disp;              /* nkey strings, NULL for SQL NULL */
+	uint32_t s, t;
 } rk_tally;
 
 typedef struct rk_tallies {
@@ -98,7 +99,8 @@ void rk_held_pieces(const rk_drill_round *rd, rk_helds *held);
 /* Turns tallies into findings.  Each (window, key) has one tally: a leaf
  * holds all copies of a key in its slice, and the keys of time-split
  * windows were judged again on the whole window by rk_drill_verify (drill.c);
- * merging a key's tallies here only guards that invariant. */
+ * merging a key's tallies here only guards that invariant.  ts is consumed
+ * from the end, its array cut as it goes, and left empty (freed). */
 void rk_drill_classify(rk_check_result *res, rk_tallies *ts);
 
 /*

@@ -771,7 +771,11 @@ int rk_dw_commit(rk_dw *w, const char *operation, const char *const *params, rk_
 	for (int attempt = 0;; attempt++, version++) {
 		char *why = NULL, *op = NULL;
 
-		snprintf(final, sizeof final, "%s/%020lld.json", dir, (long long)version);
+		if ((size_t)snprintf(final, sizeof final, "%s/%020lld.json", dir, (long long)version) >= sizeof final) {
+			rk_error_set(err, RK_EXIT_RUNTIME, "cannot commit to Delta table %s: its log's path is too long",
+			             w->display);
+			goto out;
+		}
 		if (link(tmp, final) == 0)
 			break;
 		if (errno != EEXIST) {

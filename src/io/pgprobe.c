@@ -170,7 +170,7 @@ int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit,
 	vars[1] = (rk_sqlvar){ "source_table", r->qualified };
 	vars[2] = (rk_sqlvar){ "key_match", rk_buf_cstr(&match) };
 	rc = rk_sql_render(&r->sql, rk_sql_diagnose_commit_times, vars, 3, err);
-	if (rc == 0 && span && rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan, err) < 0) {
+	if (rc == 0 && span && rk_pg_script(r->pg, "commit times planner settings", rk_sql_diagnose_plan, err) < 0) {
 		rk_pgreader_recover(r);
 		rc = -1;
 	}
@@ -178,7 +178,7 @@ int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit,
 	                          err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
 	if (rc == 0 && span &&
-	    rk_pg_command(r->pg, "commit times planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
+	    rk_pg_script(r->pg, "commit times planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
 		rk_pgreader_recover(r);
 		rc = -1;
 	}
@@ -250,14 +250,14 @@ int rk_pgreader_xact_rows(void *impl, const rk_xact_query *q, uint64_t *rows, rk
 	vars[2] = (rk_sqlvar){ "filter", r->filter ? r->filter : "true" };
 	rc = rk_sql_render(&r->sql, rk_sql_diagnose_xact_rows, vars, 3, err);
 	/* the spans come with the query: the planner would rather scan */
-	if (rc == 0 && rk_pg_command(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan, err) < 0) {
+	if (rc == 0 && rk_pg_script(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan, err) < 0) {
 		rk_pgreader_recover(r);
 		rc = -1;
 	}
 	if (rc == 0 && rk_pg_exec(r->pg, "transactions' rows", r->sql.data, 4, params, RK_PG_ANY_ROWS, &res, err) < 0)
 		rc = rk_pgreader_xmin_failed(r, err);
 	else if (rc == 0 &&
-	         rk_pg_command(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
+	         rk_pg_script(r->pg, "transactions' rows planner settings", rk_sql_diagnose_plan_reset, err) < 0) {
 		rk_pgreader_recover(r);
 		rc = -1;
 	}

@@ -327,7 +327,7 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 		int step = per_row * k >= 4 ? 3 : 24;
 
 		for (int h = 0; h < 24; h += step) {
-			char lab[8];
+			char lab[16]; /* room for any int: the compiler cannot see h < 24 */
 
 			snprintf(lab, sizeof lab, "%02d:00", h);
 			json_array_append_new(axis, rk_tick(100.0 * h / 24, lab));

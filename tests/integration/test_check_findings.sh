@@ -246,6 +246,83 @@ tuples_read() {
 	sql "$1" "select coalesce(idx_tup_fetch, 0) + seq_tup_read from pg_stat_user_tables where relid = '$2'::regclass"
 }
 
+# seq_scans DB TABLE - sequential scans of TABLE in DB so far (after
+# reckon's sessions have ended, as tuples_read)
+seq_scans() {
+	tuples_read "$1" "$2" >/dev/null
+	sql "$1" "select seq_scan from pg_stat_user_tables where relid = '$2'::regclass"
+}
+
+# Without an index on the key, the drilldown's last pass (the copies of the
+# damaged keys in their windows, rk_drill_verify) reads the damaged windows
+# once, over the index on the time: no lookup per key, which without the
+# index would be a scan of the table.  The slices that matched hold the
+# same rows on both sides, so the target counts the copies in half of
+# them while the source reads the rest.  What it finds is what the source
+# with a primary key (the source's lookups alone) gives, finding for
+# finding: a row lost, a copy loaded twice and moved within its window (its
+# other copy lies in a slice that matched, one the target reads), a changed
+# row.
+test_drilldown_without_a_key_index_reads_the_damaged_windows() {
+	local db=ck_nx
+	createdb $db
+	sql $db >/dev/null <<-SQL
+		create table s_nx (id int, ts timestamptz, v int);
+		insert into s_nx select g, '2026-03-02 00:00+00'::timestamptz + g * interval '3 seconds', g
+		from generate_series(0, 28799) g;
+		create index on s_nx (ts);
+		create table s_ix (like s_nx);
+		insert into s_ix select * from s_nx;
+		alter table s_ix add primary key (id);
+		create index on s_ix (ts);
+		create table c as select * from s_nx;
+		create index on c (ts);
+		create table t as select * from s_nx;
+		delete from t where id = 4000;
+		insert into t select id, ts + interval '20 minutes', v from t where id = 9000;
+		update t set v = -1 where id = 20000;
+		create index on t (ts);
+		analyze s_nx;
+		analyze s_ix;
+		analyze c;
+		analyze t;
+	SQL
+	local opts=(--source "$(conn $db)" --target "$(conn $db)" --key id --time ts --from 2026-03-02T00:00:00Z
+		--to 2026-03-03T00:00:00Z --window 1h --now 2026-03-04T00:00:00Z)
+	# reads: sequential scans and tuples of the source and of the target
+	reads() { echo "$(seq_scans $db s_nx) $(seq_scans $db "$1") $(tuples_read $db s_nx) $(tuples_read $db "$1")"; }
+	local a0 a1 b0 b1
+	read -ra a0 <<<"$(reads c)"
+	RECKON_DIAGNOSE=off assert_exit 0 rk check "${opts[@]}" --source-table s_nx --target-table c
+	read -ra a1 <<<"$(reads c)"
+	read -ra b0 <<<"$(reads t)"
+	mkdir nx ix
+	RECKON_DIAGNOSE=off assert_exit 1 rk check "${opts[@]}" --source-table s_nx --target-table t --report nx -v
+	read -ra b1 <<<"$(reads t)"
+	assert_contains "$ERR" "the source's copies of 3 key(s) in 3 time-split window(s), the target counting them in half the slices that matched"
+	assert_eq "$((a1[0] - a0[0])) $((a1[1] - a0[1]))" "$((b1[0] - b0[0])) $((b1[1] - b0[1]))" \
+		"sequential scans of the source and the target, clean and damaged"
+	# beyond the clean check, both sides: the 3 damaged windows (1,200 rows
+	# each) once, and the damaged slices' few rows; the source less than
+	# two thirds of it
+	local extra=$(((b1[2] + b1[3] - b0[2] - b0[3]) - (a1[2] + a1[3] - a0[2] - a0[3])))
+	local src=$(((b1[2] - b0[2]) - (a1[2] - a0[2])))
+	((extra >= 3600 && extra <= 3600 + 600)) || fail "the damaged check read $extra rows more"
+	((src <= 2400)) || fail "the damaged check read $src rows more of the source"
+	_rk_ok
+	RECKON_DIAGNOSE=off assert_exit 1 rk check "${opts[@]}" --source-table s_ix --target-table t --report ix -v
+	assert_contains "$ERR" "the source's copies of 3 key(s) in 3 time-split window(s)"
+	assert_not_contains "$ERR" "the target counting them"
+	assert_file_eq nx/findings.csv - <<-EOF
+		window_start,window_end,kind,id,source_copies,target_copies
+		2026-03-02T03:00:00Z,2026-03-02T04:00:00Z,missing,4000,1,0
+		2026-03-02T07:00:00Z,2026-03-02T08:00:00Z,duplicated,9000,1,2
+		2026-03-02T16:00:00Z,2026-03-02T17:00:00Z,changed,20000,1,1
+	EOF
+	assert_file_eq nx/findings.csv ix/findings.csv
+	sql postgres "drop database $db with (force)" >/dev/null
+}
+
 # Without an index on the key, the changed key's rows are read where the
 # drilldown's leaves held its differing copies (a time range the index on
 # the time serves), not in its whole window: the target hands out no more

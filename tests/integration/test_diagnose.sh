@@ -554,6 +554,42 @@ test_commit_times_need_no_scan_without_a_key_index() {
 	assert_eq "$((b - a))" "$((c - b))" "sequential scans of the source without and with the diagnosis"
 }
 
+# The commit-times statement is not compiled (JIT) when no index serves the
+# key: its planner settings make it look costly (a span per key it cannot
+# know, enable_seqscan off), and compiling it took 20 to 40 ms at 5M rows for
+# a statement that reads a few rows.  Here every statement that costs
+# anything would be compiled (jit_above_cost = 0), and auto_explain shows
+# which were.
+test_commit_times_are_not_compiled() {
+	cts_start
+	[[ $(csql postgres "select pg_jit_available()") == t ]] || skip "this server cannot compile statements (no JIT)"
+	ccreatedb $DB
+	csql $DB >/dev/null <<-SQL
+		create table s (id int, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table t as select * from s;
+		delete from t where id in (5000, 15000, 25000);
+		analyze s;
+		analyze t;
+	SQL
+	local log=$RK_SCRATCH/cts/log/postgres.log at
+	at=$(stat -c %s "$log")
+	PGOPTIONS="-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c jit_above_cost=0" \
+		assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s --target-table t \
+		--key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report rep
+	# the log's entries (each opens with its time) that are the plans of the
+	# commit-times statement, and how many of them were compiled
+	tail -c +"$((at + 1))" "$log" | awk '
+		/^[0-9][0-9][0-9][0-9]-/ { if (e ~ /Query Text: -- The commit time of the transaction/) { n++; j += e ~ /JIT:/ } e = "" }
+		{ e = e $0 "\n" }
+		END { if (e ~ /Query Text: -- The commit time of the transaction/) { n++; j += e ~ /JIT:/ } print n + 0, j + 0 }' >plans
+	assert_eq "1 0" "$(cat plans)" "commit-times statements run, compiled"
+	# the rest were: the setting reached the server
+	assert_contains "$(tail -c +"$((at + 1))" "$log")" "JIT:"
+}
+
 test_lateness_matches_sql_over_the_same_rows() {
 	cts_start
 	ccreatedb $DB

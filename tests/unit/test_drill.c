@@ -231,7 +231,8 @@ typedef struct fake {
 	ftable *t;
 	size_t map[NCOL * 2]; /* bound column i: which table column */
 	size_t ncols;
-	bool sliced; /* its digests come per slice (else per window) */
+	bool sliced;       /* its digests come per slice (else per window) */
+	bool no_key_index; /* says no unique index backs the key ("srcnx") */
 } fake;
 
 static void *fake_open(const rk_reader_opts *o, const char *rest, rk_error *err)
@@ -242,6 +243,7 @@ static void *fake_open(const rk_reader_opts *o, const char *rest, rk_error *err)
 	(void)err;
 	f->t = &tables[strncmp(rest, "tgt", 3) == 0];
 	f->sliced = strcmp(rest, "tgtw") != 0;
+	f->no_key_index = strcmp(rest, "srcnx") == 0;
 	return f;
 }
 
@@ -530,6 +532,23 @@ static int fake_drill_digest(void *impl, const rk_drill_query *q, rk_row_fn fn, 
 	return 0;
 }
 
+/* "srcnx": no unique index backs the key, so that the verify pass shares
+ * its read with the target (drill.c: rk_verify_shared); the others cannot
+ * tell, as before. */
+static int fake_key_unique(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)
+{
+	const fake *f = impl;
+
+	(void)key_index;
+	(void)nkey;
+	if (!f->no_key_index) {
+		rk_error_set(err, RK_EXIT_USAGE, "a fake table has no unique index");
+		return 1;
+	}
+	*unique = false;
+	return 0;
+}
+
 static const rk_reader_ops fake_ops = {
 	.bind = fake_bind,
 	.scan = fake_scan,
@@ -538,6 +557,7 @@ static const rk_reader_ops fake_ops = {
 	.columns = fake_columns,
 	.digest = fake_digest,
 	.drill_digest = fake_drill_digest,
+	.key_unique = fake_key_unique,
 };
 
 /* The same without a server's functions, and read whole by every scan. */
@@ -991,6 +1011,9 @@ static void test_random_damage_naive(void **state)
 		{ "fake:src", "fake:tgt", RK_PUSHDOWN_ON },
 		{ "fake:src", "fake:tgtw", RK_PUSHDOWN_ON }, /* target digests per window */
 		{ "fakecsv:src", "fake:tgt", RK_PUSHDOWN_AUTO },
+		/* no index on the key: the target reads half the matching slices */
+		{ "fake:srcnx", "fake:tgt", RK_PUSHDOWN_OFF },
+		{ "fake:srcnx", "fake:tgt", RK_PUSHDOWN_ON },
 	};
 
 	(void)state;

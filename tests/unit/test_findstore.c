@@ -1,0 +1,158 @@
+/*
+ * test_findstore.c - findings through the store (check/findstore.h): read
+ * back in the findings' order, field for field and text for text, whether
+ * held in memory or spilled to runs past a tiny bound; SQL NULL keys; a
+ * second reading after a rewind.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check/findstore.h"
+#include "core/buf.h"
+
+#define NKEY 2
+
+static int order2(const void *a, const void *b)
+{
+	return rk_finding_order(a, b, NKEY);
+}
+
+/* n findings of distinct (window, kind, key), some of whose key texts are
+ * SQL NULL, in a scrambled order. */
+static rk_finding *make(size_t n)
+{
+	rk_finding *v = rk_xcalloc(n, sizeof *v);
+	char t[32];
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = (i * 7919) % n; /* n is not a multiple of 7919 */
+		rk_finding *f = &v[j];
+		f->window = i % 5;
+		f->kind = (rk_find_kind)(i / 5 % RK_FIND_NKINDS);
+		f->key = rk_xcalloc(NKEY, sizeof *f->key);
+		snprintf(t, sizeof t, "k%zu", i / 25);
+		f->key[0] = i % 50 == 49 ? NULL : rk_xstrdup(t);
+		snprintf(t, sizeof t, "%zu", i * 31 % 1000);
+		f->key[1] = i % 3 == 0 ? NULL : rk_xstrdup(t);
+		f->key_hash = ((rk_u128)i << 64) | (i * 3);
+		f->source_copies = (uint32_t)(i % 4);
+		f->target_copies = (uint32_t)(i % 3);
+		f->source_time = (rk_usec)i * 1000;
+		f->target_time = -(rk_usec)i;
+		f->source_min = (rk_usec)i;
+		f->source_max = (rk_usec)i + 9;
+		f->same_copies = i % 7 == 0;
+		f->leaf_lo = (rk_usec)i * 2;
+		f->leaf_hi = (rk_usec)i * 2 + 1;
+		f->looked_up = i % 11 == 0;
+		f->source_elsewhere = (rk_usec)i * 5;
+		f->target_has_it = i % 13 == 0;
+	}
+	return v;
+}
+
+static void same(const rk_finding *a, const rk_finding *b)
+{
+	assert_int_equal(a->window, b->window);
+	assert_int_equal(a->kind, b->kind);
+	for (size_t k = 0; k < NKEY; k++) {
+		if (!a->key[k])
+			assert_null(b->key[k]);
+		else
+			assert_string_equal(a->key[k], b->key[k]);
+	}
+	assert_true(a->key_hash == b->key_hash);
+	assert_int_equal(a->source_copies, b->source_copies);
+	assert_int_equal(a->target_copies, b->target_copies);
+	assert_int_equal(a->source_time, b->source_time);
+	assert_int_equal(a->target_time, b->target_time);
+	assert_int_equal(a->source_min, b->source_min);
+	assert_int_equal(a->source_max, b->source_max);
+	assert_int_equal(a->same_copies, b->same_copies);
+	assert_int_equal(a->leaf_lo, b->leaf_lo);
+	assert_int_equal(a->leaf_hi, b->leaf_hi);
+	assert_int_equal(a->looked_up, b->looked_up);
+	assert_int_equal(a->source_elsewhere, b->source_elsewhere);
+	assert_int_equal(a->target_has_it, b->target_has_it);
+}
+
+static void round_trip(size_t bound, size_t n, bool spills)
+{
+	rk_finding *v = make(n);
+	rk_findstore *st = rk_findstore_new(NULL, bound, NKEY);
+	rk_finding f;
+	rk_error err;
+
+	rk_error_clear(&err);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(rk_findstore_add(st, &v[i], &err), 0);
+	assert_int_equal(rk_findstore_count(st), n);
+	assert_int_equal(rk_findstore_finish(st, &err), 0);
+	assert_int_equal(rk_findstore_runs(st) > 0, spills);
+	qsort(v, n, sizeof *v, order2);
+	for (int pass = 0; pass < 2; pass++) {
+		size_t i = 0;
+		int rc;
+		while ((rc = rk_findstore_next(st, &f, &err)) == 1) {
+			assert_true(i < n);
+			same(&v[i++], &f);
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(i, n);
+		assert_int_equal(rk_findstore_rewind(st, &err), 0);
+	}
+	rk_findstore_free(st);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < NKEY; k++)
+			free(v[i].key[k]);
+		free(v[i].key);
+	}
+	free(v);
+}
+
+static void test_in_memory(void **state)
+{
+	(void)state;
+	round_trip((size_t)64 << 20, 3000, false);
+}
+
+static void test_spilled(void **state)
+{
+	(void)state;
+	/* a few findings a run: runs, and merges of runs */
+	round_trip(4096, 3000, true);
+	round_trip(1, 200, true);
+}
+
+static void test_order(void **state)
+{
+	char *ka[2] = { "a", NULL }, *kb[2] = { "a", "x" }, *kc[2] = { NULL, "x" };
+	rk_finding a = { .window = 1, .kind = RK_FIND_MISSING, .key = ka };
+	rk_finding b = { .window = 1, .kind = RK_FIND_MISSING, .key = kb };
+	rk_finding c = { .window = 1, .kind = RK_FIND_MISSING, .key = kc };
+	rk_finding d = { .window = 0, .kind = RK_FIND_CHANGED, .key = kb };
+
+	(void)state;
+	assert_true(rk_finding_order(&a, &b, 2) < 0); /* SQL NULL first */
+	assert_true(rk_finding_order(&c, &a, 2) < 0);
+	assert_true(rk_finding_order(&d, &a, 2) < 0); /* the window before the kind */
+	assert_int_equal(rk_finding_order(&b, &b, 2), 0);
+	assert_true(rk_finding_order(&b, &a, 2) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_in_memory),
+		cmocka_unit_test(test_spilled),
+		cmocka_unit_test(test_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
