@@ -86,7 +86,7 @@ MAN_TPLS  := $(sort $(wildcard docs/man/*))
 DOCS      := README.md $(sort $(wildcard docs/*.md))
 
 .PHONY: all deps unit integration check check-one demo bench install clean lab-reports help \
-        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-keyseg bench-peers bench-scale bench-damage fdw-demo man completion \
+        ext ext-install ext-ready ext-check bench-pushdown bench-delta bench-instr bench-job bench-repair bench-keyseg bench-peers bench-scale bench-damage bench-bigvalue fdw-demo man completion \
         deb check-deb fuzz fuzz-bins fuzz-run coverage coverage-check test-counts format format-check lint structure-check
 
 all: $(BUILD)/reckon man completion
@@ -124,6 +124,7 @@ help:
 	@echo "make bench-peers     reckon against pg_comparator (Debian postgresql-comparator), clean and damaged"
 	@echo "make bench-scale     50M rows per side, clean and damaged, both modes (needs ~25 GB in /tmp)"
 	@echo "make bench-damage    peak RSS and seconds per finding at 50k, 500k and 5M findings"
+	@echo "make bench-bigvalue  peak RSS of check and repair over one 1 GB text value (needs ~10 GB memory)"
 	@echo "make fdw-demo   --pushdown against a table sharded over two clusters with postgres_fdw"
 
 $(BUILD)/reckon: $(OBJS) | $(DUCKDB_LIB)
@@ -288,6 +289,11 @@ bench-scale: deps all ext-ready
 # Memory and time as the findings grow (50k, 500k, 5M): reports/bench/damage.md
 bench-damage: deps all
 	@bash tests/harness/bench-damage.sh $(abspath $(BUILD)/reckon)
+
+# Peak RSS over one large text value (SIZE bytes, default 1e9): reports/bench/bigvalue.md
+bench-bigvalue: deps all
+	@bash tests/harness/bench-bigvalue.sh $(abspath $(BUILD)/reckon) >reports/bench/bigvalue.md.tmp
+	@mv reports/bench/bigvalue.md.tmp reports/bench/bigvalue.md && cat reports/bench/bigvalue.md
 
 # Instructions per row (callgrind): the noise-free companion of the above.
 bench-instr: deps all ext-ready

@@ -97,9 +97,11 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 
 		sr->slice_hash[sl] += rk_row_hash(f[0].enc, (size_t)(last->enc + last->enc_len - f[0].enc));
 	} else {
-		if (rk_side_encode_row(s, f, t, err) < 0)
+		rk_u128 h;
+
+		if (rk_side_hash_row(s, f, t, &h, err) < 0)
 			return -1;
-		sr->slice_hash[sl] += rk_row_hash(s->enc.data, s->enc.len);
+		sr->slice_hash[sl] += h;
 	}
 	sr->slice_rows[sl]++;
 	s->total++;

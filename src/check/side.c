@@ -97,6 +97,7 @@ void rk_side_init(rk_side *s, int idx, const rk_plan *plan, rk_check_result *res
 	s->canon_off = rk_xcalloc(n, sizeof *s->canon_off);
 	s->canon_len = rk_xcalloc(n, sizeof *s->canon_len);
 	s->canon_dec = rk_xcalloc(n, sizeof *s->canon_dec);
+	s->large_value = rk_large_value_bound();
 }
 
 void rk_side_release(rk_side *s)
@@ -195,8 +196,41 @@ static int rk_side_numbers(rk_side *s, const rk_field *f, const size_t *idx, siz
 	return 0;
 }
 
-static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
+size_t rk_large_value_bound(void)
 {
+	const char *e = getenv(RK_LARGE_VALUE_ENV);
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return RK_LARGE_VALUE_DEFAULT;
+	v = strtoull(e, &end, 10);
+	return *end || v < 1 || v > SIZE_MAX ? RK_LARGE_VALUE_DEFAULT : (size_t)v;
+}
+
+/* A large text value (rk_side_hash_row) into the streaming hash hs: what
+ * s->enc holds past *fed first, then the value's header and its bytes where
+ * they lie.  *streaming says whether hs has been started. */
+static void rk_side_stream_value(rk_side *s, const rk_field *x, rk_row_hasher *hs, bool *streaming, size_t *fed)
+{
+	if (!*streaming) {
+		rk_row_hasher_reset(hs);
+		*streaming = true;
+	}
+	rk_row_hasher_update(hs, s->enc.data + *fed, s->enc.len - *fed);
+	rk_row_hasher_value(hs, (uint32_t)x->len);
+	rk_row_hasher_update(hs, x->p, x->len);
+	*fed = s->enc.len;
+}
+
+/* The hashed columns into s->enc; with hs, large text values go to hs as
+ * they lie instead, and *streamed says whether any did (the row's hash is
+ * then hs's once the rest of s->enc is fed). */
+static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_row_hasher *hs, bool *streamed,
+                                 rk_error *err)
+{
+	size_t fed = 0;
+	bool streaming = false;
 	const rk_plan *p = s->plan;
 	const char *why;
 	rk_type tt = s->types[p->time_idx];
@@ -220,6 +254,12 @@ static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_er
 			rk_canon_enc_null(&s->enc);
 			continue;
 		}
+		if (hs && s->types[c] == RK_T_TEXT && f[c].len >= s->large_value && f[c].len <= UINT32_MAX) {
+			rk_side_stream_value(s, &f[c], hs, &streaming, &fed);
+			s->canon_off[i] = s->enc.len;
+			s->canon_len[i] = 0;
+			continue;
+		}
 		if ((long)i == p->time_hashpos && derive)
 			/* the canonical text of a timestamp is its instant in decimal
 			 * microseconds (digest.md): derived from the instant already
@@ -239,14 +279,36 @@ static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_er
 		s->canon_off[i] = at + RK_CANON_HDR;
 		s->canon_len[i] = (uint32_t)(s->enc.len - at - RK_CANON_HDR);
 	}
+	if (streaming)
+		rk_row_hasher_update(hs, s->enc.data + fed, s->enc.len - fed);
+	if (streamed)
+		*streamed = streaming;
 	return 0;
 }
 
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err)
 {
-	if (rk_side_encode_hashed(s, f, t, err) < 0)
+	if (rk_side_encode_hashed(s, f, t, NULL, NULL, err) < 0)
 		return -1;
 	return s->plan->convert[s->idx] ? rk_side_numbers(s, f, s->plan->hash_idx, s->plan->nhash, true, err) : 0;
+}
+
+int rk_side_hash_row(rk_side *s, const rk_field *f, rk_usec t, rk_u128 *h, rk_error *err)
+{
+	rk_row_hasher hs;
+	bool streamed = false;
+
+	/* a float re-encoding reads every value back from s->enc */
+	if (s->plan->convert[s->idx] || f[0].enc) {
+		if (rk_side_encode_row(s, f, t, err) < 0)
+			return -1;
+		*h = rk_row_hash(s->enc.data, s->enc.len);
+		return 0;
+	}
+	if (rk_side_encode_hashed(s, f, t, &hs, &streamed, err) < 0)
+		return -1;
+	*h = streamed ? rk_row_hasher_final(&hs) : rk_row_hash(s->enc.data, s->enc.len);
+	return 0;
 }
 
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err)

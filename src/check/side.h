@@ -11,6 +11,7 @@
 #include "check/spec.h"
 #include "core/buf.h"
 #include "core/canon.h"
+#include "core/digest.h"
 #include "core/tz.h"
 
 /* The columns a side is bound to, and the role of each. */
@@ -63,6 +64,8 @@ typedef struct rk_side {
 	rk_buf tmp;              /* canonical text scratch */
 	size_t *canon_off;       /* per hashed column: where its canonical text starts in enc */
 	uint32_t *canon_len;     /* ... and its length (NULL columns: not set) */
+	size_t large_value;      /* a text value this long or longer is hashed where it
+	                          * lies, not copied into enc (rk_side_hash_row) */
 	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
 	                          * (ok), so that a summed one is not parsed again */
 	rk_check_meter *meter;   /* progress counters (spec->meter), or NULL */
@@ -97,6 +100,23 @@ int rk_side_bad_value(const rk_side *s, size_t col, const rk_field *f, const cha
  * column's canonical text lies.  t is the row's instant, already parsed
  * from the time column (its canonical text is derived, not re-parsed). */
 int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
+
+/* The row hash of the row rk_side_encode_row encodes, as rk_row_hash of
+ * that encoding; a text value of s->large_value bytes or more is hashed
+ * where the reader left it (XXH3's streaming state), so it is never copied
+ * into s->enc.  s->enc then lacks those values: only the sums' columns may
+ * be read from it (s->canon_off). */
+int rk_side_hash_row(rk_side *s, const rk_field *f, rk_usec t, rk_u128 *h, rk_error *err);
+
+/* The environment variable that sets the bound of a large value in bytes
+ * (default RK_LARGE_VALUE_DEFAULT): tests set it small to run the large
+ * values' path on small ones. */
+#define RK_LARGE_VALUE_ENV "RECKON_LARGE_VALUE"
+#define RK_LARGE_VALUE_DEFAULT ((size_t)1 << 20)
+
+/* The bound RK_LARGE_VALUE_ENV sets, or the default (a value that is not a
+ * whole number >= 1 is ignored). */
+size_t rk_large_value_bound(void);
 
 /* Encodes the key columns of a row into s->enc. */
 int rk_side_encode_key(rk_side *s, const rk_field *f, rk_error *err);

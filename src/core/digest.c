@@ -24,6 +24,47 @@ rk_u128 rk_row_hash(const void *enc, size_t len)
 	return ((rk_u128)h.high64 << 64) | (rk_u128)h.low64;
 }
 
+_Static_assert(sizeof(XXH3_state_t) <= sizeof(((rk_row_hasher *)0)->state), "rk_row_hasher holds XXH3_state_t");
+_Static_assert(_Alignof(XXH3_state_t) <= 64, "rk_row_hasher is aligned for XXH3_state_t");
+
+static XXH3_state_t *rk_row_hasher_state(rk_row_hasher *h)
+{
+	return (XXH3_state_t *)(void *)h->state;
+}
+
+void rk_row_hasher_reset(rk_row_hasher *h)
+{
+	XXH3_state_t *st = rk_row_hasher_state(h);
+
+	XXH3_INITSTATE(st);
+	(void)XXH3_128bits_reset(st);
+}
+
+void rk_row_hasher_update(rk_row_hasher *h, const void *p, size_t len)
+{
+	if (len)
+		(void)XXH3_128bits_update(rk_row_hasher_state(h), p, len);
+}
+
+void rk_row_hasher_value(rk_row_hasher *h, uint32_t len)
+{
+	unsigned char hdr[RK_CANON_HDR];
+
+	hdr[0] = 1;
+	hdr[1] = (unsigned char)(len & 0xff);
+	hdr[2] = (unsigned char)(len >> 8 & 0xff);
+	hdr[3] = (unsigned char)(len >> 16 & 0xff);
+	hdr[4] = (unsigned char)(len >> 24 & 0xff);
+	rk_row_hasher_update(h, hdr, sizeof hdr);
+}
+
+rk_u128 rk_row_hasher_final(rk_row_hasher *h)
+{
+	XXH128_hash_t r = XXH3_128bits_digest(rk_row_hasher_state(h));
+
+	return ((rk_u128)r.high64 << 64) | (rk_u128)r.low64;
+}
+
 void rk_hash_hex(rk_u128 h, char out[33])
 {
 	static const char hex[] = "0123456789abcdef";

@@ -14,6 +14,25 @@
  * (high64 << 64 | low64). */
 rk_u128 rk_row_hash(const void *enc, size_t len);
 
+/*
+ * The same hash over an encoding that arrives in pieces (XXH3's streaming
+ * state): reset, feed the pieces in order, then final gives exactly
+ * rk_row_hash of their concatenation, however they were split.  A large
+ * value is then hashed where it lies, never copied into the row's encoding
+ * (docs/performance.md "Large values").  The state is opaque; it is about
+ * 600 bytes, aligned as XXH3 wants it.
+ */
+typedef struct rk_row_hasher {
+	_Alignas(64) unsigned char state[640];
+} rk_row_hasher;
+
+void rk_row_hasher_reset(rk_row_hasher *h);
+void rk_row_hasher_update(rk_row_hasher *h, const void *p, size_t len);
+/* The header of a non-NULL value of len bytes of canonical text (digest.md:
+ * 0x01, then len, 4 bytes little-endian); its text follows by update. */
+void rk_row_hasher_value(rk_row_hasher *h, uint32_t len);
+rk_u128 rk_row_hasher_final(rk_row_hasher *h);
+
 /* Whether key is among the n row hashes of set, sorted ascending (a binary
  * search: the drilldown's and the changed values' key sets). */
 bool rk_hash_set_has(const rk_u128 *set, size_t n, rk_u128 key);
