@@ -171,6 +171,71 @@ int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_
 	return 0;
 }
 
+/* A missing row of a known transaction, for the caps of rk_diagnose_xacts. */
+typedef struct rk_xrow {
+	uint32_t xid;
+	rk_usec t;       /* its source time */
+	uint64_t copies; /* its source copies */
+} rk_xrow;
+
+static int rk_xrow_cmp(const void *a, const void *b)
+{
+	const rk_xrow *x = a, *y = b;
+
+	if (x->xid != y->xid)
+		return x->xid < y->xid ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The first of v[0, n) (sorted) after (xid, t) if after, else not before it. */
+static size_t rk_xrow_bound(const rk_xrow *v, size_t n, uint32_t xid, rk_usec t, bool after)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		bool before = v[mid].xid < xid || (v[mid].xid == xid && (after ? v[mid].t <= t : v[mid].t < t));
+
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* cap[c] of each of the m candidates (transaction qx[c], span [lo[c],
+ * hi[c]]): one plus the source copies of the missing rows of known
+ * transactions that transaction wrote in the span.  Sorted by (transaction,
+ * time), copies summed along: two binary searches each, where looking at
+ * every finding took n * n steps for a gap of n rows of one transaction. */
+static void rk_xact_caps(const rk_check_result *res, const uint32_t *xid, const bool *known, const uint32_t *qx,
+                         const rk_usec *lo, const rk_usec *hi, size_t m, uint64_t *cap)
+{
+	size_t n = res->nfindings, nv = 0;
+	rk_xrow *v = rk_xcalloc(n ? n : 1, sizeof *v);
+	uint64_t *sum = rk_xcalloc(n + 1, sizeof *sum); /* sum[k]: the copies of v[0, k) */
+
+	for (size_t j = 0; j < n; j++) {
+		const rk_finding *o = &res->findings[j];
+
+		if (o->kind == RK_FIND_MISSING && known[j] && o->source_time != RK_USEC_NINF)
+			v[nv++] = (rk_xrow){ xid[j], o->source_time, o->source_copies };
+	}
+	if (nv)
+		qsort(v, nv, sizeof *v, rk_xrow_cmp);
+	for (size_t k = 0; k < nv; k++)
+		sum[k + 1] = sum[k] + v[k].copies;
+	for (size_t c = 0; c < m; c++) {
+		size_t a = rk_xrow_bound(v, nv, qx[c], lo[c], false);
+		size_t b = rk_xrow_bound(v, nv, qx[c], hi[c], true);
+
+		cap[c] = 1 + (b > a ? sum[b] - sum[a] : 0);
+	}
+	free(v);
+	free(sum);
+}
+
 /*
  * For each late-commit candidate (a missing row whose commit time came
  * more than the settle margin after its time): whether its transaction
@@ -206,17 +271,10 @@ static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *so
 		/* its window and the one before: a bound on the scan only */
 		lo[m] = rk_check_window_start(res, f->window ? f->window - 1 : 0);
 		hi[m] = f->source_max != RK_USEC_NINF ? f->source_max : f->source_time;
-		/* the window's missing rows of that transaction, this one too */
-		cap[m] = 1;
-		for (size_t j = 0; j < n; j++) {
-			const rk_finding *o = &res->findings[j];
-
-			if (o->kind == RK_FIND_MISSING && known[j] && xid[j] == xid[i] && o->source_time != RK_USEC_NINF &&
-			    o->source_time >= lo[m] && o->source_time <= hi[m])
-				cap[m] += o->source_copies;
-		}
 		m++;
 	}
+	/* the span's missing rows of that transaction, this one too */
+	rk_xact_caps(res, xid, known, qx, lo, hi, m, cap);
 	for (size_t at = 0; at < m && rc == 0; at += RK_DIAG_COMMIT_BATCH) {
 		size_t k = m - at < RK_DIAG_COMMIT_BATCH ? m - at : RK_DIAG_COMMIT_BATCH;
 		rk_xact_query q = { qx + at, lo + at, hi + at, cap + at, k, time_index };

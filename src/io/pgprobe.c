@@ -44,6 +44,33 @@ static void rk_pgreader_text_array(rk_buf *b, const char *const *v, size_t n, si
 	rk_buf_putc(b, '}');
 }
 
+/* Element i of an array literal (a comma before all but the first), in
+ * double quotes when quoted (the text needs no escape: a time or a number).
+ * No printf: the diagnosis writes one per missing row. */
+static void rk_pgprobe_elem(rk_buf *b, size_t i, const char *text, bool quoted)
+{
+	if (i)
+		rk_buf_putc(b, ',');
+	if (quoted)
+		rk_buf_putc(b, '"');
+	rk_buf_puts(b, text);
+	if (quoted)
+		rk_buf_putc(b, '"');
+}
+
+/* v in decimal in out (24 bytes); returns out. */
+static const char *rk_pgprobe_u64(uint64_t v, char out[24])
+{
+	char *p = out + 23;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return memmove(out, p, (size_t)(out + 24 - p));
+}
+
 /* 0 when the server keeps commit times, 1 (err says so) when it does not. */
 static int rk_pgreader_commit_on(rk_pgreader *r, rk_error *err)
 {
@@ -128,7 +155,7 @@ int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit,
 
 			rk_buf_putc(a, '{');
 			for (size_t i = 0; i < q->nrows; i++)
-				rk_buf_printf(a, "%s\"%s\"", i ? "," : "", rk_time_format_sql(e ? q->hi[i] : q->lo[i], with_zone, text));
+				rk_pgprobe_elem(a, i, rk_time_format_sql(e ? q->hi[i] : q->lo[i], with_zone, text), true);
 			rk_buf_putc(a, '}');
 			params[q->nkey + e] = rk_buf_cstr(a);
 			rk_buf_printf(&keys, ", $%zu::pg_catalog.%s[]", q->nkey + e + 1, type);
@@ -207,13 +234,12 @@ int rk_pgreader_xact_rows(void *impl, const rk_xact_query *q, uint64_t *rows, rk
 	for (int a = 0; a < 4; a++)
 		rk_buf_putc(&arrays[a], '{');
 	for (size_t i = 0; i < q->n; i++) {
-		char lo[RK_TIME_STRLEN], hi[RK_TIME_STRLEN];
-		const char *sep = i ? "," : "";
+		char lo[RK_TIME_STRLEN], hi[RK_TIME_STRLEN], num[2][24];
 
-		rk_buf_printf(&arrays[0], "%s%lu", sep, (unsigned long)q->xid[i]);
-		rk_buf_printf(&arrays[1], "%s\"%s\"", sep, rk_time_format_sql(q->lo[i], true, lo));
-		rk_buf_printf(&arrays[2], "%s\"%s\"", sep, rk_time_format_sql(q->hi[i], true, hi));
-		rk_buf_printf(&arrays[3], "%s%llu", sep, (unsigned long long)q->cap[i]);
+		rk_pgprobe_elem(&arrays[0], i, rk_pgprobe_u64(q->xid[i], num[0]), false);
+		rk_pgprobe_elem(&arrays[1], i, rk_time_format_sql(q->lo[i], true, lo), true);
+		rk_pgprobe_elem(&arrays[2], i, rk_time_format_sql(q->hi[i], true, hi), true);
+		rk_pgprobe_elem(&arrays[3], i, rk_pgprobe_u64(q->cap[i], num[1]), false);
 	}
 	for (int a = 0; a < 4; a++) {
 		rk_buf_putc(&arrays[a], '}');

@@ -655,3 +655,47 @@ test_lateness_needs_track_commit_timestamp() {
 	assert_exit 2 rk lateness --source "$(conn $DB)" --time ts --last 1d
 	assert_contains "$ERR" "--table"
 }
+
+# cg_diagnosis DB TARGET - the instructions of reckon's diagnosis (callgrind,
+# rk_keys_run and rk_diagnose_run inclusive: counted, not timed) in a check
+# of table s against TARGET on the commit-times cluster
+cg_diagnosis() {
+	local st=0
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=rk_keys_run \
+		--toggle-collect=rk_diagnose_run "$RECKON" check --source "$(cconn "$1")" --target "$(cconn "$1")" \
+		--source-table s --target-table "$2" --key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h \
+		--now 2026-03-03T00:00:00Z --report "rep-$2" >/dev/null 2>"cg-$2.err" || st=$?
+	[[ $st -eq 1 ]] || { cat "cg-$2.err" >&2; return 1; }
+	sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "cg-$2.err" | tail -n 1
+}
+
+# A gap of rows one transaction wrote (all late commits to be checked
+# against that transaction's other rows) costs the diagnosis in proportion
+# to its rows: a gap 8 times as long at most 12 times the instructions (a
+# cost per row and a sort: about 8).  Each lost row once looked at every
+# finding: 2000 lost rows took 67,000 instructions each, and this ratio
+# was over 20.
+test_diagnosis_of_a_gap_grows_with_its_rows_not_their_square() {
+	command -v valgrind >/dev/null || skip "valgrind is missing (apt-get install valgrind): instructions are counted by callgrind"
+	cts_start
+	ccreatedb $DB
+	csql $DB >/dev/null <<-SQL
+		create table s (id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table short as select * from s where id not between 10001 and 10250;
+		create table long as select * from s where id not between 10001 and 12000;
+		analyze s;
+		analyze short;
+		analyze long;
+	SQL
+	local a b
+	a=$(cg_diagnosis $DB short)
+	b=$(cg_diagnosis $DB long)
+	assert_eq '[["gap",250]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep-short/summary.json)"
+	assert_eq '[["gap",2000]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep-long/summary.json)"
+	[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $a -gt 0 ]] || fail "no instruction counts: '$a' '$b'"
+	echo "diagnosis of 250 lost rows: $a instructions, of 2000: $b ($((b * 100 / a))% of the short one's)"
+	[[ $((b)) -le $((12 * a)) ]] || fail "the diagnosis of 2000 lost rows took $b instructions, more than 12 times the $a of 250"
+}
