@@ -523,13 +523,12 @@ cseq_scans() {
 	csql "$1" "select seq_scan from pg_stat_user_tables where relname = 's'"
 }
 
-# The missing keys' commit times are read without a scan of the source
-# table, also when no index serves the key: each key is looked up within
-# its rows' time span, by the time column's index.
-test_commit_times_need_no_scan_without_a_key_index() {
-	cts_start
-	ccreatedb $DB
-	csql $DB >/dev/null <<-SQL
+# three_lost_without_a_key_index DB - on the commit-times cluster, table s
+# (8 hours of a row a second, an index on ts but none on the key id) and t,
+# the same less 3 rows
+three_lost_without_a_key_index() {
+	ccreatedb "$1"
+	csql "$1" >/dev/null <<-SQL
 		create table s (id int, ts timestamptz, v int);
 		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
 		from generate_series(0, 28799) g;
@@ -539,6 +538,14 @@ test_commit_times_need_no_scan_without_a_key_index() {
 		analyze s;
 		analyze t;
 	SQL
+}
+
+# The missing keys' commit times are read without a scan of the source
+# table, also when no index serves the key: each key is looked up within
+# its rows' time span, by the time column's index.
+test_commit_times_need_no_scan_without_a_key_index() {
+	cts_start
+	three_lost_without_a_key_index $DB
 	local a b c
 	a=$(cseq_scans $DB)
 	RECKON_DIAGNOSE=off assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s \
@@ -563,17 +570,7 @@ test_commit_times_need_no_scan_without_a_key_index() {
 test_commit_times_are_not_compiled() {
 	cts_start
 	[[ $(csql postgres "select pg_jit_available()") == t ]] || skip "this server cannot compile statements (no JIT)"
-	ccreatedb $DB
-	csql $DB >/dev/null <<-SQL
-		create table s (id int, ts timestamptz, v int);
-		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
-		from generate_series(0, 28799) g;
-		create index on s (ts);
-		create table t as select * from s;
-		delete from t where id in (5000, 15000, 25000);
-		analyze s;
-		analyze t;
-	SQL
+	three_lost_without_a_key_index $DB
 	local log=$RK_SCRATCH/cts/log/postgres.log at
 	at=$(stat -c %s "$log")
 	PGOPTIONS="-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c jit_above_cost=0" \
