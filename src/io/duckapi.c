@@ -42,11 +42,40 @@ static void rk_duckapi_search_path(char *out, size_t size)
 	free(info);
 }
 
+/* dlopen(name) searched in this binary's own search path, directory by
+ * directory.  A bare name is searched from the caller's RUNPATH, and the
+ * caller is not always reckon: AddressSanitizer intercepts dlopen, so that
+ * the search would start from libasan's and miss the rpath.  NULL: in none
+ * of them (dlopen(name) then says why). */
+static void *rk_duckapi_open_searched(const char *name)
+{
+	void *self = dlopen(NULL, RTLD_NOW);
+	Dl_serinfo probe;
+	Dl_serinfo *info;
+	void *h = NULL;
+
+	if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) != 0 || (info = malloc(probe.dls_size)) == NULL)
+		return NULL;
+	if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0) {
+		for (unsigned i = 0; i < info->dls_cnt && !h; i++) {
+			char path[4096];
+
+			if ((size_t)snprintf(path, sizeof path, "%s/%s", info->dls_serpath[i].dls_name, name) < sizeof path)
+				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+	}
+	free(info);
+	return h;
+}
+
 static void rk_duckapi_open(void)
 {
 	const char *env = getenv("RECKON_DUCKDB_LIB");
 	const char *name = env && *env ? env : "libduckdb.so";
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	void *h = env && *env ? NULL : rk_duckapi_open_searched(name);
+
+	if (!h)
+		h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
 		/* copied before the search path's dlopen and dlinfo reset it */
