@@ -18,26 +18,37 @@ static pthread_once_t rk_duckapi_once = PTHREAD_ONCE_INIT;
 /* The first load's failure, handed to every later caller; empty: loaded. */
 static char rk_duckapi_failed[sizeof((rk_error *)0)->msg];
 
-/* The directories the loader searched for a bare "libduckdb.so" from this
- * binary (its rpath, LD_LIBRARY_PATH, the system's), ", "-separated. */
-static void rk_duckapi_search_path(char *out, size_t size)
+/* The directories the loader searches for a bare name from this binary (its
+ * rpath, LD_LIBRARY_PATH, the system's), in its order; NULL when it cannot
+ * say.  The caller frees it. */
+static Dl_serinfo *rk_duckapi_serinfo(void)
 {
 	void *self = dlopen(NULL, RTLD_NOW);
 	Dl_serinfo probe;
 	Dl_serinfo *info;
+
+	if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) != 0 || (info = malloc(probe.dls_size)) == NULL)
+		return NULL;
+	if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) != 0 || dlinfo(self, RTLD_DI_SERINFO, info) != 0) {
+		free(info);
+		return NULL;
+	}
+	return info;
+}
+
+/* Those directories, ", "-separated, for the error message. */
+static void rk_duckapi_search_path(char *out, size_t size)
+{
+	Dl_serinfo *info = rk_duckapi_serinfo();
 	size_t used = 0;
 
 	out[0] = '\0';
-	if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) != 0 || (info = malloc(probe.dls_size)) == NULL)
-		return;
-	if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0) {
-		for (unsigned i = 0; i < info->dls_cnt && used < size; i++) {
-			int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", info->dls_serpath[i].dls_name);
+	for (unsigned i = 0; info && i < info->dls_cnt && used < size; i++) {
+		int n = snprintf(out + used, size - used, "%s%s", i ? ", " : "", info->dls_serpath[i].dls_name);
 
-			if (n < 0)
-				break;
-			used += (size_t)n;
-		}
+		if (n < 0)
+			break;
+		used += (size_t)n;
 	}
 	free(info);
 }
@@ -49,20 +60,14 @@ static void rk_duckapi_search_path(char *out, size_t size)
  * of them (dlopen(name) then says why). */
 static void *rk_duckapi_open_searched(const char *name)
 {
-	void *self = dlopen(NULL, RTLD_NOW);
-	Dl_serinfo probe;
-	Dl_serinfo *info;
+	Dl_serinfo *info = rk_duckapi_serinfo();
 	void *h = NULL;
 
-	if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &probe) != 0 || (info = malloc(probe.dls_size)) == NULL)
-		return NULL;
-	if (dlinfo(self, RTLD_DI_SERINFOSIZE, info) == 0 && dlinfo(self, RTLD_DI_SERINFO, info) == 0) {
-		for (unsigned i = 0; i < info->dls_cnt && !h; i++) {
-			char path[4096];
+	for (unsigned i = 0; info && i < info->dls_cnt && !h; i++) {
+		char path[4096];
 
-			if ((size_t)snprintf(path, sizeof path, "%s/%s", info->dls_serpath[i].dls_name, name) < sizeof path)
-				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		}
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", info->dls_serpath[i].dls_name, name) < sizeof path)
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	}
 	free(info);
 	return h;
