@@ -10,6 +10,11 @@ struct rk_reader {
 	const rk_reader_driver *driver;
 	const rk_reader_ops *ops;
 	void *impl;
+	/* the last key_unique answer and the key it was for: the drilldown
+	 * and the diagnosis both ask, of the same key */
+	size_t *unique_key;
+	size_t unique_nkey;
+	bool unique;
 };
 
 /* Every kind of source, tried in this order; PostgreSQL's empty prefix
@@ -253,7 +258,21 @@ int rk_reader_key_unique(rk_reader *r, const size_t *key_index, size_t nkey, boo
 {
 	if (!r->ops->key_unique)
 		return rk_reader_cannot(r, "has no unique index", err);
-	return r->ops->key_unique(r->impl, key_index, nkey, unique, err);
+	if (r->unique_key && r->unique_nkey == nkey && !memcmp(r->unique_key, key_index, nkey * sizeof *key_index)) {
+		*unique = r->unique;
+		return 0;
+	}
+	int rc = r->ops->key_unique(r->impl, key_index, nkey, unique, err);
+
+	if (rc != 0)
+		return rc;
+	free(r->unique_key);
+	r->unique_key = rk_xcalloc(nkey ? nkey : 1, sizeof *key_index);
+	if (nkey)
+		memcpy(r->unique_key, key_index, nkey * sizeof *key_index);
+	r->unique_nkey = nkey;
+	r->unique = *unique;
+	return 0;
 }
 
 int rk_reader_open_xacts(rk_reader *r, rk_usec before, const int *skip_pids, size_t nskip, rk_open_xacts *out,
@@ -308,5 +327,6 @@ void rk_reader_free(rk_reader *r)
 	if (!r)
 		return;
 	r->ops->free(r->impl);
+	free(r->unique_key);
 	free(r);
 }

@@ -535,12 +535,15 @@ static int fake_drill_digest(void *impl, const rk_drill_query *q, rk_row_fn fn, 
 /* "srcnx": no unique index backs the key, so that the verify pass shares
  * its read with the target (drill.c: rk_verify_shared); the others cannot
  * tell, as before. */
+static int fake_unique_asked; /* how often fake_key_unique was asked */
+
 static int fake_key_unique(void *impl, const size_t *key_index, size_t nkey, bool *unique, rk_error *err)
 {
 	const fake *f = impl;
 
 	(void)key_index;
 	(void)nkey;
+	fake_unique_asked++;
 	if (!f->no_key_index) {
 		rk_error_set(err, RK_EXIT_USAGE, "a fake table has no unique index");
 		return 1;
@@ -1152,6 +1155,32 @@ static void test_gap_repeat_in_part_of_a_window(void **state)
 	}
 }
 
+/* The drilldown and the diagnosis both ask whether an index makes the key
+ * unique: the reader asks its driver once per key, not once per caller. */
+static void test_key_unique_asked_once(void **state)
+{
+	rk_reader_opts o = { .side = "source", .conn = "fake:srcnx", .table = "t" };
+	const size_t key[] = { 0 }, other[] = { 0, 1 };
+	rk_reader *r;
+	rk_error err;
+	bool unique = true;
+
+	(void)state;
+	rk_error_clear(&err);
+	r = rk_reader_open(&o, &err);
+	assert_non_null(r);
+	fake_unique_asked = 0;
+	assert_int_equal(rk_reader_key_unique(r, key, 1, &unique, &err), 0);
+	assert_false(unique);
+	unique = true;
+	assert_int_equal(rk_reader_key_unique(r, key, 1, &unique, &err), 0);
+	assert_false(unique);
+	assert_int_equal(fake_unique_asked, 1);
+	assert_int_equal(rk_reader_key_unique(r, other, 2, &unique, &err), 0);
+	assert_int_equal(fake_unique_asked, 2);
+	rk_reader_free(r);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1171,6 +1200,7 @@ int main(void)
 		cmocka_unit_test(test_random_damage_naive),
 		cmocka_unit_test(test_one_extra_read),
 		cmocka_unit_test(test_gap_repeat_in_part_of_a_window),
+		cmocka_unit_test(test_key_unique_asked_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
