@@ -48,13 +48,10 @@ void rk_row_hasher_update(rk_row_hasher *h, const void *p, size_t len)
 
 void rk_row_hasher_value(rk_row_hasher *h, uint32_t len)
 {
-	unsigned char hdr[RK_CANON_HDR];
+	char hdr[RK_CANON_HDR];
 
-	hdr[0] = 1;
-	hdr[1] = (unsigned char)(len & 0xff);
-	hdr[2] = (unsigned char)(len >> 8 & 0xff);
-	hdr[3] = (unsigned char)(len >> 16 & 0xff);
-	hdr[4] = (unsigned char)(len >> 24 & 0xff);
+	hdr[0] = '\x01';
+	rk_canon_put_len(hdr + 1, len);
 	rk_row_hasher_update(h, hdr, sizeof hdr);
 }
 
