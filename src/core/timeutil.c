@@ -513,26 +513,31 @@ static int rk_tu_parse(const char *s, size_t len, rk_tu_parts *o, const char **w
 	return rk_tu_ymd_days(y, m, d, bc, &o->days, why);
 }
 
-/* The instant of parsed parts; ignore_zone drops an explicit offset. */
+/*
+ * The instant of parsed parts; ignore_zone drops an explicit offset.  The
+ * sum is taken in 128 bits and only the instant is range-checked: a local
+ * time past an rk_usec's end whose offset brings it back inside is an
+ * instant like any other (294247-01-10 04:00:55+15 is 13:00:55 on the 9th,
+ * UTC), as it is for the wide parser and for PostgreSQL.
+ */
 static int rk_tu_instant(const rk_tu_parts *pt, bool ignore_zone, rk_usec *out, const char **why)
 {
-	int64_t t;
+	rk_wusec t;
 
 	if (pt->special) {
 		*out = pt->special > 0 ? RK_USEC_PINF : RK_USEC_NINF;
 		return 0;
 	}
-	if (pt->days < RK_MIN_DAYS)
+	/* a date past the last one's day bounds the product well within 128 bits */
+	if (pt->days < RK_MIN_DAYS || pt->days >= RK_DATE_END_DAYS)
 		goto range;
-	if (__builtin_mul_overflow(pt->days, RK_USEC_PER_DAY, &t) ||
-	    __builtin_add_overflow(t, pt->tod_usec, &t))
-		goto range;
-	if (!ignore_zone && __builtin_sub_overflow(t, (int64_t)pt->offset_sec * RK_USEC_PER_SEC, &t))
-		goto range;
+	t = (rk_wusec)pt->days * RK_USEC_PER_DAY + pt->tod_usec;
+	if (!ignore_zone)
+		t -= (rk_wusec)pt->offset_sec * RK_USEC_PER_SEC;
 	/* The first day of Julian day 0 is the floor; INT64_MAX is 'infinity'. */
-	if (t < RK_MIN_DAYS * RK_USEC_PER_DAY || t == RK_USEC_PINF)
+	if (t < RK_WUSEC_MIN || t > (rk_wusec)RK_USEC_LAST)
 		goto range;
-	*out = t;
+	*out = (rk_usec)t;
 	return 0;
 range:
 	*why = "timestamp out of range";

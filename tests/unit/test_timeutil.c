@@ -500,6 +500,15 @@ static void test_time_parse_wide(void **state)
 	assert_int_equal(rk_time_parse("294247-01-10 04:00:54.775806+00", 31, &t, &why), 0);
 	assert_true(t == RK_USEC_LAST);
 	assert_int_equal(rk_time_parse("294247-01-10 04:00:54.775807+00", 31, &t, &why), -1);
+	/* a local time past that end whose offset brings the instant back
+	 * inside parses, narrow and wide alike (found by fuzz_time: the sum
+	 * overflowed before the offset applied) */
+	assert_int_equal(rk_time_parse("294247-01-10 04:00:55.77580700+15", 33, &t, &why), 0);
+	assert_true(t == INT64_MAX - INT64_C(15) * 3600 * RK_USEC_PER_SEC + RK_USEC_PER_SEC);
+	assert_int_equal(rk_time_parse_wide("294247-01-10 04:00:55.77580700+15", 33, false, &w, &why), 0);
+	assert_true(w == rk_wusec_of(t));
+	assert_int_equal(rk_time_parse_local("294247-01-10 04:00:55.77580700+15", 33, &t, &why), -1);
+	assert_string_equal(why, "timestamp out of range");
 	/* where a row is placed: an rk_usec's own instants, the rest after
 	 * every window */
 	assert_true(rk_usec_place((rk_wusec)RK_USEC_LAST) == RK_USEC_LAST);
