@@ -19,6 +19,28 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "io/pgreader_impl.h"
+#include "rk_sql.h"
+
+int rk_pglarge_probe(rk_pgreader *r, size_t bound, rk_error *err)
+{
+	const char *params[1] = { r->oid };
+	rk_pg_result *res = NULL;
+	const char *v;
+
+	if (!r->large_ok || bound < RK_PGREADER_LARGE_TOASTED || r->large_toast)
+		return 0;
+	if (rk_pg_exec(r->pg, "TOAST size", rk_sql_catalog_toast_size, 1, params, RK_PG_ANY_ROWS, &res, err) < 0) {
+		rk_pgreader_recover(r);
+		return -1;
+	}
+	v = rk_pg_result_rows(res) == 1 ? rk_pg_result_value(res, 0, 0) : NULL;
+	r->large_toast = v && strtoll(v, NULL, 10) > 0 ? 1 : -1;
+	rk_pg_result_free(res);
+	rk_log_debug("%s: %s", r->desc,
+	             r->large_toast > 0 ? "its TOAST table holds data: large values out of band"
+	                                : "its TOAST table is empty: no large value to send out of band");
+	return 0;
+}
 
 void rk_pglarge_keep(rk_pgreader *r, const rk_field *fields)
 {

@@ -701,6 +701,8 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
+	if (scan->large_bound && rk_pglarge_probe(r, scan->large_bound, err) < 0)
+		return -1;
 	rk_pgsql_scan(r, scan, binary, &r->sql, &empty);
 	if (empty)
 		return 0;

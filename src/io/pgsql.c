@@ -317,7 +317,8 @@ bool rk_pgsql_large_col(const rk_pgreader *r, const rk_scan *scan, size_t i)
 {
 	/* an expression is not read again: it need not give the same bytes */
 	return r->large_ok && scan->large_bound && scan->large_bound <= INT32_MAX && scan->large_cols &&
-	       scan->large_cols[i] && r->types[i] == RK_T_TEXT && r->quoted[i][0] == '"';
+	       scan->large_cols[i] && r->types[i] == RK_T_TEXT && r->quoted[i][0] == '"' &&
+	       (scan->large_bound < RK_PGREADER_LARGE_TOASTED || r->large_toast > 0);
 }
 
 /* Appends "pg_catalog.octet_length(<col>) >= <bound>". */

@@ -121,3 +121,42 @@ test_large_values_damaged_window() {
 	assert_contains out..text.rerun.csv "2026-03-02T03:00:00Z"
 	sent_out_of_band binary 1000 "$(sql $SRC "select count(*) from mart.big where octet_length(note) >= 1000")"
 }
+
+# At the default bound (a mebibyte) a table's values go out of band only
+# when its TOAST table holds data, where every such value lives: a
+# compressed one (read back decompressed once) and one stored as it is.
+test_large_values_default_bound() {
+	local fmt
+	for db in $SRC $TGT; do
+		sql $db "create table mart.huge (id int primary key, ts timestamptz not null, note text);
+		         create table mart.small (like mart.huge including all);
+		         alter table mart.huge alter column note set storage external;
+		         insert into mart.huge values (1, '2026-03-02 00:10:00+00', repeat('z', 1100000)),
+		                (2, '2026-03-02 00:20:00+00', 'small'), (3, '2026-03-02 00:30:00+00', null);
+		         insert into mart.small select * from mart.huge where id > 1;
+		         alter table mart.huge alter column note set storage extended;
+		         insert into mart.huge select 4, '2026-03-02 00:40:00+00', string_agg(md5(g::text), '')
+		         from generate_series(1, 40000) g" >/dev/null
+	done
+	for fmt in text binary; do
+		for t in huge small; do
+			rm -rf rep
+			RECKON_COPY_FORMAT=$fmt assert_exit 0 rk check -vv --source "$(conn $SRC)" --target "$(conn $TGT)" \
+				--table mart.$t --key id --time ts "${RANGE[@]}" --report rep
+			cp "$ERR" log.$t.$fmt
+			cp rep/windows.csv out.$t.$fmt.windows.csv
+		done
+		assert_eq 2 "$(grep -c ": 2 rows with values of 1048576 bytes or more, read after the scan" log.huge.$fmt)"
+		assert_not_contains log.small.$fmt "read after the scan"
+		assert_contains log.small.$fmt "its TOAST table is empty"
+		rm -rf rep
+		RECKON_LARGE_VALUE=2000000 RECKON_COPY_FORMAT=$fmt assert_exit 0 rk check --source "$(conn $SRC)" \
+			--target "$(conn $TGT)" --table mart.huge --key id --time ts "${RANGE[@]}" --report rep
+		assert_file_eq out.huge.$fmt.windows.csv rep/windows.csv
+	done
+	assert_file_eq out.huge.text.windows.csv out.huge.binary.windows.csv
+	sql $TGT "update mart.huge set note = note || 'z' where id = 1" >/dev/null
+	RECKON_COPY_FORMAT=binary assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" \
+		--table mart.huge --key id --time ts "${RANGE[@]}" --report rep
+	assert_eq "differ match match match" "$(statuses rep/windows.csv)"
+}

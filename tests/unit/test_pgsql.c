@@ -535,6 +535,13 @@ static void test_scan_large(void **state)
 	            "pg_catalog.octet_length(\"note\") ELSE -1 END, CASE WHEN pg_catalog.octet_length(\"memo\") >= 1000 THEN "
 	            "pg_catalog.octet_length(\"memo\") ELSE -1 END) END FROM \"mart\".\"orders\" WHERE (\"ts\" IS NULL)) "
 	            "TO STDOUT");
+	/* from a mebibyte up, only with a TOAST table holding data */
+	s.large_bound = (size_t)1 << 20;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	r.large_toast = -1;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	r.large_toast = 1;
+	assert_true(rk_pgsql_large_col(&r, &s, 2));
 	/* no text reaches 2^31 bytes; no bound, no marks: none out of band */
 	s.large_bound = (size_t)INT32_MAX + 1;
 	assert_false(rk_pgsql_large_col(&r, &s, 2));
