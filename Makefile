@@ -442,14 +442,9 @@ LINT_JOBS  ?= 2
 LINT_SRCS  := $(sort $(shell find src -name '*.c' -not -path 'src/ext/*'))
 LINT_CPPFLAGS := $(RK_INCFLAGS) -DRK_VERSION=\"$(VERSION)\"
 
-# cppcheck's two false reports on the Delta reader, new this session (a
-# string indexed at the end of its digits; a local whose address is handed to
-# DuckDB to fill), suppressed per file until their authors settle them.
-CPPCHECK_SUPPRESS := --suppress=arrayIndexThenCheck:src/io/delta.c --suppress=uninitvar:src/io/duck.c
-
 lint: $(BUILD)/gen/rk_sql.h $(BUILD)/gen/rk_tpl.h
 	cppcheck --quiet --std=c11 --enable=warning,portability --inline-suppr --error-exitcode=1 \
-		$(CPPCHECK_SUPPRESS) -j $(LINT_JOBS) $(LINT_CPPFLAGS) $(LINT_SRCS)
+		-j $(LINT_JOBS) $(LINT_CPPFLAGS) $(LINT_SRCS)
 	@printf '%s\n' $(LINT_SRCS) | xargs -P $(LINT_JOBS) -n 4 sh -c '$(CLANG_TIDY) --quiet "$$@" -- -std=c11 \
 		$(LINT_CPPFLAGS) 2>/dev/null' clang-tidy || { echo "lint: clang-tidy found the above (.clang-tidy)" >&2; exit 1; }
 	@echo "lint: cppcheck and clang-tidy found nothing"
