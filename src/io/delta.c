@@ -65,7 +65,7 @@ int rk_delta_spec_parse(const char *conn, const char *what, rk_delta_spec *out, 
 		size_t n = strspn(s, "0123456789");
 		rk_usec t;
 
-		if (s[n] == '\0' && n <= 18) {
+		if (n <= 18 && s[n] == '\0') {
 			out->version = strtoll(s, NULL, 10);
 			plen = (size_t)(at - body);
 		} else if (n == 4 && s[4] == '-' && rk_time_parse(s, strlen(s), &t, &why) == 0) {

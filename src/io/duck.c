@@ -111,7 +111,7 @@ duckdb_connection rk_duck_conn(rk_duck *d)
 int rk_duck_query(duckdb_connection con, const char *sql, duckdb_result *res, int code,
                   const char *what, rk_error *err)
 {
-	duckdb_result local;
+	duckdb_result local = { 0 };
 	duckdb_result *r = res ? res : &local;
 
 	if (duckdb_query(con, sql, r) != DuckDBSuccess) {

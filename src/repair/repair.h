@@ -26,8 +26,8 @@
  * Layering: uses io/ (readers, libpq wrapper) and check/ (the re-check);
  * knows nothing of argv or output formats.
  */
-#ifndef RK_LOAD_REPAIR_H
-#define RK_LOAD_REPAIR_H
+#ifndef RK_REPAIR_REPAIR_H
+#define RK_REPAIR_REPAIR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,6 +8,8 @@
 # property stops that harness: the input is saved as
 # BUILD/fuzz/artifacts/NAME-crash-... (replay it with `BIN FILE`) and the
 # harness counts as failed.  The last line is "fuzz: N passed, N failed".
+# FUZZ_SEED, when set, is libFuzzer's -seed (make check sets one, so its gate
+# run mutates the same way everywhere); unset, libFuzzer draws one.
 set -u
 
 secs=$1
@@ -33,17 +35,19 @@ for name in "$@"; do
 	set -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$arts/$name-"
 	[ -f "tests/fuzz/$name.dict" ] && set -- "$@" -dict="tests/fuzz/$name.dict"
+	[ -n "${FUZZ_SEED:-}" ] && set -- "$@" -seed="$FUZZ_SEED"
 	"$bin" "$@" "$work" "$seeds" >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	if [ "$rc" -eq 0 ]; then
-		echo "fuzz: $name: ok, ${execs:-?} inputs in ${secs}s, corpus $(ls "$work" | wc -l) + $(ls "$seeds" | wc -l) seeds"
+		seed=$(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)
+		echo "fuzz: $name: ok, ${execs:-?} inputs in ${secs}s (seed ${seed:-?}), corpus $(ls "$work" | wc -l) + $(ls "$seeds" | wc -l) seeds"
 		passed=$((passed + 1))
 	else
 		# the report: from the sanitizer's or libFuzzer's first line on
 		sed -n '/^==[0-9]*==\|^INFO: a leak\|^.*runtime error:\|^==.*ERROR\|deadly signal\|^SUMMARY/,$p' "$log" |
 			head -60 >&2
-		echo "fuzz: $name: FAILED (exit $rc); the input is in $arts/$name-*; replay: $bin FILE" >&2
+		echo "fuzz: $name: FAILED (exit $rc, seed $(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)); the input is in $arts/$name-*; replay: $bin FILE" >&2
 		failed=$((failed + 1))
 	fi
 done

@@ -653,6 +653,25 @@ test_lateness_needs_track_commit_timestamp() {
 	assert_contains "$ERR" "--table"
 }
 
+# On the commit-times cluster: s, 8 hours of a row a second written by one
+# transaction (one statement), and its copies short and long, which lost a
+# gap of 250 and of 2000 of those rows.
+mk_gap_tables() {
+	cts_start
+	ccreatedb $DB
+	csql $DB >/dev/null <<-SQL
+		create table s (id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table short as select * from s where id not between 10001 and 10250;
+		create table long as select * from s where id not between 10001 and 12000;
+		analyze s;
+		analyze short;
+		analyze long;
+	SQL
+}
+
 # cg_diagnosis DB TARGET - the instructions of reckon's diagnosis (callgrind,
 # rk_keys_run and rk_diagnose_run inclusive: counted, not timed) in a check
 # of table s against TARGET on the commit-times cluster
@@ -677,19 +696,7 @@ test_diagnosis_of_a_gap_grows_with_its_rows_not_their_square() {
 	# ASan's runtime must come first and its shadow memory clashes with
 	# valgrind's: the plain pass counts, the sanitized one cannot
 	! ldd "$RECKON" | grep -q libasan || skip "reckon is built with AddressSanitizer, which valgrind cannot run"
-	cts_start
-	ccreatedb $DB
-	csql $DB >/dev/null <<-SQL
-		create table s (id int primary key, ts timestamptz, v int);
-		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
-		from generate_series(0, 28799) g;
-		create index on s (ts);
-		create table short as select * from s where id not between 10001 and 10250;
-		create table long as select * from s where id not between 10001 and 12000;
-		analyze s;
-		analyze short;
-		analyze long;
-	SQL
+	mk_gap_tables
 	local a b
 	a=$(cg_diagnosis $DB short)
 	b=$(cg_diagnosis $DB long)
@@ -698,4 +705,50 @@ test_diagnosis_of_a_gap_grows_with_its_rows_not_their_square() {
 	[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $a -gt 0 ]] || fail "no instruction counts: '$a' '$b'"
 	echo "diagnosis of 250 lost rows: $a instructions, of 2000: $b ($((b * 100 / a))% of the short one's)"
 	[[ $((b)) -le $((12 * a)) ]] || fail "the diagnosis of 2000 lost rows took $b instructions, more than 12 times the $a of 250"
+}
+
+# The rows the source's server reads for table s in a check of s against
+# TARGET on the commit-times cluster (pg_stat_user_tables: tuples fetched by
+# index and read by scans; reckon's sessions have ended, so their counts are
+# in): counted, not timed.
+tuples_read() {
+	local q="select coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0) from pg_stat_user_tables where relname = 's'"
+	local before after
+	sessions_gone
+	before=$(csql $DB "$q")
+	assert_exit 1 rk check --source "$(cconn $DB)" --target "$(cconn $DB)" --source-table s --target-table "$1" \
+		--key id --time ts --from $W0 --to 2026-03-02T08:00:00Z --window 1h --now 2026-03-03T00:00:00Z --report "rep-$1"
+	sessions_gone
+	after=$(csql $DB "$q")
+	echo $((after - before))
+}
+
+# Waits for every other session of $DB on the commit-times cluster to have
+# ended: a backend reports its table counts as it exits.
+sessions_gone() {
+	local n=0
+	while [[ $(csql $DB "select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()") != 0 ]]; do
+		((++n < 500)) || fail "the sessions of $DB did not end"
+		sleep 0.01
+	done
+}
+
+# The same gap, from the server's side: every lost row's transaction is
+# asked whether it wrote rows just before it that arrived, and the rows of
+# one transaction in one window are one read of the table, not one read
+# each.  Each candidate once read its own span: 2000 lost rows of one
+# transaction read 2,053,084 source tuples, 33 times the 61,264 of 250; one
+# read per transaction and window, 52,885 and 29,890 (the long gap also
+# damages a second window, which the drilldown reads).  A gap 8 times as
+# long may read at most 3 times as much.
+test_diagnosis_of_a_gap_reads_the_source_once_per_transaction() {
+	mk_gap_tables
+	local a b
+	a=$(tuples_read short)
+	b=$(tuples_read long)
+	assert_eq '[["gap",250]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep-short/summary.json)"
+	assert_eq '[["gap",2000]]' "$(jq -c '[.diagnosis[] | [.pattern, .keys]]' rep-long/summary.json)"
+	[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $a -gt 0 ]] || fail "no tuple counts: '$a' '$b'"
+	echo "source tuples read with 250 lost rows: $a, with 2000: $b"
+	[[ $b -le $((3 * a)) ]] || fail "the check with 2000 lost rows read $b source tuples, more than 3 times the $a of 250"
 }
