@@ -99,6 +99,7 @@ static void rk_repair_close(rk_repair *r)
 		free(r->fk[i].sql_count);
 	}
 	free(r->fk);
+	free(r->large_cols);
 	rk_buf_free(&r->out);
 }
 

@@ -24,6 +24,7 @@
 
 #include "repair/repair.h"
 #include "check/check.h"
+#include "check/side.h"
 #include "core/buf.h"
 #include "core/canon.h"
 #include "core/log.h"
@@ -84,6 +85,8 @@ typedef struct rk_repair {
 	long interval_col; /* target column, or -1 */
 	rk_wmap map;       /* the columns written, and the source's names for them */
 	rk_type time_type; /* how the source's time text is read */
+	bool *large_cols;  /* per written column: a text one, whose large values the
+	                    * staging scan takes out of band (rk_repair_scan) */
 
 	/* the intervals being replaced: indexes into the caller's, in order */
 	rk_repair_interval *iv;

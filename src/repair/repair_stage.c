@@ -6,10 +6,37 @@
  */
 #include "repair/repair_impl.h"
 
-/* Appends one field in COPY text format. */
-static void rk_repair_put(rk_buf *b, const rk_field *f)
+/* A chunk of a large value (rk_repair_put): escaped on its own (COPY
+ * text escapes byte by byte, so pieces escape as the whole does), sent on
+ * once the buffer holds a flush's worth. */
+static int rk_repair_chunk(void *ctx, const char *p, size_t len, rk_error *err)
 {
-	rk_copytext_put(b, f->null ? NULL : f->p, f->len);
+	rk_repair *r = ctx;
+
+	rk_copytext_put(&r->out, p, len);
+	if (r->out.len >= RK_REPAIR_FLUSH)
+		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
+	return 0;
+}
+
+/* Appends field col in COPY text format; a value sent out of band
+ * (f->large) is read back from the source in chunks and streamed into the
+ * target's COPY as it comes, never whole: the source's reader and the
+ * target are two connections, so the COPY stays open meanwhile. */
+static int rk_repair_put(rk_repair *r, size_t col, const rk_field *f, rk_error *err)
+{
+	uint64_t got = 0;
+
+	if (!f->large) {
+		rk_copytext_put(&r->out, f->null ? NULL : f->p, f->len);
+		return 0;
+	}
+	if (rk_reader_large_value(r->src, col, rk_repair_chunk, r, &got, err) < 0)
+		return -1;
+	if (got != f->len)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "column %s: a value of %zu bytes was read back as %llu",
+		                    r->map.c[col].logical, f->len, (unsigned long long)got);
+	return 0;
 }
 
 /* The interval to replace that holds t, or -1 (binary search: they are in
@@ -63,7 +90,8 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		for (size_t i = 0; i < r->map.n; i++) {
 			if (i)
 				rk_buf_putc(&r->out, '\t');
-			rk_repair_put(&r->out, &fields[i]);
+			if (rk_repair_put(r, i, &fields[i], err) < 0)
+				return -1;
 		}
 	} else if (r->what == RK_STAGE_ROWS) {
 		char s[RK_TIME_STRLEN];
@@ -75,7 +103,8 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		rk_buf_puts(&r->out, rk_time_format_sql(v->start, true, s));
 		for (size_t i = 0; i < r->map.n; i++) {
 			rk_buf_putc(&r->out, '\t');
-			rk_repair_put(&r->out, &fields[i]);
+			if (rk_repair_put(r, i, &fields[i], err) < 0)
+				return -1;
 		}
 		v->source_rows++;
 	} else {
@@ -84,7 +113,8 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		for (size_t k = 0; k < r->map.nkey; k++) {
 			if (k)
 				rk_buf_putc(&r->out, '\t');
-			rk_repair_put(&r->out, &fields[r->map.key[k]]);
+			if (rk_repair_put(r, r->map.key[k], &fields[r->map.key[k]], err) < 0)
+				return -1;
 		}
 	}
 	rk_buf_putc(&r->out, '\n');
@@ -123,6 +153,9 @@ int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error 
 	scan.ranges = ranges;
 	scan.nranges = nr;
 	scan.include_null_time = what == RK_STAGE_KEYS;
+	/* large text values arrive after the COPY, streamed (rk_repair_put) */
+	scan.large_bound = rk_large_value_bound();
+	scan.large_cols = r->large_cols;
 	if (what == RK_STAGE_ONE) {
 		/* a hint: a PostgreSQL source asks for the finding keys only */
 		scan.key_index = r->map.key;
