@@ -19,7 +19,7 @@ setup_file() {
 	createdb $SRC
 	createdb $DMG
 	for db in $SRC $DMG; do
-		sql $db "create schema mart;
+		sql "$db" "create schema mart;
 		         create table mart.big (id int primary key, ts timestamptz not null, note text, tag text);
 		         insert into mart.big
 		         select g, '2026-03-02 00:00:00+00'::timestamptz + g * interval '37 seconds',
