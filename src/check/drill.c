@@ -187,9 +187,9 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		 * reader may deliver more than it was asked for) */
 		if (!e->leaf && d->server)
 			return 0;
-		if (rk_side_encode_row(s, f, t, err) < 0)
+		/* a large value streamed into the hash, or pulled (s->late) */
+		if (rk_side_hash_row(s, f, t, &row, err) < 0)
 			return -1;
-		row = rk_row_hash(s->enc.data, s->enc.len);
 		if (!e->leaf) {
 			/* each side writes its own element of the entry */
 			e->sub_cnt[s->idx]++;
@@ -216,6 +216,13 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		return rk_key_display(s, f, &d->arena, err);
 	}
 	return 0;
+}
+
+/* A row whose large values came out of band, after the scan's others:
+ * the rows are sorted before they are judged, so order does not matter. */
+static int rk_drill_late_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	return rk_side_late(ctx, f, rk_drill_row, err);
 }
 
 /* One piece's digest as the server computed it. */
@@ -313,6 +320,7 @@ static int rk_drill_side(rk_side *s)
 			if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
 				scan.binary = false;
 		}
+		rk_side_large_scan(s, &scan, rk_drill_late_row);
 		rc = rk_side_scan(s, &scan, rk_drill_row, s, &s->err);
 	}
 	free(ranges);
