@@ -90,7 +90,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 		if (s->meter)
 			rk_side_meter(s, false);
 	}
-	if (f[0].enc && p->hash_is_row && !p->convert[s->idx]) {
+	if (f[0].enc && p->hash_is_row && !p->convert[s->idx] && !s->late) {
 		/* encoded by the reader, every bound column in --columns order:
 		 * the row encoding is its buffer as it is */
 		const rk_field *last = &f[p->ncols - 1];
@@ -136,11 +136,24 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 	return 0;
 }
 
+/* A row whose large values came out of band, after the scan's others. */
+static int rk_digest_late_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	rk_side *s = ctx;
+	int rc;
+
+	s->late = true;
+	rc = rk_digest_row(ctx, f, err);
+	s->late = false;
+	return rc;
+}
+
 static int rk_digest_side(rk_side *s)
 {
 	rk_range range = { s->lo, s->hi };
-	/* every form: a PostgreSQL side may stream binary COPY */
-	rk_scan scan = { .time_index = s->plan->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0, .include_null_time = s->null_rows, .binary = true };
+	/* every form: a PostgreSQL side may stream binary COPY; large values
+	 * out of band, read after the others */
+	rk_scan scan = { .time_index = s->plan->time_idx, .ranges = &range, .nranges = s->lo < s->hi ? 1 : 0, .include_null_time = s->null_rows, .binary = true, .large_bound = s->large_value, .large_cols = rk_side_large_cols(s), .late = rk_digest_late_row };
 	int rc = rk_pushdown_side(s);
 
 	/* with nothing closed the scan still counts the rows no window can hold */

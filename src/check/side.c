@@ -118,6 +118,8 @@ void rk_side_release(rk_side *s)
 	free(s->canon_off);
 	free(s->canon_len);
 	free(s->canon_dec);
+	free(s->large_cols);
+	s->large_cols = NULL;
 	s->canon_off = NULL;
 	s->canon_len = NULL;
 	s->canon_dec = NULL;
@@ -208,19 +210,79 @@ size_t rk_large_value_bound(void)
 	return *end || v < 1 || v > SIZE_MAX ? RK_LARGE_VALUE_DEFAULT : (size_t)v;
 }
 
-/* A large text value (rk_side_hash_row) into the streaming hash hs: what
- * s->enc holds past *fed first, then the value's header and its bytes where
- * they lie.  *streaming says whether hs has been started. */
-static void rk_side_stream_value(rk_side *s, const rk_field *x, rk_row_hasher *hs, bool *streaming, size_t *fed)
+const bool *rk_side_large_cols(rk_side *s)
+{
+	const rk_plan *p = s->plan;
+
+	free(s->large_cols);
+	s->large_cols = rk_xcalloc(p->ncols ? p->ncols : 1, sizeof *s->large_cols);
+	for (size_t c = 0; c < p->ncols && !p->convert[s->idx]; c++)
+		s->large_cols[c] = s->types[c] == RK_T_TEXT && c != p->time_idx;
+	for (size_t j = 0; j < p->nsum; j++)
+		s->large_cols[p->sum_idx[j]] = false;
+	return s->large_cols;
+}
+
+static int rk_side_chunk(void *ctx, const char *p, size_t len, rk_error *err)
+{
+	(void)err;
+	rk_row_hasher_update(ctx, p, len);
+	return 0;
+}
+
+/* A value sent out of band, column c's of x->len bytes, into hs: its
+ * header, then its bytes as the reader reads them back. */
+static int rk_side_pull(rk_side *s, size_t c, const rk_field *x, rk_row_hasher *hs, rk_error *err)
+{
+	uint64_t got = 0;
+
+	rk_row_hasher_value(hs, (uint32_t)x->len);
+	if (rk_reader_large_value(s->reader, c, rk_side_chunk, hs, &got, err) < 0)
+		return -1;
+	if (got != x->len)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "column %s: a value of %zu bytes was read back as %llu",
+		                    s->plan->cols[c], x->len, (unsigned long long)got);
+	return 0;
+}
+
+/* A large text value (rk_side_hash_row), column c's, into the streaming
+ * hash hs: what s->enc holds past *fed first, then the value's header and
+ * its bytes where they lie, or as the reader reads them back (x->large).
+ * *streaming says whether hs has been started. */
+static int rk_side_stream_value(rk_side *s, size_t c, const rk_field *x, rk_row_hasher *hs, bool *streaming,
+                                size_t *fed, rk_error *err)
 {
 	if (!*streaming) {
 		rk_row_hasher_reset(hs);
 		*streaming = true;
 	}
 	rk_row_hasher_update(hs, s->enc.data + *fed, s->enc.len - *fed);
+	*fed = s->enc.len;
+	if (x->large)
+		return rk_side_pull(s, c, x, hs, err);
 	rk_row_hasher_value(hs, (uint32_t)x->len);
 	rk_row_hasher_update(hs, x->p, x->len);
-	*fed = s->enc.len;
+	return 0;
+}
+
+/* A late row a binary COPY reader encoded (every field's enc but the large
+ * ones'): the hashed columns' encodings into hs, the large values pulled. */
+static int rk_side_hash_late(rk_side *s, const rk_field *f, rk_u128 *h, rk_error *err)
+{
+	const rk_plan *p = s->plan;
+	rk_row_hasher hs;
+
+	rk_row_hasher_reset(&hs);
+	for (size_t i = 0; i < p->nhash; i++) {
+		size_t c = p->hash_idx[i];
+
+		if (!f[c].large)
+			rk_row_hasher_update(&hs, f[c].enc, f[c].enc_len);
+		else if (rk_side_pull(s, c, &f[c], &hs, err) < 0)
+			return -1;
+	}
+	*h = rk_row_hasher_final(&hs);
+	return 0;
 }
 
 /* The hashed columns into s->enc; with hs, large text values go to hs as
@@ -254,8 +316,9 @@ static int rk_side_encode_hashed(rk_side *s, const rk_field *f, rk_usec t, rk_ro
 			rk_canon_enc_null(&s->enc);
 			continue;
 		}
-		if (hs && s->types[c] == RK_T_TEXT && f[c].len >= s->large_value && f[c].len <= UINT32_MAX) {
-			rk_side_stream_value(s, &f[c], hs, &streaming, &fed);
+		if (hs && s->types[c] == RK_T_TEXT && (f[c].large || f[c].len >= s->large_value) && f[c].len <= UINT32_MAX) {
+			if (rk_side_stream_value(s, c, &f[c], hs, &streaming, &fed, err) < 0)
+				return -1;
 			s->canon_off[i] = s->enc.len;
 			s->canon_len[i] = 0;
 			continue;
@@ -298,6 +361,8 @@ int rk_side_hash_row(rk_side *s, const rk_field *f, rk_usec t, rk_u128 *h, rk_er
 	rk_row_hasher hs;
 	bool streamed = false;
 
+	if (s->late && f[s->plan->time_idx].enc)
+		return rk_side_hash_late(s, f, h, err);
 	/* a float re-encoding reads every value back from s->enc */
 	if (s->plan->convert[s->idx] || f[0].enc) {
 		if (rk_side_encode_row(s, f, t, err) < 0)

@@ -66,6 +66,9 @@ typedef struct rk_side {
 	uint32_t *canon_len;     /* ... and its length (NULL columns: not set) */
 	size_t large_value;      /* a text value this long or longer is hashed where it
 	                          * lies, not copied into enc (rk_side_hash_row) */
+	bool late;               /* the row in hand is a late one: it holds values sent out
+	                          * of band (rk_field.large), read by rk_side_hash_row */
+	bool *large_cols;        /* rk_side_large_cols's answer */
 	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
 	                          * (ok), so that a summed one is not parsed again */
 	rk_check_meter *meter;   /* progress counters (spec->meter), or NULL */
@@ -104,9 +107,16 @@ int rk_side_encode_row(rk_side *s, const rk_field *f, rk_usec t, rk_error *err);
 /* The row hash of the row rk_side_encode_row encodes, as rk_row_hash of
  * that encoding; a text value of s->large_value bytes or more is hashed
  * where the reader left it (XXH3's streaming state), so it is never copied
- * into s->enc.  s->enc then lacks those values: only the sums' columns may
+ * into s->enc, and one sent out of band (s->late, f->large) as the reader
+ * reads it back in chunks (rk_reader_large_value).  s->enc then lacks those values: only the sums' columns may
  * be read from it (s->canon_off). */
 int rk_side_hash_row(rk_side *s, const rk_field *f, rk_usec t, rk_u128 *h, rk_error *err);
+
+/* The bound columns whose large values the digest pass may have sent out of
+ * band (rk_scan.large_cols): the text columns that are neither the time
+ * column nor summed, none when the side's numbers are re-encoded as floats
+ * (which reads every value back from s->enc).  Owned by s. */
+const bool *rk_side_large_cols(rk_side *s);
 
 /* The environment variable that sets the bound of a large value in bytes
  * (default RK_LARGE_VALUE_DEFAULT): tests set it small to run the large

@@ -57,6 +57,9 @@ typedef struct rk_field {
 	bool null;
 	bool exact;         /* RK_FORM_CANON: m and scale hold the value */
 	unsigned char form; /* rk_form */
+	bool large;         /* a text value sent after its row, out of band (io/reader.h,
+	                     * rk_scan.large_bound): len is its size in bytes, p holds
+	                     * none of it; rk_reader_large_value reads it */
 	int32_t scale;
 	rk_i128 m;
 	/* A binary COPY reader also hands over each value's canonical encoding

@@ -834,6 +834,40 @@ int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const
 	return 0;
 }
 
+int rk_pg_rows_binary(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
+                      rk_pg_value_fn fn, void *ctx, rk_error *err)
+{
+	PGresult *r;
+	int rc = 0;
+
+	rk_pg_log_statement(pg, label, sql, nparams, values);
+	if (!PQsendQueryParams(pg->conn, sql, nparams, NULL, values, NULL, NULL, 1))
+		return rk_pg_fail(pg, NULL, label, err);
+	if (!PQsetSingleRowMode(pg->conn))
+		rk_log_debug("%s on %s: no single-row mode", label, pg->what);
+	while ((r = PQgetResult(pg->conn)) != NULL) {
+		ExecStatusType st = PQresultStatus(r);
+
+		if (rc < 0) {
+			/* the callback's error stands; the rest is dropped */
+		} else if (st == PGRES_SINGLE_TUPLE || (st == PGRES_TUPLES_OK && PQnfields(r) > 0)) {
+			for (int i = 0; i < PQntuples(r) && rc == 0; i++)
+				rc = fn(ctx, PQgetisnull(r, i, 0) ? NULL : PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0), err);
+		} else if (st != PGRES_TUPLES_OK) {
+			rc = rk_pg_fail(pg, r, label, err);
+		}
+		PQclear(r);
+	}
+	return rc;
+}
+
+bool rk_pg_server_utf8(const rk_pg *pg)
+{
+	const char *e = PQparameterStatus(pg->conn, "server_encoding");
+
+	return e && strcmp(e, "UTF8") == 0;
+}
+
 int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err)
 {
 	return rk_pg_exec(pg, label, sql, 0, NULL, RK_PG_COMMAND, NULL, err);

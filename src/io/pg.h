@@ -71,6 +71,21 @@ int rk_pg_conninfo_public(const char *conninfo, rk_buf *out, rk_error *err);
 int rk_pg_exec(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
                rk_pg_expect expect, rk_pg_result **res, rk_error *err);
 
+/*
+ * One statement with text parameters whose rows come one at a time (libpq's
+ * single-row mode) in binary form: fn gets each row's first value as its
+ * type's send function makes it (a bytea's bytes; NULL, 0 for SQL NULL), so
+ * a result of many large rows is never held whole.  When fn returns -1 the
+ * rest is read and dropped and its error returned.  0 or -1 with err.
+ */
+typedef int (*rk_pg_value_fn)(void *ctx, const char *p, size_t len, rk_error *err);
+int rk_pg_rows_binary(rk_pg *pg, const char *label, const char *sql, int nparams, const char *const *values,
+                      rk_pg_value_fn fn, void *ctx, rk_error *err);
+
+/* Whether the server's encoding is UTF8 (its text is COPY's bytes as they
+ * are, and octet_length counts them). */
+bool rk_pg_server_utf8(const rk_pg *pg);
+
 /* Convenience for statements without parameters and without a result. */
 int rk_pg_command(rk_pg *pg, const char *label, const char *sql, rk_error *err);
 

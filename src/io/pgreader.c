@@ -303,6 +303,10 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 		rc = rk_pgreader_export_snapshot(r, err);
 	if (rc == 0)
 		rc = rk_pgreader_resolve(r, o->table, nparts == 2 ? parts[0] : NULL, parts[nparts - 1], err);
+	/* a row of a table is read again by its ctid in this snapshot; a
+	 * view's rows have none (pglarge.c) */
+	if (rc == 0)
+		r->large_ok = (r->relkind == 'r' || r->relkind == 'm') && rk_pg_server_utf8(r->pg);
 	if (rc == 0)
 		rc = rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err);
 	if (rc == 0 && o->where)
@@ -486,10 +490,13 @@ static int rk_pgreader_bind(void *impl, const char *const *columns, size_t ncolu
 	r->cols = rk_xcalloc(ncolumns, sizeof *r->cols);
 	r->quoted = rk_xcalloc(ncolumns, sizeof *r->quoted);
 	r->typnames = rk_xcalloc(ncolumns, sizeof *r->typnames);
-	r->types = rk_xcalloc(ncolumns, sizeof *r->types);
+	/* one more: a scan's marker of large values (pglarge.c), text */
+	r->types = rk_xcalloc(ncolumns + 1, sizeof *r->types);
 	r->scales = rk_xcalloc(ncolumns, sizeof *r->scales);
-	r->wires = rk_xcalloc(ncolumns, sizeof *r->wires);
-	r->fields = rk_xcalloc(ncolumns, sizeof *r->fields);
+	r->wires = rk_xcalloc(ncolumns + 1, sizeof *r->wires);
+	r->fields = rk_xcalloc(ncolumns + 1, sizeof *r->fields);
+	r->types[ncolumns] = RK_T_TEXT;
+	r->wires[ncolumns] = RK_WIRE_TEXT;
 	r->ncols = ncolumns;
 	r->binary_ok = true;
 	for (size_t i = 0; i < ncolumns; i++) {
@@ -592,10 +599,14 @@ static int rk_pgreader_row(void *ctx, const char *row, size_t len, rk_error *err
 	const char *why;
 
 	r->rows++;
-	if (rk_copytext_split(row, len, r->fields, r->ncols, &r->scratch, &why) < 0) {
+	if (rk_copytext_split(row, len, r->fields, r->ncols + (r->large_bound > 0), &r->scratch, &why) < 0) {
 		rk_pgreader_err(err);
 		return rk_error_set(err, RK_EXIT_RUNTIME, "%s: row %llu of the COPY output has %s", r->desc,
 		                    (unsigned long long)r->rows, why);
+	}
+	if (r->large_bound && !r->fields[r->ncols].null) {
+		rk_pglarge_keep(r, r->fields);
+		return 0;
 	}
 	if (r->fn(r->ctx, r->fields, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
@@ -606,6 +617,10 @@ static int rk_pgreader_bin_row(void *ctx, const rk_field *fields, rk_error *err)
 {
 	rk_pgreader *r = ctx;
 
+	if (r->large_bound && !fields[r->ncols].null) {
+		rk_pglarge_keep(r, fields);
+		return 0;
+	}
 	if (r->fn(r->ctx, fields, err) < 0)
 		return rk_error_prefix(err, "%s", r->desc);
 	return 0;
@@ -660,7 +675,7 @@ static int rk_pgreader_copy_binary(rk_pgreader *r, rk_error *err)
 	const char *why = "";
 	int rc;
 
-	rk_copybin_init(&r->bin, r->wires, r->types, r->ncols);
+	rk_copybin_init(&r->bin, r->wires, r->types, r->ncols + (r->large_bound > 0));
 	rc = rk_pg_copy_out_binary(r->pg, r->label, r->sql.data, rk_pgreader_chunk, r, err);
 	if (rc == 0 && rk_copybin_finish(&r->bin, &why) < 0)
 		rc = rk_pgreader_bin_error(r, why, err);
@@ -686,13 +701,24 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
+	if (scan->large_bound && rk_pglarge_probe(r, scan->large_bound, err) < 0)
+		return -1;
 	rk_pgsql_scan(r, scan, binary, &r->sql, &empty);
 	if (empty)
 		return 0;
 	r->fn = fn;
 	r->ctx = ctx;
 	r->rows = 0;
+	r->large_bound = 0;
+	r->large_cols = scan->large_cols;
+	for (size_t i = 0; i < r->ncols; i++)
+		if (rk_pgsql_large_col(r, scan, i))
+			r->large_bound = scan->large_bound;
 	rc = binary ? rk_pgreader_copy_binary(r, err) : rk_pg_copy_out(r->pg, r->label, r->sql.data, rk_pgreader_row, r, err);
+	if (rc == 0)
+		rc = rk_pglarge_deliver(r, scan->late ? scan->late : fn, ctx, err);
+	rk_pglarge_reset(r, false);
+	r->large_bound = 0;
 	if (rc == 0) {
 		rk_log_debug("%s: %llu rows", r->desc, (unsigned long long)r->rows);
 		return 0;
@@ -833,6 +859,7 @@ static void rk_pgreader_free(void *impl)
 	/* closing the connection ends the read-only transaction */
 	rk_pg_close(r->pg);
 	rk_pgreader_unbind(r);
+	rk_pglarge_reset(r, true);
 	rk_buf_free(&r->scratch);
 	rk_buf_free(&r->sql);
 	free(r->side);
@@ -901,6 +928,7 @@ static int rk_pgreader_scale(const void *impl, size_t col)
 const rk_reader_ops rk_pgreader_ops = {
 	.bind = rk_pgreader_bind,
 	.scan = rk_pgreader_scan,
+	.large_value = rk_pgreader_large_value,
 	.describe = rk_pgreader_describe,
 	.free = rk_pgreader_free,
 	.columns = rk_pgreader_columns,

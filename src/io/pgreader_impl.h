@@ -11,6 +11,8 @@
  *   pgdigest.c  the pushdown and drilldown digests: finding the reckon
  *               extension, running its statements
  *   pgprobe.c   what the diagnosis and reckon lateness ask of a source
+ *   pglarge.c   large values out of band: the rows that hold one kept
+ *               until the scan's COPY ends, their values read again then
  */
 #ifndef RK_IO_PGREADER_IMPL_H
 #define RK_IO_PGREADER_IMPL_H
@@ -51,6 +53,25 @@
 /* The most parts one drilldown statement takes; more go in further
  * statements. */
 #define RK_PGREADER_DRILL_PARTS 128
+
+/* The size of the chunks a value sent out of band is read back in
+ * (rk_pgsql_large_value), and the environment variable that sets another
+ * (tests set it small to cut multibyte characters). */
+#define RK_PGREADER_LARGE_CHUNK ((size_t)8 << 20)
+#define RK_PGREADER_LARGE_CHUNK_ENV "RECKON_LARGE_CHUNK"
+
+/* A bound of this many bytes or more is past what any value a row keeps in
+ * line can hold, even compressed: such values live in the relation's TOAST
+ * table, and when it is empty the scan sends none out of band (a CASE per
+ * text column costs the server about 60 ns a row). */
+#define RK_PGREADER_LARGE_TOASTED ((size_t)1 << 20)
+
+/* A row kept until its scan's COPY ends (pglarge.c). */
+typedef struct rk_pglate {
+	size_t fields; /* its first field in rk_pgreader.late_fields */
+	size_t bytes;  /* its fields' text and encodings in rk_pgreader.late_bytes, */
+	size_t marker; /* ... then the marker ("tableoid ctid len..."), NUL-ended */
+} rk_pglate;
 
 typedef struct rk_pgreader {
 	rk_pg *pg;
@@ -96,6 +117,21 @@ typedef struct rk_pgreader {
 	/* key segments: scans of column ks_col take ranges of ks's points */
 	const rk_keyspace *ks;
 	size_t ks_col;
+
+	/* large values out of band (pglarge.c) */
+	bool large_ok;          /* rows can be read again by ctid: a table or a
+	                         * materialized view on a UTF-8 server */
+	int large_toast;        /* 0 not asked yet, 1 its TOAST table holds data, -1 not */
+	size_t large_bound;     /* the scan in progress sends values of this many */
+	const bool *large_cols; /* bytes or more of these columns out of band (0: none) */
+	rk_pglate *lates;       /* its rows that hold one, */
+	size_t nlates, caplates;
+	rk_field *late_fields; /* ... their fields, ncols each (p, enc unset) */
+	size_t caplate_fields;
+	rk_buf late_bytes;  /* ... their bytes */
+	rk_field *late_row; /* the row a late callback holds (ncols) */
+	char *late_tid[2];  /* ... its tableoid and ctid, */
+	rk_buf late_marker; /* ... in this copy of its marker */
 
 	/* the scan in progress */
 	rk_row_fn fn;
@@ -165,6 +201,17 @@ void rk_pgsql_digest_args(const rk_digest_query *q, rk_pgsql_wargs *wa);
 /* The window digests' COPY statement of q into sql (reset first), with
  * arguments wa; sets q->slices to 1 when it groups per window.  *empty as
  * for rk_pgsql_where. */
+/* Whether bound column i of a scan is sent out of band when large: a
+ * plain text column the scan's large_cols marks, of a reader that can
+ * read its rows again (large_ok), with a bound a text can reach and, from
+ * RK_PGREADER_LARGE_TOASTED up, a TOAST table holding data (large_toast). */
+bool rk_pgsql_large_col(const rk_pgreader *r, const rk_scan *scan, size_t i);
+
+/* The statement reading back the value of bound column col of the row
+ * whose tableoid is $1 and ctid $2, in rows of chunks of $3 bytes (its
+ * UTF-8 bytes, as COPY sends them), into sql (reset first). */
+void rk_pgsql_large_value(const rk_pgreader *r, size_t col, rk_buf *sql);
+
 /* Returns whether the statement groups the table's rows (GROUP BY over
  * them, or foreign leaves): only then the planner settings of
  * pushdown_plan_hash.sql matter. */
@@ -173,6 +220,28 @@ bool rk_pgsql_digest(const rk_pgreader *r, rk_digest_query *q, const rk_pgsql_wa
 /* The drilldown's COPY statement of parts [at, end) of q into sql (reset
  * first). */
 void rk_pgsql_drill(const rk_pgreader *r, const rk_drill_query *q, size_t at, size_t end, rk_buf *sql);
+
+/* ------------------------------------------------------------------------
+ * pglarge.c: large values out of band
+ * ---------------------------------------------------------------------- */
+
+/* Keeps a row of the scan in progress whose marker (field ncols) is not
+ * NULL, to be handed to the late callback after the COPY. */
+void rk_pglarge_keep(rk_pgreader *r, const rk_field *fields);
+
+/* Hands the rows kept to fn (the scan's late callback), each with its large
+ * values' fields f->large, then forgets them.  0 or -1 with err. */
+int rk_pglarge_deliver(rk_pgreader *r, rk_row_fn fn, void *ctx, rk_error *err);
+
+/* Forgets the rows kept; frees what the reader holds for them (at_end). */
+void rk_pglarge_reset(rk_pgreader *r, bool at_end);
+
+/* Asks once whether the relation's TOAST table holds data (large_toast),
+ * when a scan with this bound needs to know.  0 or -1 with err. */
+int rk_pglarge_probe(rk_pgreader *r, size_t bound, rk_error *err);
+
+/* rk_reader_large_value's op. */
+int rk_pgreader_large_value(void *impl, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err);
 
 /* ------------------------------------------------------------------------
  * the ops of pgdigest.c and pgprobe.c (reader.h has their contracts)

@@ -313,19 +313,91 @@ void rk_pgsql_where(const rk_pgreader *r, const rk_scan *scan, rk_buf *sql, bool
 	rk_buf_free(&keys);
 }
 
+bool rk_pgsql_large_col(const rk_pgreader *r, const rk_scan *scan, size_t i)
+{
+	/* an expression is not read again: it need not give the same bytes */
+	return r->large_ok && scan->large_bound && scan->large_bound <= INT32_MAX && scan->large_cols &&
+	       scan->large_cols[i] && r->types[i] == RK_T_TEXT && r->quoted[i][0] == '"' &&
+	       (scan->large_bound < RK_PGREADER_LARGE_TOASTED || r->large_toast > 0);
+}
+
+/* Appends "pg_catalog.octet_length(<col>) >= <bound>". */
+static void rk_pgsql_is_large(const rk_pgreader *r, const rk_scan *scan, size_t i, rk_buf *sql)
+{
+	rk_buf_printf(sql, "pg_catalog.octet_length(%s) >= %zu", r->quoted[i], scan->large_bound);
+}
+
+/*
+ * The marker column of a scan with large values out of band, after the
+ * bound ones: NULL on a row without a large value, else "tableoid ctid
+ * len..." with, per column sent out of band (in order), its value's size
+ * when large, else -1 (NULL or small: in the row).
+ */
+static void rk_pgsql_marker(const rk_pgreader *r, const rk_scan *scan, rk_buf *sql)
+{
+	bool first = true;
+
+	rk_buf_puts(sql, ", CASE WHEN ");
+	for (size_t i = 0; i < r->ncols; i++) {
+		if (!rk_pgsql_large_col(r, scan, i))
+			continue;
+		if (!first)
+			rk_buf_puts(sql, " OR ");
+		rk_pgsql_is_large(r, scan, i, sql);
+		first = false;
+	}
+	rk_buf_puts(sql, " THEN pg_catalog.concat_ws(' ', tableoid, ctid");
+	for (size_t i = 0; i < r->ncols; i++) {
+		if (!rk_pgsql_large_col(r, scan, i))
+			continue;
+		rk_buf_puts(sql, ", CASE WHEN ");
+		rk_pgsql_is_large(r, scan, i, sql);
+		rk_buf_printf(sql, " THEN pg_catalog.octet_length(%s) ELSE -1 END", r->quoted[i]);
+	}
+	rk_buf_puts(sql, ") END");
+}
+
 void rk_pgsql_scan(const rk_pgreader *r, const rk_scan *scan, bool binary, rk_buf *sql, bool *empty)
 {
+	bool large = false;
+
 	rk_buf_reset(sql);
 	rk_buf_puts(sql, "COPY (SELECT ");
 	for (size_t i = 0; i < r->ncols; i++) {
 		if (i)
 			rk_buf_puts(sql, ", ");
-		rk_buf_puts(sql, r->quoted[i]);
+		if (rk_pgsql_large_col(r, scan, i)) {
+			/* a large value is read after the COPY, not sent in it */
+			rk_buf_puts(sql, "CASE WHEN ");
+			rk_pgsql_is_large(r, scan, i, sql);
+			rk_buf_printf(sql, " THEN NULL ELSE %s END", r->quoted[i]);
+			large = true;
+		} else {
+			rk_buf_puts(sql, r->quoted[i]);
+		}
 	}
+	if (large)
+		rk_pgsql_marker(r, scan, sql);
 	rk_buf_puts(sql, " FROM ");
 	rk_buf_puts(sql, r->qualified);
 	rk_pgsql_where(r, scan, sql, empty);
 	rk_buf_puts(sql, binary ? ") TO STDOUT (FORMAT binary)" : ") TO STDOUT");
+	rk_buf_cstr(sql);
+}
+
+void rk_pgsql_large_value(const rk_pgreader *r, size_t col, rk_buf *sql)
+{
+	/* the value converted once (OFFSET 0 keeps the subquery, whose row
+	 * the chunks' rows share), then cut by bytes: substring of a text
+	 * counts characters, and of a compressed value decompresses from its
+	 * start each time */
+	rk_buf_reset(sql);
+	rk_buf_printf(sql,
+	              "SELECT pg_catalog.substring(s.v, g * $3::pg_catalog.int4 + 1, $3::pg_catalog.int4) FROM "
+	              "(SELECT pg_catalog.convert_to(%s, 'UTF8') AS v FROM %s WHERE tableoid = $1::pg_catalog.oid AND "
+	              "ctid = $2::pg_catalog.tid OFFSET 0) AS s, LATERAL pg_catalog.generate_series(0, "
+	              "(pg_catalog.octet_length(s.v) - 1) / $3::pg_catalog.int4) AS g",
+	              r->quoted[col], r->qualified);
 	rk_buf_cstr(sql);
 }
 

@@ -200,6 +200,14 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
 	return r->ops->scan(r->impl, scan, fn, ctx, err);
 }
 
+int rk_reader_large_value(rk_reader *r, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err)
+{
+	*total = 0;
+	if (!r->ops->large_value)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "%s sends no value out of band", r->ops->describe(r->impl));
+	return r->ops->large_value(r->impl, col, fn, ctx, total, err);
+}
+
 int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err)
 {
 	if (!r->ops->columns)

@@ -128,6 +128,18 @@ typedef struct rk_scan {
 	                              * findings show it; NULL entry: SQL NULL): only rows
 	                              * holding one of these keys */
 	size_t nkeys;
+	/*
+	 * Large values out of band (docs/performance.md "Large values"): a
+	 * reader that can re-read a row in its snapshot (a PostgreSQL table)
+	 * sends a text value of large_bound bytes or more of a column large_cols
+	 * marks not in its row but on demand: the rows holding one go to late
+	 * (fn when NULL) after every other row of the scan, with such a field
+	 * f->large, and the late callback reads its bytes with
+	 * rk_reader_large_value.  0: every value in its row.
+	 */
+	size_t large_bound;
+	const bool *large_cols; /* per bound column */
+	rk_row_fn late;
 } rk_scan;
 
 /*
@@ -171,6 +183,13 @@ int rk_reader_scale(const rk_reader *r, size_t col);
  * err->field.  Returns 0 or -1.
  */
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
+
+/* The bytes of field col of the row a late callback of rk_reader_scan is
+ * handed (f[col].large), read in chunks in the reader's snapshot and given
+ * to fn in order; *total is how many bytes came.  Only during that callback.
+ * Returns 0 or -1 with err. */
+typedef int (*rk_chunk_fn)(void *ctx, const char *p, size_t len, rk_error *err);
+int rk_reader_large_value(rk_reader *r, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err);
 
 /* The data files and bytes this reader's scans have read so far, for
  * readers that read files (a Delta table); false (and zeros) for others. */

@@ -11,6 +11,8 @@
 typedef struct rk_reader_ops {
 	int (*bind)(void *impl, const char *const *columns, size_t ncolumns, rk_type *types, rk_error *err);
 	int (*scan)(void *impl, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
+	/* optional: a value a scan sent out of band (rk_reader_large_value) */
+	int (*large_value)(void *impl, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err);
 	const char *(*describe)(const void *impl);
 	void (*free)(void *impl);
 	/* optional: every column the relation / CSV header has, in order */

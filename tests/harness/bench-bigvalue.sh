@@ -8,9 +8,10 @@
 #
 # Prints one line per run: what ran, the seconds, the peak RSS in MiB and
 # its ratio to SIZE.  The check runs read COPY binary (the default) and COPY
-# text, the latter with the large-value bound at its default (hashed where
-# it lies) and past SIZE (RECKON_LARGE_VALUE: the row's encoding built whole
-# first, as before the streaming hash).
+# text, with the large-value bound at its default (the value sent out of
+# band: read back by ctid in chunks after the COPY) and past SIZE
+# (RECKON_LARGE_VALUE: the value in its COPY row, as before; on COPY text
+# the row's encoding is then built whole first).
 set -euo pipefail
 # shellcheck source=bench-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
@@ -61,11 +62,12 @@ big_table bsrc
 big_table btgt
 off=RECKON_LARGE_VALUE=$((SIZE + 1))
 W=(--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-03-04T00:00:00Z)
-run "check, equal, COPY binary" 0 -- check "${W[@]}" --report "$base/r1"
-run "check, equal, COPY text, hashed where it lies" 0 RECKON_COPY_FORMAT=text -- check "${W[@]}" --report "$base/r2"
-run "check, equal, COPY text, encoded whole first" 0 RECKON_COPY_FORMAT=text $off -- check "${W[@]}" --report "$base/r3"
+run "check, equal, COPY binary, out of band" 0 -- check "${W[@]}" --report "$base/r1"
+run "check, equal, COPY text, out of band" 0 RECKON_COPY_FORMAT=text -- check "${W[@]}" --report "$base/r2"
+run "check, equal, COPY binary, in the row" 0 $off -- check "${W[@]}" --report "$base/r2b"
+run "check, equal, COPY text, in the row, encoded whole first" 0 RECKON_COPY_FORMAT=text $off -- check "${W[@]}" --report "$base/r3"
 psql_b -d btgt -c "update bench.big set note = note || 'y' where id = 1"
-run "check, differing, COPY binary" 1 -- check "${W[@]}" --report "$base/r4" --rerun-list "$base/rerun.csv"
-run "check, differing, COPY text, hashed where it lies" 1 RECKON_COPY_FORMAT=text -- check "${W[@]}" --report "$base/r5"
+run "check, differing, COPY binary, out of band" 1 -- check "${W[@]}" --report "$base/r4" --rerun-list "$base/rerun.csv"
+run "check, differing, COPY text, out of band" 1 RECKON_COPY_FORMAT=text -- check "${W[@]}" --report "$base/r5"
 run "repair (rows), differing" 0 -- repair --rerun-list "$base/rerun.csv" --now 2026-03-04T00:00:00Z --execute
 run "check after repair" 0 -- check "${W[@]}" --report "$base/r6"

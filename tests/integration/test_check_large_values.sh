@@ -1,9 +1,12 @@
 # shellcheck shell=bash
 # Large values (docs/performance.md "Large values"): a text value of
-# RECKON_LARGE_VALUE bytes or more is hashed where it lies, in XXH3's
-# streaming state, not copied into the row's encoding.  The bound forced
-# small runs that path on small values: every digest, finding and change
-# must be byte-identical to the normal path's, in COPY text and binary.
+# RECKON_LARGE_VALUE bytes or more of a table is sent out of band by the
+# digest pass (NULL and a marker in the COPY row, its bytes read back by
+# ctid after the COPY, in chunks of RECKON_LARGE_CHUNK bytes, into XXH3's
+# streaming state); of a view, hashed where it lies in the row.  The bound
+# forced small runs those paths on small values: every digest, finding,
+# change and rerun list must be byte-identical to the normal path's, in
+# COPY text and binary, whatever the chunks cut (multibyte characters).
 
 SRC=lv_src
 TGT=lv_tgt
@@ -19,45 +22,83 @@ setup_file() {
 		         select g, '2026-03-02 00:00:00+00'::timestamptz + g * interval '37 seconds',
 		                case when g % 7 = 0 then null else repeat(md5(g::text), g % 97) end,
 		                (g * 1.25)::numeric(12,2)
-		         from generate_series(1, 300) g" >/dev/null
+		         from generate_series(1, 300) g;
+		         -- at the bounds, empty, multibyte (2, 3 and 4 bytes a character)
+		         insert into mart.big
+		         select 300 + k, '2026-03-02 03:30:00+00'::timestamptz + k * interval '1 second', v, k
+		         from (values (1, repeat('a', 64)), (2, repeat('b', 1000)), (3, repeat('é€😀', 200)),
+		                      (4, ''), (5, repeat('😀', 16)), (6, repeat('€', 333) || 'x'),
+		                      (7, repeat('c', 63)), (8, 'é'), (9, repeat('😀', 250)), (10, null)) as x(k, v);
+		         create view mart.big_view as select * from mart.big" >/dev/null
 	done
 }
 
-# big_check BOUND FORMAT WANT: one check with RECKON_LARGE_VALUE=BOUND
-# (empty: the default) reading COPY FORMAT, its windows, findings and
-# changes kept as out.BOUND.FORMAT.*
+# big_check BOUND FORMAT WANT [TABLE]: one check of TABLE (mart.big) with
+# RECKON_LARGE_VALUE=BOUND (empty: the default, past every value) reading
+# COPY FORMAT, its windows, findings, changes and rerun list kept as
+# out.BOUND.FORMAT.*, its log as log.BOUND.FORMAT; the chunks values sent out
+# of band are read back in are 7, 3 and 1 bytes for the bounds 1, 64, 1000
 big_check() {
-	rm -rf rep
-	RECKON_LARGE_VALUE=$1 RECKON_COPY_FORMAT=$2 assert_exit "$3" rk check --source "$(conn $SRC)" \
-		--target "$(conn $TGT)" --table mart.big --key id --time ts --sum amount "${RANGE[@]}" --report rep
+	local chunk
+	case $1 in 1) chunk=7 ;; 64) chunk=3 ;; 1000) chunk=1 ;; *) chunk= ;; esac
+	rm -rf rep rerun.csv
+	RECKON_LARGE_VALUE=$1 RECKON_LARGE_CHUNK=$chunk RECKON_COPY_FORMAT=$2 assert_exit "$3" rk check -vv \
+		--source "$(conn $SRC)" --target "$(conn $TGT)" --table "${4:-mart.big}" --key id --time ts --sum amount \
+		"${RANGE[@]}" --report rep --rerun-list rerun.csv
+	cp "$ERR" "log.$1.$2"
 	for f in windows findings changes; do
 		if [[ -f rep/$f.csv ]]; then cp rep/$f.csv "out.$1.$2.$f.csv"; else : >"out.$1.$2.$f.csv"; fi
 	done
+	if [[ -f rerun.csv ]]; then cp rerun.csv "out.$1.$2.rerun.csv"; else : >"out.$1.$2.rerun.csv"; fi
 }
 
-# same_as_normal WANT: every bound and format gives the normal path's files
+# same_as_normal WANT [TABLE]: every bound and format gives the normal
+# path's files
 same_as_normal() {
 	local b fmt f
 	for fmt in text binary; do
 		for b in "" 1 64 1000; do
-			big_check "$b" $fmt "$1"
+			big_check "$b" $fmt "$1" "${2:-}"
 		done
 	done
 	for fmt in text binary; do
 		for b in 1 64 1000; do
-			for f in windows findings changes; do
+			for f in windows findings changes rerun; do
 				assert_file_eq "out.$b.$fmt.$f.csv" "out..$fmt.$f.csv"
 			done
 		done
 	done
-	for f in windows findings changes; do
+	for f in windows findings changes rerun; do
 		assert_file_eq out..text.$f.csv out..binary.$f.csv
 	done
+}
+
+# sent_out_of_band FORMAT BOUND ROWS: the digest pass of each side read
+# ROWS rows' values back after its COPY (none at the default bound)
+sent_out_of_band() {
+	assert_eq 2 "$(grep -c ": $3 rows with values of $2 bytes or more, read after the scan" "log.$2.$1")"
+	assert_not_contains "log..$1" "read after the scan"
 }
 
 test_large_values_equal_sides() {
 	same_as_normal 0
 	assert_eq "match match match match" "$(tail -n +2 out..text.windows.csv | cut -d, -f3 | paste -sd' ')"
+	# bound 1: every non-empty note (263); 64 and 1000: those past them
+	assert_eq 263 "$(sql $SRC "select count(*) from mart.big where note <> ''")"
+	for fmt in text binary; do
+		for b in 1 64 1000; do
+			sent_out_of_band $fmt $b "$(sql $SRC "select count(*) from mart.big where octet_length(note) >= $b")"
+		done
+	done
+}
+
+# A view's rows have no ctid to be read again by: its large values stay in
+# their rows (hashed where they lie), with the same digests.
+test_large_values_view_in_band() {
+	same_as_normal 0 mart.big_view
+	assert_file_eq out..text.windows.csv out.1.binary.windows.csv
+	assert_not_contains log.1.text "read after the scan"
+	assert_not_contains log.1.binary "read after the scan"
 }
 
 test_large_values_differing_side() {
@@ -67,4 +108,55 @@ test_large_values_differing_side() {
 	same_as_normal 1
 	assert_contains out..text.changes.csv ",40,note,"
 	assert_contains out..text.findings.csv ",missing,300,"
+}
+
+# A large value one byte different on the target: the window differs, the
+# drilldown (which reads values in their rows) finds the row, whatever path
+# the digest pass took.
+test_large_values_damaged_window() {
+	sql $TGT "update mart.big set note = repeat('b', 999) || 'B' where id = 302" >/dev/null
+	same_as_normal 1
+	assert_eq differ "$(wfield out..text.windows.csv 2026-03-02T03:00:00Z status)"
+	assert_contains out..text.changes.csv ",302,note,"
+	assert_contains out..text.rerun.csv "2026-03-02T03:00:00Z"
+	sent_out_of_band binary 1000 "$(sql $SRC "select count(*) from mart.big where octet_length(note) >= 1000")"
+}
+
+# At the default bound (a mebibyte) a table's values go out of band only
+# when its TOAST table holds data, where every such value lives: a
+# compressed one (read back decompressed once) and one stored as it is.
+test_large_values_default_bound() {
+	local fmt
+	for db in $SRC $TGT; do
+		sql $db "create table mart.huge (id int primary key, ts timestamptz not null, note text);
+		         create table mart.small (like mart.huge including all);
+		         alter table mart.huge alter column note set storage external;
+		         insert into mart.huge values (1, '2026-03-02 00:10:00+00', repeat('z', 1100000)),
+		                (2, '2026-03-02 00:20:00+00', 'small'), (3, '2026-03-02 00:30:00+00', null);
+		         insert into mart.small select * from mart.huge where id > 1;
+		         alter table mart.huge alter column note set storage extended;
+		         insert into mart.huge select 4, '2026-03-02 00:40:00+00', string_agg(md5(g::text), '')
+		         from generate_series(1, 40000) g" >/dev/null
+	done
+	for fmt in text binary; do
+		for t in huge small; do
+			rm -rf rep
+			RECKON_COPY_FORMAT=$fmt assert_exit 0 rk check -vv --source "$(conn $SRC)" --target "$(conn $TGT)" \
+				--table mart.$t --key id --time ts "${RANGE[@]}" --report rep
+			cp "$ERR" log.$t.$fmt
+			cp rep/windows.csv out.$t.$fmt.windows.csv
+		done
+		assert_eq 2 "$(grep -c ": 2 rows with values of 1048576 bytes or more, read after the scan" log.huge.$fmt)"
+		assert_not_contains log.small.$fmt "read after the scan"
+		assert_contains log.small.$fmt "its TOAST table is empty"
+		rm -rf rep
+		RECKON_LARGE_VALUE=2000000 RECKON_COPY_FORMAT=$fmt assert_exit 0 rk check --source "$(conn $SRC)" \
+			--target "$(conn $TGT)" --table mart.huge --key id --time ts "${RANGE[@]}" --report rep
+		assert_file_eq out.huge.$fmt.windows.csv rep/windows.csv
+	done
+	assert_file_eq out.huge.text.windows.csv out.huge.binary.windows.csv
+	sql $TGT "update mart.huge set note = note || 'z' where id = 1" >/dev/null
+	RECKON_COPY_FORMAT=binary assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" \
+		--table mart.huge --key id --time ts "${RANGE[@]}" --report rep
+	assert_eq "differ match match match" "$(statuses rep/windows.csv)"
 }

@@ -653,6 +653,25 @@ test_lateness_needs_track_commit_timestamp() {
 	assert_contains "$ERR" "--table"
 }
 
+# On the commit-times cluster: s, 8 hours of a row a second written by one
+# transaction (one statement), and its copies short and long, which lost a
+# gap of 250 and of 2000 of those rows.
+mk_gap_tables() {
+	cts_start
+	ccreatedb $DB
+	csql $DB >/dev/null <<-SQL
+		create table s (id int primary key, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table short as select * from s where id not between 10001 and 10250;
+		create table long as select * from s where id not between 10001 and 12000;
+		analyze s;
+		analyze short;
+		analyze long;
+	SQL
+}
+
 # cg_diagnosis DB TARGET - the instructions of reckon's diagnosis (callgrind,
 # rk_keys_run and rk_diagnose_run inclusive: counted, not timed) in a check
 # of table s against TARGET on the commit-times cluster
@@ -677,19 +696,7 @@ test_diagnosis_of_a_gap_grows_with_its_rows_not_their_square() {
 	# ASan's runtime must come first and its shadow memory clashes with
 	# valgrind's: the plain pass counts, the sanitized one cannot
 	! ldd "$RECKON" | grep -q libasan || skip "reckon is built with AddressSanitizer, which valgrind cannot run"
-	cts_start
-	ccreatedb $DB
-	csql $DB >/dev/null <<-SQL
-		create table s (id int primary key, ts timestamptz, v int);
-		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
-		from generate_series(0, 28799) g;
-		create index on s (ts);
-		create table short as select * from s where id not between 10001 and 10250;
-		create table long as select * from s where id not between 10001 and 12000;
-		analyze s;
-		analyze short;
-		analyze long;
-	SQL
+	mk_gap_tables
 	local a b
 	a=$(cg_diagnosis $DB short)
 	b=$(cg_diagnosis $DB long)
@@ -735,19 +742,7 @@ sessions_gone() {
 # damages a second window, which the drilldown reads).  A gap 8 times as
 # long may read at most 3 times as much.
 test_diagnosis_of_a_gap_reads_the_source_once_per_transaction() {
-	cts_start
-	ccreatedb $DB
-	csql $DB >/dev/null <<-SQL
-		create table s (id int primary key, ts timestamptz, v int);
-		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
-		from generate_series(0, 28799) g;
-		create index on s (ts);
-		create table short as select * from s where id not between 10001 and 10250;
-		create table long as select * from s where id not between 10001 and 12000;
-		analyze s;
-		analyze short;
-		analyze long;
-	SQL
+	mk_gap_tables
 	local a b
 	a=$(tuples_read short)
 	b=$(tuples_read long)

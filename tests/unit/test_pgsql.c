@@ -498,11 +498,85 @@ static void test_drill(void **state)
 	rk_buf_free(&sql);
 }
 
+/* Large values out of band (pglarge.c): the text columns the scan marks,
+ * NULL when large, and the marker column of their rows; not when the
+ * reader cannot read a row again, nor for expressions, other types or a
+ * bound no text reaches. */
+static void test_scan_large(void **state)
+{
+	char *q[] = { "\"id\"", "\"ts\"", "\"note\"", "(lower(x)\n)", "\"amount\"", "\"memo\"" };
+	rk_type t[] = { RK_T_INT8, RK_T_TIMESTAMPTZ, RK_T_TEXT, RK_T_TEXT, RK_T_NUMERIC, RK_T_TEXT };
+	bool marks[] = { true, false, true, true, true, true };
+	rk_pgreader r = orders();
+	rk_scan s = one_range(NULL, 0);
+
+	(void)state;
+	r.ncols = 6;
+	r.quoted = q;
+	r.types = t;
+	s.include_null_time = true;
+	s.large_bound = 1000;
+	s.large_cols = marks;
+	/* no ctid to read a row again by: as without a bound */
+	assert_scan(&r, &s, true,
+	            "COPY (SELECT \"id\", \"ts\", \"note\", (lower(x)\n), \"amount\", \"memo\" FROM \"mart\".\"orders\" "
+	            "WHERE (\"ts\" IS NULL)) TO STDOUT (FORMAT binary)");
+	r.large_ok = true;
+	assert_false(rk_pgsql_large_col(&r, &s, 0)); /* not a text */
+	assert_false(rk_pgsql_large_col(&r, &s, 1)); /* not marked */
+	assert_true(rk_pgsql_large_col(&r, &s, 2));
+	assert_false(rk_pgsql_large_col(&r, &s, 3)); /* an expression */
+	assert_true(rk_pgsql_large_col(&r, &s, 5));
+	assert_scan(&r, &s, false,
+	            "COPY (SELECT \"id\", \"ts\", CASE WHEN pg_catalog.octet_length(\"note\") >= 1000 THEN NULL ELSE \"note\" "
+	            "END, (lower(x)\n), \"amount\", CASE WHEN pg_catalog.octet_length(\"memo\") >= 1000 THEN NULL ELSE \"memo\" "
+	            "END, CASE WHEN pg_catalog.octet_length(\"note\") >= 1000 OR pg_catalog.octet_length(\"memo\") >= 1000 "
+	            "THEN pg_catalog.concat_ws(' ', tableoid, ctid, CASE WHEN pg_catalog.octet_length(\"note\") >= 1000 THEN "
+	            "pg_catalog.octet_length(\"note\") ELSE -1 END, CASE WHEN pg_catalog.octet_length(\"memo\") >= 1000 THEN "
+	            "pg_catalog.octet_length(\"memo\") ELSE -1 END) END FROM \"mart\".\"orders\" WHERE (\"ts\" IS NULL)) "
+	            "TO STDOUT");
+	/* from a mebibyte up, only with a TOAST table holding data */
+	s.large_bound = (size_t)1 << 20;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	r.large_toast = -1;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	r.large_toast = 1;
+	assert_true(rk_pgsql_large_col(&r, &s, 2));
+	/* no text reaches 2^31 bytes; no bound, no marks: none out of band */
+	s.large_bound = (size_t)INT32_MAX + 1;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	s.large_bound = 0;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+	s.large_bound = 1000;
+	s.large_cols = NULL;
+	assert_false(rk_pgsql_large_col(&r, &s, 2));
+}
+
+/* Reading a value back: by tableoid and ctid, converted to UTF-8 once,
+ * cut into chunks of bytes. */
+static void test_large_value(void **state)
+{
+	rk_pgreader r = orders();
+	rk_buf sql = RK_BUF_INIT;
+
+	(void)state;
+	rk_buf_puts(&sql, "left over");
+	rk_pgsql_large_value(&r, 3, &sql);
+	assert_string_equal(rk_buf_cstr(&sql),
+	                    "SELECT pg_catalog.substring(s.v, g * $3::pg_catalog.int4 + 1, $3::pg_catalog.int4) FROM "
+	                    "(SELECT pg_catalog.convert_to(\"name\", 'UTF8') AS v FROM \"mart\".\"orders\" WHERE tableoid = "
+	                    "$1::pg_catalog.oid AND ctid = $2::pg_catalog.tid OFFSET 0) AS s, LATERAL "
+	                    "pg_catalog.generate_series(0, (pg_catalog.octet_length(s.v) - 1) / $3::pg_catalog.int4) AS g");
+	rk_buf_free(&sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_literal),
 		cmocka_unit_test(test_scan_range),
+		cmocka_unit_test(test_scan_large),
+		cmocka_unit_test(test_large_value),
 		cmocka_unit_test(test_scan_filter),
 		cmocka_unit_test(test_scan_timestamp_and_unbounded),
 		cmocka_unit_test(test_scan_ranges_merge),
