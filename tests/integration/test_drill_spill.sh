@@ -12,7 +12,7 @@
 SRC=dsp_src
 TGT=dsp_tgt
 TABLE=t
-OPTS=(--key id,k2 --time ts --sum amount
+OPTS=(--key "id,k2" --time ts --sum amount
 	--from 2026-03-02T00:00:00Z --to 2026-03-02T06:00:00Z --window 1h --now 2026-04-01T00:00:00Z)
 
 setup_file() {
@@ -21,7 +21,7 @@ setup_file() {
 	ext_create $SRC
 	ext_create $TGT
 	for db in $SRC $TGT; do
-		sql $db "create table t (id int, k2 text, ts timestamptz not null, amount numeric(12,2), note text);
+		sql "$db" "create table t (id int, k2 text, ts timestamptz not null, amount numeric(12,2), note text);
 		         insert into t
 		         select g,
 		                case when g % 11 = 0 then null
@@ -37,7 +37,7 @@ setup_file() {
 	# half of them in the verify pass; some keys have a second copy, the
 	# same on both sides, in a slice that matches
 	for db in $SRC $TGT; do
-		sql $db "create table u as select * from t where false;
+		sql "$db" "create table u as select * from t where false;
 		         insert into u select g, case when g % 9 = 0 then null else E'u\\,' || (g % 4) end,
 		                '2026-03-02 00:00:00+00'::timestamptz + g * interval '3 seconds',
 		                (g * 0.5)::numeric(12,2), 'n' || g
