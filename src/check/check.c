@@ -139,13 +139,7 @@ static int rk_digest_row(void *ctx, const rk_field *f, rk_error *err)
 /* A row whose large values came out of band, after the scan's others. */
 static int rk_digest_late_row(void *ctx, const rk_field *f, rk_error *err)
 {
-	rk_side *s = ctx;
-	int rc;
-
-	s->late = true;
-	rc = rk_digest_row(ctx, f, err);
-	s->late = false;
-	return rc;
+	return rk_side_late(ctx, f, rk_digest_row, err);
 }
 
 static int rk_digest_side(rk_side *s)

@@ -29,8 +29,10 @@
  * so a key judged on a leaf of a time-split window is judged again on all
  * its copies in the window: the last pass (rk_drill_verify) fetches the
  * rows of those keys only - a PostgreSQL reader asks the database for them
- * by key value, which costs no transfer of the window - and holds only
- * them: bounded by the findings, which the result holds anyway.
+ * by key value, which costs no transfer of the window - and sorts them
+ * through a spill (drill_spill.h: past RK_SPILL_BYTES they wait in run files
+ * beside the report), the tallies then taking them in one walk, so that
+ * those rows and the tallies are not both held whole.
  *
  * A key is a finding when its copies differ between the sides in its
  * window (count or content); a source_duplicate is reported with such a
@@ -50,6 +52,7 @@
 
 #include "check/drill.h"
 #include "check/drill_judge.h"
+#include "check/drill_spill.h"
 #include "core/canon.h"
 #include "core/log.h"
 
@@ -187,9 +190,9 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		 * reader may deliver more than it was asked for) */
 		if (!e->leaf && d->server)
 			return 0;
-		if (rk_side_encode_row(s, f, t, err) < 0)
+		/* a large value streamed into the hash, or pulled (s->late) */
+		if (rk_side_hash_row(s, f, t, &row, err) < 0)
 			return -1;
-		row = rk_row_hash(s->enc.data, s->enc.len);
 		if (!e->leaf) {
 			/* each side writes its own element of the entry */
 			e->sub_cnt[s->idx]++;
@@ -199,6 +202,16 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 			if (t > e->max_t[s->idx])
 				e->max_t[s->idx] = t;
 			return 0;
+		}
+		if (d->spill) {
+			rk_drow rec = { key, row, t, e->node.window, (uint16_t)s->idx, false, (uint32_t)i, 0 };
+
+			/* the record in the arena, which holds only it */
+			rk_buf_reset(&d->arena);
+			rk_drow_pack(&rec, &d->arena);
+			if (rk_key_display(s, f, &d->arena, err) < 0)
+				return -1;
+			return rk_spill_add(d->spill, d->arena.data, d->arena.len, err);
 		}
 		if (d->nrows == d->caprows) {
 			d->caprows = d->caprows ? d->caprows * 2 : 1024;
@@ -216,6 +229,13 @@ static int rk_drill_row(void *ctx, const rk_field *f, rk_error *err)
 		return rk_key_display(s, f, &d->arena, err);
 	}
 	return 0;
+}
+
+/* A row whose large values came out of band, after the scan's others:
+ * the rows are sorted before they are judged, so order does not matter. */
+static int rk_drill_late_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	return rk_side_late(ctx, f, rk_drill_row, err);
 }
 
 /* One piece's digest as the server computed it. */
@@ -313,6 +333,7 @@ static int rk_drill_side(rk_side *s)
 			if (t == RK_T_FLOAT4 || t == RK_T_FLOAT8)
 				scan.binary = false;
 		}
+		rk_side_large_scan(s, &scan, rk_drill_late_row);
 		rc = rk_side_scan(s, &scan, rk_drill_row, s, &s->err);
 	}
 	free(ranges);
@@ -365,49 +386,6 @@ static int rk_vkey_cmp(const void *a, const void *b)
 	const rk_vkey *x = a, *y = b;
 
 	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-/* Tally t of a time-split window given the source's copies of its key in
- * that window, as the verify pass read them into d (sorted by rk_drow_cmp). */
-static void rk_verify_tally(rk_tally *t, const rk_dside *d, size_t nkey)
-{
-	rk_drow probe;
-	size_t lo = 0, hi = d->nrows, n = 0;
-	uint32_t m;
-
-	/* the source's copies of (window, key): a run of the sorted rows */
-	probe.window = t->window;
-	probe.key = t->key;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (rk_drow_key_cmp(&d->rows[mid], &probe) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo + n < d->nrows && !rk_drow_key_cmp(&d->rows[lo + n], &probe))
-		n++;
-	/* a copy the leaves held is among them: the others are those of
-	 * ranges that matched, on both sides alike */
-	m = n > t->s ? (uint32_t)n - t->s : 0;
-	t->s += m;
-	t->t += m;
-	if (n) {
-		/* the first source copy, and its display, as a leaf holding
-		 * every copy would have taken them */
-		t->src_t = d->rows[lo].t;
-		t->src_lo = RK_USEC_PINF;
-		t->src_hi = RK_USEC_NINF;
-		for (size_t k = lo; k < lo + n; k++) {
-			if (d->rows[k].t < t->src_lo)
-				t->src_lo = d->rows[k].t;
-			if (d->rows[k].t > t->src_hi)
-				t->src_hi = d->rows[k].t;
-		}
-		rk_tally_free(t, nkey);
-		t->disp = rk_disp_decode(d->arena.data + d->rows[lo].disp, nkey);
-	}
 }
 
 /*
@@ -491,29 +469,6 @@ static size_t rk_verify_entries(const rk_check_result *res, const bool *has, boo
 	return ns;
 }
 
-/* Moves the rows the target read for the verify pass (o) to the source's
- * (d), as if the source had read them: they are its copies too. */
-static void rk_verify_take(rk_dside *d, rk_dside *o)
-{
-	size_t base = d->arena.len;
-
-	if (o->arena.len)
-		rk_buf_append(&d->arena, o->arena.data, o->arena.len);
-	if (d->nrows + o->nrows > d->caprows) {
-		d->caprows = d->nrows + o->nrows;
-		d->rows = rk_xrealloc(d->rows, d->caprows * sizeof *d->rows);
-	}
-	for (size_t i = 0; i < o->nrows; i++) {
-		rk_drow *r = &d->rows[d->nrows++];
-
-		*r = o->rows[i];
-		r->side = 0;
-		r->disp += base;
-	}
-	o->nrows = 0;
-	rk_buf_reset(&o->arena);
-}
-
 /* The distinct keys of the tallies of time-split windows, sorted, and
  * their display texts (nkey a key); marks their windows in has. */
 static size_t rk_verify_keys(const rk_check_result *res, const bool *split_time, const rk_tallies *ts, bool *has,
@@ -567,7 +522,7 @@ static size_t rk_verify_keys(const rk_check_result *res, const bool *split_time,
  * matching slices (rk_verify_shared).
  */
 static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
-                           rk_tallies *ts, rk_helds *held, rk_error *err)
+                           rk_tallies *ts, rk_helds *held, const char *spill_dir, rk_error *err)
 {
 	rk_u128 *keys;
 	const char **text;
@@ -576,7 +531,6 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 	rk_side *list[2] = { &sides[0], &sides[1] };
 	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
 	size_t nk, ne[2] = { 0, 0 }, nw = 0, cap;
-	rk_dside *d = &ds[0];
 	int rc;
 
 	for (size_t i = 0; i < ts->n; i++)
@@ -601,26 +555,33 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 		ds[s].keyset = keys;
 		ds[s].nkeyset = nk;
 		ds[s].key_text = res->nkey ? text : NULL;
+		ds[s].spill = rk_drow_spill_new(spill_dir);
+		/* the rounds' rows are judged: the pass collects into the spill */
+		free(ds[s].rows);
+		ds[s].rows = NULL;
+		ds[s].caprows = 0;
 	}
 	res->drill_passes++;
 	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)%s",
 	            res->drill_passes, nk, nw, ne[1] ? ", the target counting them in half the slices that matched" : "");
 	rc = rk_sides_parallel(list, ne[1] ? 2 : 1, rk_drill_side, err);
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+	/* the target's rows are the source's copies too; then the tallies (in
+	 * (window, key) order since rk_drill_merge) take them in one walk */
 	if (rc == 0)
-		rk_verify_take(d, &ds[1]);
-	if (rc == 0 && d->nrows)
-		qsort(d->rows, d->nrows, sizeof *d->rows, rk_drow_cmp);
-	for (size_t i = 0; rc == 0 && i < ts->n; i++)
-		if (split_time[ts->v[i].window])
-			rk_verify_tally(&ts->v[i], d, res->nkey);
+		rc = rk_drow_spill_join(ds[0].spill, ds[1].spill, err);
+	if (rc == 0) {
+		rk_log_debug("drilldown pass %d: %llu row(s) sorted, %llu run(s) spilled to %s", res->drill_passes,
+		             (unsigned long long)rk_spill_count(ds[0].spill),
+		             (unsigned long long)rk_spill_runs_written(ds[0].spill), spill_dir ? spill_dir : "TMPDIR");
+		rc = rk_verify_stream(ds[0].spill, ts, split_time, res->nkey, err);
+	}
 	/* the source's copies are judged: their rows go now, not with the
 	 * drilldown, since the findings are about to be made beside them */
 	for (int s = 0; s < 2; s++) {
 		rk_dside_reset(&ds[s], NULL, 0);
-		free(ds[s].rows);
-		ds[s].rows = NULL;
-		ds[s].caprows = 0;
+		rk_spill_free(ds[s].spill);
+		ds[s].spill = NULL;
 		rk_buf_free(&ds[s].arena);
 	}
 	free(keys);
@@ -776,7 +737,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	}
 	for (int s = 0; s < 2; s++)
 		rk_dside_reset(&ds[s], NULL, 0);
-	if (rk_drill_verify(sides, res, split_time, ds, &ts, held, err) < 0)
+	if (rk_drill_verify(sides, res, split_time, ds, &ts, held, spec->spill_dir, err) < 0)
 		goto done;
 	rk_drill_classify(res, &ts);
 	if (held) {

@@ -38,8 +38,9 @@ typedef struct rk_dside {
 	const char *const *key_text; /* ... whose display texts these are (a hint for the reader) */
 	rk_drow *rows;
 	size_t nrows, caprows;
-	rk_buf arena;         /* display texts of collected keys */
-	uint64_t server_rows; /* rows the database digested for this side */
+	rk_buf arena;           /* display texts of collected keys (with spill: a record's scratch) */
+	struct rk_spill *spill; /* when set: the rows go there as records (drill_spill.h), not to rows */
+	uint64_t server_rows;   /* rows the database digested for this side */
 } rk_dside;
 
 /* A key whose copies differ inside one window. */

@@ -49,8 +49,17 @@ typedef struct rk_kcol {
 	bool cut; /* ... cut to RK_CHANGE_VALUE_MAX bytes */
 } rk_kcol;
 
+/* A value sent out of band as it is read back (rk_side.tap): the hash of
+ * its bytes and the first of them, enough to cut it for display. */
+typedef struct rk_ktap {
+	rk_row_hasher h;
+	char head[RK_CHANGE_VALUE_MAX + 1];
+	size_t n;
+} rk_ktap;
+
 typedef struct rk_kside {
 	const rk_scan *scan;
+	rk_ktap *taps;      /* per bound column, for late rows */
 	const rk_u128 *set; /* the keys wanted, sorted */
 	size_t nset;
 	bool values; /* take each row apart */
@@ -74,6 +83,74 @@ static void rk_kfield_text(rk_type t, const rk_field *v, const char **p, size_t 
 		*p = rk_time_format_pg_wide(v->m, t == RK_T_TIMESTAMPTZ, tmp), *n = strlen(tmp);
 }
 
+static void rk_keys_tap(void *ctx, size_t col, const char *p, size_t len)
+{
+	rk_ktap *tp = &((rk_ktap *)ctx)[col];
+	size_t room = sizeof tp->head - tp->n;
+
+	rk_row_hasher_update(&tp->h, p, len);
+	memcpy(tp->head + tp->n, p, len < room ? len : room);
+	tp->n += len < room ? len : room;
+}
+
+/* The row hash of a late row (its values sent out of band), each such
+ * value's hash and head kept in k->taps as it is read back. */
+static int rk_keys_late_hash(rk_side *s, rk_kside *k, const rk_field *f, rk_usec t, rk_u128 *h, rk_error *err)
+{
+	const rk_plan *p = s->plan;
+	int rc;
+
+	if (!k->taps)
+		k->taps = rk_xcalloc(p->ncols ? p->ncols : 1, sizeof *k->taps);
+	for (size_t c = 0; c < p->ncols; c++) {
+		if (!f[c].large)
+			continue;
+		rk_row_hasher_reset(&k->taps[c].h);
+		k->taps[c].n = 0;
+	}
+	s->tap = rk_keys_tap;
+	s->tap_ctx = k->taps;
+	rc = rk_side_hash_row(s, f, t, h, err);
+	s->tap = NULL;
+	return rc;
+}
+
+/* Column i's hash (of its canonical text) and text (cut) into c. */
+static void rk_keys_col(rk_side *s, rk_kside *k, const rk_field *f, size_t i, rk_kcol *c)
+{
+	const rk_plan *p = s->plan;
+	size_t col = p->hash_idx[i];
+	const rk_field *v = &f[col];
+	char tmp[RK_TIME_STRLEN];
+	const char *vp;
+	size_t vn;
+
+	memset(c, 0, sizeof *c);
+	c->null = v->null;
+	if (v->null)
+		return;
+	/* the column's canonical encoding decides; its text is shown */
+	if (v->large)
+		/* read back in chunks: a text's canonical text is itself */
+		c->h = rk_row_hasher_final(&k->taps[col].h);
+	else if (v->enc && (!p->convert[s->idx] || p->as_float[s->idx][col] == RK_T_UNKNOWN))
+		/* a reader that encoded its fields (binary COPY, DuckDB) */
+		c->h = rk_row_hash(v->enc + RK_CANON_HDR, v->enc_len - RK_CANON_HDR);
+	else if (s->late && s->types[col] == RK_T_TEXT)
+		/* a late row's large key value is hashed where it lies, not
+		 * encoded (rk_side_hash_row) */
+		c->h = rk_row_hash(v->p, v->len);
+	else
+		c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
+	rk_kfield_text(s->types[col], v, &vp, &vn, tmp);
+	if (v->large)
+		vp = k->taps[col].head, vn = v->len;
+	c->off = k->arena.len;
+	c->len = (uint32_t)rk_utf8_cut(vp, vn, RK_CHANGE_VALUE_MAX);
+	c->cut = c->len < vn;
+	rk_buf_append(&k->arena, vp, c->len);
+}
+
 static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 {
 	rk_side *s = ctx;
@@ -82,7 +159,7 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	const rk_check_result *res = s->res;
 	rk_usec closed_end = res->nclosed ? rk_check_window_end(res, res->nclosed - 1) : res->from;
 	rk_krow *r;
-	rk_u128 key;
+	rk_u128 key, row;
 	rk_usec t;
 
 	s->rows_read++;
@@ -93,15 +170,21 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 	key = rk_row_hash(s->enc.data, s->enc.len);
 	if (!rk_hash_set_has(k->set, k->nset, key))
 		return 0;
-	if (rk_side_encode_row(s, f, t, err) < 0)
-		return -1;
+	if (s->late) {
+		if (rk_keys_late_hash(s, k, f, t, &row, err) < 0)
+			return -1;
+	} else {
+		if (rk_side_encode_row(s, f, t, err) < 0)
+			return -1;
+		row = rk_row_hash(s->enc.data, s->enc.len);
+	}
 	if (k->nrows == k->caprows) {
 		k->caprows = k->caprows ? k->caprows * 2 : 64;
 		k->rows = rk_xrealloc(k->rows, k->caprows * sizeof *k->rows);
 	}
 	r = &k->rows[k->nrows++];
 	r->key = key;
-	r->row = rk_row_hash(s->enc.data, s->enc.len);
+	r->row = row;
 	r->t = t;
 	r->window = t >= res->from && t < closed_end ? rk_check_window_of(res, t) : SIZE_MAX;
 	r->col = SIZE_MAX;
@@ -112,37 +195,25 @@ static int rk_keys_row(void *ctx, const rk_field *f, rk_error *err)
 		k->cols = rk_xrealloc(k->cols, k->capcols * sizeof *k->cols);
 	}
 	r->col = k->ncols;
-	for (size_t i = 0; i < p->nhash; i++) {
-		const rk_field *v = &f[p->hash_idx[i]];
-		rk_kcol *c = &k->cols[k->ncols++];
-		char tmp[RK_TIME_STRLEN];
-		const char *vp;
-		size_t vn;
-
-		memset(c, 0, sizeof *c);
-		c->null = v->null;
-		if (v->null)
-			continue;
-		/* the column's canonical encoding decides; its text is shown */
-		if (v->enc && (!p->convert[s->idx] || p->as_float[s->idx][p->hash_idx[i]] == RK_T_UNKNOWN))
-			/* a reader that encoded its fields (binary COPY, DuckDB) */
-			c->h = rk_row_hash(v->enc + RK_CANON_HDR, v->enc_len - RK_CANON_HDR);
-		else
-			c->h = rk_row_hash(s->enc.data + s->canon_off[i], s->canon_len[i]);
-		rk_kfield_text(s->types[p->hash_idx[i]], v, &vp, &vn, tmp);
-		c->off = k->arena.len;
-		c->len = (uint32_t)rk_utf8_cut(vp, vn, RK_CHANGE_VALUE_MAX);
-		c->cut = c->len < vn;
-		rk_buf_append(&k->arena, vp, c->len);
-	}
+	for (size_t i = 0; i < p->nhash; i++)
+		rk_keys_col(s, k, f, i, &k->cols[k->ncols++]);
 	return 0;
+}
+
+/* A row whose large values came out of band, after the scan's others (the
+ * rows are sorted before they are used). */
+static int rk_keys_late_row(void *ctx, const rk_field *f, rk_error *err)
+{
+	return rk_side_late(ctx, f, rk_keys_row, err);
 }
 
 static int rk_keys_side(rk_side *s)
 {
 	rk_kside *k = s->drill;
+	rk_scan scan = *k->scan;
 
-	return rk_side_scan(s, k->scan, rk_keys_row, s, &s->err);
+	rk_side_large_scan(s, &scan, rk_keys_late_row);
+	return rk_side_scan(s, &scan, rk_keys_row, s, &s->err);
 }
 
 static int rk_krow_cmp(const void *a, const void *b)
@@ -566,6 +637,7 @@ int rk_keys_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *re
 	for (int s = 0; s < 2; s++) {
 		free(ks[s].rows);
 		free(ks[s].cols);
+		free(ks[s].taps);
 		rk_buf_free(&ks[s].arena);
 	}
 	return rc;

@@ -223,10 +223,43 @@ const bool *rk_side_large_cols(rk_side *s)
 	return s->large_cols;
 }
 
+void rk_side_large_scan(rk_side *s, rk_scan *scan, rk_row_fn late)
+{
+	const rk_plan *p = s->plan;
+
+	rk_side_large_cols(s);
+	for (size_t i = 0; i < p->nkey; i++)
+		s->large_cols[p->key_idx[i]] = false;
+	scan->large_bound = s->large_value;
+	scan->large_cols = s->large_cols;
+	scan->late = late;
+}
+
+int rk_side_late(rk_side *s, const rk_field *f, rk_row_fn fn, rk_error *err)
+{
+	int rc;
+
+	s->late = true;
+	rc = fn(s, f, err);
+	s->late = false;
+	return rc;
+}
+
+/* Where a value read back goes: the row's hash, and s->tap. */
+typedef struct rk_side_sink {
+	rk_side *s;
+	size_t col;
+	rk_row_hasher *hs;
+} rk_side_sink;
+
 static int rk_side_chunk(void *ctx, const char *p, size_t len, rk_error *err)
 {
+	rk_side_sink *k = ctx;
+
 	(void)err;
-	rk_row_hasher_update(ctx, p, len);
+	rk_row_hasher_update(k->hs, p, len);
+	if (k->s->tap)
+		k->s->tap(k->s->tap_ctx, k->col, p, len);
 	return 0;
 }
 
@@ -235,9 +268,10 @@ static int rk_side_chunk(void *ctx, const char *p, size_t len, rk_error *err)
 static int rk_side_pull(rk_side *s, size_t c, const rk_field *x, rk_row_hasher *hs, rk_error *err)
 {
 	uint64_t got = 0;
+	rk_side_sink k = { s, c, hs };
 
 	rk_row_hasher_value(hs, (uint32_t)x->len);
-	if (rk_reader_large_value(s->reader, c, rk_side_chunk, hs, &got, err) < 0)
+	if (rk_reader_large_value(s->reader, c, rk_side_chunk, &k, &got, err) < 0)
 		return -1;
 	if (got != x->len)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "column %s: a value of %zu bytes was read back as %llu",

@@ -40,6 +40,9 @@ typedef struct rk_plan {
  * the same columns under schema drift). */
 void rk_plan_numbers(rk_plan *p, const rk_type *const types[2]);
 
+/* Bytes of bound column col's value sent out of band, in order. */
+typedef void (*rk_side_tap)(void *ctx, size_t col, const char *p, size_t len);
+
 /* One side's reader and the state its row callbacks need. */
 typedef struct rk_side {
 	int idx;          /* 0 source, 1 target */
@@ -69,6 +72,8 @@ typedef struct rk_side {
 	bool late;               /* the row in hand is a late one: it holds values sent out
 	                          * of band (rk_field.large), read by rk_side_hash_row */
 	bool *large_cols;        /* rk_side_large_cols's answer */
+	rk_side_tap tap;         /* when set: also given each out-of-band value's bytes */
+	void *tap_ctx;           /* as rk_side_hash_row pulls them (keys.c) */
 	rk_canon_dec *canon_dec; /* ... and a numeric's value, when its encoder had it
 	                          * (ok), so that a summed one is not parsed again */
 	rk_check_meter *meter;   /* progress counters (spec->meter), or NULL */
@@ -117,6 +122,18 @@ int rk_side_hash_row(rk_side *s, const rk_field *f, rk_usec t, rk_u128 *h, rk_er
  * column nor summed, none when the side's numbers are re-encoded as floats
  * (which reads every value back from s->enc).  Owned by s. */
 const bool *rk_side_large_cols(rk_side *s);
+
+/* Sets scan up to send s's large values out of band as the digest pass
+ * does, but for rk_side_large_cols's columns that are not key columns
+ * (the drilldown and the changed values show keys, so they stay in the
+ * row), with late as the late callback: rows whose values came out of
+ * band, which it hands on to rk_side_late (docs/performance.md "Large
+ * values"). */
+void rk_side_large_scan(rk_side *s, rk_scan *scan, rk_row_fn late);
+
+/* Runs the row callback fn on late row f with s->late set (s is fn's
+ * context): its rk_side_hash_row pulls the values sent out of band. */
+int rk_side_late(rk_side *s, const rk_field *f, rk_row_fn fn, rk_error *err);
 
 /* The environment variable that sets the bound of a large value in bytes
  * (default RK_LARGE_VALUE_DEFAULT): tests set it small to run the large

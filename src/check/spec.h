@@ -98,6 +98,8 @@ typedef struct rk_check_spec {
 	const char *window_text;     /* the window as given ("1mo"), or NULL: width */
 	rk_usec settle, now;         /* closedness: end <= now - settle */
 	size_t leaf_rows;            /* drilldown memory bound (rows per side) */
+	const char *spill_dir;       /* where the drilldown's spill files go (the report's staging
+	                                 * directory); NULL: $TMPDIR, else /tmp (io/spill.h) */
 	size_t jobs;                 /* parallel readers per PostgreSQL side (0 or 1: one) */
 	rk_pushdown pushdown;        /* window digests computed by the server */
 	bool findings;               /* run the key-level drilldown */

@@ -43,7 +43,8 @@ typedef struct rk_table_run {
 	int status;   /* its exit status */
 	rk_error err; /* why it failed (status 2 or 3) */
 	double seconds;
-	rk_check_meter meter; /* its progress (--progress) */
+	rk_check_meter meter;  /* its progress (--progress) */
+	const char *spill_dir; /* the drilldown's spill files (the report's staging directory), or NULL */
 } rk_table_run;
 
 static double rk_clock(void)
@@ -66,6 +67,7 @@ static void rk_table_check(rk_table_run *t, rk_usec now)
 	memset(&t->meter, 0, sizeof t->meter);
 	rk_error_clear(&t->err);
 	t->spec.meter = &t->meter;
+	t->spec.spill_dir = t->spill_dir;
 	progress = rk_progress_start(t->opts.progress, t->label, &t->meter);
 	rc = rk_tableopts_pair(&t->opts, &t->spec, &t->err) < 0 ||
 	                     rk_tableopts_check(&t->opts, now, &t->spec, &t->err) < 0 ||
@@ -242,6 +244,7 @@ static int rk_check_single(rk_opts *o)
 		goto fail;
 
 	rk_tableopts_preload(o, NULL); /* before the progress thread starts */
+	t.spill_dir = report ? rk_report_dir_stage(report) : NULL;
 	rk_table_check(&t, rk_time_now());
 	if (t.status > RK_EXIT_DIFFER) {
 		err = t.err;

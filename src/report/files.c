@@ -367,6 +367,11 @@ rk_report_dir *rk_report_dir_open(const char *dir, const char *rerun_list, rk_er
 	return d;
 }
 
+const char *rk_report_dir_stage(const rk_report_dir *d)
+{
+	return rk_adir_stage(d->adir);
+}
+
 bool rk_report_dir_has_rerun(const rk_report_dir *d)
 {
 	return d->has_rerun;

@@ -74,6 +74,11 @@ char *rk_report_path(const char *opt, const char *path, rk_error *err);
  * (commit or abort it), or NULL with err. */
 rk_report_dir *rk_report_dir_open(const char *dir, const char *rerun_list, rk_error *err);
 
+/* The staging directory the set is written into (rk_adir_stage): scratch
+ * files of the check (the drilldown's spill) go there, beside the set, and
+ * are unlinked as they are created.  Owned by d. */
+const char *rk_report_dir_stage(const rk_report_dir *d);
+
 /* True when the set writes the rerun list (it names a file of DIR): the
  * caller then writes it nowhere else. */
 bool rk_report_dir_has_rerun(const rk_report_dir *d);

@@ -30,10 +30,13 @@ set -eu
 # coverage (make coverage): gcovr (reads gcc's .gcda files; gcov comes with gcc)
 # format and lint (make format-check, part of make check; make lint):
 #        clang-format-14, clang-tidy-14, cppcheck
+# a comma-decimal locale (test_canon's float case, which parses under one):
+#        locales, whose de_DE sources localedef compiles as root (a machine
+#        without it only skips that case, and says so)
 PACKAGES="gcc make libc6-dev libpq-dev libxxhash-dev libcsv-dev libcmocka-dev
 libjansson-dev libroaring-dev zlib1g-dev postgresql postgresql-client jq time postgresql-server-dev-15 pgbouncer
 debhelper dpkg-dev groff-base systemd clang-14 libclang-rt-14-dev gcovr
-chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck tzdata"
+chromium python3-prometheus-client clang-format-14 clang-tidy-14 cppcheck tzdata locales"
 
 missing_packages() {
 	# dpkg-query lists only the packages it knows; an unknown name is
@@ -66,9 +69,23 @@ fi
 # brings its own and conflicts with Debian's npm package).
 command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 
+have_locale() {
+	locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'
+}
+
+# The comma-decimal locale, compiled once as root; best effort: only a
+# test case needs it.
+make_locale() {
+	have_locale || [ "$(id -u)" -ne 0 ] || ! command -v localedef >/dev/null 2>&1 && return 0
+	echo "deps: compiling the de_DE.UTF-8 locale (localedef)" >&2
+	localedef -i de_DE -f UTF-8 de_DE.UTF-8 ||
+		echo "deps: localedef failed: test_canon's comma-decimal case will skip" >&2
+}
+
 here=$(dirname "$0")
 missing=$(missing_packages)
 if [ -z "$missing" ] && have_server && [ -x /usr/bin/time ]; then
+	make_locale
 	exec sh "$here/duckdb.sh"
 fi
 # Every package is there but a file is not (a half-removed install): reinstall
@@ -93,4 +110,5 @@ if [ -n "$missing" ] || ! have_server; then
 	exit 1
 fi
 echo "deps: all packages installed" >&2
+make_locale
 exec sh "$here/duckdb.sh"

@@ -1,0 +1,153 @@
+# shellcheck shell=bash
+# The drilldown's verify pass through a spill (docs/performance.md "As the
+# findings grow"): the rows it collects for the keys of time-split windows
+# are sorted by an external sort (io/spill.h) whose bound RK_SPILL_BYTES
+# forces run files on a small table, and the tallies take them in one walk.
+# Every file of the report, the text report and the rerun list must be
+# byte-identical to the run at the default bound (where nothing spills),
+# streamed and pushed down, whatever the damage: missing, extra, duplicated,
+# changed and moved keys, source duplicates, keys with NULL parts, text key
+# parts with odd bytes, in several windows.
+
+SRC=dsp_src
+TGT=dsp_tgt
+TABLE=t
+OPTS=(--key "id,k2" --time ts --sum amount
+	--from 2026-03-02T00:00:00Z --to 2026-03-02T06:00:00Z --window 1h --now 2026-04-01T00:00:00Z)
+
+setup_file() {
+	createdb $SRC
+	createdb $TGT
+	ext_create $SRC
+	ext_create $TGT
+	for db in $SRC $TGT; do
+		sql "$db" "create table t (id int, k2 text, ts timestamptz not null, amount numeric(12,2), note text);
+		         insert into t
+		         select g,
+		                case when g % 11 = 0 then null
+		                     when g % 5 = 0 then E'a,b\"c\\\\d\\te\\nf' || g
+		                     when g % 5 = 1 then 'ünï ' || g || E' \\r'
+		                     else 'k' || (g % 3) end,
+		                '2026-03-02 00:00:00+00'::timestamptz + g * interval '4 seconds',
+		                (g * 1.25)::numeric(12,2), 'n' || g
+		         from generate_series(0, 5399) g;
+		         create index on t (ts)" >/dev/null
+	done
+	# u: sparse damage, so that most slices match and the target reads
+	# half of them in the verify pass; some keys have a second copy, the
+	# same on both sides, in a slice that matches
+	for db in $SRC $TGT; do
+		sql "$db" "create table u as select * from t where false;
+		         insert into u select g, case when g % 9 = 0 then null else E'u\\,' || (g % 4) end,
+		                '2026-03-02 00:00:00+00'::timestamptz + g * interval '3 seconds',
+		                (g * 0.5)::numeric(12,2), 'n' || g
+		         from generate_series(0, 7199) g;
+		         insert into u select id, k2, ts + interval '25 minutes', amount, note from u where id % 151 = 0;
+		         create index on u (ts);
+		         analyze u" >/dev/null
+	done
+	sql $TGT "delete from u where id % 151 = 0 and id % 2 = 0 and ts < '2026-03-02 05:00+00'
+	              and ctid = (select min(ctid) from u v where v.id = u.id);
+	          update u set note = 'x' where id % 151 = 0 and id % 3 = 1 and ts < '2026-03-02 05:00+00';
+	          update u set note = 'y' where id % 401 = 7;
+	          insert into u select * from u where id % 503 = 11;
+	          insert into u select id + 100000, k2, ts, amount, note from u where id % 701 = 17;
+	          update u set ts = ts + interval '1 hour' where id % 607 = 13 and ts < '2026-03-02 05:00+00'" >/dev/null
+	# the source holds some keys twice (source duplicates), in other slices
+	sql $SRC "insert into t select id, k2, ts + interval '17 minutes', amount, note from t
+	          where id % 97 = 3 and ts < '2026-03-02 05:00+00'" >/dev/null
+	# the target: every kind of damage, in every window
+	sql $TGT "insert into t select id, k2, ts + interval '17 minutes', amount, note from t
+	          where id % 97 = 3 and ts < '2026-03-02 05:00+00' and id % 2 = 0;
+	          delete from t where id % 13 = 1;
+	          update t set note = note || ' changed' where id % 17 = 2;
+	          update t set amount = amount + 1 where id % 19 = 0;
+	          insert into t select id, k2, ts, amount, note from t where id % 23 = 4;
+	          insert into t select id, k2, ts + interval '1 second', amount, note from t where id % 29 = 5;
+	          insert into t select id + 100000, k2 || E'\\x01', ts, amount, note from t where id % 31 = 6;
+	          update t set ts = ts + interval '1 hour' where id % 37 = 7 and ts < '2026-03-02 05:00+00';
+	          update t set ts = ts + interval '3 minutes' where id % 41 = 8;
+	          update t set k2 = null where id % 43 = 9;
+	          update t set k2 = k2 || E'\\\\' where id % 47 = 10" >/dev/null
+}
+
+# sp_check DIR BOUND [OPTION...] - a check with RK_SPILL_BYTES=BOUND (empty:
+# the default) into report rep (the same path for every run: the report
+# names it), then moved to DIR; its stdout as DIR.out, its stderr DIR.err
+sp_check() {
+	local dir=$1 bound=$2 rc=0
+	shift 2
+	rm -rf "$dir" rep
+	RK_SPILL_BYTES=$bound rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table "$TABLE" "${OPTS[@]}" \
+		--report rep -vv "$@" >"$dir.out" 2>"$dir.err" || rc=$?
+	mv rep "$dir"
+	return $rc
+}
+
+# same_report DIR EXPECTED_DIR - every file of the report byte for byte
+# (the HTML report but for the instant it was run at), and the text report
+same_report() {
+	local f
+	assert_eq "$(cd "$2" && ls | LC_ALL=C sort | tr '\n' ' ')" "$(cd "$1" && ls | LC_ALL=C sort | tr '\n' ' ')" "files of $1"
+	for f in "$2"/*; do
+		f=$(basename "$f")
+		if [[ $f == report.html ]]; then
+			sed -E '/run at|ran-at/s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/RAN_AT/g' "$1/$f" >"$1.html"
+			sed -E '/run at|ran-at/s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/RAN_AT/g' "$2/$f" >"$2.html"
+			assert_file_eq "$1.html" "$2.html"
+		else
+			assert_file_eq "$1/$f" "$2/$f"
+		fi
+	done
+	assert_file_eq "$1.out" "$2.out"
+}
+
+# spilled ERRFILE - the runs the verify pass spilled, as its log says
+spilled() {
+	sed -nE 's/.*drilldown pass [0-9]+: [0-9]+ row\(s\) sorted, ([0-9]+) run\(s\) spilled to .*/\1/p' "$1" | tail -n 1
+}
+
+# same_at_every_bound [OPTION...] - the default bound, then 1 and 4096 bytes
+same_at_every_bound() {
+	local b
+	set +e
+	sp_check def "" "$@"
+	assert_eq 1 "$?" "exit status at the default bound"
+	set -e
+	assert_eq 0 "$(spilled def.err)" "runs spilled at the default bound"
+	assert_contains def/findings.csv ",missing,"
+	assert_contains def/findings.csv ",extra,"
+	assert_contains def/findings.csv ",duplicated,"
+	assert_contains def/findings.csv ",changed,"
+	assert_contains def/findings.csv ",source_duplicate,"
+	for b in 1 4096; do
+		set +e
+		sp_check "b$b" "$b" "$@"
+		assert_eq 1 "$?" "exit status at bound $b"
+		set -e
+		assert_match "$(spilled "b$b.err")" '^[1-9][0-9]*$' "runs spilled at bound $b"
+		# the runs went beside the report, in its staging directory
+		assert_contains "b$b.err" "spilled to rep.tmp.reckon-"
+		same_report "b$b" def
+	done
+}
+
+test_drill_spill_streamed() {
+	same_at_every_bound
+	assert_match "$(grep -c . def/findings.csv)" '^[0-9]{4,}$' "findings lines"
+}
+
+test_drill_spill_small_leaves() {
+	same_at_every_bound --leaf-rows 7
+}
+
+test_drill_spill_pushdown() {
+	same_at_every_bound --pushdown
+	assert_contains def.err "source: the drilldown narrows the damage in the database"
+	assert_contains b1.err "target: the drilldown narrows the damage in the database"
+}
+
+test_drill_spill_shared_verify() {
+	TABLE=u same_at_every_bound
+	assert_contains def.err "the target counting them in half the slices that matched"
+}
