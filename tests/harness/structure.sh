@@ -7,6 +7,8 @@
 #   - the include graph of src/ (its quoted includes) has no upward arrow: a
 #     file includes headers of its own layer and of the layers CONTRIBUTING.md's
 #     table lets it include, nothing else;
+#   - no comment in src/ or tests/ tells a test's history ("(Failed before:
+#     ...)"): what failed before a fix is the fix's commit message;
 #   - it has no cycle between modules.  A module is a .c file and its .h (the
 #     same path but the extension); X_impl.h is module X's internal header;
 #   - no function in src/ is over 120 lines unless the comment just above it
@@ -73,6 +75,14 @@ check_sql() {
 		grep -qx "rk_sql_$n" <<<"$used" ||
 			breach "$f: embedded as rk_sql_$n but nothing in src/ uses it (sql/README: move it out of sql/ or delete it)"
 	done
+}
+
+# -- src/, tests/: no history in comments -----------------------------------
+check_history() {
+	local hit
+	while IFS= read -r hit; do
+		breach "$hit: a comment tells what failed before a fix: say it in the fix's commit message, and say here what the code or the test does"
+	done < <(grep -rnF '(Failed before' src tests --include='*.c' --include='*.h' --include='*.sh' --exclude=structure.sh | cut -d: -f1,2)
 }
 
 # -- src/: the include graph -------------------------------------------------
@@ -338,6 +348,7 @@ else
 	self_test
 	cd "$repo"
 	check_sql
+	check_history
 	check_src tests/harness/structure-exceptions
 fi
 

@@ -410,8 +410,7 @@ $run2|execute|match|0|2026-03-02 02:00:00+00|verified|8|0|8|8|8|8|match" \
 
 # A row-level repair (the default) is recorded with the rows it updated in
 # place and moved in, besides those it inserted and deleted; the dry run
-# with what it would do.  (Failed before: only inserted and deleted were
-# recorded, so an update-only repair read as one that did nothing.)
+# with what it would do.
 test_row_repair_counts_recorded() {
 	reset_all
 	# the target's copy of (7, 1) of W1 lies in a window outside the check's

@@ -354,8 +354,7 @@ test_init_hostile_names() {
 # check --job --only L --report DIR replaces L's directory and keeps the
 # other tables' (and their entries in summary.json and index.html), so a
 # following repair --job --report DIR still finds every table's rerun
-# list.  (Failed before: the set was replaced by L's alone, and the
-# repair stopped on the missing orders/rerun.csv.)
+# list.
 test_only_keeps_other_tables() {
 	write_job nightly.ini
 	damage_orders

@@ -103,7 +103,7 @@ test_load_writes_the_whole_row() {
 # past an int64 of microseconds since 1970) is loaded with the rest; the
 # newest time read, and then the target's max(time), are later than any
 # instant reckon holds: 'infinity', as the data says (docs/loader.md), not
-# an error.  (Failed before: "cannot read newest time read", exit 3.)
+# an error.
 test_load_row_after_the_last_instant() {
 	createdb $LDB
 	sql $LDB >/dev/null <<-SQL

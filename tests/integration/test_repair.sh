@@ -392,9 +392,6 @@ test_concurrent_repairs() {
 # what the repair committed, and no row is doubled.  The repair is paused
 # after its first write by a statement trigger waiting on an advisory lock
 # a psql session holds; the load starts once the repair waits there.
-# (Failed before: the load took no lock, its delete waited on the rows the
-# repair had deleted and skipped them, it could not see the rows the repair
-# inserted, and both committed: W0 held 18 rows, each key twice.)
 test_load_waits_for_repair() {
 	damaged_target
 	rerun_list

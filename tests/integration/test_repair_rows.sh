@@ -69,8 +69,7 @@ physical_except() {
 
 # The default repair writes the three damaged rows and nothing else: every
 # other row keeps its ctid and xmin (it was not rewritten), batch_id and
-# loaded_at.  (Failed before: all 25 rows of W0, W2, W3 were deleted and
-# inserted again, batch_id reset to its default, loaded_at renewed.)
+# loaded_at.
 test_only_the_rows_that_differ_are_written() {
 	damaged_target
 	rerun_list
@@ -169,7 +168,7 @@ test_checks_in_the_server_give_the_streamed_verdicts() {
 # listed interval is deleted and inserted again (target-only columns back
 # to their defaults), for loads that own whole intervals.  Its plan names
 # the target-only columns it resets and, per interval, the rows it deletes
-# and inserts again.  (Failed before: the plan said nothing of them.)
+# and inserts again.
 test_replace_interval_rewrites_whole_intervals() {
 	damaged_target
 	rerun_list
@@ -191,8 +190,7 @@ test_replace_interval_rewrites_whole_intervals() {
 # A child table referencing the target with ON DELETE CASCADE, and an
 # identity surrogate key that the source does not have: the default repair
 # deletes no parent that matches, so no child goes, and no surrogate value
-# changes.  (Failed before: the children of every row of W0, W2 and W3
-# were deleted with their parents, the surrogates renumbered.)
+# changes.
 test_referencing_rows_and_identity_kept() {
 	damaged_target
 	sql $TGT >/dev/null <<-SQL
@@ -252,8 +250,7 @@ test_source_key_repeated_within_interval_refused() {
 # --interval-column records the load's interval: with --load-interval the
 # start of the load interval holding the row's time; without it the value
 # the target's rows of the interval record; neither: exit 2 before any
-# change.  (Failed before: the repair interval's own start was written, so
-# a later rerun of the day's load deleted only repair's rows.)
+# change.
 test_interval_column_records_the_load_interval() {
 	damaged_target
 	sql $TGT "alter table mart.orders add column load_start timestamptz;
@@ -281,8 +278,7 @@ test_interval_column_records_the_load_interval() {
 # origins; the source has no origin column, so an inserted row would take
 # the default 'pos' - another owner's slice: rolled back, exit 2, naming
 # the column; the dry run refuses it before, in both modes, from the
-# catalog.  (Failed before: the row was inserted as 'pos', exit 0; the dry
-# run planned it.)
+# catalog.
 test_written_rows_satisfy_target_where() {
 	damaged_target
 	sql $TGT "alter table mart.orders add column origin text not null default 'pos';
@@ -362,8 +358,7 @@ test_hostile_filters_cannot_widen_the_repair() {
 
 # Through a transaction pooler that resets every server session after each
 # transaction, the repair works, dry run and --execute: nothing it relies
-# on outlives its transaction.  (Failed before: the staging table, created
-# once for the session, was gone in the interval's transaction.)
+# on outlives its transaction.
 test_through_a_transaction_pooler() {
 	damaged_target
 	rerun_list
@@ -389,10 +384,7 @@ test_through_a_transaction_pooler() {
 # interval, float and bytea styles), the check reports what it reports on
 # a direct connection and the repair's checks, plan and writes are right:
 # each transaction sets reckon's settings itself (SET LOCAL), since the
-# session's are reset after every transaction.  (Failed before: the
-# settings were made once for the session, so the check's key-level scans
-# read the target's floats with 15 digits: every row of a damaged window
-# looked changed.)
+# session's are reset after every transaction.
 test_settings_hold_through_a_transaction_pooler() {
 	damaged_target
 	# a float column: its text takes 17 significant digits at
@@ -478,8 +470,7 @@ test_lock_timeout_through_a_transaction_pooler() {
 # exit 2, no retry hint: a target role without the privileges repair needs,
 # extra rows that a foreign key references (blocking: the delete would
 # fail; cascading: refused without --allow-cascade, and --replace-interval
-# refuses any cascading key).  (Failed before: the dry run said nothing; a
-# repair deleted the children of correct rows.)
+# refuses any cascading key).
 test_dry_run_refuses_what_would_fail() {
 	damaged_target
 	rerun_list
@@ -521,9 +512,7 @@ test_dry_run_refuses_what_would_fail() {
 # interval, is refused before any change, exit 2, no retry hint, in both
 # modes, dry run and --execute: row by row it would be moved out of a
 # window that cannot be named, --replace-interval's delete by key would
-# remove it from one.  (Failed before: --replace-interval got as far as
-# its delete and stopped with exit 3, "a row the delete by key reached lies
-# out of reckon's time range".)
+# remove it from one.
 test_stale_copies_out_of_range_refused_in_both_modes() {
 	local stamp before
 	for stamp in infinity -infinity; do
@@ -569,8 +558,7 @@ wide_tables() {
 # --replace-interval would stage a table's 1600 columns and the interval's
 # start: one column more than PostgreSQL allows.  The dry run and --execute
 # refuse it before any change (exit 2, no retry hint); row by row, whose
-# staging table has only the written columns, repairs it.  (Failed before:
-# exit 3, "tables can have at most 1600 columns", from the server.)
+# staging table has only the written columns, repairs it.
 test_staging_over_the_column_limit_refused() {
 	wide_tables
 	printf '%s\n%s\n' "$RERUN_HEADER" "$W0,1,0,1,0,0,0" >wide.csv
