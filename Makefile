@@ -158,12 +158,13 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RK_CPPFLAGS) $(CPPFLAGS) $(RK_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# The test hooks (io/fault.h): tests/hooks/fault.c in place of the product's
-# src/io/fault.c, in the unit tests and in $(FAULTS_BIN), the suite's binary
+# The test hooks: each tests/hooks/NAME.c in place of the product's
+# src/io/NAME.c (io/fault.h's faults; the readers a test registers,
+# rk_reader_extra_for in io/reader_impl.h), in the unit tests and in $(FAULTS_BIN), the suite's binary
 # for the integration cases that break a run on purpose.  build/reckon, make
 # install and the packages never hold a hook.
 HOOK_OBJS := $(patsubst tests/hooks/%.c,$(BUILD)/obj/hooks/%.o,$(sort $(wildcard tests/hooks/*.c)))
-TEST_OBJS := $(filter-out $(BUILD)/obj/io/fault.o,$(LIB_OBJS)) $(HOOK_OBJS)
+TEST_OBJS := $(filter-out $(patsubst $(BUILD)/obj/hooks/%,$(BUILD)/obj/io/%,$(HOOK_OBJS)),$(LIB_OBJS)) $(HOOK_OBJS)
 FAULTS_BIN := $(BUILD)/tests/reckon-faults
 
 $(FAULTS_BIN): $(BUILD)/obj/main.o $(TEST_OBJS) | $(DUCKDB_LIB)

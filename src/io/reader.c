@@ -25,18 +25,6 @@ static const rk_reader_driver *const rk_reader_drivers[] = {
 	&rk_pgreader_driver,
 };
 
-/* Drivers of tests' own kinds (rk_reader_register), tried first. */
-static const rk_reader_driver *rk_reader_registered[RK_READER_MAX_REGISTERED];
-static size_t rk_reader_nregistered;
-
-int rk_reader_register(const rk_reader_driver *d)
-{
-	if (rk_reader_nregistered == RK_READER_MAX_REGISTERED)
-		return -1;
-	rk_reader_registered[rk_reader_nregistered++] = d;
-	return 0;
-}
-
 static bool rk_driver_takes(const rk_reader_driver *d, const char *conn)
 {
 	return !strncmp(conn ? conn : "", d->prefix, strlen(d->prefix));
@@ -45,9 +33,10 @@ static bool rk_driver_takes(const rk_reader_driver *d, const char *conn)
 /* The driver that reads conn. */
 static const rk_reader_driver *rk_driver_for(const char *conn)
 {
-	for (size_t i = 0; i < rk_reader_nregistered; i++)
-		if (rk_driver_takes(rk_reader_registered[i], conn))
-			return rk_reader_registered[i];
+	const rk_reader_driver *extra = rk_reader_extra_for(conn);
+
+	if (extra)
+		return extra;
 	for (size_t i = 0; i < sizeof rk_reader_drivers / sizeof *rk_reader_drivers; i++)
 		if (rk_driver_takes(rk_reader_drivers[i], conn))
 			return rk_reader_drivers[i];

@@ -94,14 +94,13 @@ extern const rk_reader_driver rk_pgreader_driver;
 rk_reader *rk_reader_new(const rk_reader_driver *d, void *impl);
 
 /*
- * Makes rk_reader_open hand every conn that starts with d->prefix to d,
- * before the built-in drivers: a test's own readers behind rk_check_run.
- * d stays the caller's and must outlive its use; at most
- * RK_READER_MAX_REGISTERED, registered once per process before any reader
- * is opened (not thread-safe).  Returns 0, or -1 when the table is full.
+ * A driver besides the built-in ones that reads conn, tried before them, or
+ * NULL.  The product's (src/io/reader_extra.c) never has one; the test
+ * build links tests/hooks/reader_extra.c in its place, whose
+ * rk_reader_register (tests/hooks/hooks.h) puts a test's own readers behind
+ * rk_check_run.
  */
-#define RK_READER_MAX_REGISTERED 4
-int rk_reader_register(const rk_reader_driver *d);
+const rk_reader_driver *rk_reader_extra_for(const char *conn);
 
 /* Each returns a new implementation object or NULL with err filled. */
 void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err);

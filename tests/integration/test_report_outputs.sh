@@ -492,8 +492,15 @@ test_release_binary_has_no_fault_hook() {
 		fail "$RECKON holds the string RECKON_TEST_FAULT"
 	fi
 	_rk_ok
+	# nor a test's reader registry (tests/hooks/reader_extra.c)
+	if nm "$RECKON" | grep -qw rk_reader_register; then
+		fail "$RECKON defines rk_reader_register"
+	fi
+	_rk_ok
 	if [[ -x $RECKON_FAULTS ]]; then
 		grep -qaF RECKON_TEST_FAULT "$RECKON_FAULTS" || fail "$RECKON_FAULTS does not read RECKON_TEST_FAULT"
+		_rk_ok
+		nm "$RECKON_FAULTS" | grep -qw rk_reader_register || fail "$RECKON_FAULTS does not define rk_reader_register"
 		_rk_ok
 	fi
 }

@@ -24,6 +24,7 @@
 #include "core/canon.h"
 #include "core/digest.h"
 #include "core/log.h"
+#include "../hooks/hooks.h"
 #include "io/reader_impl.h"
 
 /* ------------------------------------------------------------------------
