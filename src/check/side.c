@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/env.h"
+
 static size_t rk_plan_add(rk_plan *p, const char *name)
 {
 	for (size_t i = 0; i < p->ncols; i++)
@@ -200,14 +202,7 @@ static int rk_side_numbers(rk_side *s, const rk_field *f, const size_t *idx, siz
 
 size_t rk_large_value_bound(void)
 {
-	const char *e = getenv(RK_LARGE_VALUE_ENV);
-	char *end;
-	unsigned long long v;
-
-	if (!e || !*e)
-		return RK_LARGE_VALUE_DEFAULT;
-	v = strtoull(e, &end, 10);
-	return *end || v < 1 || v > SIZE_MAX ? RK_LARGE_VALUE_DEFAULT : (size_t)v;
+	return rk_env_bytes(RK_LARGE_VALUE_ENV, RK_LARGE_VALUE_DEFAULT, 1, SIZE_MAX);
 }
 
 const bool *rk_side_large_cols(rk_side *s)

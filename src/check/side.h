@@ -142,7 +142,8 @@ int rk_side_late(rk_side *s, const rk_field *f, rk_row_fn fn, rk_error *err);
 #define RK_LARGE_VALUE_DEFAULT ((size_t)1 << 20)
 
 /* The bound RK_LARGE_VALUE_ENV sets, or the default (a value that is not a
- * whole number >= 1 is ignored). */
+ * whole number >= 1 is not used: the default is, with a warning,
+ * core/env.h). */
 size_t rk_large_value_bound(void);
 
 /* Encodes the key columns of a row into s->enc. */

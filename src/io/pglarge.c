@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/env.h"
 #include "core/log.h"
 #include "io/pgreader_impl.h"
 #include "rk_sql.h"
@@ -176,14 +177,7 @@ void rk_pglarge_reset(rk_pgreader *r, bool at_end)
  * the default. */
 static size_t rk_pglarge_chunk(void)
 {
-	const char *e = getenv(RK_PGREADER_LARGE_CHUNK_ENV);
-	char *end;
-	unsigned long long v;
-
-	if (!e || !*e)
-		return RK_PGREADER_LARGE_CHUNK;
-	v = strtoull(e, &end, 10);
-	return *end || v < 1 || v > INT32_MAX ? RK_PGREADER_LARGE_CHUNK : (size_t)v;
+	return rk_env_bytes(RK_PGREADER_LARGE_CHUNK_ENV, RK_PGREADER_LARGE_CHUNK, 1, INT32_MAX);
 }
 
 typedef struct rk_pglarge_read {

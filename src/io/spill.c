@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/env.h"
 
 typedef struct rk_spill_ent {
 	size_t off;
@@ -55,17 +56,7 @@ struct rk_spill {
 
 size_t rk_spill_bound_env(void)
 {
-	const char *v = getenv("RK_SPILL_BYTES");
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return RK_SPILL_DEFAULT_BYTES;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || n == 0 || v[0] == '-')
-		return RK_SPILL_DEFAULT_BYTES;
-	return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+	return rk_env_bytes("RK_SPILL_BYTES", RK_SPILL_DEFAULT_BYTES, 1, SIZE_MAX);
 }
 
 rk_spill *rk_spill_new(const char *dir, size_t bound, rk_spill_cmp cmp, void *ctx)

@@ -36,7 +36,7 @@ typedef struct rk_spill rk_spill;
 /* The bound the environment asks for: RK_SPILL_BYTES, a byte count (at
  * least 1; a test forces the spill with a small one), else
  * RK_SPILL_DEFAULT_BYTES.  A value that is not a positive number is
- * ignored. */
+ * not used: the default is, with a warning (core/env.h). */
 size_t rk_spill_bound_env(void);
 
 /* A new, empty sort.  dir: where run files go (NULL or "": $TMPDIR, else

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "core/buf.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/text.h"
@@ -199,6 +200,75 @@ static void test_csv_field(void **state)
 	free(text);
 }
 
+typedef struct env_call {
+	const char *name;
+	size_t dflt, min, max, got;
+} env_call;
+
+static void env_bytes_fn(void *arg)
+{
+	env_call *c = arg;
+
+	c->got = rk_env_bytes(c->name, c->dflt, c->min, c->max);
+}
+
+/* rk_env_bytes with name set to value (NULL: unset): the count it returns,
+ * and what it wrote to stderr into *said (caller frees). */
+static size_t env_bytes(const char *name, const char *value, size_t min, size_t max, char **said)
+{
+	env_call c = { name, 777, min, max, 0 };
+	size_t n;
+
+	if (value)
+		assert_int_equal(setenv(name, value, 1), 0);
+	else
+		assert_int_equal(unsetenv(name), 0);
+	*said = capture_stderr(env_bytes_fn, &c, &n);
+	unsetenv(name);
+	return c.got;
+}
+
+/* A byte count from the environment: a whole number in range is used, no
+ * word said; unset or empty is the default; anything else is the default
+ * with one warning per variable that names it, its value and the range. */
+static void test_env_bytes(void **state)
+{
+	static const char *const bad[] = { "12x", "-5", "+5", " 5", "5 ", "0x10", "0", "2147483648",
+		                           "99999999999999999999999" };
+	char *said;
+
+	(void)state;
+	assert_int_equal(env_bytes("RK_TEST_ENV_A", NULL, 1, INT32_MAX, &said), 777);
+	assert_string_equal(said, "");
+	free(said);
+	assert_int_equal(env_bytes("RK_TEST_ENV_A", "", 1, INT32_MAX, &said), 777);
+	assert_string_equal(said, "");
+	free(said);
+	assert_int_equal(env_bytes("RK_TEST_ENV_A", "4096", 1, INT32_MAX, &said), 4096);
+	assert_string_equal(said, "");
+	free(said);
+	assert_int_equal(env_bytes("RK_TEST_ENV_A", "2147483647", 1, INT32_MAX, &said), 2147483647);
+	free(said);
+	assert_int_equal(env_bytes("RK_TEST_ENV_A", "0", 0, 10, &said), 0);
+	assert_string_equal(said, "");
+	free(said);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "RK_TEST_ENV_B%zu", i);
+		assert_int_equal(env_bytes(name, bad[i], 1, INT32_MAX, &said), 777);
+		assert_non_null(strstr(said, "reckon: warning: "));
+		assert_non_null(strstr(said, name));
+		assert_non_null(strstr(said, bad[i]));
+		assert_non_null(strstr(said, "from 1 to 2147483647: using the default, 777"));
+		free(said);
+	}
+	/* once a variable */
+	assert_int_equal(env_bytes("RK_TEST_ENV_B0", "12x", 1, INT32_MAX, &said), 777);
+	assert_string_equal(said, "");
+	free(said);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test(test_log_error_escapes),
 		cmocka_unit_test(test_log_warn_escapes),
+		cmocka_unit_test(test_env_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
