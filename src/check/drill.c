@@ -372,13 +372,14 @@ static int rk_drill_pass(rk_side sides[2], rk_check_result *res, rk_dside ds[2],
 		return -1;
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
 	res->drill_server_rows += ds[0].server_rows + ds[1].server_rows;
-	rk_drill_leaves(&ds[0], &ds[1], res->nkey, ts, held);
-	return 0;
+	return rk_drill_leaves(&ds[0], &ds[1], ts, held, err);
 }
 
+/* A key of the verify pass: its hash, and where its display texts are in
+ * the arena of rk_vkeys. */
 typedef struct rk_vkey {
 	rk_u128 key;
-	char **disp;
+	size_t at;
 } rk_vkey;
 
 static int rk_vkey_cmp(const void *a, const void *b)
@@ -388,6 +389,22 @@ static int rk_vkey_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* The verify pass's keys: sorted, distinct, and their display texts (nkey
+ * a key, NULL for SQL NULL) in one arena. */
+typedef struct rk_vkeys {
+	rk_u128 *keys;
+	const char **text;
+	size_t n;
+	rk_buf arena; /* a key's texts: per column a byte (0: SQL NULL), then the text and a NUL */
+} rk_vkeys;
+
+static void rk_vkeys_free(rk_vkeys *vk)
+{
+	free(vk->keys);
+	free(vk->text);
+	rk_buf_free(&vk->arena);
+	memset(vk, 0, sizeof *vk);
+}
 /*
  * Whether the verify pass shares its read with the target: the slices
  * whose digests matched hold the same rows on both sides, so the target
@@ -470,43 +487,68 @@ static size_t rk_verify_entries(const rk_check_result *res, const bool *has, boo
 }
 
 /* The distinct keys of the tallies of time-split windows, sorted, and
- * their display texts (nkey a key); marks their windows in has. */
-static size_t rk_verify_keys(const rk_check_result *res, const bool *split_time, const rk_tallies *ts, bool *has,
-                             rk_u128 **keys_out, const char ***text_out)
+ * their display texts, into *out; marks their windows in has.  One walk of
+ * the tallies (their keys whose copies agree, all told, noted in held). */
+static int rk_verify_keys(const rk_check_result *res, rk_tallies *ts, rk_helds *held, bool *has, rk_vkeys *out,
+                          rk_error *err)
 {
-	size_t nv = 0, nk = 0;
-	rk_vkey *vk;
-	rk_u128 *keys;
-	const char **text;
+	rk_vkey *vk = NULL;
+	size_t nv = 0, cap = 0, nkey = res->nkey;
+	rk_tally t;
+	int more;
 
-	for (size_t i = 0; i < ts->n; i++)
-		nv += split_time[ts->v[i].window];
-	vk = rk_xcalloc(nv ? nv : 1, sizeof *vk);
-	nv = 0;
-	for (size_t i = 0; i < ts->n; i++) {
-		const rk_tally *t = &ts->v[i];
+	memset(out, 0, sizeof *out);
+	while ((more = rk_tallies_next(ts, held, &t, err)) > 0) {
+		const char *p = t.enc;
 
-		if (!split_time[t->window])
+		if (!ts->split_time[t.window])
 			continue;
-		vk[nv].key = t->key;
-		vk[nv++].disp = t->disp;
-		has[t->window] = true;
+		if (nv == cap) {
+			cap = cap ? cap * 2 : 256;
+			vk = rk_xrealloc(vk, cap * sizeof *vk);
+		}
+		vk[nv].key = t.key;
+		vk[nv++].at = out->arena.len;
+		has[t.window] = true;
+		for (size_t c = 0; c < nkey; c++) {
+			uint32_t len;
+			char flag = *p++;
+
+			rk_buf_append(&out->arena, &flag, 1);
+			if (!flag)
+				continue;
+			memcpy(&len, p, 4);
+			rk_buf_append(&out->arena, p + 4, len);
+			rk_buf_append(&out->arena, "", 1);
+			p += 4 + (size_t)len;
+		}
 	}
-	qsort(vk, nv, sizeof *vk, rk_vkey_cmp);
-	keys = rk_xcalloc(nv ? nv : 1, sizeof *keys);
-	text = rk_xcalloc((nv ? nv : 1) * (res->nkey ? res->nkey : 1), sizeof *text);
+	if (more < 0) {
+		free(vk);
+		rk_vkeys_free(out);
+		return -1;
+	}
+	if (nv)
+		qsort(vk, nv, sizeof *vk, rk_vkey_cmp);
+	out->keys = rk_xcalloc(nv ? nv : 1, sizeof *out->keys);
+	out->text = rk_xcalloc((nv ? nv : 1) * (nkey ? nkey : 1), sizeof *out->text);
 	for (size_t i = 0; i < nv; i++) {
-		if (nk && keys[nk - 1] == vk[i].key)
+		const char *p;
+
+		if (out->n && out->keys[out->n - 1] == vk[i].key)
 			continue;
-		keys[nk] = vk[i].key;
-		for (size_t c = 0; c < res->nkey; c++)
-			text[nk * res->nkey + c] = vk[i].disp[c];
-		nk++;
+		out->keys[out->n] = vk[i].key;
+		p = out->arena.data + vk[i].at;
+		for (size_t c = 0; c < nkey; c++) {
+			if (!*p++)
+				continue;
+			out->text[out->n * nkey + c] = p;
+			p += strlen(p) + 1;
+		}
+		out->n++;
 	}
 	free(vk);
-	*keys_out = keys;
-	*text_out = text;
-	return nk;
+	return 0;
 }
 
 /*
@@ -521,40 +563,42 @@ static size_t rk_verify_keys(const rk_check_result *res, const bool *split_time,
  * that read is a scan of the windows: the target then reads half of their
  * matching slices (rk_verify_shared).
  */
-static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *split_time, rk_dside ds[2],
-                           rk_tallies *ts, rk_helds *held, const char *spill_dir, rk_error *err)
+static int rk_drill_verify(rk_side sides[2], rk_check_result *res, rk_dside ds[2], rk_tallies *ts, rk_helds *held,
+                           const char *spill_dir, rk_error *err)
 {
-	rk_u128 *keys;
-	const char **text;
+	rk_vkeys vk;
 	rk_entry *entries[2];
 	bool *has, shared = false;
 	rk_side *list[2] = { &sides[0], &sides[1] };
 	uint64_t before = res->side[0].rows_read + res->side[1].rows_read;
-	size_t nk, ne[2] = { 0, 0 }, nw = 0, cap;
+	size_t ne[2] = { 0, 0 }, nw = 0, cap;
 	int rc;
 
-	for (size_t i = 0; i < ts->n; i++)
-		nw += split_time[ts->v[i].window];
-	if (!nw)
-		return 0;
-	rk_drill_merge(res, split_time, ts, held);
+	if (rk_tallies_finish(ts, err) < 0)
+		return -1;
+	/* no key judged on a leaf of a time-split window: the tallies are
+	 * the findings' */
+	if (!ts->nsplit)
+		return rk_verify_stream(NULL, ts, rk_classify_tally, res, err);
 	has = rk_xcalloc(res->nwindows, sizeof *has);
-	nk = rk_verify_keys(res, split_time, ts, has, &keys, &text);
+	if (rk_verify_keys(res, ts, held, has, &vk, err) < 0 || rk_tallies_rewind(ts, err) < 0) {
+		free(has);
+		return -1;
+	}
 	shared = rk_verify_shared(sides, res);
 	cap = res->nwindows * (res->slices ? res->slices : 1);
 	entries[0] = rk_xcalloc(cap, sizeof *entries[0]);
 	entries[1] = rk_xcalloc(cap, sizeof *entries[1]);
 	ne[0] = rk_verify_entries(res, has, shared, entries[0], entries[1], &ne[1]);
-	nw = 0;
 	for (size_t w = 0; w < res->nwindows; w++)
 		nw += has[w];
 	for (int s = 0; s < 2; s++) {
 		rk_dside_reset(&ds[s], entries[s], ne[s]);
 		ds[s].server = false;
 		ds[s].need_key = true;
-		ds[s].keyset = keys;
-		ds[s].nkeyset = nk;
-		ds[s].key_text = res->nkey ? text : NULL;
+		ds[s].keyset = vk.keys;
+		ds[s].nkeyset = vk.n;
+		ds[s].key_text = res->nkey ? vk.text : NULL;
 		ds[s].spill = rk_drow_spill_new(spill_dir);
 		/* the rounds' rows are judged: the pass collects into the spill */
 		free(ds[s].rows);
@@ -563,29 +607,32 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, const bool *s
 	}
 	res->drill_passes++;
 	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)%s",
-	            res->drill_passes, nk, nw, ne[1] ? ", the target counting them in half the slices that matched" : "");
+	            res->drill_passes, vk.n, nw, ne[1] ? ", the target counting them in half the slices that matched" : "");
 	rc = rk_sides_parallel(list, ne[1] ? 2 : 1, rk_drill_side, err);
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
+	for (int s = 0; s < 2; s++) {
+		ds[s].keyset = NULL;
+		ds[s].key_text = NULL;
+	}
+	rk_vkeys_free(&vk);
 	/* the target's rows are the source's copies too; then the tallies (in
-	 * (window, key) order since rk_drill_merge) take them in one walk */
+	 * (window, key) order) take them in one walk, and become the findings */
 	if (rc == 0)
 		rc = rk_drow_spill_join(ds[0].spill, ds[1].spill, err);
+	rk_spill_free(ds[1].spill);
+	ds[1].spill = NULL;
 	if (rc == 0) {
 		rk_log_debug("drilldown pass %d: %llu row(s) sorted, %llu run(s) spilled to %s", res->drill_passes,
 		             (unsigned long long)rk_spill_count(ds[0].spill),
 		             (unsigned long long)rk_spill_runs_written(ds[0].spill), spill_dir ? spill_dir : "TMPDIR");
-		rc = rk_verify_stream(ds[0].spill, ts, split_time, res->nkey, err);
+		rc = rk_verify_stream(ds[0].spill, ts, rk_classify_tally, res, err);
 	}
-	/* the source's copies are judged: their rows go now, not with the
-	 * drilldown, since the findings are about to be made beside them */
 	for (int s = 0; s < 2; s++) {
 		rk_dside_reset(&ds[s], NULL, 0);
 		rk_spill_free(ds[s].spill);
 		ds[s].spill = NULL;
 		rk_buf_free(&ds[s].arena);
 	}
-	free(keys);
-	free(text);
 	free(entries[0]);
 	free(entries[1]);
 	free(has);
@@ -678,7 +725,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	rk_nodes queue = { NULL, 0, 0 }, next = { NULL, 0, 0 };
 	rk_dside ds[2];
 	rk_drill_round rd;
-	rk_tallies ts = { NULL, 0, 0 };
+	rk_tallies ts;
 	rk_helds hl = { NULL, 0, 0 }, *held = spec->diagnose ? &hl : NULL;
 	bool *split_time = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *split_time);
 	bool server[2] = { false, false }, eager, sliced;
@@ -707,6 +754,9 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	sliced = res->slices > 1 && res->side[0].slices_ok && res->side[1].slices_ok &&
 	         rk_reader_has(sides[0].reader, RK_CAP_RANGE_SCAN) && rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN);
 	rk_drill_queue(res, sliced, held, split_time, &queue);
+	/* the tallies are read back once or twice, in order, while the
+	 * findings grow beside them: an eighth of the bound in memory */
+	rk_tallies_init(&ts, spec->spill_dir, rk_spill_bound_env() / RK_TALLIES_BOUND_SHARE + 1, res->nkey, split_time);
 	if (sliced)
 		leaf = rk_ranged_leaf(&queue, leaf);
 	sides[0].drill = &ds[0];
@@ -737,9 +787,13 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	}
 	for (int s = 0; s < 2; s++)
 		rk_dside_reset(&ds[s], NULL, 0);
-	if (rk_drill_verify(sides, res, split_time, ds, &ts, held, spec->spill_dir, err) < 0)
+	/* the findings: made in (window, key) order, then sorted */
+	if (rk_drill_verify(sides, res, ds, &ts, held, spec->spill_dir, err) < 0)
 		goto done;
-	rk_drill_classify(res, &ts);
+	rk_log_debug("drilldown: %llu tally(ies), %llu run(s) of them spilled", (unsigned long long)ts.n,
+	             (unsigned long long)rk_spill_runs_written(ts.sp));
+	rk_tallies_free(&ts);
+	rk_findings_sort(res);
 	if (held) {
 		res->held = hl.v;
 		res->nheld = hl.n;
@@ -747,11 +801,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	}
 	rc = 0;
 done:
-	if (rc < 0) {
-		for (size_t i = 0; i < ts.n; i++)
-			rk_tally_free(&ts.v[i], res->nkey);
-	}
-	free(ts.v);
+	rk_tallies_free(&ts);
 	free(hl.v);
 	for (int s = 0; s < 2; s++) {
 		free(ds[s].rows);

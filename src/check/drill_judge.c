@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi)
-{
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 256;
-		h->v = rk_xrealloc(h->v, h->cap * sizeof *h->v);
-	}
-	h->v[h->n].lo = lo;
-	h->v[h->n++].hi = hi;
-}
-
 /* Orders collected rows by (window, key). */
 int rk_drow_key_cmp(const rk_drow *x, const rk_drow *y)
 {
@@ -43,39 +33,6 @@ int rk_drow_cmp(const void *a, const void *b)
 	if (x->row != y->row)
 		return x->row < y->row ? -1 : 1;
 	return 0;
-}
-
-char **rk_disp_decode(const char *p, size_t nkey)
-{
-	char **out = rk_xcalloc(nkey ? nkey : 1, sizeof *out);
-
-	for (size_t i = 0; i < nkey; i++) {
-		uint32_t len;
-		if (*p++ == 0)
-			continue;
-		memcpy(&len, p, 4);
-		p += 4;
-		out[i] = rk_xstrndup(p, len);
-		p += len;
-	}
-	return out;
-}
-
-static void rk_tally_push(rk_tallies *ts, const rk_tally *t)
-{
-	if (ts->n == ts->cap) {
-		ts->cap = ts->cap ? ts->cap * 2 : 64;
-		ts->v = rk_xrealloc(ts->v, ts->cap * sizeof *ts->v);
-	}
-	ts->v[ts->n++] = *t;
-}
-
-void rk_tally_free(rk_tally *t, size_t nkey)
-{
-	for (size_t c = 0; c < nkey && t->disp; c++)
-		free(t->disp[c]);
-	free(t->disp);
-	t->disp = NULL;
 }
 
 /* Widens t's leaf span to leaf node nd. */
@@ -171,7 +128,7 @@ static void rk_leaf_runs(const rk_dside *d0, size_t nentries, rk_helds *held)
  * beyond what the pass collected.  With held, the runs of matching source
  * rows are noted there (rk_leaf_runs).
  */
-void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts, rk_helds *held)
+int rk_drill_leaves(rk_dside *d0, rk_dside *d1, rk_tallies *ts, rk_helds *held, rk_error *err)
 {
 	size_t i = 0, j = 0;
 
@@ -239,14 +196,16 @@ void rk_drill_leaves(rk_dside *d0, rk_dside *d1, size_t nkey, rk_tallies *ts, rk
 				if (d0->rows[k].t > tl.src_hi)
 					tl.src_hi = d0->rows[k].t;
 			}
-			tl.disp = rk_disp_decode(ds->arena.data + src->disp, nkey);
-			rk_tally_push(ts, &tl);
+			tl.enc = ds->arena.data + src->disp;
+			if (rk_tallies_add(ts, &tl, err) < 0)
+				return -1;
 		}
 		i = ie;
 		j = je;
 	}
 	if (held)
 		rk_leaf_runs(d0, d0->nentries, held);
+	return 0;
 }
 
 /* Notes the pieces of a round whose digests matched and that hold source
@@ -261,38 +220,6 @@ void rk_held_pieces(const rk_drill_round *rd, rk_helds *held)
 	}
 }
 
-/* Tally b's copies added to a's (one key of one window). */
-static void rk_tally_merge(rk_tally *a, const rk_tally *b)
-{
-	a->s += b->s;
-	a->t += b->t;
-	a->hs += b->hs;
-	a->ht += b->ht;
-	if (a->src_t == RK_USEC_NINF)
-		a->src_t = b->src_t;
-	if (a->tgt_t == RK_USEC_NINF)
-		a->tgt_t = b->tgt_t;
-	if (b->src_lo < a->src_lo)
-		a->src_lo = b->src_lo;
-	if (b->src_hi > a->src_hi)
-		a->src_hi = b->src_hi;
-	if (b->leaf_lo < a->leaf_lo)
-		a->leaf_lo = b->leaf_lo;
-	if (b->leaf_hi > a->leaf_hi)
-		a->leaf_hi = b->leaf_hi;
-}
-
-static int rk_tally_cmp(const void *a, const void *b)
-{
-	const rk_tally *x = a, *y = b;
-
-	if (x->window != y->window)
-		return x->window < y->window ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return 0;
-}
-
 /* qsort takes no context; a job checks tables on several threads */
 static _Thread_local int rk_finding_cmp_nkey;
 
@@ -301,9 +228,9 @@ static int rk_finding_cmp(const void *a, const void *b)
 	return rk_finding_order(a, b, (size_t)rk_finding_cmp_nkey);
 }
 
-/* Adds one finding; the key texts are copied, or with take moved from t
- * (its last finding: a key's texts are then held once). */
-static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind, bool take)
+/* Adds one finding; the key texts are copied, or with take moved from
+ * *disp (its last finding: a key's texts are then held once). */
+static void rk_add_finding(rk_check_result *res, const rk_tally *t, char ***disp, rk_find_kind kind, bool take)
 {
 	rk_finding *f;
 
@@ -327,97 +254,37 @@ static void rk_add_finding(rk_check_result *res, rk_tally *t, rk_find_kind kind,
 	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
 	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
 	if (take) {
-		f->key = t->disp;
-		t->disp = NULL;
+		f->key = *disp;
+		*disp = NULL;
 	} else {
-		f->key = rk_xcalloc(res->nkey ? res->nkey : 1, sizeof *f->key);
-		for (size_t i = 0; i < res->nkey; i++)
-			f->key[i] = t->disp[i] ? rk_xstrdup(t->disp[i]) : NULL;
+		f->key = rk_disp_decode(t->enc, res->nkey);
 	}
 	res->kind_count[kind]++;
 	res->win_kind[t->window][kind]++;
 }
 
-/* Turns tallies into findings.  Each (window, key) has one tally: a leaf
- * holds all copies of a key in its slice, and the keys of time-split
- * windows were judged again on the whole window by rk_drill_verify; the
- * merge below only guards that invariant.  The tallies are taken from the
- * end of their array, which is cut as they go, so that the tallies and the
- * findings made of them are not both held whole (issue 25: the peak of a
- * window whose every row differs); the findings are sorted after.  On
- * return ts is empty (its array freed). */
-void rk_drill_classify(rk_check_result *res, rk_tallies *ts)
+int rk_classify_tally(void *ctx, rk_tally *t, rk_error *err)
 {
-	size_t end = ts->n;
+	rk_check_result *res = ctx;
+	char **disp = rk_disp_decode(t->enc, res->nkey);
 
-	if (ts->n)
-		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
-	while (end > 0) {
-		size_t i = end - 1;
-		rk_tally m;
+	(void)err;
+	if (t->s > 1)
+		rk_add_finding(res, t, &disp, RK_FIND_SOURCE_DUPLICATE, false);
+	if (t->s == 0)
+		rk_add_finding(res, t, &disp, RK_FIND_EXTRA, true);
+	else if (t->t < t->s)
+		rk_add_finding(res, t, &disp, RK_FIND_MISSING, true);
+	else if (t->t > t->s)
+		rk_add_finding(res, t, &disp, RK_FIND_DUPLICATED, true);
+	else
+		rk_add_finding(res, t, &disp, RK_FIND_CHANGED, true);
+	return 0;
+}
 
-		while (i > 0 && ts->v[i - 1].window == ts->v[end - 1].window && ts->v[i - 1].key == ts->v[end - 1].key)
-			i--;
-		m = ts->v[i];
-		for (size_t j = i + 1; j < end; j++) {
-			rk_tally_merge(&m, &ts->v[j]);
-			rk_tally_free(&ts->v[j], res->nkey);
-		}
-		if (m.s > 1)
-			rk_add_finding(res, &m, RK_FIND_SOURCE_DUPLICATE, false);
-		if (m.s == 0)
-			rk_add_finding(res, &m, RK_FIND_EXTRA, true);
-		else if (m.t < m.s)
-			rk_add_finding(res, &m, RK_FIND_MISSING, true);
-		else if (m.t > m.s)
-			rk_add_finding(res, &m, RK_FIND_DUPLICATED, true);
-		else
-			rk_add_finding(res, &m, RK_FIND_CHANGED, true);
-		rk_tally_free(&m, res->nkey);
-		end = i;
-		/* an eighth of the array judged: what it held goes back */
-		if (end && ts->cap - end >= ts->cap / 8 + 1) {
-			ts->v = rk_xrealloc(ts->v, end * sizeof *ts->v);
-			ts->cap = end;
-		}
-	}
-	free(ts->v);
-	ts->v = NULL;
-	ts->n = ts->cap = 0;
+void rk_findings_sort(rk_check_result *res)
+{
 	rk_finding_cmp_nkey = (int)res->nkey;
 	if (res->nfindings)
 		qsort(res->findings, res->nfindings, sizeof *res->findings, rk_finding_cmp);
-}
-
-/*
- * A key of a time-split window may have copies in leaves of several rounds,
- * each of which judged only its own: their tallies become one, and a key
- * whose copies, all told, agree is no finding (its time moved, say, in a
- * window whose time is not hashed): its source copies are then noted in
- * held, when given, as rows the target holds.
- */
-void rk_drill_merge(rk_check_result *res, const bool *split_time, rk_tallies *ts, rk_helds *held)
-{
-	size_t kept = 0;
-
-	if (ts->n)
-		qsort(ts->v, ts->n, sizeof *ts->v, rk_tally_cmp);
-	for (size_t i = 0; i < ts->n;) {
-		rk_tally m = ts->v[i];
-		size_t j = i + 1;
-
-		for (; split_time[m.window] && j < ts->n && ts->v[j].window == m.window && ts->v[j].key == m.key; j++) {
-			rk_tally_merge(&m, &ts->v[j]);
-			rk_tally_free(&ts->v[j], res->nkey);
-		}
-		if (m.s != m.t || m.hs != m.ht) {
-			ts->v[kept++] = m;
-		} else {
-			if (held && m.s)
-				rk_held_add(held, m.src_lo, m.src_hi);
-			rk_tally_free(&m, res->nkey);
-		}
-		i = j;
-	}
-	ts->n = kept;
 }

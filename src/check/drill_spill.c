@@ -109,56 +109,56 @@ static int rk_verify_next(rk_spill *rows, rk_drow *r, const char **rec, rk_error
 	return more;
 }
 
-int rk_verify_stream(rk_spill *rows, rk_tallies *ts, const bool *split_time, size_t nkey, rk_error *err)
+int rk_verify_stream(rk_spill *rows, rk_tallies *ts, rk_tally_sink sink, void *ctx, rk_error *err)
 {
 	const char *rec = NULL;
+	rk_buf disp = RK_BUF_INIT;
 	rk_drow r;
-	int more = rk_verify_next(rows, &r, &rec, err);
+	rk_tally t;
+	int more = rows ? rk_verify_next(rows, &r, &rec, err) : 0, got = 0;
 
-	for (size_t i = 0; more >= 0 && i < ts->n; i++) {
-		rk_tally *t = &ts->v[i];
+	while (more >= 0 && (got = rk_tallies_next(ts, NULL, &t, err)) > 0) {
 		rk_drow probe;
-		char **disp = NULL;
 		size_t n = 0;
 		uint32_t m;
 
-		if (!split_time[t->window])
-			continue;
-		probe.window = t->window;
-		probe.key = t->key;
-		while (more > 0 && rk_drow_key_cmp(&r, &probe) < 0)
-			more = rk_verify_next(rows, &r, &rec, err);
-		/* the source's copies of (window, key): a run of the sorted rows */
-		for (; more > 0 && !rk_drow_key_cmp(&r, &probe); n++) {
-			if (!n) {
-				/* the first source copy, and its display, as a leaf
-				 * holding every copy would have taken them */
-				t->src_t = r.t;
-				t->src_lo = RK_USEC_PINF;
-				t->src_hi = RK_USEC_NINF;
-				disp = rk_disp_decode(rec + RK_DROW_REC, nkey);
+		if (rows && ts->split_time[t.window]) {
+			probe.window = t.window;
+			probe.key = t.key;
+			while (more > 0 && rk_drow_key_cmp(&r, &probe) < 0)
+				more = rk_verify_next(rows, &r, &rec, err);
+			/* the source's copies of (window, key): a run of the sorted rows */
+			for (; more > 0 && !rk_drow_key_cmp(&r, &probe); n++) {
+				if (!n) {
+					/* the first source copy, and its display, as a
+					 * leaf holding every copy would have taken them */
+					t.src_t = r.t;
+					t.src_lo = RK_USEC_PINF;
+					t.src_hi = RK_USEC_NINF;
+					rk_buf_reset(&disp);
+					rk_buf_append(&disp, rec + RK_DROW_REC, rk_disp_len(rec + RK_DROW_REC, ts->nkey));
+				}
+				if (r.t < t.src_lo)
+					t.src_lo = r.t;
+				if (r.t > t.src_hi)
+					t.src_hi = r.t;
+				more = rk_verify_next(rows, &r, &rec, err);
 			}
-			if (r.t < t->src_lo)
-				t->src_lo = r.t;
-			if (r.t > t->src_hi)
-				t->src_hi = r.t;
-			more = rk_verify_next(rows, &r, &rec, err);
+			if (more < 0)
+				break;
+			/* a copy the leaves held is among them: the others are those
+			 * of ranges that matched, on both sides alike */
+			m = n > t.s ? (uint32_t)n - t.s : 0;
+			t.s += m;
+			t.t += m;
+			if (n)
+				t.enc = disp.data;
 		}
-		if (more < 0) {
-			rk_tally tmp = { .disp = disp };
-
-			rk_tally_free(&tmp, nkey);
+		if (sink(ctx, &t, err) < 0) {
+			got = -1;
 			break;
 		}
-		/* a copy the leaves held is among them: the others are those of
-		 * ranges that matched, on both sides alike */
-		m = n > t->s ? (uint32_t)n - t->s : 0;
-		t->s += m;
-		t->t += m;
-		if (n) {
-			rk_tally_free(t, nkey);
-			t->disp = disp;
-		}
 	}
-	return more < 0 ? -1 : 0;
+	rk_buf_free(&disp);
+	return more < 0 || got < 0 ? -1 : 0;
 }

@@ -2,10 +2,11 @@
  * drill_spill.h - the drilldown's verify pass through a spill
  * (drill_spill.c): the rows it collects are records of an rk_spill (io/spill.h)
  * sorted as rk_drow_cmp sorts them, each with its key's display text, and the
- * tallies of time-split windows are brought up to date by one walk of the
- * merged rows beside the tallies, both in (window, key) order.  So the rows
- * of every damaged key are not held in memory beside the tallies: past the
- * spill's bound they wait in its run files.  Not for use outside src/check/.
+ * tallies (tallies.h, a spill too) of time-split windows are brought up to
+ * date by one walk of the merged rows beside them, both in (window, key)
+ * order.  So neither the rows nor the tallies of every damaged key are held
+ * in memory: past the spill's bound they wait in its run files.  Not for
+ * use outside src/check/.
  */
 #ifndef RK_CHECK_DRILL_SPILL_H
 #define RK_CHECK_DRILL_SPILL_H
@@ -42,11 +43,13 @@ rk_spill *rk_drow_spill_new(const char *dir);
  * other would have them; then to is finished.  0, or -1 with err. */
 int rk_drow_spill_join(rk_spill *to, rk_spill *from, rk_error *err);
 
-/* The verify pass's judging: each tally of ts in a time-split window
- * (ts sorted by (window, key), one tally a key and window there, as
- * rk_drill_merge leaves them) gains, on both sides, the copies of its key
- * the source's rows in rows (finished) hold beyond those its leaves held,
- * and takes the first of them's time and display text.  0, or -1 with err. */
-int rk_verify_stream(rk_spill *rows, rk_tallies *ts, const bool *split_time, size_t nkey, rk_error *err);
+/* The verify pass's judging, and the tallies handed on: each key of ts
+ * (finished or rewound), in (window, key) order, goes to sink; one of a
+ * time-split window first gains, on both sides, the copies of its key the
+ * source's rows in rows (finished, rk_drow_cmp's order) hold beyond those
+ * its leaves held, and takes the first of them's time and display text.
+ * rows NULL: no verify pass (the tallies go to sink as they are).  0, or
+ * -1 with err (the reading, or the sink's). */
+int rk_verify_stream(rk_spill *rows, rk_tallies *ts, rk_tally_sink sink, void *ctx, rk_error *err);
 
 #endif

@@ -52,6 +52,33 @@ size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
 	return lo;
 }
 
+char **rk_key_texts(const char *const *v, const size_t *len, size_t n)
+{
+	size_t head = (n ? n : 1) * sizeof(char *), bytes = head;
+	char **out;
+	char *p;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			bytes += (len ? len[i] : strlen(v[i])) + 1;
+	out = rk_xmalloc(bytes);
+	p = (char *)out + head;
+	out[0] = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		out[i] = NULL;
+		if (!v[i])
+			continue;
+		l = len ? len[i] : strlen(v[i]);
+		memcpy(p, v[i], l);
+		p[l] = '\0';
+		out[i] = p;
+		p += l + 1;
+	}
+	return out;
+}
+
 void rk_check_result_free(rk_check_result *r)
 {
 	if (!r)
@@ -70,8 +97,6 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->seg_text[i]);
 	free(r->seg_text);
 	for (size_t i = 0; i < r->nfindings; i++) {
-		for (size_t k = 0; r->findings[i].key && k < r->nkey; k++)
-			free(r->findings[i].key[k]);
 		free(r->findings[i].key);
 	}
 	free(r->findings);

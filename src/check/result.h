@@ -57,7 +57,8 @@ typedef struct rk_finding {
 	/* (the fields lie widest first: 112 bytes, not 144, a finding) */
 	rk_u128 key_hash;    /* the hash of its canonical key encoding */
 	size_t window;       /* index into the windows */
-	char **key;          /* nkey display texts; NULL entry = SQL NULL; owned */
+	char **key;          /* nkey display texts; NULL entry = SQL NULL; owned, one
+	                      * allocation with its texts (rk_key_texts) */
 	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
 	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
 	/* The earliest and the latest time of its source copies in the window
@@ -188,6 +189,12 @@ typedef struct rk_check_result {
 } rk_check_result;
 
 void rk_check_result_free(rk_check_result *r);
+
+/* A finding's key: the n texts of v (NULL: SQL NULL; len[i] bytes each,
+ * or with len NULL to their NUL) copied, with the array of them, into one
+ * allocation, freed by one free() - a key costs one block, not one a text
+ * and one for the array (issue 25: a window whose every row differs). */
+char **rk_key_texts(const char *const *v, const size_t *len, size_t n);
 
 /* The changes of finding fi: *n of them from the returned index. */
 size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n);

@@ -56,8 +56,11 @@ static rk_finding *add(rk_check_result *r, rk_find_kind kind, int id, rk_usec ts
 	f->window = (size_t)(((s ? ts : tt) - T0) / HOUR);
 	f->kind = kind;
 	snprintf(k, sizeof k, "%d", id);
-	f->key = rk_xcalloc(1, sizeof *f->key);
-	f->key[0] = rk_xstrdup(k);
+	{
+		const char *kv[1] = { k };
+
+		f->key = rk_key_texts(kv, NULL, 1);
+	}
 	f->source_copies = s;
 	f->target_copies = t;
 	f->source_time = s ? ts : RK_USEC_NINF;

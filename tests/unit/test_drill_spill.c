@@ -3,9 +3,11 @@
  * (check/drill_spill.h): a row's record gives its fields back; records sort
  * as rk_drow_cmp sorts rows, stably, held in memory or spilled past a bound
  * of one byte; the target's records join the source's as source rows after
- * them; the tallies of time-split windows take the copies, first time,
- * span and display text of their keys' runs of rows, and the others are
- * left as they were.
+ * them; the tallies (check/tallies.h) come back by (window, key), a key's
+ * merged, one whose copies agree skipped (bounds of one byte, 4 KiB and
+ * 64 MiB); those of time-split windows take the copies, first time, span
+ * and display text of their keys' runs of rows, the others are handed on
+ * as they were, and a sink's failure ends the walk.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,9 +137,7 @@ static void sorted_as_rows(size_t n, size_t bound)
 				assert_string_equal(d[1], "b");
 			else
 				assert_null(d[1]);
-			free(d[0]);
-			free(d[1]);
-			free(d);
+			free(d); /* one allocation, texts and all */
 			k++;
 		}
 		assert_int_equal(k, n);
@@ -200,38 +200,98 @@ static void test_join(void **state)
 	rk_spill_free(from);
 }
 
-static rk_tally tally(size_t w, rk_u128 key, uint32_t s, uint32_t t, const char *a)
+/* A tally handed to the sink, kept: its fields and its key's first text. */
+typedef struct kept {
+	rk_tally t;
+	char *a;
+	bool b_null;
+} kept;
+
+typedef struct sinkbox {
+	kept v[8];
+	int n;
+	int fail_at; /* the sink fails on this call (-1: never) */
+} sinkbox;
+
+static int keep(void *ctx, rk_tally *t, rk_error *err)
 {
+	sinkbox *box = ctx;
+	char **d = rk_disp_decode(t->enc, NKEY);
+
+	if (box->n == box->fail_at) {
+		free(d);
+		return rk_error_set(err, RK_EXIT_RUNTIME, "the sink failed");
+	}
+	assert_true(box->n < 8);
+	box->v[box->n].t = *t;
+	box->v[box->n].t.enc = NULL;
+	box->v[box->n].a = rk_xstrdup(d[0]);
+	box->v[box->n].b_null = d[1] == NULL;
+	free(d);
+	box->n++;
+	return 0;
+}
+
+static void box_free(sinkbox *box)
+{
+	for (int i = 0; i < box->n; i++)
+		free(box->v[i].a);
+	box->n = 0;
+}
+
+/* adds a tally of window w and key to ts, its copies' hash sums hs and ht,
+ * its display text (a, NULL) */
+static void tally_h(rk_tallies *ts, size_t w, rk_u128 key, uint32_t s, uint32_t t, rk_u128 hs, rk_u128 ht,
+                    const char *a)
+{
+	rk_buf d = RK_BUF_INIT;
 	rk_tally tl;
+	rk_error err;
 
 	memset(&tl, 0, sizeof tl);
 	tl.window = w;
 	tl.key = key;
 	tl.s = s;
 	tl.t = t;
+	tl.hs = hs;
+	tl.ht = ht;
 	tl.src_t = 1;
+	tl.tgt_t = t ? 2 : RK_USEC_NINF;
 	tl.src_lo = 1;
 	tl.src_hi = 1;
-	tl.disp = rk_xcalloc(NKEY, sizeof *tl.disp);
-	tl.disp[0] = rk_xstrdup(a);
-	return tl;
+	tl.leaf_lo = 10 * (rk_usec)s;
+	tl.leaf_hi = 10 * (rk_usec)s + 5;
+	disp_put(&d, a, NULL);
+	tl.enc = d.data;
+	assert_int_equal(rk_tallies_add(ts, &tl, &err), 0);
+	rk_buf_free(&d);
+}
+
+/* ... whose copies differ in content (hs and ht differ) */
+static void tally(rk_tallies *ts, size_t w, rk_u128 key, uint32_t s, uint32_t t, const char *a)
+{
+	tally_h(ts, w, key, s, t, s, (rk_u128)t * 3, a);
 }
 
 static void test_verify_stream(void **state)
 {
 	bool split[3] = { true, false, true };
-	rk_tally v[5];
-	rk_tallies ts = { v, 5, 5 };
+	rk_tallies ts;
 	rk_spill *sp = rk_spill_new(NULL, 1, rk_drow_rec_cmp, NULL);
 	rk_drow r = { 0, 0, 0, 0, 0, false, 0, 0 };
+	sinkbox box = { .n = 0, .fail_at = -1 };
 	rk_error err;
 
 	(void)state;
-	v[0] = tally(0, 10, 1, 0, "old"); /* three copies in the source */
-	v[1] = tally(0, 20, 0, 2, "old"); /* an extra key: none */
-	v[2] = tally(1, 10, 1, 0, "old"); /* a window not split by time */
-	v[3] = tally(2, 10, 2, 1, "old"); /* two copies, both in its leaves */
-	v[4] = tally(2, 30, 1, 1, "old"); /* past the last row */
+	rk_tallies_init(&ts, NULL, 1, NKEY, split);
+	/* added out of order: read back by (window, key) */
+	tally(&ts, 2, 30, 1, 1, "old"); /* past the last row */
+	tally(&ts, 0, 20, 0, 2, "old"); /* an extra key: none */
+	tally(&ts, 0, 10, 1, 0, "old"); /* three copies in the source */
+	tally(&ts, 1, 10, 1, 0, "old"); /* a window not split by time */
+	tally(&ts, 2, 10, 2, 1, "old"); /* two copies, both in its leaves */
+	assert_int_equal(ts.nsplit, 4);
+	assert_int_equal(rk_tallies_finish(&ts, &err), 0);
 	/* rows of keys with no tally, before, between and after */
 	r.window = 0, r.key = 5, r.t = 7;
 	add(sp, &r, "no", NULL);
@@ -250,31 +310,98 @@ static void test_verify_stream(void **state)
 	r.t = 9, r.row = 5;
 	add(sp, &r, "two", NULL);
 	assert_int_equal(rk_spill_finish(sp, &err), 0);
-	assert_int_equal(rk_verify_stream(sp, &ts, split, NKEY, &err), 0);
-	assert_int_equal(v[0].s, 3);
-	assert_int_equal(v[0].t, 2);
-	assert_int_equal(v[0].src_t, 40);
-	assert_int_equal(v[0].src_lo, 40);
-	assert_int_equal(v[0].src_hi, 60);
-	assert_string_equal(v[0].disp[0], "first");
-	assert_null(v[0].disp[1]);
-	assert_int_equal(v[1].s, 0);
-	assert_int_equal(v[1].t, 2);
-	assert_int_equal(v[1].src_t, 1);
-	assert_string_equal(v[1].disp[0], "old");
-	assert_int_equal(v[2].s, 1);
-	assert_int_equal(v[2].src_t, 1);
-	assert_string_equal(v[2].disp[0], "old");
-	assert_int_equal(v[3].s, 2);
-	assert_int_equal(v[3].t, 1);
-	assert_int_equal(v[3].src_t, 8);
-	assert_int_equal(v[3].src_hi, 9);
-	assert_string_equal(v[3].disp[0], "two");
-	assert_int_equal(v[4].s, 1);
-	assert_string_equal(v[4].disp[0], "old");
-	for (int i = 0; i < 5; i++)
-		rk_tally_free(&v[i], NKEY);
+	assert_int_equal(rk_verify_stream(sp, &ts, keep, &box, &err), 0);
+	assert_int_equal(box.n, 5);
+	assert_int_equal(box.v[0].t.window, 0);
+	assert_true(box.v[0].t.key == 10);
+	assert_int_equal(box.v[0].t.s, 3);
+	assert_int_equal(box.v[0].t.t, 2);
+	assert_int_equal(box.v[0].t.src_t, 40);
+	assert_int_equal(box.v[0].t.src_lo, 40);
+	assert_int_equal(box.v[0].t.src_hi, 60);
+	assert_string_equal(box.v[0].a, "first");
+	assert_true(box.v[0].b_null);
+	assert_true(box.v[1].t.key == 20);
+	assert_int_equal(box.v[1].t.s, 0);
+	assert_int_equal(box.v[1].t.t, 2);
+	assert_int_equal(box.v[1].t.src_t, 1);
+	assert_string_equal(box.v[1].a, "old");
+	assert_int_equal(box.v[2].t.window, 1);
+	assert_int_equal(box.v[2].t.s, 1);
+	assert_int_equal(box.v[2].t.src_t, 1);
+	assert_string_equal(box.v[2].a, "old");
+	assert_int_equal(box.v[3].t.window, 2);
+	assert_true(box.v[3].t.key == 10);
+	assert_int_equal(box.v[3].t.s, 2);
+	assert_int_equal(box.v[3].t.t, 1);
+	assert_int_equal(box.v[3].t.src_t, 8);
+	assert_int_equal(box.v[3].t.src_hi, 9);
+	assert_string_equal(box.v[3].a, "two");
+	assert_true(box.v[4].t.key == 30);
+	assert_int_equal(box.v[4].t.s, 1);
+	assert_string_equal(box.v[4].a, "old");
+	box_free(&box);
+	/* read again, without the rows, and a sink that fails: the failure
+	 * comes back */
+	assert_int_equal(rk_tallies_rewind(&ts, &err), 0);
+	box.fail_at = 2;
+	assert_int_equal(rk_verify_stream(NULL, &ts, keep, &box, &err), -1);
+	assert_string_equal(err.msg, "the sink failed");
+	assert_int_equal(box.n, 2);
+	assert_int_equal(box.v[0].t.s, 1); /* as added: no rows to judge by */
+	box_free(&box);
+	rk_tallies_free(&ts);
 	rk_spill_free(sp);
+}
+
+/* A key's tallies of one window come back merged, whatever the bound; one
+ * whose copies agree, all told, is skipped when some window is split by
+ * time, its span noted as held. */
+static void test_tallies_merge(void **state)
+{
+	bool split[2] = { true, false };
+	size_t bounds[] = { 1, 4096, (size_t)64 << 20 };
+	rk_error err;
+
+	(void)state;
+	for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
+		rk_tallies ts;
+		rk_helds held = { NULL, 0, 0 };
+		sinkbox box = { .n = 0, .fail_at = -1 };
+		rk_tally t;
+		int got;
+
+		rk_tallies_init(&ts, NULL, bounds[b], NKEY, split);
+		for (int round = 0; round < 3; round++) {
+			tally(&ts, 0, 7, 1, 0, "seven"); /* three rounds' leaves: s 3, t 0 */
+			/* one source copy, one target copy alike: agree */
+			tally_h(&ts, 0, 9, round == 0, round == 1, round == 0 ? 5 : 0, round == 1 ? 5 : 0, "nine");
+		}
+		tally(&ts, 1, 9, 2, 1, "w1");
+		assert_int_equal(ts.n, 7);
+		assert_int_equal(ts.nsplit, 6);
+		assert_int_equal(rk_tallies_finish(&ts, &err), 0);
+		while ((got = rk_tallies_next(&ts, &held, &t, &err)) > 0)
+			assert_int_equal(keep(&box, &t, &err), 0);
+		assert_int_equal(got, 0);
+		assert_int_equal(box.n, 2);
+		assert_true(box.v[0].t.key == 7);
+		assert_int_equal(box.v[0].t.s, 3);
+		assert_int_equal(box.v[0].t.t, 0);
+		assert_int_equal(box.v[0].t.leaf_lo, 10);
+		assert_int_equal(box.v[0].t.leaf_hi, 15);
+		assert_string_equal(box.v[0].a, "seven");
+		assert_int_equal(box.v[1].t.window, 1);
+		assert_int_equal(box.v[1].t.s, 2);
+		assert_string_equal(box.v[1].a, "w1");
+		/* key 9 of window 0 skipped, its source copy's span held */
+		assert_int_equal(held.n, 1);
+		assert_int_equal(held.v[0].lo, 1);
+		assert_int_equal(held.v[0].hi, 1);
+		box_free(&box);
+		rk_tallies_free(&ts);
+		free(held.v);
+	}
 }
 
 int main(void)
@@ -285,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_sort_spilled),
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_verify_stream),
+		cmocka_unit_test(test_tallies_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

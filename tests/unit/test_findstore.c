@@ -36,11 +36,16 @@ static rk_finding *make(size_t n)
 		rk_finding *f = &v[j];
 		f->window = i % 5;
 		f->kind = (rk_find_kind)(i / 5 % RK_FIND_NKINDS);
-		f->key = rk_xcalloc(NKEY, sizeof *f->key);
-		snprintf(t, sizeof t, "k%zu", i / 25);
-		f->key[0] = i % 50 == 49 ? NULL : rk_xstrdup(t);
-		snprintf(t, sizeof t, "%zu", i * 31 % 1000);
-		f->key[1] = i % 3 == 0 ? NULL : rk_xstrdup(t);
+		{
+			char t2[32];
+			const char *kv[NKEY];
+
+			snprintf(t, sizeof t, "k%zu", i / 25);
+			snprintf(t2, sizeof t2, "%zu", i * 31 % 1000);
+			kv[0] = i % 50 == 49 ? NULL : t;
+			kv[1] = i % 3 == 0 ? NULL : t2;
+			f->key = rk_key_texts(kv, NULL, NKEY);
+		}
 		f->key_hash = ((rk_u128)i << 64) | (i * 3);
 		f->source_copies = (uint32_t)(i % 4);
 		f->target_copies = (uint32_t)(i % 3);
@@ -109,11 +114,8 @@ static void round_trip(size_t bound, size_t n, bool spills)
 		assert_int_equal(rk_findstore_rewind(st, &err), 0);
 	}
 	rk_findstore_free(st);
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < NKEY; k++)
-			free(v[i].key[k]);
+	for (size_t i = 0; i < n; i++)
 		free(v[i].key);
-	}
 	free(v);
 }
 
