@@ -95,82 +95,6 @@ const char *rk_pattern_name(rk_pattern p)
 	return p < RK_PAT_COUNT ? rk_pat_text[p].name : "?";
 }
 
-static rk_diagnosis *rk_diag_get(rk_check_result *res)
-{
-	if (!res->diagnosis)
-		res->diagnosis = rk_xcalloc(1, sizeof *res->diagnosis);
-	return res->diagnosis;
-}
-
-static void rk_diag_warning(rk_diagnosis *d, const char *kind, rk_buf *msg)
-{
-	d->warnings = rk_xrealloc(d->warnings, (d->nwarnings + 1) * sizeof *d->warnings);
-	d->warnings[d->nwarnings].kind = kind;
-	d->warnings[d->nwarnings].message = rk_xstrdup(rk_buf_cstr(msg));
-	d->nwarnings++;
-	rk_buf_reset(msg);
-}
-
-void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message)
-{
-	rk_buf msg = RK_BUF_INIT;
-
-	rk_buf_puts(&msg, message);
-	rk_diag_warning(rk_diag_get(res), kind, &msg);
-	rk_buf_free(&msg);
-}
-
-int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
-                     const int *own_pids, size_t nown)
-{
-	rk_diagnosis *d = rk_diag_get(res);
-	rk_usec closed_end = res->bounds[res->nclosed];
-	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
-	rk_buf msg = RK_BUF_INIT;
-	rk_open_xacts ox;
-	rk_error err;
-	bool unique;
-	int rc;
-
-	rk_error_clear(&err);
-	rc = rk_reader_key_unique(source, key_index, nkey, &unique, &err);
-	d->key_unique = rc == 0 && unique;
-	if (rc == 0 && !unique) {
-		rk_buf_printf(&msg, "no primary key or unique index of the source makes the key (");
-		for (size_t i = 0; i < res->nkey; i++)
-			rk_buf_printf(&msg, "%s%s", i ? ", " : "", res->key_names[i]);
-		rk_buf_puts(&msg, ") unique: a key the source holds twice is found only inside windows that differ");
-		rk_diag_warning(d, "key_not_unique", &msg);
-	} else if (rc < 0) {
-		rk_buf_printf(&msg, "whether the source's key is unique was not checked: %s", err.msg);
-		rk_diag_warning(d, "not_checked", &msg);
-	}
-	if (res->nclosed == 0) {
-		rk_buf_free(&msg);
-		return 0;
-	}
-	rk_error_clear(&err);
-	rc = rk_reader_open_xacts(source, closed_end, own_pids, nown, &ox, &err);
-	if (rc == 0 && ox.count) {
-		rk_buf_printf(&msg, "%llu source transaction%s open since before %s, the end of the newest closed window "
-		                    "(oldest: session %d%s%s%s, since %s): rows %s writes may still land in windows just judged",
-		              (unsigned long long)ox.count, ox.count == 1 ? "" : "s", rk_time_format(closed_end, a),
-		              ox.oldest_pid, ox.oldest_app[0] ? " '" : "", ox.oldest_app, ox.oldest_app[0] ? "'" : "",
-		              rk_time_format(ox.oldest, b), ox.count == 1 ? "it" : "they");
-		rk_diag_warning(d, "open_transaction", &msg);
-	}
-	if (rc == 0 && !ox.sees_all) {
-		rk_buf_puts(&msg, "the source role cannot see other roles' sessions (it needs pg_read_all_stats): "
-		                  "their open transactions were not checked");
-		rk_diag_warning(d, "sessions_hidden", &msg);
-	} else if (rc < 0) {
-		rk_buf_printf(&msg, "open transactions on the source were not checked: %s", err.msg);
-		rk_diag_warning(d, "not_checked", &msg);
-	}
-	rk_buf_free(&msg);
-	return 0;
-}
-
 /* A missing row of a known transaction, for the caps of rk_diagnose_xacts. */
 typedef struct rk_xrow {
 	uint32_t xid;
@@ -298,11 +222,23 @@ static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *so
 	return rc;
 }
 
+/* The findings of kind k (counted: a caller may not have kept kind_count). */
+static size_t rk_kind_count(const rk_check_result *res, rk_find_kind k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nfindings; i++)
+		n += res->findings[i].kind == k;
+	return n;
+}
+
 int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
                     size_t time_index, rk_error *err)
 {
-	size_t nf = res->nfindings ? res->nfindings : 1;
-	size_t *idx = rk_xcalloc(nf, sizeof *idx);
+	size_t nmissing = rk_kind_count(res, RK_FIND_MISSING);
+	/* by finding, but read only at missing ones: one entry without them */
+	size_t nf = nmissing ? res->nfindings : 1;
+	size_t *idx = rk_xcalloc(nmissing ? nmissing : 1, sizeof *idx);
 	rk_usec *commit = rk_xcalloc(nf, sizeof *commit);
 	uint32_t *xid = rk_xcalloc(nf, sizeof *xid);
 	bool *known = rk_xcalloc(nf, sizeof *known);
@@ -596,8 +532,13 @@ static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk
 static void rk_fit_moved(rk_diag *g)
 {
 	rk_check_result *r = g->res;
-	size_t *ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix), n = 0;
+	size_t nextra = rk_kind_count(r, RK_FIND_EXTRA), nmissing = rk_kind_count(r, RK_FIND_MISSING);
+	size_t *ix, n = 0;
 
+	/* an extra copy and a missing row of one key: none without both kinds */
+	if (!nextra || !nmissing)
+		return;
+	ix = rk_xcalloc(nextra + nmissing, sizeof *ix);
 	for (size_t i = 0; i < r->nfindings; i++) {
 		rk_find_kind k = r->findings[i].kind;
 		if (g->of[i] == RK_PAT_NONE && (k == RK_FIND_EXTRA || k == RK_FIND_MISSING))
@@ -1073,8 +1014,12 @@ static bool rk_breaks_repeat(const rk_finding *f)
 static void rk_fit_source_dup(rk_diag *g)
 {
 	rk_check_result *r = g->res;
-	size_t *ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix);
+	size_t *ix;
 
+	/* the keys of a window that hold a source_duplicate: none without one */
+	if (!rk_kind_count(r, RK_FIND_SOURCE_DUPLICATE))
+		return;
+	ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix);
 	for (size_t i = 0; i < r->nfindings; i++)
 		ix[i] = i;
 	rk_sort_base = (const rk_finding **)g->byk;
@@ -1103,9 +1048,9 @@ static bool rk_breaks_gap(const rk_finding *f)
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why)
 {
-	rk_diagnosis *d = rk_diag_get(res);
-	size_t n = res->nfindings, ncand = 0;
-	size_t *cand = rk_xcalloc(n ? n : 1, sizeof *cand);
+	rk_diagnosis *d = rk_diagnosis_of(res);
+	size_t n = res->nfindings, ncand = 0, ndup = 0, ngap = 0;
+	size_t *cand;
 	rk_breaks brk;
 	const rk_finding **base = rk_xcalloc(n ? n : 1, sizeof *base);
 	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
@@ -1119,9 +1064,15 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	late_why = commit ? NULL : d->late_why;
 	rk_key_cmp_n = (int)res->nkey;
 	for (size_t i = 0; i < n; i++) {
+		const rk_finding *f = &res->findings[i];
+
 		d->of[i] = RK_PAT_NONE;
-		base[i] = &res->findings[i];
+		base[i] = f;
+		ndup += f->kind == RK_FIND_DUPLICATED && f->source_copies;
+		ngap += f->kind == RK_FIND_MISSING && f->target_copies == 0;
 	}
+	/* the candidates of a run, of one pattern at a time */
+	cand = rk_xcalloc(ndup > ngap ? ndup : ngap ? ngap : 1, sizeof *cand);
 	g.res = res;
 	g.of = d->of;
 	g.arrived = commit ? arrived : NULL;
@@ -1141,9 +1092,12 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		if (f->kind == RK_FIND_DUPLICATED && f->source_copies)
 			cand[ncand++] = i;
 	}
-	rk_breaks_make(&brk, res, rk_breaks_repeat);
-	rk_runs(&g, cand, ncand, &brk, RK_PAT_REPEAT, &repeats, &bounds);
-	rk_breaks_free(&brk);
+	/* (the spans that break runs: one a finding, made only for candidates) */
+	if (ncand) {
+		rk_breaks_make(&brk, res, rk_breaks_repeat);
+		rk_runs(&g, cand, ncand, &brk, RK_PAT_REPEAT, &repeats, &bounds);
+		rk_breaks_free(&brk);
+	}
 	/* a repeat run is judged before moved and unbumped_update take theirs:
 	 * they never hold a duplicated row, so the order of the table holds */
 	rk_fit_moved(&g);
@@ -1176,9 +1130,11 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		if (f->kind == RK_FIND_MISSING && f->target_copies == 0)
 			cand[ncand++] = i;
 	}
-	rk_breaks_make(&brk, res, rk_breaks_gap);
-	rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &bounds);
-	rk_breaks_free(&brk);
+	if (ncand) {
+		rk_breaks_make(&brk, res, rk_breaks_gap);
+		rk_runs(&g, cand, ncand, &brk, RK_PAT_GAP, &gaps, &bounds);
+		rk_breaks_free(&brk);
+	}
 	/* source_duplicate: the key the source holds twice, and what that did
 	 * to the same key's copies in the target of that window */
 	rk_fit_source_dup(&g);

@@ -25,8 +25,11 @@
 /* "gap", "late_commit", ... */
 const char *rk_pattern_name(rk_pattern p);
 
+/* res's diagnosis, created empty when it has none (diagnose_warn.c). */
+rk_diagnosis *rk_diagnosis_of(rk_check_result *res);
+
 /* Adds a warning of kind (a string that outlives res) with a copy of
- * message to res's diagnosis, creating it when needed. */
+ * message to res's diagnosis, creating it when needed (diagnose_warn.c). */
 void rk_diagnose_note(rk_check_result *res, const char *kind, const char *message);
 
 /*
@@ -36,7 +39,7 @@ void rk_diagnose_note(rk_check_result *res, const char *kind, const char *messag
  * (reckon's own sessions, own_pids, left out), whether the role can see
  * other roles' sessions, and whether a primary key or unique index backs
  * key_index.  Creates res->diagnosis.  A query that fails becomes a warning;
- * returns 0.
+ * returns 0.  (diagnose_warn.c)
  */
 int rk_diagnose_warn(rk_check_result *res, rk_reader *source, const size_t *key_index, size_t nkey,
                      const int *own_pids, size_t nown);
