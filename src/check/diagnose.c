@@ -1072,7 +1072,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		ngap += f->kind == RK_FIND_MISSING && f->target_copies == 0;
 	}
 	/* the candidates of a run, of one pattern at a time */
-	cand = rk_xcalloc(ndup > ngap ? ndup : ngap ? ngap : 1, sizeof *cand);
+	cand = rk_xcalloc(ndup > ngap ? ndup : (ngap ? ngap : 1), sizeof *cand);
 	g.res = res;
 	g.of = d->of;
 	g.arrived = commit ? arrived : NULL;
