@@ -1045,6 +1045,17 @@ static bool rk_breaks_gap(const rk_finding *f)
 	return f->target_copies > 0;
 }
 
+/* A run's candidates: a doubled row (repeat, boundary), a lost one (gap). */
+static bool rk_repeat_cand(const rk_finding *f)
+{
+	return f->kind == RK_FIND_DUPLICATED && f->source_copies;
+}
+
+static bool rk_gap_cand(const rk_finding *f)
+{
+	return f->kind == RK_FIND_MISSING && f->target_copies == 0;
+}
+
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why)
 {
@@ -1068,8 +1079,8 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 
 		d->of[i] = RK_PAT_NONE;
 		base[i] = f;
-		ndup += f->kind == RK_FIND_DUPLICATED && f->source_copies;
-		ngap += f->kind == RK_FIND_MISSING && f->target_copies == 0;
+		ndup += rk_repeat_cand(f);
+		ngap += rk_gap_cand(f);
 	}
 	/* the candidates of a run, of one pattern at a time */
 	cand = rk_xcalloc(ndup > ngap ? ndup : (ngap ? ngap : 1), sizeof *cand);
@@ -1089,7 +1100,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	 * most once break them */
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
-		if (f->kind == RK_FIND_DUPLICATED && f->source_copies)
+		if (rk_repeat_cand(f))
 			cand[ncand++] = i;
 	}
 	/* (the spans that break runs: one a finding, made only for candidates) */
@@ -1127,7 +1138,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	ncand = 0;
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
-		if (f->kind == RK_FIND_MISSING && f->target_copies == 0)
+		if (rk_gap_cand(f))
 			cand[ncand++] = i;
 	}
 	if (ncand) {

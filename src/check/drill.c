@@ -405,6 +405,7 @@ static void rk_vkeys_free(rk_vkeys *vk)
 	rk_buf_free(&vk->arena);
 	memset(vk, 0, sizeof *vk);
 }
+
 /*
  * Whether the verify pass shares its read with the target: the slices
  * whose digests matched hold the same rows on both sides, so the target
@@ -511,16 +512,15 @@ static int rk_verify_keys(const rk_check_result *res, rk_tallies *ts, rk_helds *
 		vk[nv++].at = out->arena.len;
 		has[t.window] = true;
 		for (size_t c = 0; c < nkey; c++) {
+			const char *text;
 			uint32_t len;
-			char flag = *p++;
 
-			rk_buf_append(&out->arena, &flag, 1);
-			if (!flag)
+			p = rk_disp_field(p, &text, &len);
+			rk_buf_append(&out->arena, text ? "\1" : "", 1);
+			if (!text)
 				continue;
-			memcpy(&len, p, 4);
-			rk_buf_append(&out->arena, p + 4, len);
+			rk_buf_append(&out->arena, text, len);
 			rk_buf_append(&out->arena, "", 1);
-			p += 4 + (size_t)len;
 		}
 	}
 	if (more < 0) {

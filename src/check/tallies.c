@@ -33,43 +33,47 @@ void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi)
 	h->v[h->n++].hi = hi;
 }
 
+const char *rk_disp_field(const char *p, const char **text, uint32_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	if (*p++ == 0)
+		return p;
+	memcpy(len, p, 4);
+	*text = p + 4;
+	return p + 4 + *len;
+}
+
 size_t rk_disp_len(const char *p, size_t nkey)
 {
-	size_t at = 0;
+	const char *q = p, *text;
+	uint32_t len;
 
-	for (size_t i = 0; i < nkey; i++) {
-		uint32_t len;
-
-		if (p[at++] == 0)
-			continue;
-		memcpy(&len, p + at, 4);
-		at += 4 + (size_t)len;
-	}
-	return at;
+	for (size_t i = 0; i < nkey; i++)
+		q = rk_disp_field(q, &text, &len);
+	return (size_t)(q - p);
 }
+
+/* Keys of up to this many columns are decoded without a temporary
+ * allocation (rk_disp_decode runs once a finding). */
+#define RK_DISP_STACK 8
 
 char **rk_disp_decode(const char *p, size_t nkey)
 {
-	const char *one[1] = { NULL };
-	size_t onelen[1] = { 0 };
-	const char **v = nkey > 1 ? rk_xcalloc(nkey, sizeof *v) : one;
-	size_t *len = nkey > 1 ? rk_xcalloc(nkey, sizeof *len) : onelen;
+	const char *vs[RK_DISP_STACK] = { NULL };
+	size_t ls[RK_DISP_STACK] = { 0 };
+	const char **v = nkey > RK_DISP_STACK ? rk_xcalloc(nkey, sizeof *v) : vs;
+	size_t *len = nkey > RK_DISP_STACK ? rk_xcalloc(nkey, sizeof *len) : ls;
 	char **out;
 
 	for (size_t i = 0; i < nkey; i++) {
 		uint32_t l;
 
-		v[i] = NULL;
-		len[i] = 0;
-		if (*p++ == 0)
-			continue;
-		memcpy(&l, p, 4);
-		v[i] = p + 4;
+		p = rk_disp_field(p, &v[i], &l);
 		len[i] = l;
-		p += 4 + (size_t)l;
 	}
 	out = rk_key_texts(v, len, nkey);
-	if (nkey > 1) {
+	if (nkey > RK_DISP_STACK) {
 		free(v);
 		free(len);
 	}
@@ -164,7 +168,6 @@ int rk_tallies_add(rk_tallies *ts, const rk_tally *t, rk_error *err)
 
 int rk_tallies_finish(rk_tallies *ts, rk_error *err)
 {
-	ts->finished = true;
 	ts->have_ahead = false;
 	rk_buf_free(&ts->add);
 	return rk_spill_finish(ts->sp, err);

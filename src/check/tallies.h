@@ -63,8 +63,12 @@ typedef struct rk_tallies {
 	rk_buf add;             /* a record being added */
 	rk_buf cur, ahead;      /* the record handed out, the one read after it */
 	bool have_ahead;
-	bool finished;
 } rk_tallies;
+
+/* The column of a display encoding at p: *text (not NUL-terminated;
+ * NULL for SQL NULL) and its *len bytes.  Returns where the next column
+ * starts. */
+const char *rk_disp_field(const char *p, const char **text, uint32_t *len);
 
 /* Bytes of the display encoding at p (nkey columns). */
 size_t rk_disp_len(const char *p, size_t nkey);
