@@ -46,19 +46,16 @@ static int rk_findstore_cmp(const void *a, size_t alen, const void *b, size_t bl
 {
 	const rk_findstore *st = ctx;
 	const char *p = a, *q = b;
-	size_t wa, wb;
-	rk_find_kind ka, kb;
+	rk_finding fa, fb; /* the records are not aligned for one */
 
 	(void)alen;
 	(void)blen;
-	memcpy(&wa, p + offsetof(rk_finding, window), sizeof wa);
-	memcpy(&wb, q + offsetof(rk_finding, window), sizeof wb);
-	if (wa != wb)
-		return wa < wb ? -1 : 1;
-	memcpy(&ka, p + offsetof(rk_finding, kind), sizeof ka);
-	memcpy(&kb, q + offsetof(rk_finding, kind), sizeof kb);
-	if (ka != kb)
-		return ka < kb ? -1 : 1;
+	memcpy(&fa, p, sizeof fa);
+	memcpy(&fb, q, sizeof fb);
+	if (fa.window != fb.window)
+		return fa.window < fb.window ? -1 : 1;
+	if (fa.kind != fb.kind)
+		return fa.kind < fb.kind ? -1 : 1;
 	p += sizeof(rk_finding);
 	q += sizeof(rk_finding);
 	for (size_t i = 0; i < st->nkey; i++) {

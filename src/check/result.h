@@ -54,9 +54,10 @@ typedef enum rk_find_kind {
 const char *rk_find_kind_name(rk_find_kind k);
 
 typedef struct rk_finding {
-	/* (the fields lie widest first: 112 bytes, not 144, a finding) */
+	/* (the fields lie widest first, the window and the kind narrowed: 96
+	 * bytes a finding, not 144 - issue 25: a window whose every row
+	 * differs holds millions) */
 	rk_u128 key_hash;    /* the hash of its canonical key encoding */
-	size_t window;       /* index into the windows */
 	char **key;          /* nkey display texts; NULL entry = SQL NULL; owned, one
 	                      * allocation with its texts (rk_key_texts) */
 	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
@@ -72,13 +73,16 @@ typedef struct rk_finding {
 	/* An extra key looked up by key on both sides over all time (keys.c),
 	 * when each side has an index that serves it: */
 	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
+	uint32_t window;          /* index into the windows (at most RK_MAX_WINDOWS) */
 	uint32_t source_copies;
 	uint32_t target_copies;
-	rk_find_kind kind;
+	rk_find_kind kind : 8;
 	bool same_copies;   /* duplicated, one source copy: every target copy is that row */
 	bool looked_up;     /* ... was looked up (source_elsewhere, target_has_it say what it found) */
 	bool target_has_it; /* the target holds that copy, as the source has it */
 } rk_finding;
+
+_Static_assert(sizeof(rk_finding) == 96, "rk_finding is 96 bytes (issue 25)");
 
 /* Longest value text a change keeps, in bytes (cut on a character). */
 #define RK_CHANGE_VALUE_MAX 200

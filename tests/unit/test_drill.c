@@ -812,7 +812,7 @@ static char *reckon_findings(const rk_check_result *res)
 	for (size_t i = 0; i < res->nfindings; i++) {
 		const rk_finding *f = &res->findings[i];
 
-		snprintf(line, sizeof line, "%zu %s %s%s|%s%s %u %u\n", f->window, rk_find_kind_name(f->kind),
+		snprintf(line, sizeof line, "%u %s %s%s|%s%s %u %u\n", f->window, rk_find_kind_name(f->kind),
 		         f->key[0] ? "" : "N", f->key[0] ? f->key[0] : "0", f->key[1] ? "" : "N", f->key[1] ? f->key[1] : "",
 		         f->source_copies, f->target_copies);
 		out = realloc(out, len + strlen(line) + 1);

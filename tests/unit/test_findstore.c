@@ -2,7 +2,8 @@
  * test_findstore.c - findings through the store (check/findstore.h): read
  * back in the findings' order, field for field and text for text, whether
  * held in memory or spilled to runs past a tiny bound; SQL NULL keys; a
- * second reading after a rewind.
+ * second reading after a rewind; the findings sorted in place
+ * (rk_findings_sort) into the same order as the store's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "check/drill_judge.h"
 #include "check/findstore.h"
 #include "core/buf.h"
 
@@ -34,7 +36,7 @@ static rk_finding *make(size_t n)
 	for (size_t i = 0; i < n; i++) {
 		size_t j = (i * 7919) % n; /* n is not a multiple of 7919 */
 		rk_finding *f = &v[j];
-		f->window = i % 5;
+		f->window = (uint32_t)(i % 5 * 2499999); /* up to 9,999,996: RK_MAX_WINDOWS is 10M */
 		f->kind = (rk_find_kind)(i / 5 % RK_FIND_NKINDS);
 		{
 			char t2[32];
@@ -133,6 +135,40 @@ static void test_spilled(void **state)
 	round_trip(1, 200, true);
 }
 
+/* rk_findings_sort sorts indexes and moves the findings along the
+ * permutation's cycles: the result is qsort's, every finding once. */
+static void sorted_in_place(size_t n)
+{
+	rk_finding *want = make(n);
+	rk_check_result res;
+
+	memset(&res, 0, sizeof res);
+	res.nkey = NKEY;
+	res.nfindings = n;
+	res.findings = rk_xcalloc(n ? n : 1, sizeof *res.findings);
+	if (n)
+		memcpy(res.findings, want, n * sizeof *want);
+	rk_findings_sort(&res);
+	qsort(want, n, sizeof *want, order2);
+	for (size_t i = 0; i < n; i++) {
+		same(&want[i], &res.findings[i]);
+		assert_ptr_equal(want[i].key, res.findings[i].key);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(want[i].key);
+	free(want);
+	free(res.findings);
+}
+
+static void test_sort_in_place(void **state)
+{
+	(void)state;
+	sorted_in_place(0);
+	sorted_in_place(1);
+	sorted_in_place(2);
+	sorted_in_place(3000);
+}
+
 static void test_order(void **state)
 {
 	char *ka[2] = { "a", NULL }, *kb[2] = { "a", "x" }, *kc[2] = { NULL, "x" };
@@ -154,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_spilled),
+		cmocka_unit_test(test_sort_in_place),
 		cmocka_unit_test(test_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
