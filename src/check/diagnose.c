@@ -337,25 +337,34 @@ static int rk_key_cmp(char *const *x, char *const *y)
 	return 0;
 }
 
-/* Orders finding pointers by key. */
+/*
+ * A finding's index, as the classification's arrays hold it: four bytes,
+ * not a pointer's or a size_t's eight (issue 25: a window whose every row
+ * differs holds millions of findings, and each array here is one entry a
+ * finding).  The classification takes at most RK_DIAG_MAX_FINDINGS.
+ */
+typedef uint32_t rk_fidx;
+#define RK_DIAG_MAX_FINDINGS ((size_t)UINT32_MAX)
+
+/* the findings the indexes being sorted point into */
+static _Thread_local const rk_finding *rk_sort_findings;
+
+/* Orders finding indexes by key. */
 static int rk_fkey_cmp(const void *a, const void *b)
 {
-	return rk_key_cmp((*(const rk_finding *const *)a)->key, (*(const rk_finding *const *)b)->key);
+	return rk_key_cmp(rk_sort_findings[*(const rk_fidx *)a].key, rk_sort_findings[*(const rk_fidx *)b].key);
 }
 
 typedef struct rk_diag {
 	rk_check_result *res;
-	rk_pattern *of;
-	const bool *arrived;    /* [nfindings] or NULL: no late commit, its transaction's rows arrived */
-	const rk_finding **byk; /* scratch: findings by key */
+	unsigned char *of;   /* [nfindings]: each finding's rk_pattern */
+	const bool *arrived; /* [nfindings] or NULL: no late commit, its transaction's rows arrived */
 } rk_diag;
-
-static _Thread_local const rk_finding **rk_sort_base;
 
 /* Orders finding indexes by (key, window). */
 static int rk_idx_key_cmp(const void *a, const void *b)
 {
-	const rk_finding *x = rk_sort_base[*(const size_t *)a], *y = rk_sort_base[*(const size_t *)b];
+	const rk_finding *x = &rk_sort_findings[*(const rk_fidx *)a], *y = &rk_sort_findings[*(const rk_fidx *)b];
 	int c = rk_key_cmp(x->key, y->key);
 
 	if (c)
@@ -366,8 +375,8 @@ static int rk_idx_key_cmp(const void *a, const void *b)
 /* Orders finding indexes by (source time, index). */
 static int rk_idx_time_cmp(const void *a, const void *b)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const rk_finding *x = rk_sort_base[i], *y = rk_sort_base[j];
+	rk_fidx i = *(const rk_fidx *)a, j = *(const rk_fidx *)b;
+	const rk_finding *x = &rk_sort_findings[i], *y = &rk_sort_findings[j];
 
 	if (x->source_time != y->source_time)
 		return x->source_time < y->source_time ? -1 : 1;
@@ -484,13 +493,13 @@ static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
  * pattern holds yet become `pat` when there are at least two (repeat: when
  * they are not all on a boundary; those become boundary, however few).
  */
-static void rk_runs(rk_diag *g, size_t *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_spans *spans,
+static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_spans *spans,
                     rk_spans *bspans)
 {
 	const rk_check_result *r = g->res;
 	size_t start = 0;
 
-	rk_sort_base = (const rk_finding **)g->byk;
+	rk_sort_findings = r->findings;
 	qsort(cand, n, sizeof *cand, rk_idx_time_cmp);
 	for (size_t k = 1; k <= n; k++) {
 		size_t free_rows = 0;
@@ -533,7 +542,8 @@ static void rk_fit_moved(rk_diag *g)
 {
 	rk_check_result *r = g->res;
 	size_t nextra = rk_kind_count(r, RK_FIND_EXTRA), nmissing = rk_kind_count(r, RK_FIND_MISSING);
-	size_t *ix, n = 0;
+	rk_fidx *ix;
+	size_t n = 0;
 
 	/* an extra copy and a missing row of one key: none without both kinds */
 	if (!nextra || !nmissing)
@@ -542,9 +552,9 @@ static void rk_fit_moved(rk_diag *g)
 	for (size_t i = 0; i < r->nfindings; i++) {
 		rk_find_kind k = r->findings[i].kind;
 		if (g->of[i] == RK_PAT_NONE && (k == RK_FIND_EXTRA || k == RK_FIND_MISSING))
-			ix[n++] = i;
+			ix[n++] = (rk_fidx)i;
 	}
-	rk_sort_base = (const rk_finding **)g->byk;
+	rk_sort_findings = r->findings;
 	qsort(ix, n, sizeof *ix, rk_idx_key_cmp);
 	/* per key, in window order: an extra copy, then a missing row later */
 	for (size_t a = 0; a < n; a++) {
@@ -931,7 +941,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	rk_diagnosis *d = r->diagnosis;
 	rk_cause c;
 	rk_buf ev = RK_BUF_INIT;
-	const rk_finding **keys;
+	rk_fidx *keys;
 	size_t nk = 0, nmissing = 0, nturned = 0;
 	int hist_all = -1;
 
@@ -945,7 +955,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 			continue;
 		c.findings++;
 		nmissing += f->kind == RK_FIND_MISSING;
-		keys[nk++] = f;
+		keys[nk++] = (rk_fidx)i;
 		if (!c.nwindows || c.windows[c.nwindows - 1] != f->window) {
 			c.windows = rk_xrealloc(c.windows, (c.nwindows + 1) * sizeof *c.windows);
 			c.windows[c.nwindows++] = f->window;
@@ -971,9 +981,10 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 			return;
 		}
 		/* distinct keys: sorted, then counted */
+		rk_sort_findings = r->findings;
 		qsort(keys, nk, sizeof *keys, rk_fkey_cmp);
 		for (size_t i = 0; i < nk; i++)
-			c.keys += i == 0 || rk_key_cmp(keys[i - 1]->key, keys[i]->key) != 0;
+			c.keys += i == 0 || rk_key_cmp(r->findings[keys[i - 1]].key, r->findings[keys[i]].key) != 0;
 	}
 	rk_evidence_opening(&ev, g, &c, nmissing, settle, commit, spans);
 	if (p != RK_PAT_NULL_TIME && p != RK_PAT_GAP && p != RK_PAT_REPEAT)
@@ -1014,15 +1025,15 @@ static bool rk_breaks_repeat(const rk_finding *f)
 static void rk_fit_source_dup(rk_diag *g)
 {
 	rk_check_result *r = g->res;
-	size_t *ix;
+	rk_fidx *ix;
 
 	/* the keys of a window that hold a source_duplicate: none without one */
 	if (!rk_kind_count(r, RK_FIND_SOURCE_DUPLICATE))
 		return;
 	ix = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *ix);
 	for (size_t i = 0; i < r->nfindings; i++)
-		ix[i] = i;
-	rk_sort_base = (const rk_finding **)g->byk;
+		ix[i] = (rk_fidx)i;
+	rk_sort_findings = r->findings;
 	qsort(ix, r->nfindings, sizeof *ix, rk_idx_key_cmp);
 	for (size_t a = 0, b; a < r->nfindings; a = b) {
 		const rk_finding *x = &r->findings[ix[a]];
@@ -1061,14 +1072,19 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 {
 	rk_diagnosis *d = rk_diagnosis_of(res);
 	size_t n = res->nfindings, ncand = 0, ndup = 0, ngap = 0;
-	size_t *cand;
+	rk_fidx *cand;
 	rk_breaks brk;
-	const rk_finding **base = rk_xcalloc(n ? n : 1, sizeof *base);
 	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
 	rk_diag g;
 
 	rk_diagnosis_causes_free(d);
 	free(d->of);
+	d->of = NULL;
+	if (n > RK_DIAG_MAX_FINDINGS) {
+		rk_log_warn("the likely causes are not told: %zu findings, more than the %zu the diagnosis takes", n,
+		            RK_DIAG_MAX_FINDINGS);
+		return;
+	}
 	d->of = rk_xcalloc(n ? n : 1, sizeof *d->of);
 	d->late_examined = commit != NULL;
 	snprintf(d->late_why, sizeof d->late_why, "%s", commit || !late_why ? "" : late_why);
@@ -1078,7 +1094,6 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		const rk_finding *f = &res->findings[i];
 
 		d->of[i] = RK_PAT_NONE;
-		base[i] = f;
 		ndup += rk_repeat_cand(f);
 		ngap += rk_gap_cand(f);
 	}
@@ -1087,7 +1102,6 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	g.res = res;
 	g.of = d->of;
 	g.arrived = commit ? arrived : NULL;
-	g.byk = base;
 
 	/* late_commit: committed after its time plus the settle margin */
 	for (size_t i = 0; commit && i < n; i++) {
@@ -1101,7 +1115,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
 		if (rk_repeat_cand(f))
-			cand[ncand++] = i;
+			cand[ncand++] = (rk_fidx)i;
 	}
 	/* (the spans that break runs: one a finding, made only for candidates) */
 	if (ncand) {
@@ -1139,7 +1153,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
 		if (rk_gap_cand(f))
-			cand[ncand++] = i;
+			cand[ncand++] = (rk_fidx)i;
 	}
 	if (ncand) {
 		rk_breaks_make(&brk, res, rk_breaks_gap);
@@ -1163,5 +1177,4 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	free(repeats.v);
 	free(bounds.v);
 	free(cand);
-	free(base);
 }

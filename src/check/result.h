@@ -271,7 +271,7 @@ typedef struct rk_diagnosis {
 	size_t ncauses;
 	rk_warning *warnings;
 	size_t nwarnings;
-	rk_pattern *of;                            /* [nfindings]: each finding's pattern */
+	unsigned char *of;                         /* [nfindings]: each finding's rk_pattern (a byte) */
 	bool key_unique;                           /* a primary key or unique index of the source backs the key */
 	bool late_examined;                        /* commit times were read */
 	char late_why[sizeof((rk_error *)0)->msg]; /* ... or why not */
