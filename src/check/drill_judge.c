@@ -238,17 +238,22 @@ static int rk_finding_idx_cmp(const void *a, const void *b)
 	return c ? c : (i < j ? -1 : i > j);
 }
 
-/* Adds one finding; the key texts are copied, or with take moved from
- * *disp (its last finding: a key's texts are then held once). */
-static void rk_add_finding(rk_check_result *res, const rk_tally *t, char ***disp, rk_find_kind kind, bool take)
+/* Adds one finding of key (in res's key pool, shared by a tally's
+ * findings).  The array grows by doubling: a realloc a finding moved the
+ * mapping of millions of them once every page's worth. */
+static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, rk_find_kind kind)
 {
+	size_t n = res->nfindings;
 	rk_finding *f;
 
-	res->findings = rk_xrealloc(res->findings, (res->nfindings + 1) * sizeof *res->findings);
+	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
+		res->findings = rk_xrealloc(res->findings, (n ? 2 * n : 16) * sizeof *res->findings);
 	f = &res->findings[res->nfindings++];
-	f->window = t->window;
+	memset(f, 0, sizeof *f);
+	f->window = (uint32_t)t->window;
 	f->kind = kind;
 	f->key_hash = t->key;
+	f->key = key;
 	f->source_copies = t->s;
 	f->target_copies = t->t;
 	/* a duplicated row whose target copies all equal its one source copy:
@@ -263,12 +268,6 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char ***disp
 	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
 	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
 	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
-	if (take) {
-		f->key = *disp;
-		*disp = NULL;
-	} else {
-		f->key = rk_disp_decode(t->enc, res->nkey);
-	}
 	res->kind_count[kind]++;
 	res->win_kind[t->window][kind]++;
 }
@@ -276,19 +275,19 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char ***disp
 int rk_classify_tally(void *ctx, rk_tally *t, rk_error *err)
 {
 	rk_check_result *res = ctx;
-	char **disp = rk_disp_decode(t->enc, res->nkey);
+	char **key = rk_disp_decode(&res->key_pool, t->enc, res->nkey);
 
 	(void)err;
 	if (t->s > 1)
-		rk_add_finding(res, t, &disp, RK_FIND_SOURCE_DUPLICATE, false);
+		rk_add_finding(res, t, key, RK_FIND_SOURCE_DUPLICATE);
 	if (t->s == 0)
-		rk_add_finding(res, t, &disp, RK_FIND_EXTRA, true);
+		rk_add_finding(res, t, key, RK_FIND_EXTRA);
 	else if (t->t < t->s)
-		rk_add_finding(res, t, &disp, RK_FIND_MISSING, true);
+		rk_add_finding(res, t, key, RK_FIND_MISSING);
 	else if (t->t > t->s)
-		rk_add_finding(res, t, &disp, RK_FIND_DUPLICATED, true);
+		rk_add_finding(res, t, key, RK_FIND_DUPLICATED);
 	else
-		rk_add_finding(res, t, &disp, RK_FIND_CHANGED, true);
+		rk_add_finding(res, t, key, RK_FIND_CHANGED);
 	return 0;
 }
 

@@ -52,17 +52,23 @@ size_t rk_check_window_of(const rk_check_result *r, rk_usec t)
 	return lo;
 }
 
-char **rk_key_texts(const char *const *v, const size_t *len, size_t n)
+/* The bytes a key of v takes laid out as rk_key_texts lays it. */
+static size_t rk_key_bytes(const char *const *v, const size_t *len, size_t n)
 {
-	size_t head = (n ? n : 1) * sizeof(char *), bytes = head;
-	char **out;
-	char *p;
+	size_t bytes = (n ? n : 1) * sizeof(char *);
 
 	for (size_t i = 0; i < n; i++)
 		if (v[i])
 			bytes += (len ? len[i] : strlen(v[i])) + 1;
-	out = rk_xmalloc(bytes);
-	p = (char *)out + head;
+	return bytes;
+}
+
+/* Lays the key of v out in out (rk_key_bytes of it). */
+static char **rk_key_lay(void *mem, const char *const *v, const size_t *len, size_t n)
+{
+	char **out = mem;
+	char *p = (char *)out + (n ? n : 1) * sizeof(char *);
+
 	out[0] = NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t l;
@@ -77,6 +83,48 @@ char **rk_key_texts(const char *const *v, const size_t *len, size_t n)
 		p += l + 1;
 	}
 	return out;
+}
+
+char **rk_key_texts(const char *const *v, const size_t *len, size_t n)
+{
+	return rk_key_lay(rk_xmalloc(rk_key_bytes(v, len, n)), v, len, n);
+}
+
+/* A key pool's blocks: larger than glibc's mmap threshold (main.c), so
+ * that each is mapped and goes back to the system when freed; a key
+ * larger than a quarter of one has a block of its own. */
+#define RK_KEYPOOL_BLOCK ((size_t)1 << 20)
+
+char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, size_t n)
+{
+	size_t bytes = rk_key_bytes(v, len, n), align = _Alignof(char *);
+	char *mem;
+
+	bytes = (bytes + align - 1) / align * align;
+	if (bytes > RK_KEYPOOL_BLOCK / 4) {
+		mem = rk_xmalloc(bytes);
+		/* (the carving goes on where it was: at, left) */
+		kp->blocks = rk_xrealloc(kp->blocks, (kp->nblocks + 1) * sizeof *kp->blocks);
+		kp->blocks[kp->nblocks++] = mem;
+		return rk_key_lay(mem, v, len, n);
+	}
+	if (bytes > kp->left) {
+		kp->blocks = rk_xrealloc(kp->blocks, (kp->nblocks + 1) * sizeof *kp->blocks);
+		kp->at = kp->blocks[kp->nblocks++] = rk_xmalloc(RK_KEYPOOL_BLOCK);
+		kp->left = RK_KEYPOOL_BLOCK;
+	}
+	mem = kp->at;
+	kp->at += bytes;
+	kp->left -= bytes;
+	return rk_key_lay(mem, v, len, n);
+}
+
+void rk_keypool_free(rk_keypool *kp)
+{
+	for (size_t i = 0; i < kp->nblocks; i++)
+		free(kp->blocks[i]);
+	free(kp->blocks);
+	memset(kp, 0, sizeof *kp);
 }
 
 void rk_check_result_free(rk_check_result *r)
@@ -96,10 +144,8 @@ void rk_check_result_free(rk_check_result *r)
 	for (size_t i = 0; r->seg_text && i <= r->nwindows; i++)
 		free(r->seg_text[i]);
 	free(r->seg_text);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		free(r->findings[i].key);
-	}
 	free(r->findings);
+	rk_keypool_free(&r->key_pool);
 	for (size_t i = 0; i < r->nchanges; i++) {
 		free(r->changes[i].value[0]);
 		free(r->changes[i].value[1]);

@@ -53,13 +53,21 @@ typedef enum rk_find_kind {
 /* "missing", "extra", ... */
 const char *rk_find_kind_name(rk_find_kind k);
 
+/* Blocks a result's finding keys are carved from (rk_keypool_key). */
+typedef struct rk_keypool {
+	char **blocks;
+	size_t nblocks;
+	char *at;    /* the last block's free bytes */
+	size_t left; /* ... how many */
+} rk_keypool;
+
 typedef struct rk_finding {
 	/* (the fields lie widest first, the window and the kind narrowed: 96
-	 * bytes a finding, not 144 - issue 25: a window whose every row
-	 * differs holds millions) */
+	 * bytes a finding - issue 25: a window whose every row differs holds
+	 * millions) */
 	rk_u128 key_hash;    /* the hash of its canonical key encoding */
-	char **key;          /* nkey display texts; NULL entry = SQL NULL; owned, one
-	                      * allocation with its texts (rk_key_texts) */
+	char **key;          /* nkey display texts; NULL entry = SQL NULL; in the
+	                      * result's key_pool (rk_keypool_key), freed with it */
 	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
 	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
 	/* The earliest and the latest time of its source copies in the window
@@ -153,6 +161,7 @@ typedef struct rk_check_result {
 	rk_side_result side[2]; /* 0 = source, 1 = target */
 	rk_finding *findings;   /* sorted by window, kind, key */
 	size_t nfindings;
+	rk_keypool key_pool;    /* the findings' keys */
 	size_t nkey;            /* entries in each finding's key */
 	char **key_names;       /* the key columns used, unquoted (header names) */
 	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
@@ -194,11 +203,19 @@ typedef struct rk_check_result {
 
 void rk_check_result_free(rk_check_result *r);
 
-/* A finding's key: the n texts of v (NULL: SQL NULL; len[i] bytes each,
- * or with len NULL to their NUL) copied, with the array of them, into one
- * allocation, freed by one free() - a key costs one block, not one a text
- * and one for the array (issue 25: a window whose every row differs). */
+/* A key: the n texts of v (NULL: SQL NULL; len[i] bytes each, or with len
+ * NULL to their NUL) copied, with the array of them, into one allocation,
+ * freed by one free(). */
 char **rk_key_texts(const char *const *v, const size_t *len, size_t n);
+
+/* A finding's key, as rk_key_texts lays it out, carved from kp's blocks
+ * and freed with them (rk_keypool_free): a key costs its own bytes, where
+ * a block of malloc's of its own took 32 or more (issue 25: a window whose
+ * every row differs holds millions). */
+char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, size_t n);
+
+/* Frees kp's blocks (every key carved from them) and empties it. */
+void rk_keypool_free(rk_keypool *kp);
 
 /* The changes of finding fi: *n of them from the returned index. */
 size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n);

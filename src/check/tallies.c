@@ -58,7 +58,7 @@ size_t rk_disp_len(const char *p, size_t nkey)
  * allocation (rk_disp_decode runs once a finding). */
 #define RK_DISP_STACK 8
 
-char **rk_disp_decode(const char *p, size_t nkey)
+char **rk_disp_decode(rk_keypool *kp, const char *p, size_t nkey)
 {
 	const char *vs[RK_DISP_STACK] = { NULL };
 	size_t ls[RK_DISP_STACK] = { 0 };
@@ -72,7 +72,7 @@ char **rk_disp_decode(const char *p, size_t nkey)
 		p = rk_disp_field(p, &v[i], &l);
 		len[i] = l;
 	}
-	out = rk_key_texts(v, len, nkey);
+	out = kp ? rk_keypool_key(kp, v, len, nkey) : rk_key_texts(v, len, nkey);
 	if (nkey > RK_DISP_STACK) {
 		free(v);
 		free(len);

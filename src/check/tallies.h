@@ -73,9 +73,10 @@ const char *rk_disp_field(const char *p, const char **text, uint32_t *len);
 /* Bytes of the display encoding at p (nkey columns). */
 size_t rk_disp_len(const char *p, size_t nkey);
 
-/* The nkey texts of the display encoding at p, as a finding's key
- * (rk_key_texts: one allocation); NULL for SQL NULL. */
-char **rk_disp_decode(const char *p, size_t nkey);
+/* The nkey texts of the display encoding at p, as a finding's key: in kp
+ * (rk_keypool_key), or with kp NULL one allocation (rk_key_texts); NULL
+ * for SQL NULL. */
+char **rk_disp_decode(rk_keypool *kp, const char *p, size_t nkey);
 
 /* An empty set of tallies of nkey key columns; its runs go to dir (NULL:
  * the spill's default), bound bytes of them held in memory

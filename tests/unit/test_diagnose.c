@@ -59,7 +59,7 @@ static rk_finding *add(rk_check_result *r, rk_find_kind kind, int id, rk_usec ts
 	{
 		const char *kv[1] = { k };
 
-		f->key = rk_key_texts(kv, NULL, 1);
+		f->key = rk_keypool_key(&r->key_pool, kv, NULL, 1);
 	}
 	f->source_copies = s;
 	f->target_copies = t;

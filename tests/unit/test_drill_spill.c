@@ -130,7 +130,7 @@ static void sorted_as_rows(size_t n, size_t bound)
 			assert_true(k < n);
 			assert_true(u.key == w[k].key && u.window == w[k].window && u.row == w[k].row);
 			assert_int_equal(u.t, w[k].t);
-			d = rk_disp_decode((const char *)p + RK_DROW_REC, NKEY);
+			d = rk_disp_decode(NULL, (const char *)p + RK_DROW_REC, NKEY);
 			snprintf(a, sizeof a, "e%u", w[k].entry);
 			assert_string_equal(d[0], a);
 			if (w[k].entry % 3)
@@ -216,7 +216,7 @@ typedef struct sinkbox {
 static int keep(void *ctx, rk_tally *t, rk_error *err)
 {
 	sinkbox *box = ctx;
-	char **d = rk_disp_decode(t->enc, NKEY);
+	char **d = rk_disp_decode(NULL, t->enc, NKEY);
 
 	if (box->n == box->fail_at) {
 		free(d);

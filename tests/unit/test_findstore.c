@@ -3,7 +3,8 @@
  * back in the findings' order, field for field and text for text, whether
  * held in memory or spilled to runs past a tiny bound; SQL NULL keys; a
  * second reading after a rewind; the findings sorted in place
- * (rk_findings_sort) into the same order as the store's.
+ * (rk_findings_sort) into the same order as the store's; finding keys
+ * carved from a key pool (rk_keypool_key), small and large, across blocks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,6 +170,50 @@ static void test_sort_in_place(void **state)
 	sorted_in_place(3000);
 }
 
+static void test_keypool(void **state)
+{
+	enum { N = 100000 };
+	rk_keypool kp;
+	char ***keys = rk_xcalloc(N, sizeof *keys);
+	char *big = rk_xmalloc(700000);
+	char t[32];
+
+	(void)state;
+	memset(&kp, 0, sizeof kp);
+	memset(big, 'x', 699999);
+	big[699999] = '\0';
+	for (size_t i = 0; i < N; i++) {
+		const char *kv[NKEY];
+
+		snprintf(t, sizeof t, "key-%zu", i);
+		kv[0] = i % 10 == 3 ? NULL : t;
+		kv[1] = i % 25000 == 7 ? big : (i % 2 ? "odd" : NULL);
+		keys[i] = rk_keypool_key(&kp, kv, NULL, NKEY);
+		assert_int_equal((uintptr_t)keys[i] % _Alignof(char *), 0);
+	}
+	/* 100,000 keys of some 30 bytes and four of 700 KB: blocks of 1 MiB,
+	 * the large keys each one of its own */
+	assert_true(kp.nblocks >= 4 + 2);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(t, sizeof t, "key-%zu", i);
+		if (i % 10 == 3)
+			assert_null(keys[i][0]);
+		else
+			assert_string_equal(keys[i][0], t);
+		if (i % 25000 == 7)
+			assert_string_equal(keys[i][1], big);
+		else if (i % 2)
+			assert_string_equal(keys[i][1], "odd");
+		else
+			assert_null(keys[i][1]);
+	}
+	rk_keypool_free(&kp);
+	assert_int_equal(kp.nblocks, 0);
+	assert_null(kp.blocks);
+	free(big);
+	free(keys);
+}
+
 static void test_order(void **state)
 {
 	char *ka[2] = { "a", NULL }, *kb[2] = { "a", "x" }, *kc[2] = { NULL, "x" };
@@ -191,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_sort_in_place),
+		cmocka_unit_test(test_keypool),
 		cmocka_unit_test(test_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,7 @@ static rk_check_result *result(size_t nwin, size_t nopen, const size_t *differ, 
 
 			f->window = w;
 			f->kind = RK_FIND_MISSING;
-			f->key = rk_key_texts(&keys[k], NULL, 1);
+			f->key = rk_keypool_key(&r->key_pool, &keys[k], NULL, 1);
 			f->source_copies = 1;
 			r->win_kind[w][RK_FIND_MISSING]++;
 			r->kind_count[RK_FIND_MISSING]++;
