@@ -246,8 +246,10 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, 
 	size_t n = res->nfindings;
 	rk_finding *f;
 
-	if (n == 0 || (n >= 16 && (n & (n - 1)) == 0))
-		res->findings = rk_xrealloc(res->findings, (n ? 2 * n : 16) * sizeof *res->findings);
+	if (n == res->findings_cap) {
+		res->findings_cap = n ? 2 * n : 16;
+		res->findings = rk_xrealloc(res->findings, res->findings_cap * sizeof *res->findings);
+	}
 	f = &res->findings[res->nfindings++];
 	memset(f, 0, sizeof *f);
 	f->window = (uint32_t)t->window;
@@ -304,6 +306,11 @@ void rk_findings_sort(rk_check_result *res)
 	uint32_t *ix;
 
 	rk_finding_cmp_nkey = (int)res->nkey;
+	/* the room grown by doubling goes (with glibc, a mapping shrunk) */
+	if (n && n < res->findings_cap) {
+		res->findings = rk_xrealloc(res->findings, n * sizeof *res->findings);
+		res->findings_cap = n;
+	}
 	if (n < 2)
 		return;
 	if (n > UINT32_MAX) {

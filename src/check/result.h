@@ -161,6 +161,7 @@ typedef struct rk_check_result {
 	rk_side_result side[2]; /* 0 = source, 1 = target */
 	rk_finding *findings;   /* sorted by window, kind, key */
 	size_t nfindings;
+	size_t findings_cap;    /* ... room for how many */
 	rk_keypool key_pool;    /* the findings' keys */
 	size_t nkey;            /* entries in each finding's key */
 	char **key_names;       /* the key columns used, unquoted (header names) */
