@@ -790,8 +790,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	/* the findings: made in (window, key) order, then sorted */
 	if (rk_drill_verify(sides, res, ds, &ts, held, spec->spill_dir, err) < 0)
 		goto done;
-	rk_log_debug("drilldown: %llu tally(ies), %llu run(s) of them spilled", (unsigned long long)ts.n,
-	             (unsigned long long)rk_spill_runs_written(ts.sp));
+	rk_log_debug("drilldown: %llu tally(ies), %llu run(s) of them spilled to %s", (unsigned long long)ts.n,
+	             (unsigned long long)rk_spill_runs_written(ts.sp), spec->spill_dir ? spec->spill_dir : "TMPDIR");
 	rk_tallies_free(&ts);
 	rk_findings_sort(res);
 	if (held) {

@@ -475,6 +475,9 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		goto fail;
 	if (o->report && (rk_report_dir_owned(o->report, NULL, &err) < 0 || !(report = rk_adir_open(o->report, "report", &err))))
 		goto fail;
+	/* the drilldown's spill files go where the report is staged */
+	for (size_t i = 0; report && i < job.n; i++)
+		job.tables[i].spill_dir = rk_adir_stage(report);
 	job.argc = argc;
 	job.argv = argv;
 	job.ini = ini;

@@ -124,6 +124,26 @@ test_job_of_tables() {
 	assert_match "$(cat "$OUT")" "missing +1  \(3, 1\)"
 }
 
+# A job's drilldowns spill where its report is staged, as a check of one
+# table does (tests/integration/test_drill_spill.sh), not to $TMPDIR; the
+# runs are unlinked as they are made, so the report holds only its files.
+test_job_spills_beside_its_report() {
+	write_job nightly.ini
+	damage_orders
+	# more than one tally, so that a bound of one byte writes runs
+	sql $TGT "delete from mart.orders where order_id = 10;
+	          update mart.orders set amount = amount + 1 where order_id = 12 and line_no = 1" >/dev/null
+	mkdir -p rep
+	RK_SPILL_BYTES=1 assert_exit 1 job --job nightly.ini --report rep -vv
+	assert_match "$(grep -E 'run\(s\) of them spilled' "$ERR")" \
+		' [1-9][0-9]* run\(s\) of them spilled to [^ ]*/?rep\.tmp\.reckon-'
+	assert_not_contains "$ERR" "of them spilled to TMPDIR"
+	assert_dir_only rep dim_customer events index.html orders summary.json
+	assert_dir_only rep/orders changes.csv findings.csv report.html rerun.csv summary.json windows.csv
+	assert_eq 3 "$(jget rep/summary.json .tables.orders.findings.missing)"
+	assert_eq 1 "$(jget rep/summary.json .tables.orders.findings.changed)"
+}
+
 # A table that fails (an unknown relation, a bad expression) is reported as
 # error with its message; the others are still checked; the job exits with
 # the highest status.
