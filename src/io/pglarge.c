@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/env.h"
 #include "core/log.h"
+#include "io/fault.h"
 #include "io/pgreader_impl.h"
 #include "rk_sql.h"
 
@@ -122,10 +123,14 @@ static int rk_pglarge_row(rk_pgreader *r, const rk_pglate *l, const rk_scan *sca
 		w = rk_pglarge_word(&p);
 		errno = 0;
 		n = strtoll(w, &end, 10);
-		if (!*w || *end || errno || n < -1) {
+		/* (a test's step: a marker the server sent garbled) */
+		if (!*w || *end || errno || n < -1 || rk_fault("pglarge-marker") == RK_FAULT_FAIL) {
 			rk_pgreader_err(err);
-			return rk_error_set(err, RK_EXIT_RUNTIME, "%s: a row's large-value marker '%s' has no size for column %s",
-			                    r->desc, r->late_bytes.data + l->marker, r->cols[i]);
+			rk_error_set(err, RK_EXIT_RUNTIME, "%s: a row's large-value marker '%s' has no size for column %s",
+			             r->desc, r->late_bytes.data + l->marker, r->cols[i]);
+			return rk_error_hint(err, "the marker is not the one reckon's scan selects: set "
+			                          "RECKON_LARGE_VALUE past the table's largest value to read every value "
+			                          "in its row (reckon(1), ENVIRONMENT), and report it");
 		}
 		if (n < 0)
 			continue;
@@ -215,6 +220,10 @@ int rk_pgreader_large_value(void *impl, size_t col, rk_chunk_fn fn, void *ctx, u
 	rk_pgsql_large_value(r, col, &sql);
 	rc = rk_pg_rows_binary(r->pg, "large value", rk_buf_cstr(&sql), 3, params, rk_pglarge_chunk_row, &rd, err);
 	rk_buf_free(&sql);
+	/* (a test's step: a value read back a byte longer than its marker
+	 * said, as a row changed under the snapshot would be) */
+	if (rc == 0 && rk_fault("pglarge-read-back") == RK_FAULT_FAIL)
+		rd.total++;
 	*total = rd.total;
 	return rc;
 }

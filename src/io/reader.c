@@ -189,12 +189,23 @@ int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, r
 	return r->ops->scan(r->impl, scan, fn, ctx, err);
 }
 
-int rk_reader_large_value(rk_reader *r, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err)
+int rk_reader_large_value(rk_reader *r, size_t col, const char *name, size_t len, rk_chunk_fn fn, void *ctx,
+                          rk_error *err)
 {
-	*total = 0;
+	uint64_t got = 0;
+
 	if (!r->ops->large_value)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "%s sends no value out of band", r->ops->describe(r->impl));
-	return r->ops->large_value(r->impl, col, fn, ctx, total, err);
+	if (r->ops->large_value(r->impl, col, fn, ctx, &got, err) < 0)
+		return -1;
+	if (got != len) {
+		rk_error_set(err, RK_EXIT_RUNTIME, "column %s: a value of %zu bytes was read back as %llu", name, len,
+		             (unsigned long long)got);
+		return rk_error_hint(err, "the row changed under the read's snapshot, which should not happen: run it "
+		                          "again; if it repeats, set RECKON_LARGE_VALUE past the value's size to read "
+		                          "it in its row (reckon(1), ENVIRONMENT), and report it");
+	}
+	return 0;
 }
 
 int rk_reader_columns(rk_reader *r, char ***names, size_t *n, rk_error *err)

@@ -185,11 +185,13 @@ int rk_reader_scale(const rk_reader *r, size_t col);
 int rk_reader_scan(rk_reader *r, const rk_scan *scan, rk_row_fn fn, void *ctx, rk_error *err);
 
 /* The bytes of field col of the row a late callback of rk_reader_scan is
- * handed (f[col].large), read in chunks in the reader's snapshot and given
- * to fn in order; *total is how many bytes came.  Only during that callback.
- * Returns 0 or -1 with err. */
+ * handed (f[col].large, f[col].len of them), read in chunks in the
+ * reader's snapshot and given to fn in order.  Only during that callback.
+ * Returns 0, or -1 with err - also when other than len bytes came (its
+ * message names the column as name). */
 typedef int (*rk_chunk_fn)(void *ctx, const char *p, size_t len, rk_error *err);
-int rk_reader_large_value(rk_reader *r, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err);
+int rk_reader_large_value(rk_reader *r, size_t col, const char *name, size_t len, rk_chunk_fn fn, void *ctx,
+                          rk_error *err);
 
 /* The data files and bytes this reader's scans have read so far, for
  * readers that read files (a Delta table); false (and zeros) for others. */

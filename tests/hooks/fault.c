@@ -7,8 +7,13 @@
  * fail as an I/O error would, "kill" SIGKILLs the process there, "run:CMD"
  * runs the shell command CMD there and carries on (another writer's commit
  * between a Delta write's snapshot and its commit).  The steps:
- * "adir-written" (rk_adir_commit, every file written, before the swap) and
- * "adir-swapped" (right after the swap, before the old set is removed).
+ * "adir-written" (rk_adir_commit, every file written, before the swap),
+ * "adir-swapped" (right after the swap, before the old set is removed),
+ * "delta-files-written" and "delta-commit-staged" (a Delta commit's data
+ * files written; its log entry staged, before it is made the next
+ * version), "pglarge-marker" (a large value's marker read as garbled) and
+ * "pglarge-read-back" (a large value read back a byte longer than its
+ * marker said).
  */
 #include "io/fault.h"
 

@@ -234,3 +234,26 @@ test_large_values_drilldown() {
 	same_reports 1 --no-values
 	assert_not_contains rp..text/changes.csv "bbbb"
 }
+
+# A value read back other than its marker said, and a marker garbled (the
+# fault hooks of reckon-faults: a row changed under the snapshot, a server
+# that sent something else): the check fails with what and where, exit 3,
+# and leaves no report, no rerun list and no temporary behind.
+test_large_values_read_back_faults() {
+	local step
+	for step in pglarge-read-back pglarge-marker; do
+		rm -rf rep rerun.csv
+		RECKON_LARGE_VALUE=64 assert_exit 3 env RECKON_TEST_FAULT=$step:fail "$RECKON_FAULTS" check \
+			--source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.big --key id --time ts --sum amount \
+			"${RANGE[@]}" --report rep --rerun-list rerun.csv
+		assert_contains "$ERR" "mart.big"
+		assert_eq "" "$(find . -maxdepth 1 \( -name rep -o -name rerun.csv -o -name '*.tmp.reckon-*' \) -printf '%f ')" \
+			"outputs left by a failed check ($step)"
+	done
+	assert_match "$(cat "$ERR")" "a row's large-value marker '[^']*' has no size for column note"
+	assert_contains "$ERR" "set RECKON_LARGE_VALUE past the table's largest value"
+	RECKON_LARGE_VALUE=64 assert_exit 3 env RECKON_TEST_FAULT=pglarge-read-back:fail "$RECKON_FAULTS" check \
+		--source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.big --key id --time ts "${RANGE[@]}"
+	assert_match "$(cat "$ERR")" "column note: a value of ([0-9]+) bytes was read back as [0-9]+"
+	assert_contains "$ERR" "the row changed under the read's snapshot"
+}

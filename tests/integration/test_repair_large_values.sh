@@ -110,3 +110,18 @@ test_repair_large_values_replace_interval() {
 		assert_contains "log.${bc%:*}.${bc#*:}" "bytes or more, read after the scan"
 	done
 }
+
+# A value read back other than its marker said while staging (the fault
+# hook of reckon-faults): the repair fails with the column and a hint,
+# exit 3, and the target is as it was - no interval half repaired.
+test_repair_large_value_read_back_fault() {
+	fresh_target
+	sql $TGT "select id, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')) from mart.big order by id" >before.rows
+	RECKON_LARGE_VALUE=64 assert_exit 3 env RECKON_TEST_FAULT=pglarge-read-back:fail "$RECKON_FAULTS" repair \
+		--source "$(conn $SRC)" --target "$(conn $TGT)" "${OPTS[@]}" --rerun-list rerun.csv \
+		--now 2026-04-01T00:00:00Z --execute
+	assert_match "$(cat "$ERR")" "column (note|tag): a value of [0-9]+ bytes was read back as [0-9]+"
+	assert_contains "$ERR" "the row changed under the read's snapshot"
+	sql $TGT "select id, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')) from mart.big order by id" >after.rows
+	assert_file_eq after.rows before.rows
+}
