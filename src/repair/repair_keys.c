@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/side.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "io/copytext.h"
@@ -51,6 +52,7 @@ static void rk_krep_close(rk_krep *r)
 	rk_pg_close(r->tgt);
 	rk_dest_free(&r->dest);
 	rk_wmap_free(&r->map);
+	free(r->large_cols);
 	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++)
 		free(*sql[i]);
 	for (size_t i = 0; r->want && i < r->n; i++)
@@ -219,6 +221,7 @@ static int rk_krep_prepare(rk_krep *r, rk_error *err)
 static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
 {
 	rk_krep *r = ctx;
+	rk_copy_stream s = { r->tgt, &r->out, RK_KREP_FLUSH, &r->copy_err, &r->copy_failed };
 	const rk_field *kf = &fields[r->map.time];
 	const char *why = NULL;
 	int64_t m;
@@ -235,7 +238,13 @@ static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
 	}
 	if ((r->mlo != INT64_MIN && m < r->mlo) || (r->mhi != INT64_MAX && m >= r->mhi))
 		return 0;
-	rk_repair_put_row(&r->out, fields, r->map.n);
+	for (size_t i = 0; i < r->map.n; i++) {
+		if (i)
+			rk_buf_putc(&r->out, '\t');
+		if (rk_repair_put_field(&s, r->src, i, r->map.c[i].logical, &fields[i], err) < 0)
+			return -1;
+	}
+	rk_buf_putc(&r->out, '\n');
 	r->rows++;
 	if (r->out.len >= RK_KREP_FLUSH)
 		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
@@ -253,6 +262,9 @@ static int rk_krep_scan(rk_krep *r, size_t i, rk_error *err)
 	scan.time_index = r->map.time;
 	scan.ranges = &range;
 	scan.nranges = 1;
+	/* large text values arrive after the COPY, streamed (rk_repair_put_field) */
+	scan.large_bound = rk_large_value_bound();
+	scan.large_cols = r->large_cols;
 	if (!r->spec->replace_interval) {
 		scan.key_index = r->map.key;
 		scan.nkey = r->map.nkey;

@@ -37,6 +37,9 @@ typedef struct rk_krep {
 	rk_dest dest;
 	rk_reader *src;
 	rk_wmap map;      /* map.time is the first key column */
+	bool *large_cols; /* per written column: a text one but the first key
+	                   * column, whose large values the staging scan
+	                   * streams (rk_repair_put_field) */
 	rk_keyspace kind; /* the first key column's kind, from the target's type */
 	bool can_update;  /* some written column is neither key nor identity */
 	char *sql_stage, *sql_want, *sql_pair, *sql_pair_range, *sql_diff, *sql_add, *sql_replace;

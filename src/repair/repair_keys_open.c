@@ -96,6 +96,10 @@ static int rk_krep_bind(rk_krep *r, rk_error *err)
 	for (size_t i = 0; i < r->map.n; i++)
 		names[i] = r->map.c[i].bind;
 	rc = rk_reader_bind(r->src, names, r->map.n, types, err);
+	free(r->large_cols);
+	r->large_cols = rk_xcalloc(r->map.n + 1, sizeof *r->large_cols);
+	for (size_t i = 0; rc == 0 && i < r->map.n; i++)
+		r->large_cols[i] = types[i] == RK_T_TEXT && i != r->map.time;
 	free(names);
 	free(types);
 	return rc;

@@ -106,6 +106,28 @@ void rk_repair_put_row(rk_buf *b, const rk_field *fields, size_t n)
 	rk_buf_putc(b, '\n');
 }
 
+static int rk_repair_chunk(void *ctx, const char *p, size_t len, rk_error *err)
+{
+	const rk_copy_stream *s = ctx;
+
+	rk_copytext_put(s->out, p, len);
+	if (s->out->len >= s->flush)
+		return rk_repair_flush(s->tgt, s->out, s->copy_err, s->copy_failed, err);
+	return 0;
+}
+
+int rk_repair_put_field(const rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
+                        rk_error *err)
+{
+	rk_copy_stream c = *s; /* (the chunks' context is not const) */
+
+	if (!f->large) {
+		rk_copytext_put(s->out, f->null ? NULL : f->p, f->len);
+		return 0;
+	}
+	return rk_reader_large_value(src, col, name, f->len, rk_repair_chunk, &c, err);
+}
+
 int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
                         const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err)
 {

@@ -53,6 +53,25 @@ void rk_repair_wmap_in(rk_wmap_in *in, const rk_check_spec *c, const rk_dest *ta
 /* Source row fields[0..n) appended to b as a line of COPY text. */
 void rk_repair_put_row(rk_buf *b, const rk_field *fields, size_t n);
 
+/* A COPY text stream into the target: its buffer, sent on (rk_repair_flush)
+ * once it holds flush bytes, and where a failure of the target's side goes. */
+typedef struct rk_copy_stream {
+	rk_pg *tgt;
+	rk_buf *out;
+	size_t flush;
+	rk_error *copy_err;
+	bool *copy_failed;
+} rk_copy_stream;
+
+/* Field col of a source row appended to s->out as COPY text; a value sent
+ * out of band (f->large) is read back from src in chunks, each escaped on
+ * its own (COPY text escapes byte by byte, so pieces escape as the whole
+ * does) and sent on at s->flush bytes - never whole: the source's reader
+ * and the target are two connections, so the COPY stays open meanwhile.
+ * name is the column as an error names it. */
+int rk_repair_put_field(const rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
+                        rk_error *err);
+
 /* Takes the finding keys of one interval's check res: the keys a row-level
  * repair may write, *want (nkey strings each, *nwant of them; the caller
  * frees, also after a failure).  A key the source holds twice is refused

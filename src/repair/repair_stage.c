@@ -6,30 +6,13 @@
  */
 #include "repair/repair_impl.h"
 
-/* A chunk of a large value (rk_repair_put): escaped on its own (COPY
- * text escapes byte by byte, so pieces escape as the whole does), sent on
- * once the buffer holds a flush's worth. */
-static int rk_repair_chunk(void *ctx, const char *p, size_t len, rk_error *err)
-{
-	rk_repair *r = ctx;
-
-	rk_copytext_put(&r->out, p, len);
-	if (r->out.len >= RK_REPAIR_FLUSH)
-		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
-	return 0;
-}
-
-/* Appends field col in COPY text format; a value sent out of band
- * (f->large) is read back from the source in chunks and streamed into the
- * target's COPY as it comes, never whole: the source's reader and the
- * target are two connections, so the COPY stays open meanwhile. */
+/* Appends field col in COPY text format, a large value streamed
+ * (rk_repair_put_field). */
 static int rk_repair_put(rk_repair *r, size_t col, const rk_field *f, rk_error *err)
 {
-	if (!f->large) {
-		rk_copytext_put(&r->out, f->null ? NULL : f->p, f->len);
-		return 0;
-	}
-	return rk_reader_large_value(r->src, col, r->map.c[col].logical, f->len, rk_repair_chunk, r, err);
+	rk_copy_stream s = { r->tgt, &r->out, RK_REPAIR_FLUSH, &r->copy_err, &r->copy_failed };
+
+	return rk_repair_put_field(&s, r->src, col, r->map.c[col].logical, f, err);
 }
 
 /* The interval to replace that holds t, or -1 (binary search: they are in
