@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench-bigvalue.sh - peak RSS of reckon check and repair over a table with
 # one large text value (SIZE bytes, default 1000000000), both sides equal
-# and the target's copy one byte longer (docs/performance.md "Large
-# values").  Needs several GB of memory and disk; not part of make check.
+# and the target's copy one byte longer, repaired by time and then, the
+# damage made again, by key segment (check and repair without --time),
+# out of band and in the row (docs/performance.md "Large values").  Needs
+# several GB of memory and disk; not part of make check.
 #
 #   SIZE=bytes bash tests/harness/bench-bigvalue.sh RECKON_BIN
 #
@@ -30,7 +32,9 @@ big_table() {
 	SQL
 }
 
-# run NAME WANT_EXIT ENV... -- ARGS...: one reckon run under GNU time
+# run NAME WANT_EXIT ENV... -- ARGS...: one reckon run under GNU time, the
+# rows placed by PLACE (--time ts; empty: by key segment)
+PLACE=(--time ts)
 run() {
 	local name=$1 want=$2 rc=0 t0 t1 envs=()
 	shift 2
@@ -40,7 +44,7 @@ run() {
 	env "${envs[@]}" /usr/bin/time -f '%M' -o "$base/time.out" "$RECKON" "$@" \
 		--source "host=$PGHOST port=$PGPORT user=$PGUSER dbname=bsrc" \
 		--target "host=$PGHOST port=$PGPORT user=$PGUSER dbname=btgt" \
-		--table bench.big --key id --time ts >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
+		--table bench.big --key id "${PLACE[@]}" >"$base/reckon.out" 2>"$base/reckon.err" || rc=$?
 	t1=$(now)
 	if [[ $rc -ne $want ]]; then
 		echo "bench: $name exited with $rc, expected $want" >&2
@@ -71,3 +75,12 @@ run "check, differing, COPY binary, out of band" 1 -- check "${W[@]}" --report "
 run "check, differing, COPY text, out of band" 1 RECKON_COPY_FORMAT=text -- check "${W[@]}" --report "$base/r5"
 run "repair (rows), differing" 0 -- repair --rerun-list "$base/rerun.csv" --now 2026-03-04T00:00:00Z --execute
 run "check after repair" 0 -- check "${W[@]}" --report "$base/r6"
+# the same damage again, repaired by key segment (a check without --time)
+psql_b -d btgt -c "update bench.big set note = note || 'z' where id = 1"
+PLACE=()
+run "check by key segment, differing" 1 -- check --report "$base/r7" --rerun-list "$base/krerun.csv"
+run "repair (rows) by key segment, differing" 0 -- repair --rerun-list "$base/krerun.csv" --execute
+run "check by key segment after repair" 0 -- check --report "$base/r8"
+psql_b -d btgt -c "update bench.big set note = note || 'z' where id = 1"
+run "repair (rows) by key segment, differing, in the row" 0 $off -- repair --rerun-list "$base/krerun.csv" --execute
+run "check by key segment after that repair" 0 -- check --report "$base/r9"
