@@ -23,24 +23,33 @@
 #include "io/pgreader_impl.h"
 #include "rk_sql.h"
 
-int rk_pglarge_probe(rk_pgreader *r, size_t bound, rk_error *err)
+int rk_pglarge_probe(rk_pgreader *r, rk_error *err)
 {
 	const char *params[1] = { r->oid };
 	rk_pg_result *res = NULL;
-	const char *v;
+	long long toast = 0, foreign = 0;
 
-	if (!r->large_ok || bound < RK_PGREADER_LARGE_TOASTED || r->large_toast)
+	if (!r->large_ok || r->large_toast)
 		return 0;
 	if (rk_pg_exec(r->pg, "TOAST size", rk_sql_catalog_toast_size, 1, params, RK_PG_ANY_ROWS, &res, err) < 0) {
 		rk_pgreader_recover(r);
 		return -1;
 	}
-	v = rk_pg_result_rows(res) == 1 ? rk_pg_result_value(res, 0, 0) : NULL;
-	r->large_toast = v && strtoll(v, NULL, 10) > 0 ? 1 : -1;
+	if (rk_pg_result_rows(res) == 1) {
+		toast = strtoll(rk_pg_result_value(res, 0, 0), NULL, 10);
+		foreign = strtoll(rk_pg_result_value(res, 0, 1), NULL, 10);
+	}
 	rk_pg_result_free(res);
+	r->large_toast = toast > 0 ? 1 : -1;
+	if (foreign > 0) {
+		/* a foreign table's rows have no ctid to read them again by */
+		r->large_ok = false;
+		rk_log_debug("%s: %lld of its tables are foreign: every value in its row", r->desc, foreign);
+		return 0;
+	}
 	rk_log_debug("%s: %s", r->desc,
-	             r->large_toast > 0 ? "its TOAST table holds data: large values out of band"
-	                                : "its TOAST table is empty: no large value to send out of band");
+	             r->large_toast > 0 ? "its TOAST tables hold data: large values out of band"
+	                                : "its TOAST tables are empty: no large value to send out of band");
 	return 0;
 }
 

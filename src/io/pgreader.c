@@ -303,10 +303,11 @@ void *rk_pgreader_open(const rk_reader_opts *o, rk_error *err)
 		rc = rk_pgreader_export_snapshot(r, err);
 	if (rc == 0)
 		rc = rk_pgreader_resolve(r, o->table, nparts == 2 ? parts[0] : NULL, parts[nparts - 1], err);
-	/* a row of a table is read again by its ctid in this snapshot; a
-	 * view's rows have none (pglarge.c) */
+	/* a row of a table is read again by its tableoid and ctid in this
+	 * snapshot, a partition's too; a view's rows have none, nor a foreign
+	 * table's (rk_pglarge_probe asks about the tables under it) */
 	if (rc == 0)
-		r->large_ok = (r->relkind == 'r' || r->relkind == 'm') && rk_pg_server_utf8(r->pg);
+		r->large_ok = (r->relkind == 'r' || r->relkind == 'm' || r->relkind == 'p') && rk_pg_server_utf8(r->pg);
 	if (rc == 0)
 		rc = rk_pg_command(r->pg, "scan savepoint", rk_sql_session_scan_savepoint, err);
 	if (rc == 0 && o->where)
@@ -701,7 +702,7 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		             r->desc);
 		return rk_error_hint(err, "run again; the first error reported is the cause");
 	}
-	if (scan->large_bound && rk_pglarge_probe(r, scan->large_bound, err) < 0)
+	if (scan->large_bound && rk_pglarge_probe(r, err) < 0)
 		return -1;
 	rk_pgsql_scan(r, scan, binary, &r->sql, &empty);
 	if (empty)

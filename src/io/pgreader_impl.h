@@ -119,9 +119,12 @@ typedef struct rk_pgreader {
 	size_t ks_col;
 
 	/* large values out of band (pglarge.c) */
-	bool large_ok;          /* rows can be read again by ctid: a table or a
-	                         * materialized view on a UTF-8 server */
-	int large_toast;        /* 0 not asked yet, 1 its TOAST table holds data, -1 not */
+	bool large_ok;          /* rows can be read again by tableoid and ctid: a
+	                         * table, partitioned or not, or a materialized
+	                         * view, with no foreign table under it, on a
+	                         * UTF-8 server */
+	int large_toast;        /* 0 not asked yet, 1 its (or its tables') TOAST
+	                         * holds data, -1 not */
 	size_t large_bound;     /* the scan in progress sends values of this many */
 	const bool *large_cols; /* bytes or more of these columns out of band (0: none) */
 	rk_pglate *lates;       /* its rows that hold one, */
@@ -236,9 +239,11 @@ int rk_pglarge_deliver(rk_pgreader *r, rk_row_fn fn, void *ctx, rk_error *err);
 /* Forgets the rows kept; frees what the reader holds for them (at_end). */
 void rk_pglarge_reset(rk_pgreader *r, bool at_end);
 
-/* Asks once whether the relation's TOAST table holds data (large_toast),
- * when a scan with this bound needs to know.  0 or -1 with err. */
-int rk_pglarge_probe(rk_pgreader *r, size_t bound, rk_error *err);
+/* Asks once, when a scan may send values out of band, whether the TOAST
+ * tables of the relation and of the tables under it hold data
+ * (large_toast), and whether one of those is foreign (then large_ok goes
+ * false: its rows cannot be read again).  0 or -1 with err. */
+int rk_pglarge_probe(rk_pgreader *r, rk_error *err);
 
 /* rk_reader_large_value's op. */
 int rk_pgreader_large_value(void *impl, size_t col, rk_chunk_fn fn, void *ctx, uint64_t *total, rk_error *err);
