@@ -291,4 +291,16 @@ test_large_values_partitioned() {
 	for f in windows findings changes rerun; do
 		assert_file_eq "out.64.binary.$f.csv" "out..binary.$f.csv"
 	done
+	# a table whose inheritance child is foreign: the same
+	sql $SRC "create table mart.inh as select * from mart.part" >/dev/null
+	sql $TGT "create table mart.inh as select * from mart.part_a;
+	          create foreign table mart.inh_b () inherits (mart.inh)
+	              server lv_self options (schema_name 'mart', table_name 'part_b_local')" >/dev/null
+	assert_eq "$(sql $SRC "select count(*) from mart.inh")" "$(sql $TGT "select count(*) from mart.inh")"
+	big_check 64 binary 1 mart.inh
+	assert_contains log.64.binary "1 of its tables are foreign: every value in its row"
+	assert_eq "" "$(grep "bytes or more, read after the scan" log.64.binary | grep "target table" || true)"
+	for f in windows findings changes rerun; do
+		assert_file_eq "out.64.binary.$f.csv" "out..binary.$f.csv"
+	done
 }
