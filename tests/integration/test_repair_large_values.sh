@@ -55,6 +55,16 @@ fresh_target() {
 		--rerun-list rerun.csv
 }
 
+# same_rows: the target's rows are the source's, value for value
+same_rows() {
+	local db
+	for db in $SRC $TGT; do
+		sql $db "select id, ts, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')),
+		                note is null, tag is null from mart.big order by id" >"$db.rows"
+	done
+	assert_file_eq "$TGT.rows" "$SRC.rows"
+}
+
 # big_repair BOUND CHUNK [OPTION...]: a repair of a fresh target with
 # RECKON_LARGE_VALUE=BOUND (empty: the default) and RECKON_LARGE_CHUNK=CHUNK,
 # its output kept as out.BOUND.CHUNK, its log as log.BOUND.CHUNK; then the
@@ -67,12 +77,8 @@ big_repair() {
 		--target "$(conn $TGT)" "${OPTS[@]}" --rerun-list rerun.csv --now 2026-04-01T00:00:00Z --execute "$@"
 	cp "$OUT" "out.$b.$c"
 	cp "$ERR" "log.$b.$c"
-	sql $SRC "select id, ts, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')),
-	                 note is null, tag is null from mart.big order by id" >src.rows
-	sql $TGT "select id, ts, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')),
-	                 note is null, tag is null from mart.big order by id" >tgt.rows
-	assert_file_eq tgt.rows src.rows
-	assert_eq 309 "$(wc -l <tgt.rows)"
+	same_rows
+	assert_eq 309 "$(wc -l <"$TGT.rows")"
 	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${OPTS[@]}" "${RANGE[@]}"
 }
 
@@ -142,11 +148,7 @@ big_krepair() {
 		--target "$(conn $TGT)" --table mart.big --key id --rerun-list krerun.csv --execute "$@"
 	cp "$OUT" "kout.$b.$c"
 	cp "$ERR" "klog.$b.$c"
-	sql $SRC "select id, ts, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')),
-	                 note is null, tag is null from mart.big order by id" >src.rows
-	sql $TGT "select id, ts, md5(coalesce(note, 'NULL') || ':' || coalesce(tag, 'NULL')),
-	                 note is null, tag is null from mart.big order by id" >tgt.rows
-	assert_file_eq tgt.rows src.rows
+	same_rows
 	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" --table mart.big --key id
 }
 
