@@ -502,7 +502,8 @@ int rk_adir_keep(rk_adir *d, const char *name, rk_error *err)
 		rk_buf_printf(&b, "%s/%s/%s", d->stage, name, de->d_name);
 		/* the old set's files are never written in place (every file is
 		 * renamed into place): a link to one stays as it is */
-		if (link(a.data, rk_buf_cstr(&b)) != 0)
+		/* (a test's step: a file system without hard links) */
+		if (rk_fault("adir-no-link") == RK_FAULT_FAIL || link(a.data, rk_buf_cstr(&b)) != 0)
 			e = rk_afile_copy(a.data, b.data);
 	}
 	if (dir)
@@ -532,14 +533,17 @@ static int rk_adir_swap(rk_adir *d)
 	rk_buf old = RK_BUF_INIT;
 	int e = 0;
 
-	if (renameat2(AT_FDCWD, d->stage, AT_FDCWD, d->path, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno == EEXIST || errno == ENOTEMPTY) {
-		if (renameat2(AT_FDCWD, d->stage, AT_FDCWD, d->path, RENAME_EXCHANGE) == 0)
+	/* (a test's step: a file system without renameat2's flags) */
+	if (rk_fault("adir-plain-rename") != RK_FAULT_FAIL) {
+		if (renameat2(AT_FDCWD, d->stage, AT_FDCWD, d->path, RENAME_NOREPLACE) == 0)
 			return 0;
+		if (errno == EEXIST || errno == ENOTEMPTY) {
+			if (renameat2(AT_FDCWD, d->stage, AT_FDCWD, d->path, RENAME_EXCHANGE) == 0)
+				return 0;
+		}
+		if (errno != EINVAL && errno != ENOSYS)
+			return errno;
 	}
-	if (errno != EINVAL && errno != ENOSYS)
-		return errno;
 	/* a file system without renameat2's flags: move the old set aside
 	 * first; path is missing for the moment between the two renames */
 	rk_afile_tmp_name(&old, d->path);

@@ -9,6 +9,8 @@
  * between a Delta write's snapshot and its commit).  The steps:
  * "adir-written" (rk_adir_commit, every file written, before the swap),
  * "adir-swapped" (right after the swap, before the old set is removed),
+ * "adir-plain-rename" and "adir-no-link" (with "fail": a file system
+ * without renameat2's flags, or without hard links, as rk_adir meets it),
  * "delta-files-written" and "delta-commit-staged" (a Delta commit's data
  * files written; its log entry staged, before it is made the next
  * version), "pglarge-marker" (a large value's marker read as garbled) and

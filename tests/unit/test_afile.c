@@ -33,6 +33,7 @@ static int teardown(void **state)
 {
 	char cmd[128];
 
+	unsetenv(RK_FAULT_ENV);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -333,6 +334,27 @@ static void test_dir_keep(void **state)
 	assert_string_equal(entries(base), "rep ");
 }
 
+/* The same on a file system without renameat2's flags (the old set moved
+ * aside, then the new one into its place) and without hard links (a kept
+ * file copied): rk_adir's fallbacks, forced by the fault hook. */
+static void test_dir_swap_plain_rename(void **state)
+{
+	setenv(RK_FAULT_ENV, "adir-plain-rename:fail", 1);
+	test_dir_swap(state);
+}
+
+static void test_dir_keep_plain_rename(void **state)
+{
+	setenv(RK_FAULT_ENV, "adir-plain-rename:fail", 1);
+	test_dir_keep(state);
+}
+
+static void test_dir_keep_by_copy(void **state)
+{
+	setenv(RK_FAULT_ENV, "adir-no-link:fail", 1);
+	test_dir_keep(state);
+}
+
 static void test_dir_failure_leaves_all_as_was(void **state)
 {
 	rk_error err;
@@ -393,6 +415,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stale_temporaries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_keep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_swap_plain_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_keep_plain_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_keep_by_copy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_failure_leaves_all_as_was, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_before_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_killed_after_swap, setup, teardown),
