@@ -100,7 +100,7 @@ static void rk_repair_close(rk_repair *r)
 	}
 	free(r->fk);
 	free(r->large_cols);
-	rk_buf_free(&r->out);
+	rk_buf_free(&r->copy.out);
 }
 
 /* An interval whose end is after now - settle may still receive rows: its

@@ -41,9 +41,6 @@
 #include "repair/repair_share.h"
 #include "rk_sql.h"
 
-/* COPY data is sent in chunks of about this size. */
-#define RK_REPAIR_FLUSH (256 * 1024)
-
 /* The most columns a PostgreSQL table may have (MaxHeapAttributeNumber). */
 #define RK_REPAIR_PG_MAX_COLUMNS 1600
 
@@ -118,11 +115,9 @@ typedef struct rk_repair {
 
 	/* the scan being staged */
 	rk_stage_what what;
-	rk_buf out;
+	rk_copy_stream copy; /* its rows on their way to the target */
 	uint64_t rows;
-	bool copy_failed;  /* the target side of the stream failed ... */
-	rk_error copy_err; /* ... with this error */
-	bool staged;       /* the staging table holds the rows */
+	bool staged; /* the staging table holds the rows */
 } rk_repair;
 
 /* the run (repair.c) */

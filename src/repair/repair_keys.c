@@ -35,9 +35,6 @@
 #include "repair/repair_keys_impl.h"
 #include "rk_sql.h"
 
-/* COPY data is sent in chunks of about this size. */
-#define RK_KREP_FLUSH (256 * 1024)
-
 static void rk_krep_close(rk_krep *r)
 {
 	char **sql[] = { &r->sql_stage, &r->sql_want, &r->sql_pair, &r->sql_pair_range,
@@ -65,7 +62,7 @@ static void rk_krep_close(rk_krep *r)
 		free(r->fk[i].sql_count);
 	}
 	free(r->fk);
-	rk_buf_free(&r->out);
+	rk_buf_free(&r->copy.out);
 }
 
 /* ------------------------------------------------------------------------
@@ -221,7 +218,6 @@ static int rk_krep_prepare(rk_krep *r, rk_error *err)
 static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
 {
 	rk_krep *r = ctx;
-	rk_copy_stream s = { r->tgt, &r->out, RK_KREP_FLUSH, &r->copy_err, &r->copy_failed };
 	const rk_field *kf = &fields[r->map.time];
 	const char *why = NULL;
 	int64_t m;
@@ -238,17 +234,10 @@ static int rk_krep_row(void *ctx, const rk_field *fields, rk_error *err)
 	}
 	if ((r->mlo != INT64_MIN && m < r->mlo) || (r->mhi != INT64_MAX && m >= r->mhi))
 		return 0;
-	for (size_t i = 0; i < r->map.n; i++) {
-		if (i)
-			rk_buf_putc(&r->out, '\t');
-		if (rk_repair_put_field(&s, r->src, i, r->map.c[i].logical, &fields[i], err) < 0)
-			return -1;
-	}
-	rk_buf_putc(&r->out, '\n');
+	if (rk_repair_put_fields(&r->copy, r->src, &r->map, fields, err) < 0)
+		return -1;
 	r->rows++;
-	if (r->out.len >= RK_KREP_FLUSH)
-		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
-	return 0;
+	return rk_copy_stream_row_end(&r->copy, err);
 }
 
 /* The source's rows of the segment (row by row: of its finding keys only,
@@ -273,13 +262,12 @@ static int rk_krep_scan(rk_krep *r, size_t i, rk_error *err)
 	}
 	rk_reader_keyspace(r->src, r->map.time, &r->ks);
 	r->rows = 0;
-	r->copy_failed = false;
-	rk_buf_reset(&r->out);
+	rk_copy_stream_start(&r->copy, r->tgt);
 	if (rk_pg_copy_in_begin(r->tgt, "stage rows", rk_sql_repair_row_stage_copy, err) < 0)
 		return rk_krep_fail(r, err);
-	if (rk_reader_scan(r->src, &scan, rk_krep_row, r, err) < 0 || rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err) < 0) {
-		if (r->copy_failed)
-			*err = r->copy_err;
+	if (rk_reader_scan(r->src, &scan, rk_krep_row, r, err) < 0 || rk_copy_stream_flush(&r->copy, err) < 0) {
+		if (r->copy.failed)
+			*err = r->copy.err;
 		rk_pg_copy_in_abort(r->tgt, "the source read failed");
 		return -1;
 	}

@@ -53,13 +53,11 @@ typedef struct rk_krep {
 	size_t *nwant;
 	/* the segment being repaired */
 	size_t cur;
-	rk_keyspace ks;   /* its keyspace (a text key's prefix is the segment's own) */
-	int64_t mlo, mhi; /* its points */
-	char *param[2];   /* its bounds as the statements bind them; NULL: an open end */
-	rk_buf out;
+	rk_keyspace ks;      /* its keyspace (a text key's prefix is the segment's own) */
+	int64_t mlo, mhi;    /* its points */
+	char *param[2];      /* its bounds as the statements bind them; NULL: an open end */
+	rk_copy_stream copy; /* its rows on their way to the target */
 	uint64_t rows;
-	bool copy_failed;  /* the target side of the stream failed ... */
-	rk_error copy_err; /* ... with this error */
 } rk_krep;
 /*
  * Connects to the target and the source, resolves the table, its columns

@@ -97,9 +97,7 @@ static int rk_krep_bind(rk_krep *r, rk_error *err)
 		names[i] = r->map.c[i].bind;
 	rc = rk_reader_bind(r->src, names, r->map.n, types, err);
 	free(r->large_cols);
-	r->large_cols = rk_xcalloc(r->map.n + 1, sizeof *r->large_cols);
-	for (size_t i = 0; rc == 0 && i < r->map.n; i++)
-		r->large_cols[i] = types[i] == RK_T_TEXT && i != r->map.time;
+	r->large_cols = rk_repair_large_cols(&r->map, types);
 	free(names);
 	free(types);
 	return rc;

@@ -103,9 +103,7 @@ int rk_repair_bind(rk_repair *r, rk_error *err)
 	if (rk_reader_bind(r->src, names, r->map.n, types, err) < 0)
 		goto done;
 	free(r->large_cols);
-	r->large_cols = rk_xcalloc(r->map.n + 1, sizeof *r->large_cols);
-	for (size_t i = 0; i < r->map.n; i++)
-		r->large_cols[i] = types[i] == RK_T_TEXT && i != r->map.time;
+	r->large_cols = rk_repair_large_cols(&r->map, types);
 	if (!rk_reader_has(r->src, RK_CAP_TYPED)) {
 		/* untyped (CSV) text is read with the target column's type */
 		if (rk_type_from_name(r->dest.base[tc->tcol], true, &r->time_type) < 0)

@@ -106,26 +106,70 @@ void rk_repair_put_row(rk_buf *b, const rk_field *fields, size_t n)
 	rk_buf_putc(b, '\n');
 }
 
-static int rk_repair_chunk(void *ctx, const char *p, size_t len, rk_error *err)
+void rk_copy_stream_start(rk_copy_stream *s, rk_pg *tgt)
 {
-	const rk_copy_stream *s = ctx;
+	s->tgt = tgt;
+	rk_buf_reset(&s->out);
+	s->failed = false;
+	rk_error_clear(&s->err);
+}
 
-	rk_copytext_put(s->out, p, len);
-	if (s->out->len >= s->flush)
-		return rk_repair_flush(s->tgt, s->out, s->copy_err, s->copy_failed, err);
+int rk_copy_stream_flush(rk_copy_stream *s, rk_error *err)
+{
+	if (s->out.len == 0)
+		return 0;
+	rk_error_clear(&s->err);
+	if (rk_pg_copy_in_put(s->tgt, s->out.data, s->out.len, &s->err) < 0) {
+		s->failed = true;
+		return rk_error_set(err, RK_EXIT_RUNTIME, "sending rows to the target failed");
+	}
+	rk_buf_reset(&s->out);
 	return 0;
 }
 
-int rk_repair_put_field(const rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
+int rk_copy_stream_row_end(rk_copy_stream *s, rk_error *err)
+{
+	rk_buf_putc(&s->out, '\n');
+	return s->out.len >= RK_REPAIR_FLUSH ? rk_copy_stream_flush(s, err) : 0;
+}
+
+static int rk_repair_chunk(void *ctx, const char *p, size_t len, rk_error *err)
+{
+	rk_copy_stream *s = ctx;
+
+	rk_copytext_put(&s->out, p, len);
+	return s->out.len >= RK_REPAIR_FLUSH ? rk_copy_stream_flush(s, err) : 0;
+}
+
+int rk_repair_put_field(rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
                         rk_error *err)
 {
-	rk_copy_stream c = *s; /* (the chunks' context is not const) */
-
 	if (!f->large) {
-		rk_copytext_put(s->out, f->null ? NULL : f->p, f->len);
+		rk_copytext_put(&s->out, f->null ? NULL : f->p, f->len);
 		return 0;
 	}
-	return rk_reader_large_value(src, col, name, f->len, rk_repair_chunk, &c, err);
+	return rk_reader_large_value(src, col, name, f->len, rk_repair_chunk, s, err);
+}
+
+int rk_repair_put_fields(rk_copy_stream *s, rk_reader *src, const rk_wmap *map, const rk_field *fields,
+                         rk_error *err)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		if (i)
+			rk_buf_putc(&s->out, '\t');
+		if (rk_repair_put_field(s, src, i, map->c[i].logical, &fields[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+bool *rk_repair_large_cols(const rk_wmap *map, const rk_type *types)
+{
+	bool *large = rk_xcalloc(map->n + 1, sizeof *large);
+
+	for (size_t i = 0; i < map->n; i++)
+		large[i] = types[i] == RK_T_TEXT && i != map->time;
+	return large;
 }
 
 int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
@@ -337,17 +381,4 @@ int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey
 	}
 	rk_buf_free(&b);
 	return rc;
-}
-
-int rk_repair_flush(rk_pg *tgt, rk_buf *out, rk_error *copy_err, bool *copy_failed, rk_error *err)
-{
-	if (out->len == 0)
-		return 0;
-	rk_error_clear(copy_err);
-	if (rk_pg_copy_in_put(tgt, out->data, out->len, copy_err) < 0) {
-		*copy_failed = true;
-		return rk_error_set(err, RK_EXIT_RUNTIME, "sending rows to the target failed");
-	}
-	rk_buf_reset(out);
-	return 0;
 }

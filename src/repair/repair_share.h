@@ -53,24 +53,46 @@ void rk_repair_wmap_in(rk_wmap_in *in, const rk_check_spec *c, const rk_dest *ta
 /* Source row fields[0..n) appended to b as a line of COPY text. */
 void rk_repair_put_row(rk_buf *b, const rk_field *fields, size_t n);
 
-/* A COPY text stream into the target: its buffer, sent on (rk_repair_flush)
- * once it holds flush bytes, and where a failure of the target's side goes. */
+/* COPY data is sent in chunks of about this size. */
+#define RK_REPAIR_FLUSH (256 * 1024)
+
+/* The source's rows as COPY text into the target's staging table: what is
+ * not sent yet, and a failure of the target's side, kept apart from the
+ * reader's errors (the reader would blame the source for it). */
 typedef struct rk_copy_stream {
 	rk_pg *tgt;
-	rk_buf *out;
-	size_t flush;
-	rk_error *copy_err;
-	bool *copy_failed;
+	rk_buf out;   /* sent once it holds RK_REPAIR_FLUSH bytes */
+	bool failed;  /* the target side of the stream failed ... */
+	rk_error err; /* ... with this error */
 } rk_copy_stream;
 
-/* Field col of a source row appended to s->out as COPY text; a value sent
- * out of band (f->large) is read back from src in chunks, each escaped on
- * its own (COPY text escapes byte by byte, so pieces escape as the whole
- * does) and sent on at s->flush bytes - never whole: the source's reader
+/* Empties s for a COPY into tgt (its buffer kept for reuse). */
+void rk_copy_stream_start(rk_copy_stream *s, rk_pg *tgt);
+
+/* Sends what s holds: 0, or -1 with err (and s->failed, s->err). */
+int rk_copy_stream_flush(rk_copy_stream *s, rk_error *err);
+
+/* Ends a row: its newline, and a flush once a flush's worth is held. */
+int rk_copy_stream_row_end(rk_copy_stream *s, rk_error *err);
+
+/* Field col of a source row appended to s as COPY text; a value sent out
+ * of band (f->large) is read back from src in chunks, each escaped on its
+ * own (COPY text escapes byte by byte, so pieces escape as the whole does)
+ * and sent on at RK_REPAIR_FLUSH bytes - never whole: the source's reader
  * and the target are two connections, so the COPY stays open meanwhile.
  * name is the column as an error names it. */
-int rk_repair_put_field(const rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
+int rk_repair_put_field(rk_copy_stream *s, rk_reader *src, size_t col, const char *name, const rk_field *f,
                         rk_error *err);
+
+/* Every written column of map (fields[0..map->n)), tab-separated, as
+ * rk_repair_put_field puts each. */
+int rk_repair_put_fields(rk_copy_stream *s, rk_reader *src, const rk_wmap *map, const rk_field *fields,
+                         rk_error *err);
+
+/* Per written column of map whose source types are types: whether a scan
+ * may send its large values out of band - a text column, but the one that
+ * places a row (map->time), which the row callback reads. */
+bool *rk_repair_large_cols(const rk_wmap *map, const rk_type *types);
 
 /* Takes the finding keys of one interval's check res: the keys a row-level
  * repair may write, *want (nkey strings each, *nwant of them; the caller
@@ -120,10 +142,5 @@ int rk_repair_count_of(rk_pg_result *res, const char *label, uint64_t *out, char
  * sql/repair_row_want_copy.sql; a key the column type refuses (SQLSTATE
  * class 22) is a usage error. */
 int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey, rk_error *err);
-
-/* Sends the COPY text buffered in out to tgt; a failure goes to copy_err
- * and sets *copy_failed, kept apart from the reader's errors (the reader
- * would blame the source for it). */
-int rk_repair_flush(rk_pg *tgt, rk_buf *out, rk_error *copy_err, bool *copy_failed, rk_error *err);
 
 #endif

@@ -6,15 +6,6 @@
  */
 #include "repair/repair_impl.h"
 
-/* Appends field col in COPY text format, a large value streamed
- * (rk_repair_put_field). */
-static int rk_repair_put(rk_repair *r, size_t col, const rk_field *f, rk_error *err)
-{
-	rk_copy_stream s = { r->tgt, &r->out, RK_REPAIR_FLUSH, &r->copy_err, &r->copy_failed };
-
-	return rk_repair_put_field(&s, r->src, col, r->map.c[col].logical, f, err);
-}
-
 /* The interval to replace that holds t, or -1 (binary search: they are in
  * time order and disjoint). */
 static long rk_repair_find(const rk_repair *r, rk_usec t)
@@ -63,12 +54,8 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 
 		if (tf->null || t < v->start || t >= v->end)
 			return 0;
-		for (size_t i = 0; i < r->map.n; i++) {
-			if (i)
-				rk_buf_putc(&r->out, '\t');
-			if (rk_repair_put(r, i, &fields[i], err) < 0)
-				return -1;
-		}
+		if (rk_repair_put_fields(&r->copy, r->src, &r->map, fields, err) < 0)
+			return -1;
 	} else if (r->what == RK_STAGE_ROWS) {
 		char s[RK_TIME_STRLEN];
 		rk_repair_interval *v;
@@ -76,28 +63,25 @@ static int rk_repair_row(void *ctx, const rk_field *fields, rk_error *err)
 		if (hit < 0)
 			return 0;
 		v = &r->iv[r->todo[hit]];
-		rk_buf_puts(&r->out, rk_time_format_sql(v->start, true, s));
-		for (size_t i = 0; i < r->map.n; i++) {
-			rk_buf_putc(&r->out, '\t');
-			if (rk_repair_put(r, i, &fields[i], err) < 0)
-				return -1;
-		}
+		rk_buf_puts(&r->copy.out, rk_time_format_sql(v->start, true, s));
+		rk_buf_putc(&r->copy.out, '\t');
+		if (rk_repair_put_fields(&r->copy, r->src, &r->map, fields, err) < 0)
+			return -1;
 		v->source_rows++;
 	} else {
 		if (hit >= 0)
 			return 0;
 		for (size_t k = 0; k < r->map.nkey; k++) {
+			size_t c = r->map.key[k];
+
 			if (k)
-				rk_buf_putc(&r->out, '\t');
-			if (rk_repair_put(r, r->map.key[k], &fields[r->map.key[k]], err) < 0)
+				rk_buf_putc(&r->copy.out, '\t');
+			if (rk_repair_put_field(&r->copy, r->src, c, r->map.c[c].logical, &fields[c], err) < 0)
 				return -1;
 		}
 	}
-	rk_buf_putc(&r->out, '\n');
 	r->rows++;
-	if (r->out.len >= RK_REPAIR_FLUSH)
-		return rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err);
-	return 0;
+	return rk_copy_stream_row_end(&r->copy, err);
 }
 
 /* One scan of the source into the target table the COPY statement copy
@@ -129,7 +113,7 @@ int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error 
 	scan.ranges = ranges;
 	scan.nranges = nr;
 	scan.include_null_time = what == RK_STAGE_KEYS;
-	/* large text values arrive after the COPY, streamed (rk_repair_put) */
+	/* large text values arrive after the COPY, streamed (rk_repair_put_field) */
 	scan.large_bound = rk_large_value_bound();
 	scan.large_cols = r->large_cols;
 	if (what == RK_STAGE_ONE) {
@@ -141,15 +125,14 @@ int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error 
 	}
 	r->what = what;
 	r->rows = 0;
-	r->copy_failed = false;
-	rk_buf_reset(&r->out);
+	rk_copy_stream_start(&r->copy, r->tgt);
 	if (rk_pg_copy_in_begin(r->tgt, what == RK_STAGE_KEYS ? "stage keys" : "stage rows", copy, err) < 0) {
 		rk_repair_tgt_fail(r, err);
 		goto done;
 	}
-	if (rk_reader_scan(r->src, &scan, rk_repair_row, r, err) < 0 || rk_repair_flush(r->tgt, &r->out, &r->copy_err, &r->copy_failed, err) < 0) {
-		if (r->copy_failed)
-			*err = r->copy_err;
+	if (rk_reader_scan(r->src, &scan, rk_repair_row, r, err) < 0 || rk_copy_stream_flush(&r->copy, err) < 0) {
+		if (r->copy.failed)
+			*err = r->copy.err;
 		rk_pg_copy_in_abort(r->tgt, "the source read failed");
 		goto done;
 	}
