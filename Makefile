@@ -28,6 +28,16 @@ MANDIR    ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR    ?= $(PREFIX)/share/doc/reckon
 BUILD     ?= build
+
+# The shared Delta tables the tests read in place (docs/testing.md):
+# $RK_DELTA_TABLES, else beside this tree, else beside the tree this one
+# was cloned from (a clone made elsewhere, e.g. in /tmp, finds them too).
+# (expanded once: an exported variable is expanded for every command)
+ifeq ($(origin RK_DELTA_TABLES),undefined)
+RK_DELTA_TABLES := $(firstword $(wildcard $(CURDIR)/../shared/data/delta \
+	$(abspath $(dir $(patsubst %/,%,$(shell git -C $(CURDIR) config --get remote.origin.url 2>/dev/null))))/shared/data/delta))
+endif
+export RK_DELTA_TABLES
 SANITIZE  ?=
 WERROR    ?=
 
