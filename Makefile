@@ -35,7 +35,7 @@ BUILD     ?= build
 # (expanded once: an exported variable is expanded for every command)
 ifeq ($(origin RK_DELTA_TABLES),undefined)
 RK_DELTA_TABLES := $(firstword $(wildcard $(CURDIR)/../shared/data/delta \
-	$(abspath $(dir $(patsubst %/,%,$(shell git -C $(CURDIR) config --get remote.origin.url 2>/dev/null))))/shared/data/delta))
+	$(dir $(abspath $(shell git -C $(CURDIR) config --get remote.origin.url 2>/dev/null)))shared/data/delta))
 endif
 export RK_DELTA_TABLES
 SANITIZE  ?=
