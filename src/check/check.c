@@ -24,6 +24,7 @@
 
 /* More windows than this is almost certainly a mistake in --window. */
 #define RK_MAX_WINDOWS 10000000
+_Static_assert(RK_MAX_WINDOWS <= RK_FINDING_MAX_WINDOWS, "a finding names its window in 24 bits");
 
 /* Adds the value of a field a binary COPY reader encoded to sum: from its
  * decoded value, or else its canonical text. */

@@ -194,7 +194,7 @@ static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *so
 		qx[m] = xid[i];
 		/* its window and the one before: a bound on the scan only */
 		lo[m] = rk_check_window_start(res, f->window ? f->window - 1 : 0);
-		hi[m] = f->source_max != RK_USEC_NINF ? f->source_max : f->source_time;
+		hi[m] = f->source_copies ? rk_finding_span(res, f).source_max : f->source_time;
 		m++;
 	}
 	/* the span's missing rows of that transaction, this one too */
@@ -264,14 +264,15 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 
 		for (size_t j = 0; j < m; j++) {
 			const rk_finding *f = &res->findings[idx[at + j]];
+			rk_fspan sp = rk_finding_span(res, f);
 
 			for (size_t c2 = 0; c2 < nkey; c2++)
 				values[j * nkey + c2] = f->key[c2];
 			/* its source copies in its window: an index on the time
 			 * column finds them when none serves the key, and a key
 			 * held elsewhere too does not lend this row its commit */
-			lo[j] = f->source_min != RK_USEC_NINF ? f->source_min : rk_check_window_start(res, f->window);
-			hi[j] = f->source_min != RK_USEC_NINF ? f->source_max : rk_check_window_end(res, f->window) - 1;
+			lo[j] = sp.source_min != RK_USEC_NINF ? sp.source_min : rk_check_window_start(res, f->window);
+			hi[j] = sp.source_min != RK_USEC_NINF ? sp.source_max : rk_check_window_end(res, f->window) - 1;
 			/* a zoneless column holds wall-clock times: the span that
 			 * holds them (a superset) */
 			if (res->side[0].zoned)
@@ -411,9 +412,13 @@ static void rk_breaks_make(rk_breaks *b, const rk_check_result *r, bool (*breaks
 		b->v[b->n++] = r->held[i];
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const rk_finding *f = &r->findings[i];
+		rk_fspan sp;
 
-		if (f->source_copies && f->source_min != RK_USEC_NINF && breaks(f))
-			b->v[b->n++] = (rk_held){ f->source_min, f->source_max };
+		if (!f->source_copies || !breaks(f))
+			continue;
+		sp = rk_finding_span(r, f);
+		if (sp.source_min != RK_USEC_NINF)
+			b->v[b->n++] = (rk_held){ sp.source_min, sp.source_max };
 	}
 	if (b->n)
 		qsort(b->v, b->n, sizeof *b->v, rk_held_cmp);
@@ -459,6 +464,15 @@ static bool rk_adjacent(const rk_diag *g, const rk_finding *x, const rk_finding 
 		if (r->side[0].rows[w])
 			return false;
 	return true;
+}
+
+/* Where an extra key's source copy lies now, as its lookup found it
+ * (RK_USEC_NINF: nowhere, or it was not looked up). */
+static rk_usec rk_elsewhere(const rk_check_result *r, size_t fi)
+{
+	const rk_lookup *lk = rk_finding_lookup(r, fi);
+
+	return lk ? lk->source_elsewhere : RK_USEC_NINF;
 }
 
 /* A span of damaged rows that gap or repeat names. */
@@ -640,7 +654,7 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 			break;
 		case RK_PAT_MOVED: {
 			/* the missing half of this key, for its source time */
-			rk_usec now_at = f->looked_up ? f->source_elsewhere : RK_USEC_NINF;
+			rk_usec now_at = rk_elsewhere(r, i);
 			for (size_t j = 0; j < r->nfindings; j++)
 				if (g->of[j] == RK_PAT_MOVED && r->findings[j].kind == RK_FIND_MISSING &&
 				    !rk_key_cmp(r->findings[j].key, f->key))
@@ -651,7 +665,7 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 		}
 		case RK_PAT_APPENDED_UPDATE:
 			rk_buf_printf(b, ": the target's old copy at %s, the source's row and the target's new copy at %s",
-			              rk_time_format(f->target_time, t1), rk_time_format(f->source_elsewhere, t2));
+			              rk_time_format(f->target_time, t1), rk_time_format(rk_elsewhere(r, i), t2));
 			break;
 		case RK_PAT_DELETED_AT_SOURCE:
 			rk_buf_printf(b, " at %s in the target, nowhere in the source", rk_time_format(f->target_time, t1));
@@ -1130,14 +1144,16 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	 * belongs (appended_update), or nowhere at the source */
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
+		const rk_lookup *lk;
 
 		if (d->of[i] != RK_PAT_NONE || f->kind != RK_FIND_EXTRA || !f->looked_up)
 			continue;
-		if (f->source_elsewhere == RK_USEC_NINF)
+		lk = rk_finding_lookup(res, i);
+		if (lk->source_elsewhere == RK_USEC_NINF)
 			d->of[i] = RK_PAT_DELETED_AT_SOURCE;
-		else if (f->target_has_it)
+		else if (lk->target_has_it)
 			d->of[i] = RK_PAT_APPENDED_UPDATE;
-		else if (f->source_elsewhere >= rk_check_window_end(res, f->window))
+		else if (lk->source_elsewhere >= rk_check_window_end(res, f->window))
 			/* its new version lies later, past the checked range, and
 			 * the target does not hold it: a stale copy as moved's */
 			d->of[i] = RK_PAT_MOVED;

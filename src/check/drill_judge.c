@@ -245,6 +245,7 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, 
 {
 	size_t n = res->nfindings;
 	rk_finding *f;
+	rk_fspan span;
 
 	if (n == res->findings_cap) {
 		res->findings_cap = n ? 2 * n : 16;
@@ -262,14 +263,13 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, 
 	 * an insert written again as it was (the diagnosis's retried insert) */
 	f->same_copies = kind == RK_FIND_DUPLICATED && t->s == 1 && t->ht == (rk_u128)t->t * t->hs;
 	f->looked_up = false;
-	f->source_elsewhere = RK_USEC_NINF;
-	f->target_has_it = false;
 	f->source_time = t->src_t;
 	f->target_time = t->tgt_t;
-	f->source_min = t->s ? t->src_lo : RK_USEC_NINF;
-	f->source_max = t->s ? t->src_hi : RK_USEC_NINF;
-	f->leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
-	f->leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
+	span.source_min = t->s ? t->src_lo : RK_USEC_NINF;
+	span.source_max = t->s ? t->src_hi : RK_USEC_NINF;
+	span.leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
+	span.leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
+	rk_finding_set_span(res, f, &span);
 	res->kind_count[kind]++;
 	res->win_kind[t->window][kind]++;
 }
@@ -306,6 +306,7 @@ void rk_findings_sort(rk_check_result *res)
 	uint32_t *ix;
 
 	rk_finding_cmp_nkey = (int)res->nkey;
+	rk_finding_spans_done(res);
 	/* the room grown by doubling goes (with glibc, a mapping shrunk) */
 	if (n && n < res->findings_cap) {
 		res->findings = rk_xrealloc(res->findings, n * sizeof *res->findings);

@@ -452,7 +452,9 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
                            size_t batch, rk_error *err)
 {
 	size_t n = 0, ncol = sides[0].plan->nhash;
-	size_t *fi = rk_xcalloc(res->nfindings ? res->nfindings : 1, sizeof *fi);
+	/* (room for the keys read, not for every finding: issue 25) */
+	size_t *fi = rk_xcalloc(res->nfindings < RK_KEYS_CHANGED_MAX ? res->nfindings + 1 : RK_KEYS_CHANGED_MAX,
+	                        sizeof *fi);
 	int rc = 0;
 
 	for (size_t i = 0; i < res->nfindings; i++) {
@@ -474,10 +476,11 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 		 * (else its window), in order, merged where they touch */
 		for (size_t i = 0; i < m; i++) {
 			const rk_finding *f = &res->findings[fi[at + i]];
-			bool leaf = f->leaf_lo < f->leaf_hi;
+			rk_fspan sp = rk_finding_span(res, f);
+			bool leaf = sp.leaf_lo < sp.leaf_hi;
 
-			ranges[i].from = leaf ? f->leaf_lo : rk_check_window_start(res, f->window);
-			ranges[i].to = leaf ? f->leaf_hi : rk_check_window_end(res, f->window);
+			ranges[i].from = leaf ? sp.leaf_lo : rk_check_window_start(res, f->window);
+			ranges[i].to = leaf ? sp.leaf_hi : rk_check_window_end(res, f->window);
 		}
 		qsort(ranges, m, sizeof *ranges, rk_range_cmp);
 		for (size_t i = 0; i < m; i++) {
@@ -555,7 +558,7 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 	rk_u128 *row;
 	int rc = 0;
 
-	for (size_t i = 0; i < res->nfindings; i++)
+	for (size_t i = 0; i < res->nfindings && n < RK_KEYS_EXTRA_MAX; i++)
 		n += res->findings[i].kind == RK_FIND_EXTRA;
 	if (!n || !rk_keys_indexed(&sides[0], res))
 		return 0;
@@ -575,21 +578,19 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 		rk_log_info("diagnosis: %zu extra key(s) looked up by key on the source", nset);
 		rc = rk_keys_scan(sides, ks, 1, &all, 1, set, nset, text, false, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
-			rk_finding *f = &res->findings[fi[at + i]];
+			const rk_finding *f = &res->findings[fi[at + i]];
 			size_t n0, a0 = rk_krows_of(&ks[0], f->key_hash, SIZE_MAX, &n0);
 			const rk_krow *latest = NULL;
+			rk_lookup *lk = rk_finding_lookup_add(res, fi[at + i]);
 
-			f->looked_up = true;
-			f->source_elsewhere = RK_USEC_NINF;
-			f->target_has_it = false;
 			for (size_t k = a0; k < a0 + n0; k++)
 				if (!latest || ks[0].rows[k].t >= latest->t)
 					latest = &ks[0].rows[k];
 			if (!latest)
 				continue;
-			f->source_elsewhere = latest->t;
+			lk->source_elsewhere = latest->t;
 			if (latest->window != SIZE_MAX) {
-				f->target_has_it = !rk_keys_found_in(res, f->key_hash, latest->window);
+				lk->target_has_it = !rk_keys_found_in(res, f->key_hash, latest->window);
 			} else {
 				row[at + i] = latest->row;
 				out[nout++] = fi[at + i];
@@ -600,14 +601,15 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 			rk_log_info("diagnosis: %zu extra key(s) held outside the range looked up on the target", nset);
 			rc = rk_keys_scan(sides, ks, 2, &all, 1, set, nset, text, false, err);
 			for (size_t i = 0; rc == 0 && i < m; i++) {
-				rk_finding *f = &res->findings[fi[at + i]];
+				const rk_finding *f = &res->findings[fi[at + i]];
+				rk_lookup *lk = rk_finding_lookup_add(res, fi[at + i]);
 				size_t n1, a1;
 
-				if (f->source_elsewhere == RK_USEC_NINF || f->target_has_it)
+				if (lk->source_elsewhere == RK_USEC_NINF || lk->target_has_it)
 					continue;
 				a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
 				for (size_t k = a1; k < a1 + n1; k++)
-					f->target_has_it |= ks[1].rows[k].t == f->source_elsewhere && ks[1].rows[k].row == row[at + i];
+					lk->target_has_it |= ks[1].rows[k].t == lk->source_elsewhere && ks[1].rows[k].row == row[at + i];
 			}
 		}
 		free(set);

@@ -23,7 +23,7 @@
  * keys in their windows, one scan per side and batch, their per-column
  * hashes compared), and, where both sides are PostgreSQL tables whose key a
  * unique index backs, looks the extra keys up over all time (the finding's
- * looked_up, source_elsewhere, target_has_it).  0, or -1 with err.
+ * rk_lookup: rk_finding_lookup).  0, or -1 with err.
  */
 int rk_keys_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_error *err);
 

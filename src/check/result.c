@@ -4,6 +4,7 @@
  */
 #include "check/result.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,9 @@ void rk_check_result_free(rk_check_result *r)
 	free(r->seg_text);
 	free(r->findings);
 	rk_keypool_free(&r->key_pool);
+	free(r->spans);
+	free(r->span_cache);
+	free(r->lookups);
 	for (size_t i = 0; i < r->nchanges; i++) {
 		free(r->changes[i].value[0]);
 		free(r->changes[i].value[1]);
@@ -168,6 +172,105 @@ void rk_check_result_free(rk_check_result *r)
 	free(r->win_kind);
 	free(r->bounds);
 	free(r);
+}
+
+/* Spans the cache of rk_finding_set_span remembers (a power of two): the
+ * findings of a drilldown's leaf come together, or interleaved with a few
+ * other leaves' when a leaf's rows went through the spill. */
+#define RK_SPAN_CACHE 4096
+
+rk_fspan rk_finding_span(const rk_check_result *r, const rk_finding *f)
+{
+	rk_usec t = f->source_copies ? f->source_time : RK_USEC_NINF;
+
+	if (f->span)
+		return r->spans[f->span - 1];
+	return (rk_fspan){ t, t, 0, 0 };
+}
+
+static bool rk_fspan_same(const rk_fspan *a, const rk_fspan *b)
+{
+	return a->source_min == b->source_min && a->source_max == b->source_max && a->leaf_lo == b->leaf_lo &&
+	       a->leaf_hi == b->leaf_hi;
+}
+
+void rk_finding_set_span(rk_check_result *r, rk_finding *f, const rk_fspan *s)
+{
+	rk_finding plain = *f;
+	rk_fspan implied;
+	uint64_t h;
+	uint32_t *slot;
+
+	plain.span = 0;
+	implied = rk_finding_span(r, &plain);
+	if (rk_fspan_same(s, &implied)) {
+		f->span = 0;
+		return;
+	}
+	if (!r->span_cache)
+		r->span_cache = rk_xcalloc(RK_SPAN_CACHE, sizeof *r->span_cache);
+	h = (uint64_t)s->source_min * 0x9E3779B97F4A7C15u ^ (uint64_t)s->source_max * 0xC2B2AE3D27D4EB4Fu ^
+	    (uint64_t)s->leaf_lo * 0x165667B19E3779F9u ^ (uint64_t)s->leaf_hi * 0x27D4EB2F165667C5u;
+	slot = &r->span_cache[(h ^ h >> 29) & (RK_SPAN_CACHE - 1)];
+	if (*slot && rk_fspan_same(&r->spans[*slot - 1], s)) {
+		f->span = *slot;
+		return;
+	}
+	/* 2^32 spans are 128 GiB: out of memory as surely as rk_xrealloc's */
+	if (r->nspans >= UINT32_MAX - 1) {
+		fputs("reckon: error: out of memory: more than 2^32 spans of findings\n", stderr);
+		abort();
+	}
+	/* grown by doubling: the count is a power of two when the room is full */
+	if ((r->nspans & (r->nspans - 1)) == 0)
+		r->spans = rk_xrealloc(r->spans, (r->nspans ? 2 * r->nspans : 16) * sizeof *r->spans);
+	r->spans[r->nspans++] = *s;
+	*slot = (uint32_t)r->nspans;
+	f->span = *slot;
+}
+
+void rk_finding_spans_done(rk_check_result *r)
+{
+	free(r->span_cache);
+	r->span_cache = NULL;
+	if (r->nspans)
+		r->spans = rk_xrealloc(r->spans, r->nspans * sizeof *r->spans);
+}
+
+/* The first lookup at or after finding fi. */
+static size_t rk_lookup_bound(const rk_check_result *r, size_t fi)
+{
+	size_t lo = 0, hi = r->nlookups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->lookups[mid].finding < fi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const rk_lookup *rk_finding_lookup(const rk_check_result *r, size_t fi)
+{
+	size_t at = rk_lookup_bound(r, fi);
+
+	return at < r->nlookups && r->lookups[at].finding == fi ? &r->lookups[at] : NULL;
+}
+
+rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi)
+{
+	size_t at = rk_lookup_bound(r, fi);
+
+	if (at < r->nlookups && r->lookups[at].finding == fi)
+		return &r->lookups[at];
+	r->lookups = rk_xrealloc(r->lookups, (r->nlookups + 1) * sizeof *r->lookups);
+	memmove(&r->lookups[at + 1], &r->lookups[at], (r->nlookups - at) * sizeof *r->lookups);
+	r->nlookups++;
+	r->lookups[at] = (rk_lookup){ fi, RK_USEC_NINF, false };
+	r->findings[fi].looked_up = true;
+	return &r->lookups[at];
 }
 
 size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n)

@@ -61,15 +61,44 @@ typedef struct rk_keypool {
 	size_t left; /* ... how many */
 } rk_keypool;
 
+/* A hash laid on 8 bytes' alignment, where a 16-byte one would round a
+ * record of 56 bytes up to 64 (GCC lowers a typedef's alignment; the
+ * compiler then moves it in two halves).  Never taken by address. */
+typedef rk_u128 rk_u128_a8 __attribute__((aligned(8)));
+
 typedef struct rk_finding {
-	/* (the fields lie widest first, the window and the kind narrowed: 96
-	 * bytes a finding - issue 25: a window whose every row differs holds
-	 * millions) */
-	rk_u128 key_hash;    /* the hash of its canonical key encoding */
+	/* (the fields lie widest first, what few findings need kept beside
+	 * them - rk_fspan, rk_lookup - and the window, kind and flags in one
+	 * word: 56 bytes a finding - issue 25: a window whose every row differs
+	 * holds millions) */
+	rk_u128_a8 key_hash; /* the hash of its canonical key encoding */
 	char **key;          /* nkey display texts; NULL entry = SQL NULL; in the
 	                      * result's key_pool (rk_keypool_key), freed with it */
 	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
 	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
+	uint32_t source_copies;
+	uint32_t target_copies;
+	/* Where its copies lie when source_time cannot say it and the
+	 * drilldown's leaves narrowed them: 1 + an index into the result's
+	 * spans, 0 for none (rk_finding_span reads either). */
+	uint32_t span;
+	uint32_t window : 24;     /* index into the windows (at most RK_MAX_WINDOWS, below 2^24) */
+	uint32_t kind : 4;        /* rk_find_kind */
+	uint32_t same_copies : 1; /* duplicated, one source copy: every target copy is that row */
+	uint32_t looked_up : 1;   /* an extra key looked up by key over all time: rk_finding_lookup */
+} rk_finding;
+
+_Static_assert(sizeof(rk_finding) == 56, "rk_finding is 56 bytes (issue 25)");
+
+/* The most windows a finding can name (rk_finding.window's 24 bits). */
+#define RK_FINDING_MAX_WINDOWS ((size_t)1 << 24)
+
+/*
+ * Where a finding's copies lie (rk_finding_span).  Kept beside the findings
+ * only when a field says more than source_time does: most findings have one
+ * source copy, and the findings of one leaf share one span.
+ */
+typedef struct rk_fspan {
 	/* The earliest and the latest time of its source copies in the window
 	 * (RK_USEC_NINF when none): where the diagnosis finds them all. */
 	rk_usec source_min, source_max;
@@ -78,19 +107,15 @@ typedef struct rk_finding {
 	 * outside it is alike on both sides, so its changed values are read
 	 * there (keys.c) - a range of the time column, not a lookup by key. */
 	rk_usec leaf_lo, leaf_hi;
-	/* An extra key looked up by key on both sides over all time (keys.c),
-	 * when each side has an index that serves it: */
-	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
-	uint32_t window;          /* index into the windows (at most RK_MAX_WINDOWS) */
-	uint32_t source_copies;
-	uint32_t target_copies;
-	rk_find_kind kind : 8;
-	bool same_copies;   /* duplicated, one source copy: every target copy is that row */
-	bool looked_up;     /* ... was looked up (source_elsewhere, target_has_it say what it found) */
-	bool target_has_it; /* the target holds that copy, as the source has it */
-} rk_finding;
+} rk_fspan;
 
-_Static_assert(sizeof(rk_finding) == 96, "rk_finding is 96 bytes (issue 25)");
+/* What looking an extra key up by key on both sides over all time found
+ * (keys.c), when each side has an index that serves it (rk_finding_lookup). */
+typedef struct rk_lookup {
+	size_t finding;           /* its index into the findings */
+	rk_usec source_elsewhere; /* the source's copy's time (its latest), or RK_USEC_NINF: none */
+	bool target_has_it;       /* the target holds that copy, as the source has it */
+} rk_lookup;
 
 /* Longest value text a change keeps, in bytes (cut on a character). */
 #define RK_CHANGE_VALUE_MAX 200
@@ -161,8 +186,14 @@ typedef struct rk_check_result {
 	rk_side_result side[2]; /* 0 = source, 1 = target */
 	rk_finding *findings;   /* sorted by window, kind, key */
 	size_t nfindings;
-	size_t findings_cap;    /* ... room for how many */
-	rk_keypool key_pool;    /* the findings' keys */
+	size_t findings_cap; /* ... room for how many */
+	rk_keypool key_pool; /* the findings' keys */
+	rk_fspan *spans;     /* the findings' spans (rk_finding.span) */
+	size_t nspans;
+	uint32_t *span_cache; /* while the findings are made: recent spans by hash */
+	rk_lookup *lookups;   /* the extra keys looked up, by finding index (made once the
+	                       * findings are sorted; they are not moved after) */
+	size_t nlookups;
 	size_t nkey;            /* entries in each finding's key */
 	char **key_names;       /* the key columns used, unquoted (header names) */
 	const char *key_origin; /* "--key", "the target's primary key", "the source's primary key" */
@@ -217,6 +248,25 @@ char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, s
 
 /* Frees kp's blocks (every key carved from them) and empties it. */
 void rk_keypool_free(rk_keypool *kp);
+
+/* Where finding f's copies lie: its span, or the one its source_time and
+ * copies imply (source_min = source_max = source_time with a source copy,
+ * RK_USEC_NINF without; no leaves). */
+rk_fspan rk_finding_span(const rk_check_result *r, const rk_finding *f);
+
+/* Sets finding f's span to *s: kept beside the findings only when it says
+ * more than f's fields do, and shared with a recent finding's alike. */
+void rk_finding_set_span(rk_check_result *r, rk_finding *f, const rk_fspan *s);
+
+/* Ends the setting of spans: the cache rk_finding_set_span keeps goes. */
+void rk_finding_spans_done(rk_check_result *r);
+
+/* What looking finding fi up found, or NULL when it was not looked up. */
+const rk_lookup *rk_finding_lookup(const rk_check_result *r, size_t fi);
+
+/* Finding fi's lookup, made (source_elsewhere RK_USEC_NINF, target_has_it
+ * false, its looked_up set) when it has none. */
+rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi);
 
 /* The changes of finding fi: *n of them from the returned index. */
 size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n);

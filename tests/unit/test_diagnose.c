@@ -65,8 +65,16 @@ static rk_finding *add(rk_check_result *r, rk_find_kind kind, int id, rk_usec ts
 	f->target_copies = t;
 	f->source_time = s ? ts : RK_USEC_NINF;
 	f->target_time = t ? tt : RK_USEC_NINF;
-	f->source_min = f->source_max = f->source_time;
 	return f;
+}
+
+/* Its source copies' earliest time set to t (their latest stays). */
+static void set_source_min(rk_check_result *r, rk_finding *f, rk_usec t)
+{
+	rk_fspan sp = rk_finding_span(r, f);
+
+	sp.source_min = t;
+	rk_finding_set_span(r, f, &sp);
 }
 
 /* Notes that the drilldown saw source rows the target holds in [lo, hi]. */
@@ -86,6 +94,25 @@ static int finding_cmp(const void *a, const void *b)
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	return strcmp(x->key[0], y->key[0]);
+}
+
+/* The extra key id looked up: its source copy now at `elsewhere`
+ * (RK_USEC_NINF: none), the target holding that copy or not.  A lookup
+ * names its finding by index, as keys.c makes them once the findings are
+ * sorted: they are sorted here first (causes_of's sort leaves them so). */
+static void set_looked_up(rk_check_result *r, int id, rk_usec elsewhere, bool target_has_it)
+{
+	char k[32];
+	rk_lookup *lk = NULL;
+
+	snprintf(k, sizeof k, "%d", id);
+	qsort(r->findings, r->nfindings, sizeof *r->findings, finding_cmp);
+	for (size_t i = 0; i < r->nfindings && !lk; i++)
+		if (r->findings[i].kind == RK_FIND_EXTRA && strcmp(r->findings[i].key[0], k) == 0)
+			lk = rk_finding_lookup_add(r, i);
+	assert_non_null(lk);
+	lk->source_elsewhere = elsewhere;
+	lk->target_has_it = target_has_it;
 }
 
 /* "pattern:keys:w1,w2 ..." of the causes, after sorting the findings as the
@@ -195,9 +222,9 @@ static void test_gap_broken_by_a_copy_held(void **state)
 	add(r, RK_FIND_MISSING, 1, T0 + 10 * MIN, 0, 1, 0);
 	add(r, RK_FIND_MISSING, 2, T0 + 30 * MIN, 0, 1, 0);
 	f = add(r, RK_FIND_MISSING, 3, T0 + 50 * MIN, T0 + 50 * MIN, 2, 1);
-	f->source_min = T0 + 20 * MIN;
+	set_source_min(r, f, T0 + 20 * MIN);
 	assert_string_equal(causes(r, NULL, NULL), "unclassified:3:0");
-	r->findings[2].source_min = T0 + 40 * MIN;
+	set_source_min(r, &r->findings[2], T0 + 40 * MIN);
 	assert_string_equal(causes(r, NULL, NULL), "gap:2:0 unclassified:1:0");
 	rk_check_result_free(r);
 }
@@ -280,17 +307,13 @@ static void test_single_rows_and_lookups(void **state)
 	f->same_copies = true;
 	add(r, RK_FIND_DUPLICATED, 3, T0 + 2 * HOUR + 25 * MIN, T0 + 2 * HOUR + 25 * MIN, 1, 2);
 	held(r, T0 + HOUR + 30 * MIN, T0 + 2 * HOUR + 20 * MIN);
-	f = add(r, RK_FIND_EXTRA, 4, 0, T0 + 3 * HOUR + 5 * MIN, 0, 1);
-	f->looked_up = true;
-	f->source_elsewhere = RK_USEC_NINF;
-	f = add(r, RK_FIND_EXTRA, 5, 0, T0 + 5 * MIN, 0, 1);
-	f->looked_up = true;
-	f->source_elsewhere = T0 + 9 * HOUR;
-	f->target_has_it = true;
-	f = add(r, RK_FIND_EXTRA, 6, 0, T0 + 3 * HOUR + 10 * MIN, 0, 1);
-	f->looked_up = true;
-	f->source_elsewhere = T0 + 9 * HOUR;
+	add(r, RK_FIND_EXTRA, 4, 0, T0 + 3 * HOUR + 5 * MIN, 0, 1);
+	add(r, RK_FIND_EXTRA, 5, 0, T0 + 5 * MIN, 0, 1);
+	add(r, RK_FIND_EXTRA, 6, 0, T0 + 3 * HOUR + 10 * MIN, 0, 1);
 	add(r, RK_FIND_EXTRA, 7, 0, T0 + 3 * HOUR + 20 * MIN, 0, 1);
+	set_looked_up(r, 4, RK_USEC_NINF, false);
+	set_looked_up(r, 5, T0 + 9 * HOUR, true);
+	set_looked_up(r, 6, T0 + 9 * HOUR, false);
 	assert_string_equal(causes(r, NULL, NULL),
 	                    "boundary:1:1 moved:1:3 appended_update:1:0 deleted_at_source:1:3 repeat:1:1 unclassified:2:2,3");
 	rk_check_result_free(r);

@@ -909,7 +909,8 @@ static void check_held(const rk_check_result *res)
 			if (diff) {
 				f = finding_of(res, v[k].window, v[k].key);
 				assert_non_null(f);
-				assert_true(f->source_min <= v[k].ts && v[k].ts <= f->source_max);
+				rk_fspan sp = rk_finding_span(res, f);
+				assert_true(sp.source_min <= v[k].ts && v[k].ts <= sp.source_max);
 				continue;
 			}
 			/* a span starting at or before ts reaches it */

@@ -54,14 +54,9 @@ static rk_finding *make(size_t n)
 		f->target_copies = (uint32_t)(i % 3);
 		f->source_time = (rk_usec)i * 1000;
 		f->target_time = -(rk_usec)i;
-		f->source_min = (rk_usec)i;
-		f->source_max = (rk_usec)i + 9;
+		f->span = (uint32_t)(i % 5);
 		f->same_copies = i % 7 == 0;
-		f->leaf_lo = (rk_usec)i * 2;
-		f->leaf_hi = (rk_usec)i * 2 + 1;
 		f->looked_up = i % 11 == 0;
-		f->source_elsewhere = (rk_usec)i * 5;
-		f->target_has_it = i % 13 == 0;
 	}
 	return v;
 }
@@ -81,14 +76,9 @@ static void same(const rk_finding *a, const rk_finding *b)
 	assert_int_equal(a->target_copies, b->target_copies);
 	assert_int_equal(a->source_time, b->source_time);
 	assert_int_equal(a->target_time, b->target_time);
-	assert_int_equal(a->source_min, b->source_min);
-	assert_int_equal(a->source_max, b->source_max);
+	assert_int_equal(a->span, b->span);
 	assert_int_equal(a->same_copies, b->same_copies);
-	assert_int_equal(a->leaf_lo, b->leaf_lo);
-	assert_int_equal(a->leaf_hi, b->leaf_hi);
 	assert_int_equal(a->looked_up, b->looked_up);
-	assert_int_equal(a->source_elsewhere, b->source_elsewhere);
-	assert_int_equal(a->target_has_it, b->target_has_it);
 }
 
 static void round_trip(size_t bound, size_t n, bool spills)
@@ -230,6 +220,88 @@ static void test_order(void **state)
 	assert_true(rk_finding_order(&b, &a, 2) > 0);
 }
 
+/* A finding's span: implied by its source time (no room taken), or kept
+ * once for the findings alike, however they interleave. */
+static void test_spans(void **state)
+{
+	rk_check_result r;
+	rk_finding f[4];
+	rk_fspan one = { 70, 70, 0, 0 }, none = { RK_USEC_NINF, RK_USEC_NINF, 0, 0 };
+	rk_fspan leafa = { 70, 70, 10, 20 }, leafb = { 30, 90, 10, 20 }, got;
+
+	(void)state;
+	memset(&r, 0, sizeof r);
+	memset(f, 0, sizeof f);
+	f[0].source_copies = 1;
+	f[0].source_time = 70;
+	rk_finding_set_span(&r, &f[0], &one);
+	assert_int_equal(f[0].span, 0);
+	assert_int_equal(r.nspans, 0);
+	got = rk_finding_span(&r, &f[0]);
+	assert_int_equal(got.source_min, 70);
+	assert_int_equal(got.source_max, 70);
+	assert_int_equal(got.leaf_lo, 0);
+	assert_int_equal(got.leaf_hi, 0);
+	f[1].source_time = RK_USEC_NINF;
+	rk_finding_set_span(&r, &f[1], &none);
+	assert_int_equal(f[1].span, 0);
+	assert_int_equal(rk_finding_span(&r, &f[1]).source_max, RK_USEC_NINF);
+	/* the leaves kept; two source copies' span kept */
+	f[2] = f[0];
+	f[3] = f[0];
+	f[3].source_copies = 2;
+	for (int round = 0; round < 100; round++) {
+		rk_finding_set_span(&r, &f[2], &leafa);
+		rk_finding_set_span(&r, &f[3], &leafb);
+	}
+	assert_int_equal(r.nspans, 2);
+	assert_int_not_equal(f[2].span, f[3].span);
+	got = rk_finding_span(&r, &f[2]);
+	assert_int_equal(got.leaf_lo, 10);
+	assert_int_equal(got.leaf_hi, 20);
+	assert_int_equal(got.source_min, 70);
+	got = rk_finding_span(&r, &f[3]);
+	assert_int_equal(got.source_min, 30);
+	assert_int_equal(got.source_max, 90);
+	rk_finding_spans_done(&r);
+	assert_null(r.span_cache);
+	assert_int_equal(rk_finding_span(&r, &f[3]).source_max, 90);
+	free(r.spans);
+}
+
+/* Lookups by finding index, made in any order, found by binary search. */
+static void test_lookups(void **state)
+{
+	rk_check_result r;
+	rk_finding f[8];
+	const size_t order[] = { 7, 3, 5, 0 };
+
+	(void)state;
+	memset(&r, 0, sizeof r);
+	memset(f, 0, sizeof f);
+	r.findings = f;
+	r.nfindings = 8;
+	for (size_t i = 0; i < 4; i++)
+		rk_finding_lookup_add(&r, order[i])->source_elsewhere = (rk_usec)order[i] * 10;
+	rk_finding_lookup_add(&r, 3)->target_has_it = true;
+	assert_int_equal(r.nlookups, 4);
+	for (size_t i = 0; i < 8; i++) {
+		const rk_lookup *lk = rk_finding_lookup(&r, i);
+		bool made = i == 0 || i == 3 || i == 5 || i == 7;
+
+		assert_int_equal(f[i].looked_up, made);
+		if (!made) {
+			assert_null(lk);
+			continue;
+		}
+		assert_non_null(lk);
+		assert_int_equal(lk->finding, i);
+		assert_int_equal(lk->source_elsewhere, (rk_usec)i * 10);
+		assert_int_equal(lk->target_has_it, i == 3);
+	}
+	free(r.lookups);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_sort_in_place),
 		cmocka_unit_test(test_keypool),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_lookups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
