@@ -179,13 +179,22 @@ void rk_check_result_free(rk_check_result *r)
  * other leaves' when a leaf's rows went through the spill. */
 #define RK_SPAN_CACHE 4096
 
+/* A kept span's source_min when its source copies' span is the finding's
+ * own source time (one copy, or none): the findings of one leaf then share
+ * one kept span, whatever their times. */
+#define RK_SPAN_IMPLIED RK_USEC_PINF
+
 rk_fspan rk_finding_span(const rk_check_result *r, const rk_finding *f)
 {
 	rk_usec t = f->source_copies ? f->source_time : RK_USEC_NINF;
+	rk_fspan s = { t, t, 0, 0 };
 
-	if (f->span)
-		return r->spans[f->span - 1];
-	return (rk_fspan){ t, t, 0, 0 };
+	if (f->span) {
+		s = r->spans[f->span - 1];
+		if (s.source_min == RK_SPAN_IMPLIED)
+			s.source_min = s.source_max = t;
+	}
+	return s;
 }
 
 static bool rk_fspan_same(const rk_fspan *a, const rk_fspan *b)
@@ -196,23 +205,23 @@ static bool rk_fspan_same(const rk_fspan *a, const rk_fspan *b)
 
 void rk_finding_set_span(rk_check_result *r, rk_finding *f, const rk_fspan *s)
 {
-	rk_finding plain = *f;
-	rk_fspan implied;
+	rk_usec t = f->source_copies ? f->source_time : RK_USEC_NINF;
+	rk_fspan keep = *s;
 	uint64_t h;
 	uint32_t *slot;
 
-	plain.span = 0;
-	implied = rk_finding_span(r, &plain);
-	if (rk_fspan_same(s, &implied)) {
+	if (keep.source_min == t && keep.source_max == t)
+		keep.source_min = keep.source_max = RK_SPAN_IMPLIED;
+	if (keep.source_min == RK_SPAN_IMPLIED && keep.leaf_lo == 0 && keep.leaf_hi == 0) {
 		f->span = 0;
 		return;
 	}
 	if (!r->span_cache)
 		r->span_cache = rk_xcalloc(RK_SPAN_CACHE, sizeof *r->span_cache);
-	h = (uint64_t)s->source_min * 0x9E3779B97F4A7C15u ^ (uint64_t)s->source_max * 0xC2B2AE3D27D4EB4Fu ^
-	    (uint64_t)s->leaf_lo * 0x165667B19E3779F9u ^ (uint64_t)s->leaf_hi * 0x27D4EB2F165667C5u;
+	h = (uint64_t)keep.source_min * 0x9E3779B97F4A7C15u ^ (uint64_t)keep.source_max * 0xC2B2AE3D27D4EB4Fu ^
+	    (uint64_t)keep.leaf_lo * 0x165667B19E3779F9u ^ (uint64_t)keep.leaf_hi * 0x27D4EB2F165667C5u;
 	slot = &r->span_cache[(h ^ h >> 29) & (RK_SPAN_CACHE - 1)];
-	if (*slot && rk_fspan_same(&r->spans[*slot - 1], s)) {
+	if (*slot && rk_fspan_same(&r->spans[*slot - 1], &keep)) {
 		f->span = *slot;
 		return;
 	}
@@ -224,7 +233,7 @@ void rk_finding_set_span(rk_check_result *r, rk_finding *f, const rk_fspan *s)
 	/* grown by doubling: the count is a power of two when the room is full */
 	if ((r->nspans & (r->nspans - 1)) == 0)
 		r->spans = rk_xrealloc(r->spans, (r->nspans ? 2 * r->nspans : 16) * sizeof *r->spans);
-	r->spans[r->nspans++] = *s;
+	r->spans[r->nspans++] = keep;
 	*slot = (uint32_t)r->nspans;
 	f->span = *slot;
 }

@@ -221,7 +221,8 @@ static void test_order(void **state)
 }
 
 /* A finding's span: implied by its source time (no room taken), or kept
- * once for the findings alike, however they interleave. */
+ * once for the findings alike (a leaf's, whatever their own times), however
+ * they interleave. */
 static void test_spans(void **state)
 {
 	rk_check_result r;
@@ -263,6 +264,18 @@ static void test_spans(void **state)
 	got = rk_finding_span(&r, &f[3]);
 	assert_int_equal(got.source_min, 30);
 	assert_int_equal(got.source_max, 90);
+	/* another finding of that leaf, at its own time: the same span kept */
+	{
+		rk_finding g = f[0];
+		rk_fspan leafg = { 80, 80, 10, 20 };
+
+		g.source_time = 80;
+		rk_finding_set_span(&r, &g, &leafg);
+		assert_int_equal(g.span, f[2].span);
+		assert_int_equal(r.nspans, 2);
+		assert_int_equal(rk_finding_span(&r, &g).source_min, 80);
+		assert_int_equal(rk_finding_span(&r, &g).leaf_hi, 20);
+	}
 	rk_finding_spans_done(&r);
 	assert_null(r.span_cache);
 	assert_int_equal(rk_finding_span(&r, &f[3]).source_max, 90);
