@@ -396,6 +396,10 @@ typedef struct rk_vkeys {
 	const char **text;
 	size_t n;
 	rk_buf arena; /* a key's texts: per column a byte (0: SQL NULL), then the text and a NUL */
+	/* More keys than the bound holds (rk_verify_keys): none kept, the pass
+	 * reads every row of its windows. */
+	bool unfiltered;
+	size_t seen; /* the keys met, not distinct */
 } rk_vkeys;
 
 static void rk_vkeys_free(rk_vkeys *vk)
@@ -489,12 +493,16 @@ static size_t rk_verify_entries(const rk_check_result *res, const bool *has, boo
 
 /* The distinct keys of the tallies of time-split windows, sorted, and
  * their display texts, into *out; marks their windows in has.  One walk of
- * the tallies (their keys whose copies agree, all told, noted in held). */
+ * the tallies (their keys whose copies agree, all told, noted in held).
+ * Past rk_spill_bound_env() bytes of keys being gathered (the set made from
+ * them takes about as much again) none is kept: out->unfiltered, and the
+ * pass reads every row of the windows into its spill (issue 25: a window
+ * whose every row differs holds millions of keys). */
 static int rk_verify_keys(const rk_check_result *res, rk_tallies *ts, rk_helds *held, bool *has, rk_vkeys *out,
                           rk_error *err)
 {
 	rk_vkey *vk = NULL;
-	size_t nv = 0, cap = 0, nkey = res->nkey;
+	size_t nv = 0, cap = 0, nkey = res->nkey, bound = rk_spill_bound_env();
 	rk_tally t;
 	int more;
 
@@ -504,13 +512,26 @@ static int rk_verify_keys(const rk_check_result *res, rk_tallies *ts, rk_helds *
 
 		if (!ts->split_time[t.window])
 			continue;
+		has[t.window] = true;
+		out->seen++;
+		if (out->unfiltered)
+			continue;
+		/* past the bound the keys go: the pass's rows, spilled, are walked
+		 * beside the tallies, which skip the keys they do not hold */
+		if (nv * sizeof *vk + out->arena.len > bound) {
+			out->unfiltered = true;
+			free(vk);
+			vk = NULL;
+			nv = cap = 0;
+			rk_buf_free(&out->arena);
+			continue;
+		}
 		if (nv == cap) {
 			cap = cap ? cap * 2 : 256;
 			vk = rk_xrealloc(vk, cap * sizeof *vk);
 		}
 		vk[nv].key = t.key;
 		vk[nv++].at = out->arena.len;
-		has[t.window] = true;
 		for (size_t c = 0; c < nkey; c++) {
 			const char *text;
 			uint32_t len;
@@ -596,9 +617,9 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, rk_dside ds[2
 		rk_dside_reset(&ds[s], entries[s], ne[s]);
 		ds[s].server = false;
 		ds[s].need_key = true;
-		ds[s].keyset = vk.keys;
-		ds[s].nkeyset = vk.n;
-		ds[s].key_text = res->nkey ? vk.text : NULL;
+		ds[s].keyset = vk.unfiltered ? NULL : vk.keys;
+		ds[s].nkeyset = vk.unfiltered ? 0 : vk.n;
+		ds[s].key_text = res->nkey && !vk.unfiltered ? vk.text : NULL;
 		ds[s].spill = rk_drow_spill_new(spill_dir);
 		/* the rounds' rows are judged: the pass collects into the spill */
 		free(ds[s].rows);
@@ -606,8 +627,15 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, rk_dside ds[2
 		ds[s].caprows = 0;
 	}
 	res->drill_passes++;
-	rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)%s",
-	            res->drill_passes, vk.n, nw, ne[1] ? ", the target counting them in half the slices that matched" : "");
+	if (vk.unfiltered)
+		rk_log_info("drilldown pass %d: every source row of %zu time-split window(s), for %zu key(s): more "
+		            "than %zu bytes of them to hold%s",
+		            res->drill_passes, nw, vk.seen, rk_spill_bound_env(),
+		            ne[1] ? ", the target counting its rows in half the slices that matched" : "");
+	else
+		rk_log_info("drilldown pass %d: the source's copies of %zu key(s) in %zu time-split window(s)%s",
+		            res->drill_passes, vk.n, nw,
+		            ne[1] ? ", the target counting them in half the slices that matched" : "");
 	rc = rk_sides_parallel(list, ne[1] ? 2 : 1, rk_drill_side, err);
 	res->drill_rows += res->side[0].rows_read + res->side[1].rows_read - before;
 	for (int s = 0; s < 2; s++) {
