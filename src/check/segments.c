@@ -16,6 +16,9 @@
 
 #include "core/log.h"
 
+/* (a segment, not more than RK_SEGMENT_MAX + 1 of them, is a window) */
+_Static_assert(RK_SEGMENT_MAX < RK_FINDING_MAX_WINDOWS, "a finding names its key segment in 24 bits");
+
 typedef struct rk_sample {
 	rk_buf arena; /* the sampled key texts, one after the other */
 	size_t *off, *len;
