@@ -9,6 +9,7 @@
 #include "io/spill.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,12 @@ struct rk_spill {
 	rk_spill_ent *ents;
 	size_t nents, cap;
 	FILE *runs[RK_SPILL_FANIN];
+	/* each run's level: 0 as written from memory, one more than the
+	 * highest of the runs a merge made it of (rk_spill_compact) */
+	unsigned char level[RK_SPILL_FANIN];
 	size_t nruns;
 	uint64_t count, written;
+	uint64_t merged; /* records written again by merges of runs */
 	bool finished;
 	/* the merge */
 	rk_spill_src src[RK_SPILL_FANIN + 1];
@@ -213,8 +218,9 @@ static void rk_spill_sift(rk_spill *s, size_t i)
 	}
 }
 
-/* Starts a merge at the first record of each run (and of the memory). */
-static int rk_spill_start(rk_spill *s, bool with_mem, rk_error *err)
+/* Starts a merge at the first record of each run from run `from` on (and
+ * of the memory). */
+static int rk_spill_start(rk_spill *s, size_t from, bool with_mem, rk_error *err)
 {
 	size_t n = s->nruns + (with_mem ? 1 : 0);
 
@@ -222,10 +228,10 @@ static int rk_spill_start(rk_spill *s, bool with_mem, rk_error *err)
 	s->mem_pos = 0;
 	s->nheap = 0;
 	s->last = -1;
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = from; i < s->nruns; i++)
 		if (fseek(s->runs[i], 0, SEEK_SET) != 0)
 			return rk_error_set(err, RK_EXIT_RUNTIME, "cannot read a temporary file in %s", s->dir);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = from; i < n; i++) {
 		int rc = rk_spill_load(s, i, err);
 		if (rc < 0)
 			return -1;
@@ -258,27 +264,36 @@ static int rk_spill_pop(rk_spill *s, const void **rec, size_t *len, rk_error *er
 	return 1;
 }
 
-/* With RK_SPILL_FANIN runs written: merges them into one. */
-static int rk_spill_merge_runs(rk_spill *s, rk_error *err)
+/* Merges the runs from run `from` on (the newest ones) into one, in their
+ * place: a contiguous suffix, so that a tie still goes to the record added
+ * first. */
+static int rk_spill_merge_runs(rk_spill *s, size_t from, rk_error *err)
 {
 	FILE *f = rk_spill_file(s, err);
 	const void *rec;
 	size_t len;
+	unsigned char level = 0;
 	int rc;
 
 	if (!f)
 		return -1;
-	if (rk_spill_start(s, false, err) < 0)
+	if (rk_spill_start(s, from, false, err) < 0)
 		goto fail;
-	while ((rc = rk_spill_pop(s, &rec, &len, err)) > 0)
+	while ((rc = rk_spill_pop(s, &rec, &len, err)) > 0) {
 		if (rk_spill_put(s, f, rec, len, err) < 0)
 			goto fail;
+		s->merged++;
+	}
 	if (rc < 0 || rk_spill_seal(s, f, err) < 0)
 		goto fail;
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = from; i < s->nruns; i++) {
 		fclose(s->runs[i]);
-	s->runs[0] = f;
-	s->nruns = 1;
+		if (s->level[i] >= level)
+			level = s->level[i] < UCHAR_MAX ? (unsigned char)(s->level[i] + 1) : UCHAR_MAX;
+	}
+	s->runs[from] = f;
+	s->level[from] = level;
+	s->nruns = from + 1;
 	s->written++;
 	return 0;
 fail:
@@ -286,13 +301,44 @@ fail:
 	return -1;
 }
 
+/*
+ * After a run is written: RK_SPILL_GROUP runs of one level (the newest
+ * ones) become one run of the next level, as often as that holds, and the
+ * open runs stay fewer than RK_SPILL_FANIN, so that the next one has room
+ * (the newest group merged, with the group before it when it is one run).
+ * A record is so written again once a level, log base RK_SPILL_GROUP of the
+ * runs: merging every open run into one whenever they were RK_SPILL_FANIN
+ * wrote the first runs' records again at every merge, which grew as the
+ * square of the runs (issue 25).
+ */
+static int rk_spill_compact(rk_spill *s, rk_error *err)
+{
+	while (s->nruns > 1) {
+		size_t from = s->nruns - 1;
+
+		while (from > 0 && s->level[from - 1] == s->level[s->nruns - 1])
+			from--;
+		if (s->nruns - from < RK_SPILL_GROUP) {
+			if (s->nruns < RK_SPILL_FANIN)
+				return 0;
+			if (s->nruns - from < 2) {
+				unsigned char below = s->level[from - 1];
+
+				while (from > 0 && s->level[from - 1] == below)
+					from--;
+			}
+		}
+		if (rk_spill_merge_runs(s, from, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Writes the memory as a sorted run and empties it. */
 static int rk_spill_write_run(rk_spill *s, rk_error *err)
 {
 	FILE *f;
 
-	if (s->nruns == RK_SPILL_FANIN && rk_spill_merge_runs(s, err) < 0)
-		return -1;
 	f = rk_spill_file(s, err);
 	if (!f)
 		return -1;
@@ -306,11 +352,12 @@ static int rk_spill_write_run(rk_spill *s, rk_error *err)
 		fclose(f);
 		return -1;
 	}
+	s->level[s->nruns] = 0;
 	s->runs[s->nruns++] = f;
 	s->written++;
 	s->nents = 0;
 	rk_buf_reset(&s->arena);
-	return 0;
+	return rk_spill_compact(s, err);
 }
 
 int rk_spill_add(rk_spill *s, const void *rec, size_t len, rk_error *err)
@@ -365,7 +412,7 @@ int rk_spill_rewind(rk_spill *s, rk_error *err)
 		s->mem_pos = 0;
 		return 0;
 	}
-	return rk_spill_start(s, true, err);
+	return rk_spill_start(s, 0, true, err);
 }
 
 uint64_t rk_spill_count(const rk_spill *s)
@@ -376,6 +423,11 @@ uint64_t rk_spill_count(const rk_spill *s)
 uint64_t rk_spill_runs_written(const rk_spill *s)
 {
 	return s->written;
+}
+
+uint64_t rk_spill_records_merged(const rk_spill *s)
+{
+	return s->merged;
 }
 
 void rk_spill_free(rk_spill *s)

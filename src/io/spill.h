@@ -9,7 +9,9 @@
  * directory the caller names (the report's place, so that the runs sit
  * beside the report set afile.h stages) and unlinked at once: it leaves with
  * the process, whatever way the process ends.  At most RK_SPILL_FANIN runs
- * are open at once; more are merged into one as they come.
+ * are open at once: RK_SPILL_GROUP runs of one size are merged into one as
+ * they come, so that a record is written again once for each eightfold of
+ * the runs, not once for each RK_SPILL_FANIN of them.
  *
  * The sort is stable: records that compare equal come back in the order
  * they were added.
@@ -22,8 +24,11 @@
 
 #include "core/error.h"
 
-/* Runs merged at once (and open files at most). */
+/* Open runs at most (and runs merged at once). */
 #define RK_SPILL_FANIN 16
+
+/* Runs of one level merged into one of the next. */
+#define RK_SPILL_GROUP 8
 
 /* The default bound: 64 MiB of records in memory. */
 #define RK_SPILL_DEFAULT_BYTES ((size_t)64 << 20)
@@ -63,6 +68,9 @@ uint64_t rk_spill_count(const rk_spill *s);
 
 /* Runs written to files so far (0: everything was held in memory). */
 uint64_t rk_spill_runs_written(const rk_spill *s);
+
+/* Records written again by merges of runs (each record once a level). */
+uint64_t rk_spill_records_merged(const rk_spill *s);
 
 /* Closes the runs' files and frees everything.  NULL is harmless. */
 void rk_spill_free(rk_spill *s);

@@ -51,6 +51,9 @@ static unsigned rec_seq(const void *p, size_t len)
 	return (unsigned)strtoul(t, NULL, 10);
 }
 
+/* The records the last sort_and_check's merges of runs wrote again. */
+static uint64_t last_merged;
+
 /* Adds n records of keys in [0, keys) in a fixed pseudo-random order,
  * reads them back twice and checks the order: by key, then by sequence. */
 static void sort_and_check(size_t bound, unsigned n, uint32_t keys, uint64_t *runs)
@@ -92,6 +95,7 @@ static void sort_and_check(size_t bound, unsigned n, uint32_t keys, uint64_t *ru
 		assert_int_equal(rk_spill_rewind(s, &err), 0);
 	}
 	*runs = rk_spill_runs_written(s);
+	last_merged = rk_spill_records_merged(s);
 	rk_spill_free(s);
 }
 
@@ -125,6 +129,20 @@ static void test_merged_runs(void **state)
 	/* a bound of 1: every record its own run */
 	sort_and_check(1, 500, 7, &runs);
 	assert_true(runs > 400);
+}
+
+/* Runs merged by levels: a record is written again once for each eightfold
+ * of the runs (4,096 runs: four levels), where merging every open run
+ * whenever there were RK_SPILL_FANIN of them wrote it again some 130 times. */
+static void test_merges_by_level(void **state)
+{
+	uint64_t runs;
+
+	(void)state;
+	sort_and_check(1, 4096, 1000, &runs);
+	assert_true(runs > 4096);
+	assert_true(last_merged >= 3 * 4096);
+	assert_true(last_merged <= 5 * 4096);
 }
 
 static void test_empty_and_short(void **state)
@@ -189,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_in_memory),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_merged_runs),
+		cmocka_unit_test(test_merges_by_level),
 		cmocka_unit_test(test_empty_and_short),
 		cmocka_unit_test(test_bad_dir),
 		cmocka_unit_test(test_bound_env),
