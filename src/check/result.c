@@ -4,6 +4,7 @@
  */
 #include "check/result.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,19 +247,28 @@ void rk_finding_spans_done(rk_check_result *r)
 		r->spans = rk_xrealloc(r->spans, r->nspans * sizeof *r->spans);
 }
 
-/* The first lookup at or after finding fi. */
-static size_t rk_lookup_bound(const rk_check_result *r, size_t fi)
+/* The first of the n records of v (size bytes each, sorted by their
+ * finding index, a size_t `at` bytes in) whose finding is fi or later. */
+static size_t rk_finding_bound(const void *v, size_t n, size_t size, size_t at, size_t fi)
 {
-	size_t lo = 0, hi = r->nlookups;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->lookups[mid].finding < fi)
+		size_t mid = lo + (hi - lo) / 2, f;
+
+		memcpy(&f, (const char *)v + mid * size + at, sizeof f);
+		if (f < fi)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The first lookup at or after finding fi. */
+static size_t rk_lookup_bound(const rk_check_result *r, size_t fi)
+{
+	return rk_finding_bound(r->lookups, r->nlookups, sizeof *r->lookups, offsetof(rk_lookup, finding), fi);
 }
 
 const rk_lookup *rk_finding_lookup(const rk_check_result *r, size_t fi)
@@ -284,16 +294,9 @@ rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi)
 
 size_t rk_finding_changes(const rk_check_result *r, size_t fi, size_t *n)
 {
-	size_t lo = 0, hi = r->nchanges, m = 0;
+	size_t lo = rk_finding_bound(r->changes, r->nchanges, sizeof *r->changes, offsetof(rk_change, finding), fi);
+	size_t m = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->changes[mid].finding < fi)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (lo + m < r->nchanges && r->changes[lo + m].finding == fi)
 		m++;
 	*n = m;
