@@ -3,7 +3,9 @@
  * added in any order, read back in their final order - by window, kind and
  * key, as rk_check_result.findings is sorted - held in memory below a bound
  * and written as sorted runs to files past it.  A finding read back is the
- * one added, field for field and text for text.
+ * one added, field for field and text for text (its span, an index into
+ * its result's spans, read back as it was: rk_finding_span with that
+ * result reads it).
  *
  * This is the store the findings' spill is built on (docs/performance.md,
  * "As the findings grow"): what holds them in memory today moves onto it.

@@ -188,8 +188,9 @@ typedef struct rk_check_result {
 	size_t nfindings;
 	size_t findings_cap; /* ... room for how many */
 	rk_keypool key_pool; /* the findings' keys */
-	rk_fspan *spans;     /* the findings' spans (rk_finding.span); one whose source_min is
-	                  * RK_USEC_PINF has the finding's source time as both ends */
+	/* the findings' spans (rk_finding.span); one whose source_min is
+	 * RK_USEC_PINF has the finding's source time as both ends */
+	rk_fspan *spans;
 	size_t nspans;
 	uint32_t *span_cache; /* while the findings are made: recent spans by hash */
 	rk_lookup *lookups;   /* the extra keys looked up, by finding index (made once the

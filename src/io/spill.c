@@ -9,7 +9,6 @@
 #include "io/spill.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,7 +271,7 @@ static int rk_spill_merge_runs(rk_spill *s, size_t from, rk_error *err)
 	FILE *f = rk_spill_file(s, err);
 	const void *rec;
 	size_t len;
-	unsigned char level = 0;
+	unsigned char top = 0; /* the highest level merged */
 	int rc;
 
 	if (!f)
@@ -288,11 +287,12 @@ static int rk_spill_merge_runs(rk_spill *s, size_t from, rk_error *err)
 		goto fail;
 	for (size_t i = from; i < s->nruns; i++) {
 		fclose(s->runs[i]);
-		if (s->level[i] >= level)
-			level = s->level[i] < UCHAR_MAX ? (unsigned char)(s->level[i] + 1) : UCHAR_MAX;
+		if (s->level[i] > top)
+			top = s->level[i];
 	}
 	s->runs[from] = f;
-	s->level[from] = level;
+	/* (255 levels are 8^255 runs: the byte does not wrap) */
+	s->level[from] = (unsigned char)(top + 1);
 	s->nruns = from + 1;
 	s->written++;
 	return 0;

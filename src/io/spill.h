@@ -9,9 +9,10 @@
  * directory the caller names (the report's place, so that the runs sit
  * beside the report set afile.h stages) and unlinked at once: it leaves with
  * the process, whatever way the process ends.  At most RK_SPILL_FANIN runs
- * are open at once: RK_SPILL_GROUP runs of one size are merged into one as
- * they come, so that a record is written again once for each eightfold of
- * the runs, not once for each RK_SPILL_FANIN of them.
+ * are open at once: RK_SPILL_GROUP runs of one level (a run written from
+ * memory is of level 0, a merge of runs one above the highest of them) are
+ * merged into one as they come, so that a record is written again once
+ * for each eightfold of the runs.
  *
  * The sort is stable: records that compare equal come back in the order
  * they were added.
