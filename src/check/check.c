@@ -374,7 +374,7 @@ static size_t rk_check_slices(const rk_check_spec *spec, size_t nwindows)
 }
 
 static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk_error *err);
-static void rk_watermark_audit(rk_check_result *res);
+static int rk_watermark_audit(rk_check_result *res, rk_error *err);
 
 /*
  * The digest pass.  With --jobs N each PostgreSQL side is read by N
@@ -752,8 +752,8 @@ int rk_check_run(const rk_check_spec *spec, rk_check_result **out, rk_error *err
 		goto done;
 	if (run.spec.meter)
 		atomic_store(&run.spec.meter->phase, RK_PHASE_DONE);
-	if (run.res->has_watermark)
-		rk_watermark_audit(run.res);
+	if (run.res->has_watermark && rk_watermark_audit(run.res, err) < 0)
+		goto done;
 	rc = 0;
 done:
 	rk_run_release(&run);
@@ -804,14 +804,20 @@ static int rk_watermark_read(const rk_check_spec *spec, rk_check_result *res, rk
 	return 0;
 }
 
-/* Missing keys at or before the watermark break its claim. */
-static void rk_watermark_audit(rk_check_result *res)
+/* Missing keys at or before the watermark break its claim.  0, or -1 with
+ * err when a read of the findings failed. */
+static int rk_watermark_audit(rk_check_result *res, rk_error *err)
 {
-	for (size_t i = 0; i < res->nfindings; i++) {
-		const rk_finding *f = &res->findings[i];
+	const rk_finding *f;
+	rk_fwalk fw;
+
+	rk_fwalk_start(&fw, res);
+	while ((f = rk_fwalk_next(&fw, NULL)) != NULL)
 		if (f->kind == RK_FIND_MISSING && f->source_time != RK_USEC_NINF && f->source_time <= res->watermark)
 			res->behind_watermark_missing++;
-	}
+	if (rk_fwalk_end(&fw, err) < 0)
+		return -1;
 	if (res->behind_watermark_missing)
 		res->differ = true;
+	return 0;
 }

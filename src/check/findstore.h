@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "check/result.h"
+#include "check/finding.h"
 #include "core/error.h"
 
 typedef struct rk_findstore rk_findstore;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/findstore.h"
+
 const char *rk_find_kind_name(rk_find_kind k)
 {
 	static const char *const names[] = { "missing", "extra", "duplicated", "changed", "source_duplicate" };
@@ -27,6 +29,60 @@ void rk_finding_key_text(rk_buf *b, const rk_check_result *r, const rk_finding *
 	}
 	if (r->nkey > 1)
 		rk_buf_putc(b, ')');
+}
+
+void rk_fwalk_start(rk_fwalk *w, const rk_check_result *r)
+{
+	memset(w, 0, sizeof *w);
+	w->res = r;
+	if (r->store && rk_findstore_rewind(r->store, &w->err) < 0)
+		w->failed = true;
+}
+
+const rk_finding *rk_fwalk_peek(rk_fwalk *w)
+{
+	const rk_check_result *r = w->res;
+
+	if (w->failed || w->at >= r->nfindings)
+		return NULL;
+	if (!r->store)
+		return &r->findings[w->at];
+	if (!w->have) {
+		int rc = rk_findstore_next(r->store, &w->cur, &w->err);
+
+		if (rc <= 0) {
+			/* the store holds nfindings: an end before them is an error too */
+			if (rc == 0)
+				rk_error_set(&w->err, RK_EXIT_RUNTIME, "the findings' store ended after %zu of %zu findings",
+				             w->at, r->nfindings);
+			w->failed = true;
+			return NULL;
+		}
+		w->have = true;
+	}
+	return &w->cur;
+}
+
+const rk_finding *rk_fwalk_next(rk_fwalk *w, size_t *fi)
+{
+	const rk_finding *f = rk_fwalk_peek(w);
+
+	if (!f)
+		return NULL;
+	if (fi)
+		*fi = w->at;
+	w->at++;
+	w->have = false;
+	return f;
+}
+
+int rk_fwalk_end(const rk_fwalk *w, rk_error *err)
+{
+	if (!w->failed)
+		return 0;
+	if (err)
+		*err = w->err;
+	return -1;
 }
 
 const char *rk_check_bound_text(const rk_check_result *r, size_t i, char *buf)
@@ -92,11 +148,6 @@ char **rk_key_texts(const char *const *v, const size_t *len, size_t n)
 	return rk_key_lay(rk_xmalloc(rk_key_bytes(v, len, n)), v, len, n);
 }
 
-/* A key pool's blocks: larger than glibc's mmap threshold (main.c), so
- * that each is mapped and goes back to the system when freed; a key
- * larger than a quarter of one has a block of its own. */
-#define RK_KEYPOOL_BLOCK ((size_t)1 << 20)
-
 char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, size_t n)
 {
 	size_t bytes = rk_key_bytes(v, len, n), align = _Alignof(char *);
@@ -119,6 +170,18 @@ char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, s
 	kp->at += bytes;
 	kp->left -= bytes;
 	return rk_key_lay(mem, v, len, n);
+}
+
+void rk_keypool_reset(rk_keypool *kp)
+{
+	if (kp->nblocks <= 1 && kp->left == RK_KEYPOOL_BLOCK)
+		return;
+	if (kp->nblocks > 1 || !kp->at) {
+		rk_keypool_free(kp);
+		return;
+	}
+	kp->at = kp->blocks[0];
+	kp->left = RK_KEYPOOL_BLOCK;
 }
 
 void rk_keypool_free(rk_keypool *kp)
@@ -147,6 +210,7 @@ void rk_check_result_free(rk_check_result *r)
 		free(r->seg_text[i]);
 	free(r->seg_text);
 	free(r->findings);
+	rk_findstore_free(r->store);
 	rk_keypool_free(&r->key_pool);
 	free(r->spans);
 	free(r->span_cache);
@@ -288,7 +352,8 @@ rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi)
 	memmove(&r->lookups[at + 1], &r->lookups[at], (r->nlookups - at) * sizeof *r->lookups);
 	r->nlookups++;
 	r->lookups[at] = (rk_lookup){ fi, RK_USEC_NINF, false };
-	r->findings[fi].looked_up = true;
+	if (r->findings)
+		r->findings[fi].looked_up = true;
 	return &r->lookups[at];
 }
 

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/keyspace.h"
 #include "core/timeutil.h"
+#include "check/finding.h"
 #include "io/reader.h"
 
 /* A logical column whose two sides' types differ in kind (rk_type_kind). */
@@ -41,15 +42,6 @@ typedef enum rk_win_status { RK_WIN_MATCH,
 	                     RK_WIN_DIFFER,
 	                     RK_WIN_OPEN } rk_win_status;
 
-typedef enum rk_find_kind {
-	RK_FIND_MISSING,
-	RK_FIND_EXTRA,
-	RK_FIND_DUPLICATED,
-	RK_FIND_CHANGED,
-	RK_FIND_SOURCE_DUPLICATE,
-	RK_FIND_NKINDS
-} rk_find_kind;
-
 /* "missing", "extra", ... */
 const char *rk_find_kind_name(rk_find_kind k);
 
@@ -60,38 +52,6 @@ typedef struct rk_keypool {
 	char *at;    /* the last block's free bytes */
 	size_t left; /* ... how many */
 } rk_keypool;
-
-/* A hash laid on 8 bytes' alignment, where a 16-byte one would round a
- * record of 56 bytes up to 64 (GCC lowers a typedef's alignment; the
- * compiler then moves it in two halves).  Never taken by address. */
-typedef rk_u128 rk_u128_a8 __attribute__((aligned(8)));
-
-typedef struct rk_finding {
-	/* (the fields lie widest first, what few findings need kept beside
-	 * them - rk_fspan, rk_lookup - and the window, kind and flags in one
-	 * word: 56 bytes a finding - issue 25: a window whose every row differs
-	 * holds millions) */
-	rk_u128_a8 key_hash; /* the hash of its canonical key encoding */
-	char **key;          /* nkey display texts; NULL entry = SQL NULL; in the
-	                      * result's key_pool (rk_keypool_key), freed with it */
-	rk_usec source_time; /* time of the (first) source copy, or RK_USEC_NINF */
-	rk_usec target_time; /* time of the (first) target copy, or RK_USEC_NINF */
-	uint32_t source_copies;
-	uint32_t target_copies;
-	/* Where its copies lie when source_time cannot say it and the
-	 * drilldown's leaves narrowed them: 1 + an index into the result's
-	 * spans, 0 for none (rk_finding_span reads either). */
-	uint32_t span;
-	uint32_t window : 24;     /* index into the windows (at most RK_MAX_WINDOWS, below 2^24) */
-	uint32_t kind : 4;        /* rk_find_kind */
-	uint32_t same_copies : 1; /* duplicated, one source copy: every target copy is that row */
-	uint32_t looked_up : 1;   /* an extra key looked up by key over all time: rk_finding_lookup */
-} rk_finding;
-
-_Static_assert(sizeof(rk_finding) == 56, "rk_finding is 56 bytes (issue 25)");
-
-/* The most windows a finding can name (rk_finding.window's 24 bits). */
-#define RK_FINDING_MAX_WINDOWS ((size_t)1 << 24)
 
 /*
  * Where a finding's copies lie (rk_finding_span).  Kept beside the findings
@@ -184,10 +144,15 @@ typedef struct rk_check_result {
 	                         * 1, or a power of two dividing width */
 	rk_win_status *status;  /* [nwindows] */
 	rk_side_result side[2]; /* 0 = source, 1 = target */
-	rk_finding *findings;   /* sorted by window, kind, key */
+	rk_finding *findings;   /* sorted by window, kind, key; NULL when they went to the store */
 	size_t nfindings;
-	size_t findings_cap; /* ... room for how many */
-	rk_keypool key_pool; /* the findings' keys */
+	/* Past the findings' bound (RK_SPILL_BYTES): every finding, in the same
+	 * order, in a findstore (check/findstore.h) instead of findings; read
+	 * them with rk_fwalk, which reads either. */
+	struct rk_findstore *store;
+	const char *spill_dir; /* where the store writes (rk_check_spec.spill_dir; NULL: TMPDIR) */
+	size_t findings_cap;   /* ... room for how many */
+	rk_keypool key_pool;   /* the findings' keys */
 	/* the findings' spans (rk_finding.span); one whose source_min is
 	 * RK_USEC_PINF has the finding's source time as both ends */
 	rk_fspan *spans;
@@ -248,8 +213,44 @@ char **rk_key_texts(const char *const *v, const size_t *len, size_t n);
  * every row differs holds millions). */
 char **rk_keypool_key(rk_keypool *kp, const char *const *v, const size_t *len, size_t n);
 
+/* A key pool's blocks: larger than glibc's mmap threshold (main.c), so
+ * that each is mapped and goes back to the system when freed; a key
+ * larger than a quarter of one has a block of its own. */
+#define RK_KEYPOOL_BLOCK ((size_t)1 << 20)
+
+/* Forgets every key carved from kp, keeping one block for the next. */
+void rk_keypool_reset(rk_keypool *kp);
+
 /* Frees kp's blocks (every key carved from them) and empties it. */
 void rk_keypool_free(rk_keypool *kp);
+
+/*
+ * Reads a result's findings in their order, one pass at a time, from
+ * memory or from its store.  A finding read stays valid until the next
+ * call.  A read of the store that fails ends the pass; rk_fwalk_end says
+ * so.  One pass of a result at a time.
+ */
+typedef struct rk_fwalk {
+	const rk_check_result *res;
+	size_t at;      /* the index of the finding the next call reads */
+	bool have;      /* cur holds it already (peeked) */
+	bool failed;    /* a read of the store failed: err says why */
+	rk_finding cur; /* from the store */
+	rk_error err;
+} rk_fwalk;
+
+/* Starts a pass at the first finding. */
+void rk_fwalk_start(rk_fwalk *w, const rk_check_result *r);
+
+/* The next finding, not taken (NULL at the end). */
+const rk_finding *rk_fwalk_peek(rk_fwalk *w);
+
+/* The next finding, taken, its index in *fi when fi is not NULL (NULL at
+ * the end). */
+const rk_finding *rk_fwalk_next(rk_fwalk *w, size_t *fi);
+
+/* 0, or -1 with err when a read of the store failed during the pass. */
+int rk_fwalk_end(const rk_fwalk *w, rk_error *err);
 
 /* Where finding f's copies lie: its span, or the one its source_time and
  * copies imply (source_min = source_max = source_time with a source copy,

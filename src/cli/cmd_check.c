@@ -9,6 +9,7 @@
  * checked.  The outputs are written by this thread once every table is
  * done (report/jobsummary.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,13 +220,33 @@ static int rk_check_report_path(rk_opts *o, rk_error *err)
 	return 0;
 }
 
+/* The table's summary for standard output, rendered into *text (*len
+ * bytes) before any output is put in place: a read of the findings' store
+ * that fails half way then fails the run with nothing changed (issue 25). */
+static int rk_table_summary(const rk_opts *o, const rk_table_run *t, char **text, size_t *len, rk_error *err)
+{
+	FILE *m = open_memstream(text, len);
+	int rc;
+
+	if (!m)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot hold the summary: %s", strerror(errno));
+	rc = o->format == RK_OPT_FORMAT_JSON ? rk_report_json(m, &t->ctx, t->res, err)
+	                                     : rk_report_text(m, &t->ctx, t->res, err);
+	if (fclose(m) != 0 && rc == 0)
+		rc = -1;
+	if (rc < 0 && !err->code)
+		rk_error_set(err, RK_EXIT_RUNTIME, "cannot hold the summary: %s", strerror(errno ? errno : ENOMEM));
+	return rc;
+}
+
 static int rk_check_single(rk_opts *o)
 {
 	rk_table_run t;
 	rk_error err;
 	rk_report_dir *report = NULL;
 	rk_afile *rerun = NULL, *metrics = NULL;
-	char *repair = NULL;
+	char *repair = NULL, *summary = NULL;
+	size_t summary_len = 0;
 	int status;
 
 	memset(&t, 0, sizeof t);
@@ -250,6 +271,8 @@ static int rk_check_single(rk_opts *o)
 		err = t.err;
 		goto fail;
 	}
+	if (rk_table_summary(o, &t, &summary, &summary_len, &err) < 0)
+		goto fail;
 	if (report) {
 		rk_report_dir *d = report;
 		rk_buf list = RK_BUF_INIT;
@@ -275,11 +298,7 @@ static int rk_check_single(rk_opts *o)
 	/* recorded once the files it describes are in place */
 	if (o->audit && rk_table_audit(&t, o->audit, &err) < 0)
 		goto fail;
-	if (o->format == RK_OPT_FORMAT_JSON)
-		rk_report_json(stdout, &t.ctx, t.res);
-	else
-		rk_report_text(stdout, &t.ctx, t.res);
-	if (fflush(stdout) != 0) {
+	if (fwrite(summary, 1, summary_len, stdout) != summary_len || fflush(stdout) != 0) {
 		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");
 		goto fail;
 	}
@@ -309,6 +328,7 @@ done:
 	rk_check_result_free(t.res);
 	rk_tableopts_free(&t.spec);
 	free(repair);
+	free(summary);
 	return status;
 }
 

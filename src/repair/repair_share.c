@@ -176,11 +176,13 @@ int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nke
                         const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err)
 {
 	size_t n = 0, skipped = 0;
+	const rk_finding *fd;
+	rk_fwalk fw;
 
 	*want = rk_xcalloc(res->nfindings * nkey + 1, sizeof **want);
 	*nwant = 0;
-	for (size_t f = 0; f < res->nfindings; f++) {
-		const rk_finding *fd = &res->findings[f];
+	rk_fwalk_start(&fw, res);
+	while ((fd = rk_fwalk_next(&fw, NULL)) != NULL) {
 		bool null = false;
 
 		if (fd->kind == RK_FIND_SOURCE_DUPLICATE) {
@@ -209,6 +211,8 @@ int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nke
 		n++;
 	}
 	*nwant = n;
+	if (rk_fwalk_end(&fw, err) < 0)
+		return -1;
 	if (skipped)
 		rk_log_warn("%zu finding key%s of %s %s a NULL part: repair leaves %s alone (a NULL key matches no row)%s",
 		            skipped, skipped == 1 ? "" : "s", place, skipped == 1 ? "has" : "have",

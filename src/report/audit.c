@@ -603,14 +603,16 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 {
 	rk_buf b = RK_BUF_INIT, kt = RK_BUF_INIT;
 	char t[RK_TIME_STRLEN];
+	const rk_finding *f;
+	rk_fwalk fw;
 	int rc = -1;
 
 	if (r->nfindings == 0)
 		return 0;
 	if (rk_pg_copy_in_begin(pg, "audit copy findings", rk_sql_audit_copy_finding, err) < 0)
 		return -1;
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const rk_finding *f = &r->findings[i];
+	rk_fwalk_start(&fw, r);
+	while ((f = rk_fwalk_next(&fw, NULL)) != NULL) {
 		rk_usec start = rk_check_window_start(r, f->window);
 		json_t *key = json_array();
 		char *text, *own;
@@ -639,6 +641,9 @@ static int rk_audit_copy_findings(rk_pg *pg, const rk_report_ctx *c, const rk_ch
 		if (rk_audit_copy_flush(pg, &b, false, err) < 0)
 			goto done;
 	}
+	/* a failed read aborts the COPY: none of the run is recorded */
+	if (rk_fwalk_end(&fw, err) < 0)
+		goto done;
 	rc = 0;
 done:
 	rk_buf_free(&kt);

@@ -106,27 +106,45 @@ static void rk_report_key_line(FILE *out, const rk_check_result *r, const rk_fin
 	}
 }
 
-static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+static int rk_report_findings_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
+	rk_fwalk fw;
+	const rk_finding *f;
+
 	rk_report_key_header(out, c, r, true);
 	fputs(",source_copies,target_copies\n", out);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const rk_finding *f = &r->findings[i];
-
+	rk_fwalk_start(&fw, r);
+	while ((f = rk_fwalk_next(&fw, NULL)) != NULL) {
 		rk_report_key_line(out, r, f, true);
 		fprintf(out, ",%u,%u\n", f->source_copies, f->target_copies);
 	}
+	if (rk_fwalk_end(&fw, err) < 0)
+		return -1;
 	return ferror(out) ? -1 : 0;
 }
 
-static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+/* The changes lie by finding, ascending: one pass of the findings beside
+ * them gives each its finding (several may share one). */
+static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
+	rk_fwalk fw;
+	const rk_finding *f = NULL;
+	size_t fi = 0;
+
 	rk_report_key_header(out, c, r, false);
 	fputs(",column,source_value,target_value\n", out);
-	for (size_t i = 0; i < r->nchanges; i++) {
+	if (r->nchanges) {
+		rk_fwalk_start(&fw, r);
+		f = rk_fwalk_next(&fw, &fi);
+	}
+	for (size_t i = 0; i < r->nchanges && f; i++) {
 		const rk_change *ch = &r->changes[i];
 
-		rk_report_key_line(out, r, &r->findings[ch->finding], false);
+		while (f && fi < ch->finding)
+			f = rk_fwalk_next(&fw, &fi);
+		if (!f)
+			break;
+		rk_report_key_line(out, r, f, false);
 		fputc(',', out);
 		rk_text_csv_field(out, r->column_names[ch->column]);
 		fputc(',', out);
@@ -135,6 +153,11 @@ static int rk_report_changes_csv(FILE *out, const rk_report_ctx *c, const rk_che
 		rk_text_csv_field(out, ch->value[1]);
 		fputc('\n', out);
 	}
+	if (r->nchanges && rk_fwalk_end(&fw, err) < 0)
+		return -1;
+	if (r->nchanges && !f)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "a change names finding %zu, past the %zu findings",
+		                    r->changes[r->nchanges - 1].finding, r->nfindings);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -420,12 +443,12 @@ static int rk_report_windows_file(FILE *out, const rk_report_ctx *c, const rk_ch
 
 static int rk_report_findings_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
-	return rk_report_findings_csv(out, c, r);
+	return rk_report_findings_csv(out, c, r, err);
 }
 
 static int rk_report_changes_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
-	return rk_report_changes_csv(out, c, r);
+	return rk_report_changes_csv(out, c, r, err);
 }
 
 static int rk_report_rerun_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
@@ -435,13 +458,17 @@ static int rk_report_rerun_file(FILE *out, const rk_report_ctx *c, const rk_chec
 
 static int rk_report_summary_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
-	return rk_report_json(out, c, r);
+	return rk_report_json(out, c, r, err);
 }
 
 static int rk_report_html_file(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
-	json_t *summary = rk_report_summary(c, r);
-	int rc = rk_report_html(out, c, r, summary, err);
+	json_t *summary = rk_report_summary(c, r, err);
+	int rc;
+
+	if (!summary)
+		return -1;
+	rc = rk_report_html(out, c, r, summary, err);
 
 	json_decref(summary);
 	return rc;

@@ -359,51 +359,60 @@ static json_t *rk_view_timeline(const rk_report_ctx *c, const rk_check_result *r
 	return tl;
 }
 
-/* The differing columns of window w's first changed keys (its findings
- * from fi on): one row per column, the key on each. */
-static json_t *rk_view_changes(const rk_check_result *r, size_t fi, size_t w)
+/* Changed key f's differing columns (its n changes from at): one row
+ * each into rows, the key on each. */
+static void rk_view_change_rows(json_t *rows, const rk_check_result *r, const rk_finding *f, size_t at, size_t n,
+                                rk_buf *b)
 {
-	json_t *rows = json_array();
+	for (size_t k = at; k < at + n; k++) {
+		const rk_change *ch = &r->changes[k];
+		json_t *row = json_object();
+
+		rk_buf_reset(b);
+		rk_finding_key_text(b, r, f);
+		rk_set(row, "key", rk_tpl_text(rk_buf_cstr(b)));
+		rk_set(row, "column", rk_tpl_text(r->column_names[ch->column]));
+		for (int s = 0; s < 2; s++) {
+			rk_buf_reset(b);
+			if (r->values_omitted)
+				rk_buf_puts(b, "(not shown: --no-values)");
+			else
+				rk_change_value_text(b, ch, s);
+			rk_set(row, s ? "target" : "source", rk_tpl_text(rk_buf_cstr(b)));
+		}
+		json_array_append_new(rows, row);
+	}
+}
+
+/* Window w's findings, read on from fw (past those of earlier windows):
+ * the first keys of kind k into keys[k] (got[k] of them) where keys[k] is
+ * not NULL, and into rows the differing columns of its first changed keys
+ * that have changes. */
+static void rk_view_window(rk_fwalk *fw, const rk_check_result *r, size_t w, json_t *keys[RK_FIND_NKINDS],
+                           uint32_t got[RK_FIND_NKINDS], json_t *rows)
+{
 	rk_buf b = RK_BUF_INIT;
-	size_t shown = 0;
+	size_t changed = 0, i;
+	const rk_finding *f;
 
-	for (size_t i = fi; i < r->nfindings && r->findings[i].window == w && shown < RK_HTML_KEYS; i++) {
-		size_t n, at;
-
-		if (r->findings[i].kind != RK_FIND_CHANGED)
-			continue;
-		at = rk_finding_changes(r, i, &n);
-		shown += n > 0;
-		for (size_t k = at; k < at + n; k++) {
-			const rk_change *ch = &r->changes[k];
-			json_t *row = json_object();
-
+	while ((f = rk_fwalk_peek(fw)) != NULL && f->window < w)
+		rk_fwalk_next(fw, NULL);
+	while ((f = rk_fwalk_peek(fw)) != NULL && f->window == w) {
+		rk_fwalk_next(fw, &i);
+		if (keys[f->kind] && got[f->kind] < RK_HTML_KEYS) {
 			rk_buf_reset(&b);
-			rk_finding_key_text(&b, r, &r->findings[i]);
-			rk_set(row, "key", rk_tpl_text(rk_buf_cstr(&b)));
-			rk_set(row, "column", rk_tpl_text(r->column_names[ch->column]));
-			for (int s = 0; s < 2; s++) {
-				rk_buf_reset(&b);
-				if (r->values_omitted)
-					rk_buf_puts(&b, "(not shown: --no-values)");
-				else
-					rk_change_value_text(&b, ch, s);
-				rk_set(row, s ? "target" : "source", rk_tpl_text(rk_buf_cstr(&b)));
-			}
-			json_array_append_new(rows, row);
+			rk_finding_key_text(&b, r, f);
+			json_array_append_new(keys[f->kind], rk_tpl_text(rk_buf_cstr(&b)));
+			got[f->kind]++;
+		}
+		if (f->kind == RK_FIND_CHANGED && changed < RK_HTML_KEYS) {
+			size_t n, at = rk_finding_changes(r, i, &n);
+
+			changed += n > 0;
+			rk_view_change_rows(rows, r, f, at, n, &b);
 		}
 	}
 	rk_buf_free(&b);
-	if (!json_array_size(rows)) {
-		json_decref(rows);
-		return json_false();
-	}
-	{
-		json_t *o = json_object();
-
-		rk_set(o, "rows", rows);
-		return o;
-	}
 }
 
 /* The commits that wrote window w, per side that keeps a log: the versions
@@ -466,17 +475,21 @@ static json_t *rk_view_history(const rk_check_result *r, size_t w)
 	return list;
 }
 
-/* The damaged windows with their first keys per kind. */
-static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, size_t *shown)
+/* The damaged windows with their first keys per kind (one pass of the
+ * findings), or NULL with err when a read of them failed. */
+static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, size_t *shown, rk_error *err)
 {
 	json_t *dmg = json_object(), *list = json_array();
-	size_t fi = 0, n = 0, total = rk_report_count_status(r, RK_WIN_DIFFER);
-	rk_buf key = RK_BUF_INIT;
+	size_t n = 0, total = rk_report_count_status(r, RK_WIN_DIFFER);
+	rk_fwalk fw;
 
+	if (total)
+		rk_fwalk_start(&fw, r);
 	for (size_t w = 0; w < r->nwindows && n < RK_HTML_MAX_DAMAGE; w++) {
-		json_t *it, *sums, *kinds;
+		json_t *it, *sums, *kinds, *rows, *keys[RK_FIND_NKINDS];
+		uint32_t got[RK_FIND_NKINDS] = { 0 };
 		char s1[RK_SUM_STRLEN], s2[RK_SUM_STRLEN];
-		uint64_t keys = 0;
+		uint64_t nkeys = 0;
 
 		if (r->status[w] != RK_WIN_DIFFER)
 			continue;
@@ -484,6 +497,7 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 		it = json_object();
 		sums = json_array();
 		kinds = json_array();
+		rows = json_array();
 		rk_set(it, "anchor", rk_anchor(w));
 		rk_set(it, "start", rk_bound_str(r, w));
 		rk_set(it, "end", rk_bound_str(r, w + 1));
@@ -499,40 +513,44 @@ static json_t *rk_view_damage(const rk_report_ctx *c, const rk_check_result *r, 
 			rk_set(sm, "target", rk_sum_grouped(rk_sum_text(r, 1, w, j, s2)));
 			json_array_append_new(sums, sm);
 		}
-		while (fi < r->nfindings && r->findings[fi].window < w)
-			fi++;
+		for (int k = 0; k < RK_FIND_NKINDS; k++)
+			keys[k] = r->win_kind[w][k] ? json_array() : NULL;
+		rk_view_window(&fw, r, w, keys, got, rows);
 		for (int k = 0; k < RK_FIND_NKINDS; k++) {
-			uint32_t cnt = r->win_kind[w][k], got = 0;
-			json_t *kind, *shown_keys;
+			uint32_t cnt = r->win_kind[w][k];
+			json_t *kind;
 
 			if (!cnt)
 				continue;
-			keys += cnt;
+			nkeys += cnt;
 			kind = json_object();
-			shown_keys = json_array();
-			for (size_t i = fi; i < r->nfindings && r->findings[i].window == w && got < RK_HTML_KEYS; i++) {
-				if ((int)r->findings[i].kind != k)
-					continue;
-				rk_buf_reset(&key);
-				rk_finding_key_text(&key, r, &r->findings[i]);
-				json_array_append_new(shown_keys, rk_tpl_text(rk_buf_cstr(&key)));
-				got++;
-			}
 			rk_set(kind, "kind", json_string(rk_find_kind_name((rk_find_kind)k)));
 			rk_set(kind, "count", rk_num(cnt));
-			rk_set(kind, "keys", shown_keys);
-			rk_set(kind, "more", cnt > got ? rk_num(cnt - got) : json_integer(0));
+			rk_set(kind, "keys", keys[k]);
+			rk_set(kind, "more", cnt > got[k] ? rk_num(cnt - got[k]) : json_integer(0));
 			json_array_append_new(kinds, kind);
 		}
 		rk_set(it, "sums", sums);
-		rk_set(it, "changes", rk_view_changes(r, fi, w));
+		if (json_array_size(rows)) {
+			json_t *o = json_object();
+
+			rk_set(o, "rows", rows);
+			rk_set(it, "changes", o);
+		} else {
+			json_decref(rows);
+			rk_set(it, "changes", json_false());
+		}
 		rk_set(it, "has_kinds", json_boolean(json_array_size(kinds) > 0));
 		rk_set(it, "kinds", kinds);
-		rk_set(it, "unexplained", json_boolean(!keys && c->spec->findings));
+		rk_set(it, "unexplained", json_boolean(!nkeys && c->spec->findings));
 		rk_set(it, "history", rk_view_history(r, w));
 		json_array_append_new(list, it);
 	}
-	rk_buf_free(&key);
+	if (total && rk_fwalk_end(&fw, err) < 0) {
+		json_decref(list);
+		json_decref(dmg);
+		return NULL;
+	}
 	*shown = n;
 	rk_set(dmg, "any", json_boolean(total > 0));
 	rk_set(dmg, "windows", list);
@@ -692,12 +710,14 @@ static json_t *rk_view_schema(const rk_drift *d)
 	return sch;
 }
 
-/* The view of report.html (a new reference). */
-static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, const json_t *summary)
+/* The view of report.html (a new reference), or NULL with err when a read
+ * of the findings failed. */
+static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, const json_t *summary,
+                              rk_error *err)
 {
 	const rk_check_spec *sp = c->spec;
 	json_t *v = json_object(), *range = json_object(), *counts = json_object(), *rows = json_object();
-	json_t *finds = json_array();
+	json_t *finds = json_array(), *dmg;
 	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER), shown = 0;
 	char d[RK_TIME_STRLEN];
 	rk_buf b = RK_BUF_INIT;
@@ -799,7 +819,12 @@ static json_t *rk_view_report(const rk_report_ctx *c, const rk_check_result *r, 
 	}
 	rk_set(v, "schema", rk_view_schema(&r->drift));
 	rk_view_diagnosis(v, r, summary);
-	rk_set(v, "damage", rk_view_damage(c, r, &shown));
+	if (!(dmg = rk_view_damage(c, r, &shown, err))) {
+		rk_buf_free(&b);
+		json_decref(v);
+		return NULL;
+	}
+	rk_set(v, "damage", dmg);
 	rk_set(v, "timeline", rk_view_timeline(c, r, shown));
 	rk_set(v, "from", rk_time_str(sp->from));
 	rk_set(v, "rerun", rk_view_rerun(c, r));
@@ -825,7 +850,11 @@ static int rk_html_emit(FILE *out, const char *tpl, json_t *view, const char *wh
 int rk_report_html(FILE *out, const rk_report_ctx *c, const rk_check_result *r, const json_t *summary,
                    rk_error *err)
 {
-	return rk_html_emit(out, rk_tpl_report_html, rk_view_report(c, r, summary), "report.html", err);
+	json_t *view = rk_view_report(c, r, summary, err);
+
+	if (!view)
+		return -1;
+	return rk_html_emit(out, rk_tpl_report_html, view, "report.html", err);
 }
 
 /* A number member of o (or of o's member sub) as the page shows it (with

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "core/log.h"
 #include "report/status.h"
 
 json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status)
@@ -20,9 +21,19 @@ json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status)
 	for (size_t i = 0; i < n; i++) {
 		json_t *s;
 
-		if (t[i].res) {
-			s = rk_report_summary(t[i].ctx, t[i].res);
+		rk_error err;
+
+		rk_error_clear(&err);
+		s = t[i].res ? rk_report_summary(t[i].ctx, t[i].res, &err) : NULL;
+		if (s) {
 			json_object_set_new(s, "error", json_null());
+		} else if (t[i].res) {
+			/* its findings could not be read back: an error as the
+			 * table's own would be */
+			s = json_object();
+			json_object_set_new(s, "verdict", json_string("error"));
+			json_object_set_new(s, "error", json_string(err.msg));
+			any_error = true;
 		} else {
 			s = json_object();
 			json_object_set_new(s, "verdict", json_string("error"));
@@ -85,6 +96,7 @@ static void rk_jobsummary_lines(FILE *out, const rk_jobsummary_table *t, size_t 
 void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int status)
 {
 	rk_buf counts = RK_BUF_INIT;
+	rk_error err;
 
 	rk_jobsummary_lines(out, t, n);
 	for (size_t i = 0; i < n; i++) {
@@ -97,7 +109,10 @@ void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int s
 		if (!t[i].res->differ)
 			continue;
 		fprintf(out, "\n== %s: %s against %s\n", t[i].label, t[i].res->side[0].describe, t[i].res->side[1].describe);
-		rk_report_text_damage(out, t[i].ctx, t[i].res);
+		if (rk_report_text_damage(out, t[i].ctx, t[i].res, &err) < 0) {
+			fprintf(out, "(the findings could not be read: %s)\n", err.msg);
+			rk_log_error(&err);
+		}
 	}
 	rk_jobsummary_counts(&counts, t, n);
 	fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), status);

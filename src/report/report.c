@@ -6,6 +6,7 @@
  */
 #include "report/report.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "check/diagnose.h"
 #include "check/history.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/text.h"
 #include "core/tz.h"
 #include "report/status.h"
@@ -120,39 +122,64 @@ static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
 	rk_buf_free(&b);
 }
 
-/* The differing columns of the window's first changed keys: "(K): col
- * 'source' -> 'target'", or the column names alone with --no-values. */
-static void rk_report_text_changes(FILE *out, const rk_check_result *r, size_t fi, size_t w)
+/* A changed key's line of differing columns, into b: "(K): col 'source'
+ * -> 'target'", or the column names alone with --no-values. */
+static void rk_report_text_change(rk_buf *b, const rk_check_result *r, const rk_finding *f, size_t at, size_t n)
 {
-	rk_buf line = RK_BUF_INIT;
-	unsigned shown = 0;
+	rk_buf_puts(b, "      ");
+	rk_finding_key_text(b, r, f);
+	rk_buf_puts(b, ":");
+	for (size_t k = at; k < at + n; k++) {
+		const rk_change *ch = &r->changes[k];
 
-	for (size_t i = fi; i < r->nfindings && r->findings[i].window == w && shown < RK_TEXT_KEYS; i++) {
-		size_t n, at;
-
-		if (r->findings[i].kind != RK_FIND_CHANGED)
+		rk_buf_printf(b, "%s %s", k > at ? ";" : "", r->column_names[ch->column]);
+		if (r->values_omitted)
 			continue;
-		at = rk_finding_changes(r, i, &n);
-		if (!n)
-			continue;
-		shown++;
-		rk_buf_reset(&line);
-		rk_finding_key_text(&line, r, &r->findings[i]);
-		rk_buf_puts(&line, ":");
-		for (size_t k = at; k < at + n; k++) {
-			const rk_change *ch = &r->changes[k];
-
-			rk_buf_printf(&line, "%s %s", k > at ? ";" : "", r->column_names[ch->column]);
-			if (r->values_omitted)
-				continue;
-			rk_buf_puts(&line, " ");
-			rk_change_value_text(&line, ch, 0);
-			rk_buf_puts(&line, " -> ");
-			rk_change_value_text(&line, ch, 1);
-		}
-		fprintf(out, "      %s\n", rk_buf_cstr(&line));
+		rk_buf_puts(b, " ");
+		rk_change_value_text(b, ch, 0);
+		rk_buf_puts(b, " -> ");
+		rk_change_value_text(b, ch, 1);
 	}
-	rk_buf_free(&line);
+	rk_buf_putc(b, '\n');
+}
+
+/* Window w's findings, read on from fw (past those of earlier windows):
+ * into keys[k] the first keys of kind k ("... N more" past them), into
+ * changes the lines of its first changed keys that have changes. */
+static void rk_report_text_window(rk_fwalk *fw, const rk_check_result *r, size_t w, rk_buf keys[RK_FIND_NKINDS],
+                                  rk_buf *changes)
+{
+	uint32_t shown[RK_FIND_NKINDS] = { 0 };
+	unsigned nchanged = 0;
+	const rk_finding *f;
+	size_t i;
+
+	for (int k = 0; k < RK_FIND_NKINDS; k++)
+		rk_buf_reset(&keys[k]);
+	rk_buf_reset(changes);
+	while ((f = rk_fwalk_peek(fw)) != NULL && f->window < w)
+		rk_fwalk_next(fw, NULL);
+	while ((f = rk_fwalk_peek(fw)) != NULL && f->window == w) {
+		uint32_t *sh = &shown[f->kind];
+
+		rk_fwalk_next(fw, &i);
+		if (*sh == RK_TEXT_KEYS) {
+			rk_buf_printf(&keys[f->kind], ", ... %u more", r->win_kind[w][f->kind] - *sh);
+			(*sh)++; /* said once */
+		} else if (*sh < RK_TEXT_KEYS) {
+			if ((*sh)++)
+				rk_buf_puts(&keys[f->kind], ", ");
+			rk_finding_key_text(&keys[f->kind], r, f);
+		}
+		if (f->kind == RK_FIND_CHANGED && nchanged < RK_TEXT_KEYS) {
+			size_t n, at = rk_finding_changes(r, i, &n);
+
+			if (n) {
+				nchanged++;
+				rk_report_text_change(changes, r, f, at, n);
+			}
+		}
+	}
 }
 
 /* The commits that wrote window w, on each side that keeps a log. */
@@ -169,15 +196,23 @@ static void rk_report_text_history(FILE *out, const rk_check_result *r, size_t w
 	}
 }
 
-void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+int rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN];
 	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER);
 	rk_buf line = RK_BUF_INIT;
+	int rc = 0;
 
 	if (ndiff) {
-		size_t fi = 0;
+		/* one pass of the findings, by window, each window's lines kept
+		 * until they are printed in kind order */
+		rk_buf keys[RK_FIND_NKINDS], changes = RK_BUF_INIT;
+		rk_fwalk fw;
+
+		for (int k = 0; k < RK_FIND_NKINDS; k++)
+			keys[k] = (rk_buf)RK_BUF_INIT;
 		fprintf(out, "\ndamage:\n");
+		rk_fwalk_start(&fw, r);
 		for (size_t w = 0; w < r->nwindows; w++) {
 			if (r->status[w] != RK_WIN_DIFFER)
 				continue;
@@ -187,31 +222,26 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 			if (c->spec->tz)
 				fprintf(out, "    local [%s, %s) in %s\n", rk_tz_format(c->spec->tz, rk_check_window_start(r, w), a),
 				        rk_tz_format(c->spec->tz, rk_check_window_end(r, w), b), rk_tz_name(c->spec->tz));
-			while (fi < r->nfindings && r->findings[fi].window < w)
-				fi++;
+			rk_report_text_window(&fw, r, w, keys, &changes);
 			for (int k = 0; k < RK_FIND_NKINDS; k++) {
-				uint32_t n = r->win_kind[w][k], shown = 0;
+				uint32_t n = r->win_kind[w][k];
 				if (!n)
 					continue;
-				rk_buf_reset(&line);
-				for (size_t i = fi; i < r->nfindings && r->findings[i].window == w; i++) {
-					if ((int)r->findings[i].kind != k)
-						continue;
-					if (shown == RK_TEXT_KEYS) {
-						rk_buf_printf(&line, ", ... %u more", n - shown);
-						break;
-					}
-					if (shown++)
-						rk_buf_puts(&line, ", ");
-					rk_finding_key_text(&line, r, &r->findings[i]);
-				}
-				fprintf(out, "    %-16s %5u  %s\n", rk_find_kind_name((rk_find_kind)k), n, rk_buf_cstr(&line));
+				fprintf(out, "    %-16s %5u  %s\n", rk_find_kind_name((rk_find_kind)k), n, rk_buf_cstr(&keys[k]));
 				if (k == RK_FIND_CHANGED)
-					rk_report_text_changes(out, r, fi, w);
+					fputs(rk_buf_cstr(&changes), out);
 			}
 			if (!rk_win_keys(r, w) && c->spec->findings)
 				fprintf(out, "    (no key differs: the sums or hashed columns differ in a way no key explains)\n");
 			rk_report_text_history(out, r, w, &line);
+		}
+		rc = rk_fwalk_end(&fw, err);
+		for (int k = 0; k < RK_FIND_NKINDS; k++)
+			rk_buf_free(&keys[k]);
+		rk_buf_free(&changes);
+		if (rc < 0) {
+			rk_buf_free(&line);
+			return -1;
 		}
 	}
 	for (int s = 0; s < 2; s++)
@@ -227,6 +257,7 @@ void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_res
 		        (unsigned long long)r->behind_watermark_missing,
 		        r->behind_watermark_missing ? " - the watermark claims rows the target does not hold" : "");
 	rk_buf_free(&line);
+	return 0;
 }
 
 /* The zone a zoneless time column was read in, or NULL when neither
@@ -263,7 +294,7 @@ static void rk_report_text_zone(FILE *out, const rk_report_ctx *c, const rk_chec
 		        (unsigned long long)r->side[0].dst_nonexistent, (unsigned long long)r->side[1].dst_nonexistent);
 }
 
-void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
+int rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
 {
 	char a[RK_TIME_STRLEN], b[RK_TIME_STRLEN], d[RK_TIME_STRLEN];
 	size_t ndiff = rk_report_count_status(r, RK_WIN_DIFFER), nopen = rk_report_count_status(r, RK_WIN_OPEN);
@@ -316,7 +347,10 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		fprintf(out, "(%zu matching or open windows not listed; --report DIR writes them all)\n",
 		        r->nwindows - ndiff);
 
-	rk_report_text_damage(out, c, r);
+	if (rk_report_text_damage(out, c, r, err) < 0) {
+		rk_buf_free(&line);
+		return -1;
+	}
 	fprintf(out, "\nverdict: %s  (%zu of %zu closed windows differ", r->differ ? "differ" : "match", ndiff,
 	        r->nclosed);
 	if (c->spec->findings)
@@ -325,6 +359,7 @@ void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
 		        r->kind_count[RK_FIND_CHANGED], r->kind_count[RK_FIND_SOURCE_DUPLICATE]);
 	fprintf(out, ")\n");
 	rk_buf_free(&line);
+	return 0;
 }
 
 static json_t *rk_json_time(rk_usec t)
@@ -363,28 +398,45 @@ static json_t *rk_json_schema(const rk_drift *d)
 	return sch;
 }
 
-int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r)
-{
-	json_t *root = rk_report_summary(c, r);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+static int rk_report_summary_of(const rk_report_ctx *c, const rk_check_result *r, json_t **root, rk_error *err);
 
+int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	json_t *root;
+	int rc;
+
+	/* nothing written when a read of the findings failed */
+	if (rk_report_summary_of(c, r, &root, err) < 0) {
+		json_decref(root);
+		return -1;
+	}
+	rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(root);
 	if (rc == 0 && fputc('\n', out) == EOF)
 		rc = -1;
 	return rc;
 }
 
-/* "changes": the first RK_JSON_CHANGES changed findings' differing columns,
- * {"values": bool, "unread": N, "first": [{"window_start", "key": [...],
- * "columns": [{"column", "source", "target"}]}]} (no values with
- * --no-values; a cut value has "source_cut" / "target_cut"). */
-static json_t *rk_json_changes(const rk_check_result *r)
+/* summary.json's "changes", into root: the first RK_JSON_CHANGES changed
+ * findings' differing columns, {"values": bool, "unread": N, "first":
+ * [{"window_start", "key": [...], "columns": [{"column", "source",
+ * "target"}]}]} (no values with --no-values; a cut value has "source_cut"
+ * / "target_cut").  0, or -1 with err when a read of the findings failed
+ * ("first" then holds those read before). */
+static int rk_json_changes(json_t *root, const rk_check_result *r, rk_error *err)
 {
 	json_t *o = json_object(), *first = json_array();
-	size_t shown = 0;
+	size_t shown = 0, i;
+	/* no finding past the last change's has changes */
+	size_t last = r->nchanges ? r->changes[r->nchanges - 1].finding : 0;
+	bool walk = r->nchanges > 0;
+	const rk_finding *f;
+	rk_fwalk fw;
+	int rc = 0;
 
-	for (size_t i = 0; i < r->nfindings && shown < RK_JSON_CHANGES; i++) {
-		const rk_finding *f = &r->findings[i];
+	if (walk)
+		rk_fwalk_start(&fw, r);
+	while (walk && shown < RK_JSON_CHANGES && (f = rk_fwalk_next(&fw, &i)) != NULL && i <= last) {
 		json_t *it, *key, *cols;
 		size_t n, at;
 
@@ -417,10 +469,13 @@ static json_t *rk_json_changes(const rk_check_result *r)
 		json_object_set_new(it, "columns", cols);
 		json_array_append_new(first, it);
 	}
+	if (walk)
+		rc = rk_fwalk_end(&fw, err);
 	json_object_set_new(o, "values", json_boolean(!r->values_omitted));
 	json_object_set_new(o, "unread", json_integer((json_int_t)r->changed_unread));
 	json_object_set_new(o, "first", first);
-	return o;
+	json_object_set_new(root, "changes", o);
+	return rc;
 }
 
 /* One side's "history": the versions read and, per damaged window, the
@@ -608,10 +663,14 @@ static json_t *rk_json_watermark(const rk_check_result *r)
 	return wm;
 }
 
-json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
+/* rk_report_summary into *root (a new reference, also on failure): 0, or -1
+ * with err when a read of the findings failed (its "changes" then hold
+ * only those read before). */
+static int rk_report_summary_of(const rk_report_ctx *c, const rk_check_result *r, json_t **root_out, rk_error *err)
 {
 	json_t *root = json_object(), *win = json_object(), *fin = json_object(), *nul = json_object();
 	json_t *drill = json_object();
+	int rc;
 
 	json_object_set_new(root, "verdict", json_string(r->differ ? "differ" : "match"));
 	json_object_set_new(win, "checked", json_integer((json_int_t)r->nclosed));
@@ -641,7 +700,7 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 	json_object_set_new(drill, "rows_reread", json_integer((json_int_t)r->drill_rows));
 	json_object_set_new(drill, "passes", json_integer(r->drill_passes));
 	json_object_set_new(root, "drilldown", drill);
-	json_object_set_new(root, "changes", rk_json_changes(r));
+	rc = rk_json_changes(root, r, err);
 	if (r->side[0].reads_files || r->side[1].reads_files)
 		json_object_set_new(root, "read", rk_json_read(r));
 	if (r->side[0].history || r->side[1].history || r->side[0].history_note || r->side[1].history_note) {
@@ -656,5 +715,17 @@ json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r)
 		rk_json_diagnosis(root, r);
 	if (r->has_watermark)
 		json_object_set_new(root, "watermark", rk_json_watermark(r));
+	*root_out = root;
+	return rc;
+}
+
+json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r, rk_error *err)
+{
+	json_t *root;
+
+	if (rk_report_summary_of(c, r, &root, err) < 0) {
+		json_decref(root);
+		return NULL;
+	}
 	return root;
 }

@@ -30,19 +30,23 @@ typedef struct rk_report_ctx {
 /* The readable summary: one line per window (matching windows elided past
  * a screenful), the damage per window with the first keys of each kind,
  * and the verdict. */
-void rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+int rk_report_text(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err);
 
 /* The damage part of the text summary: each differing window with the
- * first keys of each kind, the NULL-time rows, the watermark's claim. */
-void rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+ * first keys of each kind, the NULL-time rows, the watermark's claim.
+ * The text functions return 0, or -1 with err when a read of the
+ * findings' store failed (the text then ends there). */
+int rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err);
 
 /* summary.json as a JSON object (new reference): the verdict, windows,
- * findings, rows, range, key, hashed columns, schema drift, rerun list. */
-json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r);
+ * findings, rows, range, key, hashed columns, schema drift, rerun list.
+ * NULL with err when a read of the findings' store failed. */
+json_t *rk_report_summary(const rk_report_ctx *c, const rk_check_result *r, rk_error *err);
 
-/* summary.json / --format json, followed by a newline.  Returns 0 or -1
- * (a write error; errno set). */
-int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r);
+/* summary.json / --format json, followed by a newline.  Returns 0; -1
+ * with err set when a read of the findings' store failed (nothing is
+ * written then); -1 with errno and err untouched on a write error. */
+int rk_report_json(FILE *out, const rk_report_ctx *c, const rk_check_result *r, rk_error *err);
 
 /*
  * The report directory of one check (--report DIR): windows.csv,
