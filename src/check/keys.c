@@ -301,12 +301,12 @@ static int rk_range_cmp(const void *a, const void *b)
 }
 
 /* The batch's distinct key hashes (sorted) and their texts. */
-static size_t rk_keys_set(const rk_check_result *res, const size_t *fi, size_t n, rk_u128 *set, const char **text)
+static size_t rk_keys_set(const rk_check_result *res, const rk_finding *fs, size_t n, rk_u128 *set, const char **text)
 {
 	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++)
-		set[i] = res->findings[fi[i]].key_hash;
+		set[i] = fs[i].key_hash;
 	if (n)
 		qsort(set, n, sizeof *set, rk_hash_cmp);
 	for (size_t i = 0; i < n; i++)
@@ -315,7 +315,7 @@ static size_t rk_keys_set(const rk_check_result *res, const size_t *fi, size_t n
 	/* the texts in the same order: the first finding of each key */
 	for (size_t j = 0; j < m; j++) {
 		for (size_t i = 0; i < n; i++) {
-			const rk_finding *f = &res->findings[fi[i]];
+			const rk_finding *f = &fs[i];
 
 			if (f->key_hash != set[j])
 				continue;
@@ -325,6 +325,37 @@ static size_t rk_keys_set(const rk_check_result *res, const size_t *fi, size_t n
 		}
 	}
 	return m;
+}
+
+/*
+ * The first max findings of kind k, copied with their keys (into kp) and
+ * their indexes, in one pass of the findings wherever they lie: the few
+ * read here by key need not hold the rest in memory (issue 25).  *more:
+ * how many of that kind lay past them.  The count, or -1 with err.
+ */
+static long rk_keys_gather(const rk_check_result *res, rk_find_kind k, size_t max, rk_finding **fs, size_t **fi,
+                           rk_keypool *kp, size_t *more, rk_error *err)
+{
+	rk_fwalk w;
+	const rk_finding *f;
+	size_t n = 0, i;
+
+	*fs = rk_xcalloc(max ? max : 1, sizeof **fs);
+	*fi = rk_xcalloc(max ? max : 1, sizeof **fi);
+	*more = 0;
+	rk_fwalk_start(&w, res);
+	while ((f = rk_fwalk_next(&w, &i)) != NULL) {
+		if (f->kind != k)
+			continue;
+		if (n == max) {
+			(*more)++;
+			continue;
+		}
+		(*fs)[n] = *f;
+		(*fs)[n].key = rk_keypool_key(kp, (const char *const *)f->key, NULL, res->nkey);
+		(*fi)[n++] = i;
+	}
+	return rk_fwalk_end(&w, err) < 0 ? -1 : (long)n;
 }
 
 static int rk_kcopy_cmp(const void *a, const void *b)
@@ -451,31 +482,29 @@ static void rk_kstore_free(rk_kstore *st)
 static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check_result *res, rk_kside ks[2],
                            size_t batch, rk_error *err)
 {
-	size_t n = 0, ncol = sides[0].plan->nhash;
-	/* (room for the keys read, not for every finding: issue 25) */
-	size_t *fi = rk_xcalloc(res->nfindings < RK_KEYS_CHANGED_MAX ? res->nfindings + 1 : RK_KEYS_CHANGED_MAX,
-	                        sizeof *fi);
+	size_t ncol = sides[0].plan->nhash, *fi, n;
+	rk_finding *fs;
+	rk_keypool kp = { 0 };
+	long got;
 	int rc = 0;
 
-	for (size_t i = 0; i < res->nfindings; i++) {
-		if (res->findings[i].kind != RK_FIND_CHANGED)
-			continue;
-		if (n == RK_KEYS_CHANGED_MAX)
-			res->changed_unread++;
-		else
-			fi[n++] = i;
-	}
+	/* (room for the keys read, not for every finding: issue 25) */
+	got = rk_keys_gather(res, RK_FIND_CHANGED, res->nfindings < RK_KEYS_CHANGED_MAX ? res->nfindings : RK_KEYS_CHANGED_MAX,
+	                     &fs, &fi, &kp, &res->changed_unread, err);
+	n = got < 0 ? 0 : (size_t)got;
+	if (got < 0)
+		rc = -1;
 	for (size_t at = 0; at < n && rc == 0; at += batch) {
 		size_t m = n - at < batch ? n - at : batch, nset, nr = 0;
 		rk_u128 *set = rk_xcalloc(m, sizeof *set);
 		const char **text = rk_xcalloc(m * (res->nkey ? res->nkey : 1), sizeof *text);
 		rk_range *ranges = rk_xcalloc(m, sizeof *ranges);
 
-		nset = rk_keys_set(res, fi + at, m, set, text);
+		nset = rk_keys_set(res, fs + at, m, set, text);
 		/* where the drilldown's leaves held each key's differing copies
 		 * (else its window), in order, merged where they touch */
 		for (size_t i = 0; i < m; i++) {
-			const rk_finding *f = &res->findings[fi[at + i]];
+			const rk_finding *f = &fs[at + i];
 			rk_fspan sp = rk_finding_span(res, f);
 			bool leaf = sp.leaf_lo < sp.leaf_hi;
 
@@ -495,7 +524,7 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 		            nset, nr);
 		rc = rk_keys_scan(sides, ks, 3, ranges, nr, set, nset, text, true, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
-			const rk_finding *f = &res->findings[fi[at + i]];
+			const rk_finding *f = &fs[at + i];
 			size_t n0, n1, a0 = rk_krows_of(&ks[0], f->key_hash, f->window, &n0);
 			size_t a1 = rk_krows_of(&ks[1], f->key_hash, f->window, &n1);
 			rk_kstore s0, s1;
@@ -512,6 +541,8 @@ static int rk_keys_changes(rk_side sides[2], const rk_check_spec *spec, rk_check
 	}
 	res->values_omitted = spec->no_values;
 	free(fi);
+	free(fs);
+	rk_keypool_free(&kp);
 	return rc;
 }
 
@@ -523,24 +554,55 @@ static bool rk_keys_indexed(const rk_side *source, const rk_check_result *res)
 	return rk_reader_has(source->reader, RK_CAP_RANGE_SCAN) && res->diagnosis && res->diagnosis->key_unique;
 }
 
-/* Whether key has a finding in window w too (the findings are sorted by
- * window: only w's are looked at). */
-static bool rk_keys_found_in(const rk_check_result *res, rk_u128 key, size_t w)
+/* An extra key's source copy found in a checked window: the target holds
+ * it there as the source does unless the key has a finding there too. */
+typedef struct rk_kfound {
+	size_t window;
+	rk_u128 key;
+	size_t finding; /* the extra finding whose lookup it answers */
+	bool found;     /* the key has a finding in window */
+} rk_kfound;
+
+static int rk_kfound_cmp(const void *a, const void *b)
 {
-	size_t lo = 0, hi = res->nfindings;
+	const rk_kfound *x = a, *y = b;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
 
-		if (res->findings[mid].window < w)
-			lo = mid + 1;
-		else
-			hi = mid;
+/* Answers the n questions of q (rk_kfound) in one pass of the findings,
+ * and sets their lookups' target_has_it. */
+static int rk_keys_found_in(rk_check_result *res, rk_kfound *q, size_t n, rk_error *err)
+{
+	rk_fwalk w;
+	const rk_finding *f;
+
+	if (!n)
+		return 0;
+	qsort(q, n, sizeof *q, rk_kfound_cmp);
+	rk_fwalk_start(&w, res);
+	while ((f = rk_fwalk_next(&w, NULL)) != NULL) {
+		rk_kfound probe = { .window = f->window, .key = f->key_hash };
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (rk_kfound_cmp(&q[mid], &probe) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && !rk_kfound_cmp(&q[lo], &probe); lo++)
+			q[lo].found = true;
 	}
-	for (; lo < res->nfindings && res->findings[lo].window == w; lo++)
-		if (res->findings[lo].key_hash == key)
-			return true;
-	return false;
+	if (rk_fwalk_end(&w, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		rk_finding_lookup_add(res, q[i].finding)->target_has_it = !q[i].found;
+	return 0;
 }
 
 /*
@@ -552,33 +614,40 @@ static bool rk_keys_found_in(const rk_check_result *res, rk_u128 key, size_t w)
  */
 static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2], rk_error *err)
 {
-	size_t n = 0;
+	size_t n, more, nq = 0;
 	size_t *fi, *out;
+	rk_finding *fs;
+	rk_keypool kp = { 0 };
 	rk_range all = { RK_USEC_NINF, RK_USEC_PINF };
 	rk_u128 *row;
+	rk_kfound *q;
+	long got;
 	int rc = 0;
 
-	for (size_t i = 0; i < res->nfindings && n < RK_KEYS_EXTRA_MAX; i++)
-		n += res->findings[i].kind == RK_FIND_EXTRA;
-	if (!n || !rk_keys_indexed(&sides[0], res))
+	if (!rk_keys_indexed(&sides[0], res))
 		return 0;
-	fi = rk_xcalloc(n, sizeof *fi);
+	got = rk_keys_gather(res, RK_FIND_EXTRA, RK_KEYS_EXTRA_MAX, &fs, &fi, &kp, &more, err);
+	if (got <= 0) {
+		free(fs);
+		free(fi);
+		rk_keypool_free(&kp);
+		return got < 0 ? -1 : 0;
+	}
+	n = (size_t)got;
 	out = rk_xcalloc(n, sizeof *out);
 	row = rk_xcalloc(n, sizeof *row);
-	n = 0;
-	for (size_t i = 0; i < res->nfindings && n < RK_KEYS_EXTRA_MAX; i++)
-		if (res->findings[i].kind == RK_FIND_EXTRA)
-			fi[n++] = i;
+	q = rk_xcalloc(n, sizeof *q);
 	for (size_t at = 0; at < n && rc == 0; at += RK_KEYS_BATCH) {
 		size_t m = n - at < RK_KEYS_BATCH ? n - at : RK_KEYS_BATCH, nset, nout = 0;
 		rk_u128 *set = rk_xcalloc(m, sizeof *set);
 		const char **text = rk_xcalloc(m * (res->nkey ? res->nkey : 1), sizeof *text);
+		rk_finding *ofs = rk_xcalloc(m, sizeof *ofs);
 
-		nset = rk_keys_set(res, fi + at, m, set, text);
+		nset = rk_keys_set(res, fs + at, m, set, text);
 		rk_log_info("diagnosis: %zu extra key(s) looked up by key on the source", nset);
 		rc = rk_keys_scan(sides, ks, 1, &all, 1, set, nset, text, false, err);
 		for (size_t i = 0; rc == 0 && i < m; i++) {
-			const rk_finding *f = &res->findings[fi[at + i]];
+			const rk_finding *f = &fs[at + i];
 			size_t n0, a0 = rk_krows_of(&ks[0], f->key_hash, SIZE_MAX, &n0);
 			const rk_krow *latest = NULL;
 			rk_lookup *lk = rk_finding_lookup_add(res, fi[at + i]);
@@ -590,34 +659,39 @@ static int rk_keys_extra(rk_side sides[2], rk_check_result *res, rk_kside ks[2],
 				continue;
 			lk->source_elsewhere = latest->t;
 			if (latest->window != SIZE_MAX) {
-				lk->target_has_it = !rk_keys_found_in(res, f->key_hash, latest->window);
+				/* (answered below, in one pass for all of them) */
+				q[nq++] = (rk_kfound){ latest->window, f->key_hash, fi[at + i], false };
 			} else {
 				row[at + i] = latest->row;
-				out[nout++] = fi[at + i];
+				ofs[nout] = *f;
+				out[nout++] = at + i;
 			}
 		}
 		if (rc == 0 && nout && rk_reader_has(sides[1].reader, RK_CAP_RANGE_SCAN)) {
-			nset = rk_keys_set(res, out, nout, set, text);
+			nset = rk_keys_set(res, ofs, nout, set, text);
 			rk_log_info("diagnosis: %zu extra key(s) held outside the range looked up on the target", nset);
 			rc = rk_keys_scan(sides, ks, 2, &all, 1, set, nset, text, false, err);
-			for (size_t i = 0; rc == 0 && i < m; i++) {
-				const rk_finding *f = &res->findings[fi[at + i]];
-				rk_lookup *lk = rk_finding_lookup_add(res, fi[at + i]);
-				size_t n1, a1;
+			for (size_t j = 0; rc == 0 && j < nout; j++) {
+				const rk_finding *f = &fs[out[j]];
+				rk_lookup *lk = rk_finding_lookup_add(res, fi[out[j]]);
+				size_t n1, a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
 
-				if (lk->source_elsewhere == RK_USEC_NINF || lk->target_has_it)
-					continue;
-				a1 = rk_krows_of(&ks[1], f->key_hash, SIZE_MAX, &n1);
 				for (size_t k = a1; k < a1 + n1; k++)
-					lk->target_has_it |= ks[1].rows[k].t == lk->source_elsewhere && ks[1].rows[k].row == row[at + i];
+					lk->target_has_it |= ks[1].rows[k].t == lk->source_elsewhere && ks[1].rows[k].row == row[out[j]];
 			}
 		}
 		free(set);
 		free(text);
+		free(ofs);
 	}
+	if (rc == 0)
+		rc = rk_keys_found_in(res, q, nq, err);
 	free(fi);
+	free(fs);
 	free(out);
 	free(row);
+	free(q);
+	rk_keypool_free(&kp);
 	return rc;
 }
 
