@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "check/history.h"
+#include "check/tallies.h"
+#include "io/spill.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/timeutil.h"
@@ -137,17 +139,56 @@ typedef uint32_t rk_fidx;
 /* the findings the indexes being sorted point into */
 static _Thread_local const rk_finding *rk_sort_findings;
 
-/* Orders finding indexes by key. */
-static int rk_fkey_cmp(const void *a, const void *b)
+typedef struct rk_diag {
+	rk_check_result *res;       /* the findings classified: all's, or a proxy's (rk_diagnose_proxy) */
+	unsigned char *of;          /* [res->nfindings]: each finding's rk_pattern */
+	const bool *arrived;        /* [res->nfindings] or NULL: no late commit, its transaction's rows arrived */
+	const rk_check_result *all; /* every finding, their lookups and changes */
+	const bool *dupwin;         /* a proxy's windows (rk_diagnose_in_proxy), or NULL: res is all */
+	bool failed;                /* a read of all's store failed: err */
+	rk_error err;
+} rk_diag;
+
+/* All's findings in order, each with its pattern: a proxy's findings (at
+ * index pi of res) as it classified them, the rest as they classify alone
+ * (rk_diagnose_alone). */
+typedef struct rk_dwalk {
+	rk_fwalk w;
+	const rk_diag *g;
+	size_t pi; /* the proxy's next finding */
+} rk_dwalk;
+
+static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
 {
-	return rk_key_cmp(rk_sort_findings[*(const rk_fidx *)a].key, rk_sort_findings[*(const rk_fidx *)b].key);
+	rk_fwalk_start(&d->w, g->all);
+	d->g = g;
+	d->pi = 0;
 }
 
-typedef struct rk_diag {
-	rk_check_result *res;
-	unsigned char *of;   /* [nfindings]: each finding's rk_pattern */
-	const bool *arrived; /* [nfindings] or NULL: no late commit, its transaction's rows arrived */
-} rk_diag;
+/* The next finding, its index in all (*gi), in res (*pi, SIZE_MAX when
+ * the proxy does not hold it) and its pattern; NULL at the end. */
+static const rk_finding *rk_dwalk_next(rk_dwalk *d, size_t *gi, size_t *pi, rk_pattern *pat)
+{
+	const rk_finding *f = rk_fwalk_next(&d->w, gi);
+
+	if (!f)
+		return NULL;
+	if (rk_diagnose_in_proxy(d->g->dupwin, f)) {
+		*pi = d->pi++;
+		*pat = (rk_pattern)d->g->of[*pi];
+	} else {
+		*pi = SIZE_MAX;
+		*pat = rk_diagnose_alone(f);
+	}
+	return f;
+}
+
+/* Ends a pass: a failed read is kept in g. */
+static void rk_dwalk_end(rk_dwalk *d, rk_diag *g)
+{
+	if (rk_fwalk_end(&d->w, &g->err) < 0)
+		g->failed = true;
+}
 
 /* Orders finding indexes by (key, window). */
 static int rk_idx_key_cmp(const void *a, const void *b)
@@ -404,19 +445,18 @@ static void rk_spans_text(rk_buf *b, const rk_spans *s)
 }
 
 /* The first keys of pattern p, with what each shows. */
-static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec *commit)
+static void rk_examples(rk_buf *b, rk_diag *g, rk_pattern p, const rk_usec *commit, size_t total)
 {
-	const rk_check_result *r = g->res;
+	const rk_check_result *r = g->res, *all = g->all;
 	char t1[RK_TIME_STRLEN], t2[RK_TIME_STRLEN];
-	size_t shown = 0, total = 0;
+	size_t shown = 0, gi, i;
+	rk_dwalk dw;
+	const rk_finding *f;
+	rk_pattern fp;
 
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const rk_finding *f = &r->findings[i];
-
-		if (g->of[i] != p)
-			continue;
-		total++;
-		if (shown == RK_DIAG_EXAMPLES || (p == RK_PAT_MOVED && f->kind != RK_FIND_EXTRA))
+	rk_dwalk_start(&dw, g);
+	while (shown < RK_DIAG_EXAMPLES && (f = rk_dwalk_next(&dw, &gi, &i, &fp)) != NULL) {
+		if (fp != p || (p == RK_PAT_MOVED && f->kind != RK_FIND_EXTRA))
 			continue;
 		rk_buf_puts(b, shown++ ? "; " : "e.g. ");
 		rk_finding_key_text(b, r, f);
@@ -441,7 +481,8 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 			break;
 		case RK_PAT_MOVED: {
 			/* the missing half of this key, for its source time */
-			rk_usec now_at = rk_elsewhere(r, i);
+			rk_usec now_at = rk_elsewhere(all, gi);
+			/* (moved's findings are missing and extra ones: the proxy's) */
 			for (size_t j = 0; j < r->nfindings; j++)
 				if (g->of[j] == RK_PAT_MOVED && r->findings[j].kind == RK_FIND_MISSING &&
 				    !rk_key_cmp(r->findings[j].key, f->key))
@@ -452,24 +493,24 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 		}
 		case RK_PAT_APPENDED_UPDATE:
 			rk_buf_printf(b, ": the target's old copy at %s, the source's row and the target's new copy at %s",
-			              rk_time_format(f->target_time, t1), rk_time_format(rk_elsewhere(r, i), t2));
+			              rk_time_format(f->target_time, t1), rk_time_format(rk_elsewhere(all, gi), t2));
 			break;
 		case RK_PAT_DELETED_AT_SOURCE:
 			rk_buf_printf(b, " at %s in the target, nowhere in the source", rk_time_format(f->target_time, t1));
 			break;
 		case RK_PAT_UNBUMPED_UPDATE: {
-			size_t nch, at = rk_finding_changes(r, i, &nch);
+			size_t nch, at = rk_finding_changes(all, gi, &nch);
 
 			rk_buf_printf(b, " at %s on both sides", rk_time_format(f->source_time, t1));
 			/* what changed, as changes.csv has it */
 			for (size_t k = at; k < at + nch; k++) {
-				rk_buf_printf(b, "%s %s", k > at ? ";" : ",", r->column_names[r->changes[k].column]);
-				if (r->values_omitted)
+				rk_buf_printf(b, "%s %s", k > at ? ";" : ",", all->column_names[all->changes[k].column]);
+				if (all->values_omitted)
 					continue;
 				rk_buf_puts(b, " ");
-				rk_change_value_text(b, &r->changes[k], 0);
+				rk_change_value_text(b, &all->changes[k], 0);
 				rk_buf_puts(b, " -> ");
-				rk_change_value_text(b, &r->changes[k], 1);
+				rk_change_value_text(b, &all->changes[k], 1);
 			}
 			break;
 		}
@@ -483,6 +524,7 @@ static void rk_examples(rk_buf *b, const rk_diag *g, rk_pattern p, const rk_usec
 			break;
 		}
 	}
+	rk_dwalk_end(&dw, g);
 	if (total > shown && p != RK_PAT_MOVED)
 		rk_buf_printf(b, "; and %zu more", total - shown);
 }
@@ -656,7 +698,7 @@ static void rk_cause_words(rk_cause *c, size_t nmissing, int hist_all)
 
 /* The opening of cause c's evidence, in ev: what its findings have in
  * common (examples and history follow it, rk_add_cause). */
-static void rk_evidence_opening(rk_buf *ev, const rk_diag *g, const rk_cause *c, size_t nmissing, rk_usec settle,
+static void rk_evidence_opening(rk_buf *ev, rk_diag *g, const rk_cause *c, size_t nmissing, rk_usec settle,
                                 const rk_usec *commit, const rk_spans *spans)
 {
 	char sd[RK_TIME_STRLEN];
@@ -678,7 +720,7 @@ static void rk_evidence_opening(rk_buf *ev, const rk_diag *g, const rk_cause *c,
 	case RK_PAT_REPEAT:
 		if (c->findings == 1) {
 			rk_buf_puts(ev, "1 source row, alone, that the target holds more than once, every copy alike: ");
-			rk_examples(ev, g, c->pattern, commit);
+			rk_examples(ev, g, c->pattern, commit, c->findings);
 			break;
 		}
 		rk_buf_printf(ev, "%zu source rows the target holds more than once, and every source row between them "
@@ -734,62 +776,100 @@ static void rk_evidence_opening(rk_buf *ev, const rk_diag *g, const rk_cause *c,
 	}
 }
 
+/* Orders key hashes (rk_spill's records). */
+static int rk_hash_rec_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+{
+	rk_u128 x, y;
+
+	(void)alen;
+	(void)blen;
+	(void)ctx;
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	return x < y ? -1 : x > y;
+}
+
+/* How many distinct keys the key hashes added to sp hold (sorted, then
+ * counted; a spill holds them past its bound, so that a pattern of
+ * millions of findings costs no array of them). */
+static size_t rk_distinct(rk_spill *sp, rk_diag *g)
+{
+	const void *rec;
+	size_t len, n = 0;
+	rk_u128 last = 0, h;
+	int rc;
+
+	if (rk_spill_finish(sp, &g->err) < 0) {
+		g->failed = true;
+		return 0;
+	}
+	while ((rc = rk_spill_next(sp, &rec, &len, &g->err)) > 0) {
+		memcpy(&h, rec, sizeof h);
+		n += n == 0 || h != last;
+		last = h;
+	}
+	if (rc < 0)
+		g->failed = true;
+	return n;
+}
+
 /* Appends the cause of pattern p, when some finding has it. */
 static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_spans *spans,
-                         const char *late_why)
+                         const char *late_why, const size_t *count)
 {
 	rk_check_result *r = g->res;
 	rk_diagnosis *d = r->diagnosis;
 	rk_cause c;
 	rk_buf ev = RK_BUF_INIT;
-	rk_fidx *keys;
-	size_t nk = 0, nmissing = 0, nturned = 0;
+	size_t nmissing = 0, nturned = 0, gi, i;
 	int hist_all = -1;
+	rk_spill *keys;
+	rk_dwalk dw;
+	const rk_finding *f;
+	rk_pattern fp;
 
 	memset(&c, 0, sizeof c);
 	c.pattern = p;
-	keys = rk_xcalloc(r->nfindings ? r->nfindings : 1, sizeof *keys);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const rk_finding *f = &r->findings[i];
-
-		if (g->of[i] != p)
-			continue;
-		c.findings++;
-		nmissing += f->kind == RK_FIND_MISSING;
-		keys[nk++] = (rk_fidx)i;
-		if (!c.nwindows || c.windows[c.nwindows - 1] != f->window) {
-			c.windows = rk_xrealloc(c.windows, (c.nwindows + 1) * sizeof *c.windows);
-			c.windows[c.nwindows++] = f->window;
-		}
-		if (p == RK_PAT_LATE_COMMIT || (g->arrived && g->arrived[i])) {
-			double lag = (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC;
-			if (lag > c.max_lag)
-				c.max_lag = lag;
-			nturned += p != RK_PAT_LATE_COMMIT;
-		}
-	}
 	if (p == RK_PAT_NULL_TIME) {
 		c.keys = (size_t)(r->side[0].null_time + r->side[1].null_time);
-		if (!c.keys) {
-			free(keys);
+		if (!c.keys)
 			return;
-		}
 		rk_buf_printf(&ev, "the source has %llu and the target %llu rows whose time is NULL",
 		              (unsigned long long)r->side[0].null_time, (unsigned long long)r->side[1].null_time);
 	} else {
-		if (!c.findings) {
-			free(keys);
+		if (!count[p])
 			return;
+		/* the pattern's findings, in order; distinct keys by their hashes */
+		keys = rk_spill_new(g->all->spill_dir, rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1, rk_hash_rec_cmp,
+		                    NULL);
+		rk_dwalk_start(&dw, g);
+		while ((f = rk_dwalk_next(&dw, &gi, &i, &fp)) != NULL) {
+			rk_u128 h = f->key_hash;
+
+			if (fp != p)
+				continue;
+			c.findings++;
+			nmissing += f->kind == RK_FIND_MISSING;
+			if (!g->failed && rk_spill_add(keys, &h, sizeof h, &g->err) < 0)
+				g->failed = true;
+			if (!c.nwindows || c.windows[c.nwindows - 1] != f->window) {
+				c.windows = rk_xrealloc(c.windows, (c.nwindows + 1) * sizeof *c.windows);
+				c.windows[c.nwindows++] = f->window;
+			}
+			if (i != SIZE_MAX && (p == RK_PAT_LATE_COMMIT || (g->arrived && g->arrived[i]))) {
+				double lag = (double)(commit[i] - f->source_time) / RK_USEC_PER_SEC;
+				if (lag > c.max_lag)
+					c.max_lag = lag;
+				nturned += p != RK_PAT_LATE_COMMIT;
+			}
 		}
-		/* distinct keys: sorted, then counted */
-		rk_sort_findings = r->findings;
-		qsort(keys, nk, sizeof *keys, rk_fkey_cmp);
-		for (size_t i = 0; i < nk; i++)
-			c.keys += i == 0 || rk_key_cmp(r->findings[keys[i - 1]].key, r->findings[keys[i]].key) != 0;
+		rk_dwalk_end(&dw, g);
+		c.keys = g->failed ? 0 : rk_distinct(keys, g);
+		rk_spill_free(keys);
 	}
 	rk_evidence_opening(&ev, g, &c, nmissing, settle, commit, spans);
 	if (p != RK_PAT_NULL_TIME && p != RK_PAT_GAP && p != RK_PAT_REPEAT)
-		rk_examples(&ev, g, p, commit);
+		rk_examples(&ev, g, p, commit, c.findings);
 	if (nmissing && late_why && p != RK_PAT_LATE_COMMIT)
 		rk_buf_printf(&ev, " (late commits could not be examined: %s)", late_why);
 	if (nturned && p != RK_PAT_PARTIAL_XACT) {
@@ -805,9 +885,25 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 	rk_cause_words(&c, nmissing, hist_all);
 	c.evidence = rk_xstrdup(rk_buf_cstr(&ev));
 	rk_buf_free(&ev);
-	free(keys);
 	d->causes = rk_xrealloc(d->causes, (d->ncauses + 1) * sizeof *d->causes);
 	d->causes[d->ncauses++] = c;
+}
+
+/* The causes, in rk_pattern order: each pattern's findings counted over
+ * all of them (one pass), then a cause for each that has some. */
+static void rk_add_causes(rk_diag *g, rk_usec settle, const rk_usec *commit, const rk_spans *gaps,
+                          const rk_spans *repeats, const char *late_why)
+{
+	size_t count[RK_PAT_COUNT] = { 0 }, gi, pi;
+	rk_dwalk dw;
+	rk_pattern fp;
+
+	rk_dwalk_start(&dw, g);
+	while (rk_dwalk_next(&dw, &gi, &pi, &fp) != NULL)
+		count[fp]++;
+	rk_dwalk_end(&dw, g);
+	for (int p = 0; p < RK_PAT_COUNT && !g->failed; p++)
+		rk_add_cause(g, (rk_pattern)p, settle, commit, p == RK_PAT_GAP ? gaps : repeats, late_why, count);
 }
 
 /* What breaks a repeat: a source row the target holds at most once. */
@@ -871,6 +967,15 @@ static bool rk_gap_cand(const rk_finding *f)
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why)
 {
+	rk_error err;
+
+	(void)rk_diagnose_classify_in(res, res, NULL, settle, commit, known, arrived, late_why, &err);
+}
+
+int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+                            const rk_usec *commit, const bool *known, const bool *arrived, const char *late_why,
+                            rk_error *err)
+{
 	rk_diagnosis *d = rk_diagnosis_of(res);
 	size_t n = res->nfindings, ncand = 0, ndup = 0, ngap = 0;
 	rk_fidx *cand;
@@ -884,7 +989,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	if (n > RK_DIAG_MAX_FINDINGS) {
 		rk_log_warn("the likely causes are not told: %zu findings, more than the %zu the diagnosis takes", n,
 		            RK_DIAG_MAX_FINDINGS);
-		return;
+		return 0;
 	}
 	d->of = rk_xcalloc(n ? n : 1, sizeof *d->of);
 	d->late_examined = commit != NULL;
@@ -900,9 +1005,12 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	}
 	/* the candidates of a run, of one pattern at a time */
 	cand = rk_xcalloc(ndup > ngap ? ndup : (ngap ? ngap : 1), sizeof *cand);
+	memset(&g, 0, sizeof g);
 	g.res = res;
 	g.of = d->of;
 	g.arrived = commit ? arrived : NULL;
+	g.all = all;
+	g.dupwin = dupwin;
 
 	/* late_commit: committed after its time plus the settle margin */
 	for (size_t i = 0; commit && i < n; i++) {
@@ -933,9 +1041,8 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 		const rk_finding *f = &res->findings[i];
 		const rk_lookup *lk;
 
-		if (d->of[i] != RK_PAT_NONE || f->kind != RK_FIND_EXTRA || !f->looked_up)
+		if (d->of[i] != RK_PAT_NONE || f->kind != RK_FIND_EXTRA || (lk = rk_finding_lookup(res, i)) == NULL)
 			continue;
-		lk = rk_finding_lookup(res, i);
 		if (lk->source_elsewhere == RK_USEC_NINF)
 			d->of[i] = RK_PAT_DELETED_AT_SOURCE;
 		else if (lk->target_has_it)
@@ -974,10 +1081,25 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	for (size_t i = 0; i < n; i++)
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_UNCLASSIFIED;
-	for (int p = 0; p < RK_PAT_COUNT; p++)
-		rk_add_cause(&g, (rk_pattern)p, settle, commit, p == RK_PAT_GAP ? &gaps : &repeats, late_why);
+	rk_add_causes(&g, settle, commit, &gaps, &repeats, late_why);
 	free(gaps.v);
 	free(repeats.v);
 	free(bounds.v);
 	free(cand);
+	if (!g.failed)
+		return 0;
+	*err = g.err;
+	return -1;
+}
+
+rk_pattern rk_diagnose_alone(const rk_finding *f)
+{
+	return f->kind == RK_FIND_CHANGED && f->source_time != RK_USEC_NINF && f->source_time == f->target_time
+	               ? RK_PAT_UNBUMPED_UPDATE
+	               : RK_PAT_UNCLASSIFIED;
+}
+
+bool rk_diagnose_in_proxy(const bool *dupwin, const rk_finding *f)
+{
+	return !dupwin || f->kind != RK_FIND_CHANGED || dupwin[f->window];
 }

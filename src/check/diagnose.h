@@ -65,4 +65,37 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why);
 
+/*
+ * The classification of res's findings, where res may be a proxy of all's
+ * (rk_diagnose_proxy: all's findings in its store, dupwin the proxy's
+ * windows): the findings res lacks are classified alone
+ * (rk_diagnose_alone), and every cause counts, names and shows all's
+ * findings.  With dupwin NULL, res is all.  0, or -1 with err when a
+ * read of all's store failed.
+ */
+int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+                            const rk_usec *commit, const bool *known, const bool *arrived, const char *late_why,
+                            rk_error *err);
+
+/* A changed finding no other finding bears on: unbumped_update when its
+ * time is the same on both sides, else unclassified. */
+rk_pattern rk_diagnose_alone(const rk_finding *f);
+
+/* Whether a proxy of windows dupwin holds f: every finding but a changed
+ * one outside the windows that hold a source_duplicate (every finding with
+ * dupwin NULL). */
+bool rk_diagnose_in_proxy(const bool *dupwin, const rk_finding *f);
+
+/*
+ * Past the findings' bound (res->store), p made a proxy of res for the
+ * classification (diagnose_store.c): res's fields, its own copies of the
+ * findings rk_diagnose_in_proxy holds (*dupwin made), their lookups by
+ * the proxy's index, and in its held the spans of the changed findings
+ * left out (they break runs).  0, or -1 with err.
+ */
+int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, bool **dupwin, rk_error *err);
+
+/* Frees what rk_diagnose_proxy made (not res's). */
+void rk_diagnose_proxy_free(rk_check_result *p, bool *dupwin);
+
 #endif

@@ -164,8 +164,11 @@ static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *so
 	return rc;
 }
 
-int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
-                    size_t time_index, rk_error *err)
+/* rk_diagnose_run on res, all's findings or a proxy of them (diagnose.h,
+ * rk_diagnose_classify_in). */
+static int rk_diagnose_run_on(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+                              rk_reader *source, const size_t *key_index, size_t nkey, size_t time_index,
+                              rk_error *err)
 {
 	/* commit and the rest: by finding, but read only at missing ones (one
 	 * entry without them); made once the source has told a batch's commit
@@ -263,9 +266,9 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 		else if (xrc > 0)
 			rk_log_info("late commits not checked against their transactions' other rows: %s", xwhy);
 	}
-	if (rc >= 0)
-		rk_diagnose_classify(res, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL,
-		                     rc == 0 && xrc == 0 ? arrived : NULL, why);
+	if (rc >= 0 && rk_diagnose_classify_in(res, all, dupwin, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL,
+	                                       rc == 0 && xrc == 0 ? arrived : NULL, why, err) < 0)
+		rc = -1;
 	free(values);
 	free(idx);
 	free(commit);
@@ -273,4 +276,22 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 	free(known);
 	free(arrived);
 	return rc < 0 ? -1 : 0;
+}
+
+int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, const size_t *key_index, size_t nkey,
+                    size_t time_index, rk_error *err)
+{
+	rk_check_result p;
+	bool *dupwin = NULL;
+	int rc;
+
+	if (!res->store)
+		return rk_diagnose_run_on(res, res, NULL, settle, source, key_index, nkey, time_index, err);
+	rc = rk_diagnose_proxy(res, &p, &dupwin, err);
+	if (rc == 0)
+		rc = rk_diagnose_run_on(&p, res, dupwin, settle, source, key_index, nkey, time_index, err);
+	/* (the diagnosis made on the proxy, when res had none) */
+	res->diagnosis = p.diagnosis;
+	rk_diagnose_proxy_free(&p, dupwin);
+	return rc;
 }

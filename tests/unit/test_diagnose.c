@@ -61,6 +61,9 @@ static rk_finding *add(rk_check_result *r, rk_find_kind kind, int id, rk_usec ts
 
 		f->key = rk_keypool_key(&r->key_pool, kv, NULL, 1);
 	}
+	/* (a key's hash, as the drilldown gives it: the diagnosis counts
+	 * distinct keys by it) */
+	f->key_hash = (rk_u128)id + 1;
 	f->source_copies = s;
 	f->target_copies = t;
 	f->source_time = s ? ts : RK_USEC_NINF;
