@@ -785,6 +785,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	/* the tallies are read back once or twice, in order, while the
 	 * findings grow beside them: an eighth of the bound in memory */
 	rk_tallies_init(&ts, spec->spill_dir, rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1, res->nkey, split_time);
+	/* (and the findings' store, past as many bytes of them) */
+	res->spill_dir = spec->spill_dir;
 	if (sliced)
 		leaf = rk_ranged_leaf(&queue, leaf);
 	sides[0].drill = &ds[0];
@@ -821,7 +823,8 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	rk_log_debug("drilldown: %llu tally(ies), %llu run(s) of them spilled to %s", (unsigned long long)ts.n,
 	             (unsigned long long)rk_spill_runs_written(ts.sp), spec->spill_dir ? spec->spill_dir : "TMPDIR");
 	rk_tallies_free(&ts);
-	rk_findings_sort(res);
+	if (rk_findings_sort(res, err) < 0)
+		goto done;
 	if (held) {
 		res->held = hl.v;
 		res->nheld = hl.n;

@@ -6,6 +6,8 @@
 #include "check/drill_judge.h"
 
 #include "check/findstore.h"
+#include "core/log.h"
+#include "io/spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -238,20 +240,45 @@ static int rk_finding_idx_cmp(const void *a, const void *b)
 	return c ? c : (i < j ? -1 : i > j);
 }
 
+/* Bytes of findings held in memory, the tallies' and the rows' spills'
+ * share of RK_SPILL_BYTES: past them the findings go to a store. */
+static size_t rk_findings_bound(void)
+{
+	return rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1;
+}
+
+/* The findings made so far, moved out of memory into a new store of res
+ * (rk_check_result.store): the rest are added to it as they are made. */
+static int rk_findings_to_store(rk_check_result *res, rk_error *err)
+{
+	res->store = rk_findstore_new(res->spill_dir, rk_findings_bound(), res->nkey);
+	for (size_t i = 0; i < res->nfindings; i++)
+		if (rk_findstore_add(res->store, &res->findings[i], err) < 0)
+			return -1;
+	rk_log_debug("findings: %zu of them past %zu bytes in memory: into a store in %s", res->nfindings,
+	             rk_findings_bound(), res->spill_dir ? res->spill_dir : "TMPDIR");
+	free(res->findings);
+	res->findings = NULL;
+	res->findings_cap = 0;
+	rk_keypool_free(&res->key_pool);
+	return 0;
+}
+
 /* Adds one finding of key (in res's key pool, shared by a tally's
  * findings).  The array grows by doubling: a realloc a finding moved the
- * mapping of millions of them once every page's worth. */
-static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, rk_find_kind kind)
+ * mapping of millions of them once every page's worth; past the findings'
+ * bound they go to the store instead. */
+static int rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, rk_find_kind kind, rk_error *err)
 {
-	size_t n = res->nfindings;
-	rk_finding *f;
+	rk_finding one, *f = &one;
 	rk_fspan span;
 
-	if (n == res->findings_cap) {
-		res->findings_cap = n ? 2 * n : 16;
+	if (!res->store && res->nfindings == res->findings_cap) {
+		res->findings_cap = res->nfindings ? 2 * res->nfindings : 16;
 		res->findings = rk_xrealloc(res->findings, res->findings_cap * sizeof *res->findings);
 	}
-	f = &res->findings[res->nfindings++];
+	if (!res->store)
+		f = &res->findings[res->nfindings];
 	memset(f, 0, sizeof *f);
 	f->window = (uint32_t)t->window;
 	f->kind = kind;
@@ -270,27 +297,38 @@ static void rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, 
 	span.leaf_lo = t->leaf_lo < t->leaf_hi ? t->leaf_lo : 0;
 	span.leaf_hi = t->leaf_lo < t->leaf_hi ? t->leaf_hi : 0;
 	rk_finding_set_span(res, f, &span);
+	res->nfindings++;
 	res->kind_count[kind]++;
 	res->win_kind[t->window][kind]++;
+	return res->store ? rk_findstore_add(res->store, f, err) : 0;
 }
 
 int rk_classify_tally(void *ctx, rk_tally *t, rk_error *err)
 {
 	rk_check_result *res = ctx;
-	char **key = rk_disp_decode(&res->key_pool, t->enc, res->nkey);
+	char **key;
+	int rc = 0;
 
-	(void)err;
+	if (!res->store && res->nfindings * sizeof *res->findings + res->key_pool.nblocks * RK_KEYPOOL_BLOCK > rk_findings_bound() &&
+	    rk_findings_to_store(res, err) < 0)
+		return -1;
+	key = rk_disp_decode(&res->key_pool, t->enc, res->nkey);
 	if (t->s > 1)
-		rk_add_finding(res, t, key, RK_FIND_SOURCE_DUPLICATE);
+		rc = rk_add_finding(res, t, key, RK_FIND_SOURCE_DUPLICATE, err);
+	if (rc < 0)
+		return -1;
 	if (t->s == 0)
-		rk_add_finding(res, t, key, RK_FIND_EXTRA);
+		rc = rk_add_finding(res, t, key, RK_FIND_EXTRA, err);
 	else if (t->t < t->s)
-		rk_add_finding(res, t, key, RK_FIND_MISSING);
+		rc = rk_add_finding(res, t, key, RK_FIND_MISSING, err);
 	else if (t->t > t->s)
-		rk_add_finding(res, t, key, RK_FIND_DUPLICATED);
+		rc = rk_add_finding(res, t, key, RK_FIND_DUPLICATED, err);
 	else
-		rk_add_finding(res, t, key, RK_FIND_CHANGED);
-	return 0;
+		rc = rk_add_finding(res, t, key, RK_FIND_CHANGED, err);
+	/* in the store: the key was copied there */
+	if (res->store)
+		rk_keypool_reset(&res->key_pool);
+	return rc;
 }
 
 /*
@@ -300,23 +338,25 @@ int rk_classify_tally(void *ctx, rk_tally *t, rk_error *err)
  * and 4 more qsort's merge takes), and the findings then moved into their
  * places in place, one cycle of the permutation at a time.
  */
-void rk_findings_sort(rk_check_result *res)
+int rk_findings_sort(rk_check_result *res, rk_error *err)
 {
 	size_t n = res->nfindings;
 	uint32_t *ix;
 
 	rk_finding_cmp_nkey = (int)res->nkey;
 	rk_finding_spans_done(res);
+	if (res->store)
+		return rk_findstore_finish(res->store, err);
 	/* the room grown by doubling goes (with glibc, a mapping shrunk) */
 	if (n && n < res->findings_cap) {
 		res->findings = rk_xrealloc(res->findings, n * sizeof *res->findings);
 		res->findings_cap = n;
 	}
 	if (n < 2)
-		return;
+		return 0;
 	if (n > UINT32_MAX) {
 		qsort(res->findings, n, sizeof *res->findings, rk_finding_cmp);
-		return;
+		return 0;
 	}
 	ix = rk_xcalloc(n, sizeof *ix);
 	for (size_t i = 0; i < n; i++)
@@ -344,4 +384,5 @@ void rk_findings_sort(rk_check_result *res)
 		}
 	}
 	free(ix);
+	return 0;
 }

@@ -66,13 +66,18 @@ void rk_held_pieces(const rk_drill_round *rd, rk_helds *held);
 
 /* Turns the tally t into its findings (one a key, with a source_duplicate
  * beside it when the source holds the key more than once), appended to
- * res's (an rk_tally_sink: res is the rk_check_result).  Each (window, key)
+ * res's (an rk_tally_sink: res is the rk_check_result), or past
+ * RK_SPILL_BYTES / RK_DRILL_SPILL_SHARE bytes of them added to its store
+ * (rk_check_result.store, in spill_dir), every one made so far moved
+ * there.  Each (window, key)
  * has one tally: a leaf holds all copies of a key in its slice, and the
  * keys of time-split windows were judged again on the whole window by
- * rk_drill_verify (drill.c).  Returns 0. */
+ * rk_drill_verify (drill.c).  Returns 0, or -1 with err when the
+ * store could not write. */
 int rk_classify_tally(void *res, rk_tally *t, rk_error *err);
 
-/* Sorts res's findings into their order (window, kind, key). */
-void rk_findings_sort(rk_check_result *res);
+/* Sorts res's findings into their order (window, kind, key); in its store
+ * (past the findings' bound) ends the adding.  0, or -1 with err. */
+int rk_findings_sort(rk_check_result *res, rk_error *err);
 
 #endif

@@ -7,10 +7,12 @@
  */
 #include "check/findstore.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "io/fault.h"
 #include "io/spill.h"
 
 struct rk_findstore {
@@ -134,6 +136,8 @@ int rk_findstore_next(rk_findstore *st, rk_finding *f, rk_error *err)
 
 int rk_findstore_rewind(rk_findstore *st, rk_error *err)
 {
+	if (rk_fault("findstore-pass") == RK_FAULT_FAIL)
+		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot read the findings' store again: %s", strerror(EIO));
 	return rk_spill_rewind(st->spill, err);
 }
 

@@ -4,7 +4,8 @@
  * src/io/fault.c (never into the product).
  *
  * RECKON_TEST_FAULT=STEP:ACTION breaks one step: ACTION "fail" makes it
- * fail as an I/O error would, "kill" SIGKILLs the process there, "run:CMD"
+ * fail as an I/O error would, "fail@N" only the Nth time the process
+ * reaches it (from 1), "kill" SIGKILLs the process there, "run:CMD"
  * runs the shell command CMD there and carries on (another writer's commit
  * between a Delta write's snapshot and its commit).  The steps:
  * "adir-written" (rk_adir_commit, every file written, before the swap),
@@ -15,11 +16,13 @@
  * files written; its log entry staged, before it is made the next
  * version), "pglarge-marker" (a large value's marker read as garbled) and
  * "pglarge-read-back" (a large value read back a byte longer than its
- * marker said).
+ * marker said), "findstore-pass" (a pass of the findings' store begun:
+ * its read from the first finding).
  */
 #include "io/fault.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +43,11 @@ rk_fault_action rk_fault(const char *step)
 
 		(void)rc;
 		return RK_FAULT_NONE;
+	}
+	if (!strncmp(v + n + 1, "fail@", 5)) {
+		static atomic_ulong reached;
+
+		return ++reached == strtoul(v + n + 6, NULL, 10) ? RK_FAULT_FAIL : RK_FAULT_NONE;
 	}
 	return !strcmp(v + n + 1, "fail") ? RK_FAULT_FAIL : RK_FAULT_NONE;
 }

@@ -113,6 +113,11 @@ same_report() {
 	assert_file_eq "$1.out" "$2.out"
 }
 
+# temporaries DIR - what runs left in DIR: staging directories and files
+temporaries() {
+	find "$1" -maxdepth 1 -name '*.tmp.reckon-*' -printf '%f\n' | sort | tr '\n' ' '
+}
+
 # spilled ERRFILE - the runs the verify pass spilled, as its log says
 spilled() {
 	sed -nE 's/.*drilldown pass [0-9]+: [0-9]+ row\(s\) sorted, ([0-9]+) run\(s\) spilled to .*/\1/p' "$1" | tail -n 1
@@ -132,6 +137,7 @@ same_at_every_bound() {
 	assert_contains def/findings.csv ",duplicated,"
 	assert_contains def/findings.csv ",changed,"
 	assert_contains def/findings.csv ",source_duplicate,"
+	assert_not_contains def.err "into a store"
 	for b in 1 4096; do
 		set +e
 		sp_check "b$b" "$b" "$@"
@@ -143,6 +149,10 @@ same_at_every_bound() {
 		# more keys than the bound holds: no key filter, every row of the
 		# windows spilled and walked beside the tallies (issue 25)
 		[[ $b != 1 ]] || assert_contains "b$b.err" "bytes of them to hold"
+		# past the bound the findings went to a store, read by every
+		# report and by the diagnosis's proxy (issue 25)
+		assert_contains "b$b.err" "bytes in memory: into a store in rep.tmp.reckon-"
+		assert_contains "b$b.err" "changed ones read from the store"
 		if grep -q "bytes of them to hold" "b$b.err"; then
 			same_report "b$b" def read_more
 		else
@@ -169,4 +179,36 @@ test_drill_spill_pushdown() {
 test_drill_spill_shared_verify() {
 	TABLE=u same_at_every_bound
 	assert_contains def.err "the target counting them in half the slices that matched"
+}
+
+# A pass of the findings' store that fails, whichever it is (the changed
+# columns' keys, the diagnosis's proxy, each report file, the audit, the
+# summary on stdout): the run fails (exit 3) with the store's error, the
+# report set in place stays as it was, nothing is left beside it, and
+# nothing is printed; the first run that reaches no failure is the whole
+# one (issue 25).
+test_drill_spill_store_pass_fails() {
+	[[ -x $RECKON_FAULTS ]] || skip "no binary with the test hooks at $RECKON_FAULTS (make BUILD/tests/reckon-faults, or RECKON_FAULTS=PATH)"
+	local k rc=0
+	sp_check def "" || rc=$?
+	assert_eq 1 "$rc" "exit status of the first run"
+	cp -a def before
+	for ((k = 1; k < 100; k++)); do
+		rc=0
+		RK_SPILL_BYTES=1 RECKON_TEST_FAULT=findstore-pass:fail@$k "$RECKON_FAULTS" check --source "$(conn $SRC)" \
+			--target "$(conn $TGT)" --table "$TABLE" "${OPTS[@]}" --report def >k.out 2>k.err || rc=$?
+		[[ $rc == 3 ]] || break
+		assert_contains k.err "cannot read the findings' store again"
+		assert_eq "" "$(cat k.out)" "stdout of the run that failed at pass $k"
+		diff -r before def >/dev/null || fail "the report set changed although the run failed at pass $k"
+		_rk_ok
+		assert_eq "" "$(temporaries .)" "temporaries left at pass $k"
+	done
+	assert_eq 1 "$rc" "exit status once no pass fails"
+	# keys, the diagnosis (3), findings.csv, changes.csv, report.html,
+	# summary.json, the text: at least 9 passes, each one failed once
+	assert_eq 1 "$((k > 9))" "passes of the store ($((k - 1)))"
+	assert_file_eq def/findings.csv before/findings.csv
+	assert_file_eq def/summary.json before/summary.json
+	assert_eq "" "$(temporaries .)" "temporaries left by the whole run"
 }
