@@ -226,12 +226,15 @@ static int rk_check_report_path(rk_opts *o, rk_error *err)
 static int rk_table_summary(const rk_opts *o, const rk_table_run *t, char **text, size_t *len, rk_error *err)
 {
 	FILE *m = open_memstream(text, len);
+	rk_report_ctx ctx = t->ctx;
 	int rc;
 
 	if (!m)
 		return rk_error_set(err, RK_EXIT_RUNTIME, "cannot hold the summary: %s", strerror(errno));
-	rc = o->format == RK_OPT_FORMAT_JSON ? rk_report_json(m, &t->ctx, t->res, err)
-	                                     : rk_report_text(m, &t->ctx, t->res, err);
+	/* wrapped for the terminal it will go to, not for the memory */
+	ctx.text_width = rk_text_width(fileno(stdout));
+	rc = o->format == RK_OPT_FORMAT_JSON ? rk_report_json(m, &ctx, t->res, err)
+	                                     : rk_report_text(m, &ctx, t->res, err);
 	if (fclose(m) != 0 && rc == 0)
 		rc = -1;
 	if (rc < 0 && !err->code)

@@ -72,12 +72,12 @@ static void rk_report_text_pair(FILE *out, const rk_check_result *r)
 
 /* "likely causes:" (each pattern: keys, windows, cause, evidence, next
  * step) and "warnings:". */
-static void rk_report_text_diagnosis(FILE *out, const rk_check_result *r)
+static void rk_report_text_diagnosis(FILE *out, const rk_report_ctx *ctx, const rk_check_result *r)
 {
 	const rk_diagnosis *d = r->diagnosis;
 	char a[RK_TIME_STRLEN];
 	/* cause, evidence and next step wrapped for a terminal */
-	size_t width = rk_text_width(fileno(out));
+	size_t width = ctx->text_width ? ctx->text_width : rk_text_width(fileno(out));
 	rk_buf b = RK_BUF_INIT;
 
 	if (!d)
@@ -247,7 +247,7 @@ int rk_report_text_damage(FILE *out, const rk_report_ctx *c, const rk_check_resu
 	for (int s = 0; s < 2; s++)
 		if (r->side[s].history_note)
 			fprintf(out, "\n%s history: not read: %s\n", s ? "target" : "source", r->side[s].history_note);
-	rk_report_text_diagnosis(out, r);
+	rk_report_text_diagnosis(out, c, r);
 	if (r->side[0].null_time || r->side[1].null_time)
 		fprintf(out, "\nrows with a NULL %s (no %s can hold them): source %llu, target %llu\n",
 		        r->keyed ? r->key_names[0] : c->spec->time, r->keyed ? "segment" : "window",

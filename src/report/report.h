@@ -25,6 +25,8 @@ typedef struct rk_report_ctx {
 	const char *const *sum_names; /* header names of the sum columns (unquoted) */
 	const char *repair;           /* the repair command to paste (report.html), or NULL */
 	rk_usec ran_at;               /* when the run happened (wall clock), or 0 */
+	size_t text_width;            /* the columns the text is wrapped to, or 0: those of
+	                               * the terminal its stream writes to (rk_text_width) */
 } rk_report_ctx;
 
 /* The readable summary: one line per window (matching windows elided past
