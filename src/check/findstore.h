@@ -7,8 +7,9 @@
  * its result's spans, read back as it was: rk_finding_span with that
  * result reads it).
  *
- * This is the store the findings' spill is built on (docs/performance.md,
- * "As the findings grow"): what holds them in memory today moves onto it.
+ * A check's findings move here past their bound (drill_judge.c,
+ * rk_check_result.store; docs/performance.md, "The findings in a store"),
+ * and every reader takes them by rk_fwalk (result.h).
  */
 #ifndef RK_CHECK_FINDSTORE_H
 #define RK_CHECK_FINDSTORE_H
