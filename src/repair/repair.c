@@ -84,11 +84,9 @@ static void rk_repair_close(rk_repair *r)
 	free(r->sql_probe_alter);
 	free(r->sql_probe_insert);
 	free(r->sql_probe_check);
-	for (size_t i = 0; r->want && i < r->n; i++) {
-		rk_repair_strv_free(r->want[i], r->nwant[i] * r->nkey);
-	}
+	for (size_t i = 0; r->want && i < r->n; i++)
+		rk_repair_keys_free(&r->want[i], r->nkey);
 	free(r->want);
-	free(r->nwant);
 	rk_repair_strv_free(r->icol_value, r->icol_value ? r->n : 0);
 	for (size_t i = 0; r->seen && i < r->n; i++)
 		free(r->seen[i].sums);
@@ -231,7 +229,6 @@ static int rk_repair_prepare(rk_repair *r, rk_error *err)
 		}
 		rk_repair_rollback(r);
 		r->want = rk_xcalloc(r->n + 1, sizeof *r->want);
-		r->nwant = rk_xcalloc(r->n + 1, sizeof *r->nwant);
 		r->seen = rk_xcalloc(r->n + 1, sizeof *r->seen);
 	}
 	r->todo = rk_xcalloc(r->n + 1, sizeof *r->todo);

@@ -115,8 +115,8 @@ int rk_repair_want(rk_repair *r, size_t i, const rk_check_result *res, rk_error 
 	int rc;
 
 	rk_repair_put_interval(&b, r->iv[i].start, r->iv[i].end);
-	rc = rk_repair_take_keys(res, r->key, r->nkey, " within an interval", rk_buf_cstr(&b),
-	                         "; --replace-interval replaces the whole interval", &r->want[i], &r->nwant[i], err);
+	rc = rk_repair_take_key_lines(res, r->key, r->nkey, " within an interval", rk_buf_cstr(&b),
+	                              "; --replace-interval replaces the whole interval", &r->want[i], err);
 	rk_buf_free(&b);
 	return rc;
 }

@@ -104,9 +104,8 @@ typedef struct rk_repair {
 	/* the dry run's probe of the rows it would insert (a --target-where
 	 * testing a column no source column fills), or NULL */
 	char *sql_probe_create, *sql_probe_alter, *sql_probe_insert, *sql_probe_check;
-	bool can_update; /* some written column is neither key nor identity */
-	char ***want;    /* per interval: the finding keys, nwant[i] * nkey texts (NULL: SQL NULL) */
-	size_t *nwant;
+	bool can_update;      /* some written column is neither key nor identity */
+	rk_repair_keys *want; /* per interval: the finding keys (rk_repair_take_key_lines) */
 	char **icol_value;    /* per interval: the interval column's value (no --load-interval) */
 	rk_repair_seen *seen; /* per interval, row by row: the source's digest of it */
 	size_t cur;           /* the interval a row-level scan stages */

@@ -78,7 +78,7 @@ static int rk_repair_row_stage(rk_repair *r, size_t i, bool plan, rk_error *err)
 	    rk_repair_cmd(r, "create plan table", rk_sql_repair_row_diff_create, err) < 0 ||
 	    rk_repair_cmd(r, "create written table", rk_sql_repair_row_written_create, err) < 0)
 		goto done;
-	if (rk_repair_copy_keys(r->tgt, r->want[i], r->nwant[i], r->nkey, err) < 0) {
+	if (rk_repair_copy_key_lines(r->tgt, &r->want[i], err) < 0) {
 		rk_repair_tgt_fail(r, err);
 		goto done;
 	}

@@ -15,6 +15,9 @@
 #include "io/copytext.h"
 #include "rk_sql.h"
 
+/* Bytes of keys one COPY message carries. */
+#define RK_REPAIR_COPY_CHUNK ((size_t)1 << 16)
+
 void rk_repair_strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
@@ -172,15 +175,19 @@ bool *rk_repair_large_cols(const rk_wmap *map, const rk_type *types)
 	return large;
 }
 
-int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
-                        const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err)
+/* Takes one finding's key (nkey texts, none NULL). */
+typedef void (*rk_repair_key_fn)(void *ctx, char *const *texts, size_t nkey);
+
+/* rk_repair_take_keys's walk of res's findings: each key a repair may
+ * write to put; the refusal and the warning as it says. */
+static int rk_repair_keys_walk(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
+                               const char *place, const char *tail, rk_repair_key_fn put, void *ctx,
+                               rk_error *err)
 {
-	size_t n = 0, skipped = 0;
+	size_t skipped = 0;
 	const rk_finding *fd;
 	rk_fwalk fw;
 
-	*want = rk_xcalloc(res->nfindings * nkey + 1, sizeof **want);
-	*nwant = 0;
 	rk_fwalk_start(&fw, res);
 	while ((fd = rk_fwalk_next(&fw, NULL)) != NULL) {
 		bool null = false;
@@ -192,7 +199,6 @@ int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nke
 			rk_finding_key_text(&k, res, fd);
 			rk_buf_printf(&b, " is not unique at the source%s: the source holds %s %u times in %s", scope,
 			              rk_buf_cstr(&k), (unsigned)fd->source_copies, place);
-			*nwant = n;
 			rk_error_set(err, RK_EXIT_USAGE, "%s, so repair cannot tell which copy the target should hold",
 			             rk_buf_cstr(&b));
 			rk_buf_free(&b);
@@ -206,11 +212,8 @@ int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nke
 			skipped++;
 			continue;
 		}
-		for (size_t c = 0; c < nkey; c++)
-			(*want)[n * nkey + c] = rk_xstrdup(fd->key[c]);
-		n++;
+		put(ctx, fd->key, nkey);
 	}
-	*nwant = n;
 	if (rk_fwalk_end(&fw, err) < 0)
 		return -1;
 	if (skipped)
@@ -218,6 +221,106 @@ int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nke
 		            skipped, skipped == 1 ? "" : "s", place, skipped == 1 ? "has" : "have",
 		            skipped == 1 ? "it" : "them", tail);
 	return 0;
+}
+
+typedef struct rk_repair_strv {
+	char **v;
+	size_t n;
+} rk_repair_strv;
+
+static void rk_repair_strv_put(void *ctx, char *const *texts, size_t nkey)
+{
+	rk_repair_strv *w = ctx;
+
+	for (size_t c = 0; c < nkey; c++)
+		w->v[w->n * nkey + c] = rk_xstrdup(texts[c]);
+	w->n++;
+}
+
+int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
+                        const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err)
+{
+	rk_repair_strv w = { rk_xcalloc(res->nfindings * nkey + 1, sizeof *w.v), 0 };
+	int rc = rk_repair_keys_walk(res, key, nkey, scope, place, tail, rk_repair_strv_put, &w, err);
+
+	*want = w.v;
+	*nwant = w.n;
+	return rc;
+}
+
+/* The lines keep the order they were added in: none sorts before another. */
+static int rk_repair_line_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+{
+	(void)a;
+	(void)alen;
+	(void)b;
+	(void)blen;
+	(void)ctx;
+	return 0;
+}
+
+typedef struct rk_repair_lines {
+	rk_repair_keys *k;
+	rk_buf line;
+	bool failed;
+	rk_error err;
+} rk_repair_lines;
+
+static void rk_repair_line_put(void *ctx, char *const *texts, size_t nkey)
+{
+	rk_repair_lines *l = ctx;
+	rk_repair_keys *k = l->k;
+
+	rk_buf_reset(&l->line);
+	for (size_t c = 0; c < nkey; c++) {
+		if (c)
+			rk_buf_putc(&l->line, '\t');
+		rk_copytext_put(&l->line, texts[c], strlen(texts[c]));
+	}
+	rk_buf_putc(&l->line, '\n');
+	if (!l->failed && rk_spill_add(k->lines, l->line.data, l->line.len, &l->err) < 0)
+		l->failed = true;
+	if (k->n < RK_REPAIR_KEY_TEXTS) {
+		if (!k->text)
+			k->text = rk_xcalloc(RK_REPAIR_KEY_TEXTS * nkey, sizeof *k->text);
+		for (size_t c = 0; c < nkey; c++)
+			k->text[k->n * nkey + c] = rk_xstrdup(texts[c]);
+	} else if (k->n == RK_REPAIR_KEY_TEXTS) {
+		/* past them no scan is handed the texts: they go */
+		rk_repair_strv_free(k->text, k->n * nkey);
+		k->text = NULL;
+	}
+	k->n++;
+}
+
+int rk_repair_take_key_lines(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
+                             const char *place, const char *tail, rk_repair_keys *k, rk_error *err)
+{
+	rk_repair_lines l = { k, RK_BUF_INIT, false, { 0 } };
+	int rc;
+
+	rk_repair_keys_free(k, nkey);
+	/* (an eighth of the bound, as each of the drilldown's sorts takes) */
+	k->lines = rk_spill_new(NULL, rk_spill_bound_env() / 8 + 1, rk_repair_line_cmp, NULL);
+	rc = rk_repair_keys_walk(res, key, nkey, scope, place, tail, rk_repair_line_put, &l, err);
+	rk_buf_free(&l.line);
+	if (rc == 0 && l.failed) {
+		*err = l.err;
+		rc = -1;
+	}
+	if (rc == 0 && rk_spill_finish(k->lines, err) < 0)
+		rc = -1;
+	if (rc == 0)
+		rk_log_debug("repair: %zu finding key(s) of %s, %llu run(s) of them spilled", k->n, place,
+		             (unsigned long long)rk_spill_runs_written(k->lines));
+	return rc;
+}
+
+void rk_repair_keys_free(rk_repair_keys *k, size_t nkey)
+{
+	rk_spill_free(k->lines);
+	rk_repair_strv_free(k->text, k->text ? k->n * nkey : 0);
+	memset(k, 0, sizeof *k);
 }
 
 const char *rk_repair_fk_action(char a)
@@ -361,6 +464,45 @@ int rk_repair_count_of(rk_pg_result *res, const char *label, uint64_t *out, char
 	return 0;
 }
 
+/* A COPY of the keys that failed: a key the column type refuses is bad
+ * input. */
+static int rk_repair_copy_keys_failed(rk_error *err)
+{
+	if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
+		err->code = RK_EXIT_USAGE;
+	return -1;
+}
+
+int rk_repair_copy_key_lines(rk_pg *tgt, rk_repair_keys *k, rk_error *err)
+{
+	rk_buf b = RK_BUF_INIT;
+	const void *rec;
+	size_t len;
+	int rc = 0, got;
+
+	if (rk_spill_rewind(k->lines, err) < 0)
+		return -1;
+	if (rk_pg_copy_in_begin(tgt, "stage finding keys", rk_sql_repair_row_want_copy, err) < 0)
+		return -1;
+	/* sent a bound's worth at a time */
+	while (rc == 0 && (got = rk_spill_next(k->lines, &rec, &len, err)) != 0) {
+		if (got < 0) {
+			rk_pg_copy_in_abort(tgt, "the finding keys could not be read back");
+			rk_buf_free(&b);
+			return -1;
+		}
+		rk_buf_append(&b, rec, len);
+		if (b.len >= RK_REPAIR_COPY_CHUNK) {
+			rc = rk_pg_copy_in_put(tgt, b.data, b.len, err);
+			rk_buf_reset(&b);
+		}
+	}
+	if (rc < 0 || (b.len && rk_pg_copy_in_put(tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(tgt, err) < 0)
+		rc = rk_repair_copy_keys_failed(err);
+	rk_buf_free(&b);
+	return rc;
+}
+
 int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey, rk_error *err)
 {
 	rk_buf b = RK_BUF_INIT;
@@ -378,11 +520,8 @@ int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey
 		}
 		rk_buf_putc(&b, '\n');
 	}
-	if ((b.len && rk_pg_copy_in_put(tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(tgt, err) < 0) {
-		if (err->sqlstate[0] == '2' && err->sqlstate[1] == '2')
-			err->code = RK_EXIT_USAGE;
-		rc = -1;
-	}
+	if ((b.len && rk_pg_copy_in_put(tgt, b.data, b.len, err) < 0) || rk_pg_copy_in_end(tgt, err) < 0)
+		rc = rk_repair_copy_keys_failed(err);
 	rk_buf_free(&b);
 	return rc;
 }

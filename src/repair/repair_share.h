@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "io/pg.h"
 #include "io/reader.h"
+#include "io/spill.h"
 #include "io/sqltpl.h"
 #include "load/dest.h"
 #include "repair/repair_types.h"
@@ -104,6 +105,32 @@ bool *rk_repair_large_cols(const rk_wmap *map, const rk_type *types);
 int rk_repair_take_keys(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
                         const char *place, const char *tail, char ***want, size_t *nwant, rk_error *err);
 
+/* The most finding keys a row-level repair hands its source scan as texts
+ * (rk_scan.key_text: a PostgreSQL source asks for them by value, at most
+ * RK_PGREADER_MAX_KEYS); past them the scan reads the interval whole. */
+#define RK_REPAIR_KEY_TEXTS 256
+
+/*
+ * One interval's finding keys for a row-level repair of a PostgreSQL
+ * target: every key as a line of COPY text in a spill (io/spill.h, in
+ * insertion order: in memory below RK_SPILL_BYTES, in files in TMPDIR past
+ * it), so that millions of them cost no memory of their own (issue 25);
+ * their texts too while there are at most RK_REPAIR_KEY_TEXTS.
+ */
+typedef struct rk_repair_keys {
+	rk_spill *lines;
+	size_t n;
+	char **text; /* n * nkey texts, or NULL past RK_REPAIR_KEY_TEXTS keys */
+} rk_repair_keys;
+
+/* rk_repair_take_keys into *k (emptied first; rk_repair_keys_free frees
+ * it, also after a failure). */
+int rk_repair_take_key_lines(const rk_check_result *res, char *const *key, size_t nkey, const char *scope,
+                             const char *place, const char *tail, rk_repair_keys *k, rk_error *err);
+
+/* Frees k's keys (nkey texts each) and empties it. */
+void rk_repair_keys_free(rk_repair_keys *k, size_t nkey);
+
 /* What a delete does to the rows that reference a deleted row, by
  * pg_constraint.confdeltype. */
 const char *rk_repair_fk_action(char a);
@@ -142,5 +169,8 @@ int rk_repair_count_of(rk_pg_result *res, const char *label, uint64_t *out, char
  * sql/repair_row_want_copy.sql; a key the column type refuses (SQLSTATE
  * class 22) is a usage error. */
 int rk_repair_copy_keys(rk_pg *tgt, char *const *want, size_t nwant, size_t nkey, rk_error *err);
+
+/* The same for the keys of k, read from its spill a line at a time. */
+int rk_repair_copy_key_lines(rk_pg *tgt, rk_repair_keys *k, rk_error *err);
 
 #endif

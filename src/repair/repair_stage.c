@@ -116,12 +116,13 @@ int rk_repair_scan(rk_repair *r, rk_stage_what what, const char *copy, rk_error 
 	/* large text values arrive after the COPY, streamed (rk_repair_put_field) */
 	scan.large_bound = rk_large_value_bound();
 	scan.large_cols = r->large_cols;
-	if (what == RK_STAGE_ONE) {
-		/* a hint: a PostgreSQL source asks for the finding keys only */
+	if (what == RK_STAGE_ONE && r->want[r->cur].text) {
+		/* a hint: a PostgreSQL source asks for the finding keys only
+		 * (past RK_REPAIR_KEY_TEXTS of them it reads the interval) */
 		scan.key_index = r->map.key;
 		scan.nkey = r->map.nkey;
-		scan.key_text = (const char *const *)r->want[r->cur];
-		scan.nkeys = r->nwant[r->cur];
+		scan.key_text = (const char *const *)r->want[r->cur].text;
+		scan.nkeys = r->want[r->cur].n;
 	}
 	r->what = what;
 	r->rows = 0;

@@ -638,3 +638,32 @@ test_new_user_target_with_lineage_identity_and_children() {
 	assert_eq "$untouched" "$(physical)" "the second run"
 	sql $TGT "drop table mart.order_items" >/dev/null
 }
+
+# More finding keys than a scan is handed by value (RK_REPAIR_KEY_TEXTS,
+# 256), kept in a spill that holds one byte in memory (RK_SPILL_BYTES=1:
+# every key through run files, issue 25): the interval's source rows are
+# staged whole, and still only the rows that differ are written.
+test_many_keys_through_a_spill() {
+	local opts=(--table public.many --key id --time ts --sum amount) before db
+	local range=(--from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h --now 2026-04-01T00:00:00Z)
+	for db in $SRC $TGT; do
+		sql $db "drop table if exists many;
+		         create table many (id int primary key, ts timestamptz not null, amount numeric(12,2));
+		         insert into many select g, '2026-03-02 00:00+00'::timestamptz + g * interval '1 second', g
+		         from generate_series(1, 900) g" >/dev/null
+	done
+	# 300 changed, 86 missing
+	sql $TGT "update many set amount = amount + 1 where id % 3 = 0;
+	          delete from many where id % 7 = 0 and id % 3 <> 0" >/dev/null
+	assert_exit 1 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${opts[@]}" "${range[@]}" \
+		--rerun-list rerun.csv
+	before=$(sql $TGT "select ctid::text, xmin::text, t::text from many t where id % 3 <> 0 order by id")
+	assert_exit 0 env RK_SPILL_BYTES=1 "$RECKON" repair --source "$(conn $SRC)" --target "$(conn $TGT)" \
+		"${opts[@]}" --rerun-list rerun.csv --execute --format json -vv
+	assert_eq "match 86 300 0" "$(jget "$OUT" '.intervals[] | "\(.status) \(.inserted) \(.updated) \(.deleted_by_time)"')"
+	assert_match "$(sed -nE 's/.*repair: 386 finding key\(s\) of .*, ([0-9]+) run\(s\) of them spilled.*/\1/p' "$ERR" | head -n 1)" \
+		'^[1-9][0-9]*$' "runs of keys spilled"
+	assert_eq "$before" "$(sql $TGT "select ctid::text, xmin::text, t::text from many t where id % 3 <> 0 and id % 7 <> 0 order by id")" \
+		"rows that matched: ctid, xmin, every column"
+	assert_exit 0 rk check --source "$(conn $SRC)" --target "$(conn $TGT)" "${opts[@]}" "${range[@]}"
+}
