@@ -289,7 +289,6 @@ static int rk_add_finding(rk_check_result *res, const rk_tally *t, char **key, r
 	/* a duplicated row whose target copies all equal its one source copy:
 	 * an insert written again as it was (the diagnosis's retried insert) */
 	f->same_copies = kind == RK_FIND_DUPLICATED && t->s == 1 && t->ht == (rk_u128)t->t * t->hs;
-	f->looked_up = false;
 	f->source_time = t->src_t;
 	f->target_time = t->tgt_t;
 	span.source_min = t->s ? t->src_lo : RK_USEC_NINF;

@@ -46,7 +46,6 @@ typedef struct rk_finding {
 	uint32_t window : 24;     /* index into the windows (at most RK_MAX_WINDOWS, below 2^24) */
 	uint32_t kind : 4;        /* rk_find_kind */
 	uint32_t same_copies : 1; /* duplicated, one source copy: every target copy is that row */
-	uint32_t looked_up : 1;   /* an extra key looked up by key over all time: rk_finding_lookup */
 } rk_finding;
 
 _Static_assert(sizeof(rk_finding) == 56, "rk_finding is 56 bytes (issue 25)");

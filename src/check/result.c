@@ -352,8 +352,6 @@ rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi)
 	memmove(&r->lookups[at + 1], &r->lookups[at], (r->nlookups - at) * sizeof *r->lookups);
 	r->nlookups++;
 	r->lookups[at] = (rk_lookup){ fi, RK_USEC_NINF, false };
-	if (r->findings)
-		r->findings[fi].looked_up = true;
 	return &r->lookups[at];
 }
 

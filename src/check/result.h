@@ -268,7 +268,7 @@ void rk_finding_spans_done(rk_check_result *r);
 const rk_lookup *rk_finding_lookup(const rk_check_result *r, size_t fi);
 
 /* Finding fi's lookup, made (source_elsewhere RK_USEC_NINF, target_has_it
- * false, its looked_up set) when it has none. */
+ * false) when it has none. */
 rk_lookup *rk_finding_lookup_add(rk_check_result *r, size_t fi);
 
 /* The changes of finding fi: *n of them from the returned index. */
