@@ -527,7 +527,7 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		}
 	}
 	v = rk_job_outcomes(&job);
-	summary = rk_jobsummary_json(v, job.n, status);
+	summary = rk_jobsummary_json(v, job.n, &status);
 	if (report && o->only.n && rk_jobsummary_keep(o->report, labels, nlabels, v, job.n, summary, report, &err) < 0) {
 		rk_adir_abort(report);
 		report = NULL;
@@ -546,7 +546,7 @@ static int rk_check_job(rk_opts *o, int argc, char **argv)
 		json_dumpf(summary, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 	} else {
-		rk_jobsummary_text(stdout, v, job.n, status);
+		rk_jobsummary_text(stdout, v, job.n, &status);
 	}
 	if (fflush(stdout) != 0) {
 		rk_error_set(&err, RK_EXIT_RUNTIME, "cannot write to standard output");

@@ -13,14 +13,14 @@
 #include "core/log.h"
 #include "report/status.h"
 
-json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status)
+json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int *status)
 {
 	json_t *root = json_object(), *tables = json_object();
 	bool any_error = false, any_differ = false;
 
 	for (size_t i = 0; i < n; i++) {
 		json_t *s;
-
+		int st = t[i].status;
 		rk_error err;
 
 		rk_error_clear(&err);
@@ -28,26 +28,30 @@ json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status)
 		if (s) {
 			json_object_set_new(s, "error", json_null());
 		} else if (t[i].res) {
-			/* its findings could not be read back: an error as the
-			 * table's own would be */
+			/* its findings could not be read back: the table failed,
+			 * and the job with it */
+			rk_error_prefix(&err, "table %s", t[i].label);
+			rk_log_error(&err);
 			s = json_object();
 			json_object_set_new(s, "verdict", json_string("error"));
 			json_object_set_new(s, "error", json_string(err.msg));
-			any_error = true;
+			st = RK_EXIT_RUNTIME;
+			if (*status < RK_EXIT_RUNTIME)
+				*status = RK_EXIT_RUNTIME;
 		} else {
 			s = json_object();
 			json_object_set_new(s, "verdict", json_string("error"));
 			json_object_set_new(s, "error", json_string(t[i].err->msg));
 		}
-		json_object_set_new(s, "exit_status", json_integer(t[i].status));
+		json_object_set_new(s, "exit_status", json_integer(st));
 		json_object_set_new(s, "seconds", json_real(t[i].seconds));
 		json_object_set_new(tables, t[i].label, s);
-		any_error |= t[i].status > RK_EXIT_DIFFER;
+		any_error |= st > RK_EXIT_DIFFER;
 		any_differ |= t[i].status == RK_EXIT_DIFFER;
 	}
 	json_object_set_new(root, "verdict", json_string(any_error ? "error" : any_differ ? "differ"
 	                                                                                  : "match"));
-	json_object_set_new(root, "exit_status", json_integer(status));
+	json_object_set_new(root, "exit_status", json_integer(*status));
 	json_object_set_new(root, "tables", tables);
 	return root;
 }
@@ -93,7 +97,7 @@ static void rk_jobsummary_lines(FILE *out, const rk_jobsummary_table *t, size_t 
 	}
 }
 
-void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int status)
+void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int *status)
 {
 	rk_buf counts = RK_BUF_INIT;
 	rk_error err;
@@ -111,11 +115,14 @@ void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int s
 		fprintf(out, "\n== %s: %s against %s\n", t[i].label, t[i].res->side[0].describe, t[i].res->side[1].describe);
 		if (rk_report_text_damage(out, t[i].ctx, t[i].res, &err) < 0) {
 			fprintf(out, "(the findings could not be read: %s)\n", err.msg);
+			rk_error_prefix(&err, "table %s", t[i].label);
 			rk_log_error(&err);
+			if (*status < RK_EXIT_RUNTIME)
+				*status = RK_EXIT_RUNTIME;
 		}
 	}
 	rk_jobsummary_counts(&counts, t, n);
-	fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), status);
+	fprintf(out, "\njob: %s, exit status %d\n", rk_buf_cstr(&counts), *status);
 	rk_buf_free(&counts);
 }
 

@@ -29,16 +29,19 @@ typedef struct rk_jobsummary_table {
 /* The job's summary.json as a JSON object (new reference): its verdict,
  * exit status and, per label, the table's rk_report_summary object (or,
  * for a table that failed, "verdict": "error" and its "error"), each with
- * its "exit_status" and "seconds". */
-json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int status);
+ * its "exit_status" and "seconds".  A table whose findings' store cannot
+ * be read back fails there: *status (the job's) is raised to
+ * RK_EXIT_RUNTIME. */
+json_t *rk_jobsummary_json(const rk_jobsummary_table *t, size_t n, int *status);
 
 /* The job's outcome counted ("1 differs, 2 failed, 3 match"), into b. */
 void rk_jobsummary_counts(rk_buf *b, const rk_jobsummary_table *t, size_t n);
 
 /* The text on stdout: one line per table, then the damage of each table
  * that differs and the error of each that failed, then the counts and the
- * job's exit status. */
-void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int status);
+ * job's exit status (*status, raised to RK_EXIT_RUNTIME when a table's
+ * findings' store cannot be read back). */
+void rk_jobsummary_text(FILE *out, const rk_jobsummary_table *t, size_t n, int *status);
 
 /*
  * The tables a check --job --only run did not check, kept in its report

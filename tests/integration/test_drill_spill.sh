@@ -212,3 +212,60 @@ test_drill_spill_store_pass_fails() {
 	assert_file_eq def/summary.json before/summary.json
 	assert_eq "" "$(temporaries .)" "temporaries left by the whole run"
 }
+
+# The same for a job: whichever pass of a table's store fails - in its
+# check, its summary, its report files or the job's text - the job exits 3
+# and its summary on stdout says so (the table itself failed when its check
+# or its summary could not read the store), and nothing is left beside the
+# report set (issue 25).  (A job puts its set in place with a failed table
+# in it, as the table's error: docs/jobs.md.)
+test_drill_spill_job_store_pass_fails() {
+	[[ -x $RECKON_FAULTS ]] || skip "no binary with the test hooks at $RECKON_FAULTS (make BUILD/tests/reckon-faults, or RECKON_FAULTS=PATH)"
+	local k rc=0
+	cat >job.ini <<-INI
+		[defaults]
+		source = $(conn $SRC)
+		target = $(conn $TGT)
+		window = 1h
+		from = 2026-03-02T00:00:00Z
+		to = 2026-03-02T06:00:00Z
+		now = 2026-04-01T00:00:00Z
+
+		[table t]
+		table = t
+		key = id,k2
+		time = ts
+		sum = amount
+	INI
+	rk check --job job.ini --report jrep >/dev/null 2>&1 || rc=$?
+	assert_eq 1 "$rc" "exit status of the first job"
+	cp -a jrep jbefore
+	for ((k = 1; k < 100; k++)); do
+		rc=0
+		RK_SPILL_BYTES=1 RECKON_TEST_FAULT=findstore-pass:fail@$k "$RECKON_FAULTS" check --job job.ini \
+			--report jrep --format json >k.out 2>k.err || rc=$?
+		[[ $rc == 3 ]] || break
+		assert_contains k.err "cannot read the findings' store again"
+		assert_eq 3 "$(jq -r '.exit_status' k.out)" "the job's exit status in its summary at pass $k"
+		if grep -q "table t: cannot read the findings' store again" k.err; then
+			assert_eq error "$(jq -r '.tables.t.verdict' k.out)" "the table's verdict at pass $k"
+		fi
+		assert_eq "" "$(temporaries .)" "temporaries left at pass $k"
+	done
+	assert_eq 1 "$rc" "exit status once no pass fails"
+	assert_eq 1 "$((k > 9))" "passes of the store ($((k - 1)))"
+	assert_file_eq jrep/t/findings.csv jbefore/t/findings.csv
+	# the text on stdout: its last pass is the damage's, and when that one
+	# fails the text says so and the job fails
+	for ((k = 1; k < 100; k++)); do
+		rc=0
+		RK_SPILL_BYTES=1 RECKON_TEST_FAULT=findstore-pass:fail@$k "$RECKON_FAULTS" check --job job.ini \
+			>t.out 2>t.err || rc=$?
+		[[ $rc == 3 ]] || break
+		cp t.out last.out
+		assert_contains t.err "cannot read the findings' store again"
+	done
+	assert_eq 1 "$rc" "exit status of the text job once no pass fails"
+	assert_contains last.out "(the findings could not be read: cannot read the findings' store again"
+	assert_contains last.out "exit status 3"
+}
