@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "check/history.h"
-#include "check/tallies.h"
 #include "io/spill.h"
 #include "core/buf.h"
 #include "core/log.h"
@@ -840,8 +839,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		if (!count[p])
 			return;
 		/* the pattern's findings, in order; distinct keys by their hashes */
-		keys = rk_spill_new(g->all->spill_dir, rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1, rk_hash_rec_cmp,
-		                    NULL);
+		keys = rk_spill_new(g->all->spill_dir, rk_spill_share_bound(), rk_hash_rec_cmp, NULL);
 		rk_dwalk_start(&dw, g);
 		while ((f = rk_dwalk_next(&dw, &gi, &i, &fp)) != NULL) {
 			rk_u128 h = f->key_hash;

@@ -784,7 +784,7 @@ int rk_drill_run(rk_side sides[2], const rk_check_spec *spec, rk_check_result *r
 	rk_drill_queue(res, sliced, held, split_time, &queue);
 	/* the tallies are read back once or twice, in order, while the
 	 * findings grow beside them: an eighth of the bound in memory */
-	rk_tallies_init(&ts, spec->spill_dir, rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1, res->nkey, split_time);
+	rk_tallies_init(&ts, spec->spill_dir, rk_spill_share_bound(), res->nkey, split_time);
 	/* (and the findings' store, past as many bytes of them) */
 	res->spill_dir = spec->spill_dir;
 	if (sliced)

@@ -240,23 +240,18 @@ static int rk_finding_idx_cmp(const void *a, const void *b)
 	return c ? c : (i < j ? -1 : i > j);
 }
 
-/* Bytes of findings held in memory, the tallies' and the rows' spills'
- * share of RK_SPILL_BYTES: past them the findings go to a store. */
-static size_t rk_findings_bound(void)
-{
-	return rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1;
-}
-
-/* The findings made so far, moved out of memory into a new store of res
- * (rk_check_result.store): the rest are added to it as they are made. */
+/* The findings made so far - past rk_spill_share_bound() bytes of them and
+ * their keys, the share the tallies' and the rows' spills take too - moved
+ * out of memory into a new store of res (rk_check_result.store): the rest
+ * are added to it as they are made. */
 static int rk_findings_to_store(rk_check_result *res, rk_error *err)
 {
-	res->store = rk_findstore_new(res->spill_dir, rk_findings_bound(), res->nkey);
+	res->store = rk_findstore_new(res->spill_dir, rk_spill_share_bound(), res->nkey);
 	for (size_t i = 0; i < res->nfindings; i++)
 		if (rk_findstore_add(res->store, &res->findings[i], err) < 0)
 			return -1;
 	rk_log_debug("findings: %zu of them past %zu bytes in memory: into a store in %s", res->nfindings,
-	             rk_findings_bound(), res->spill_dir ? res->spill_dir : "TMPDIR");
+	             rk_spill_share_bound(), res->spill_dir ? res->spill_dir : "TMPDIR");
 	free(res->findings);
 	res->findings = NULL;
 	res->findings_cap = 0;
@@ -308,7 +303,7 @@ int rk_classify_tally(void *ctx, rk_tally *t, rk_error *err)
 	char **key;
 	int rc = 0;
 
-	if (!res->store && res->nfindings * sizeof *res->findings + res->key_pool.nblocks * RK_KEYPOOL_BLOCK > rk_findings_bound() &&
+	if (!res->store && res->nfindings * sizeof *res->findings + res->key_pool.nblocks * RK_KEYPOOL_BLOCK > rk_spill_share_bound() &&
 	    rk_findings_to_store(res, err) < 0)
 		return -1;
 	key = rk_disp_decode(&res->key_pool, t->enc, res->nkey);

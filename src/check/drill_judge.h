@@ -67,7 +67,7 @@ void rk_held_pieces(const rk_drill_round *rd, rk_helds *held);
 /* Turns the tally t into its findings (one a key, with a source_duplicate
  * beside it when the source holds the key more than once), appended to
  * res's (an rk_tally_sink: res is the rk_check_result), or past
- * RK_SPILL_BYTES / RK_DRILL_SPILL_SHARE bytes of them added to its store
+ * rk_spill_share_bound() bytes of them added to its store
  * (rk_check_result.store, in spill_dir), every one made so far moved
  * there.  Each (window, key)
  * has one tally: a leaf holds all copies of a key in its slice, and the

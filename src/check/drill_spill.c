@@ -65,7 +65,7 @@ int rk_drow_rec_cmp(const void *a, size_t alen, const void *b, size_t blen, void
 
 rk_spill *rk_drow_spill_new(const char *dir)
 {
-	return rk_spill_new(dir, rk_spill_bound_env() / RK_DRILL_SPILL_SHARE + 1, rk_drow_rec_cmp, NULL);
+	return rk_spill_new(dir, rk_spill_share_bound(), rk_drow_rec_cmp, NULL);
 }
 
 int rk_drow_spill_join(rk_spill *to, rk_spill *from, rk_error *err)

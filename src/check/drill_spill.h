@@ -34,7 +34,7 @@ void rk_drow_unpack(const void *p, rk_drow *r);
 int rk_drow_rec_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx);
 
 /* A new spill of row records, in dir (NULL: the spill's default), its bound
- * an RK_DRILL_SPILL_SHARE-th of rk_spill_bound_env(). */
+ * rk_spill_share_bound(). */
 rk_spill *rk_drow_spill_new(const char *dir);
 
 /* Ends the adding to both spills: the records of from (the target's rows

@@ -47,13 +47,6 @@ typedef struct rk_helds {
 /* Notes the span [lo, hi] of source time (both ends included). */
 void rk_held_add(rk_helds *h, rk_usec lo, rk_usec hi);
 
-/* The share of the spill's bound (RK_SPILL_BYTES) that each of the
- * drilldown's spills - the tallies, and each side's rows of the verify
- * pass (drill_spill.h) - holds in memory: the findings grow beside them
- * while they are walked, so they wait on disk early (written once, read
- * back in order once or twice). */
-#define RK_DRILL_SPILL_SHARE 8
-
 typedef struct rk_tallies {
 	rk_spill *sp;
 	size_t nkey;

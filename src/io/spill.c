@@ -63,6 +63,11 @@ size_t rk_spill_bound_env(void)
 	return rk_env_bytes("RK_SPILL_BYTES", RK_SPILL_DEFAULT_BYTES, 1, SIZE_MAX);
 }
 
+size_t rk_spill_share_bound(void)
+{
+	return rk_spill_bound_env() / RK_SPILL_SHARE + 1;
+}
+
 rk_spill *rk_spill_new(const char *dir, size_t bound, rk_spill_cmp cmp, void *ctx)
 {
 	rk_spill *s = rk_xcalloc(1, sizeof *s);

@@ -45,6 +45,14 @@ typedef struct rk_spill rk_spill;
  * not used: the default is, with a warning (core/env.h). */
 size_t rk_spill_bound_env(void);
 
+/* The share of that bound each sort of a run that holds several at once
+ * takes in memory: the drilldown's tallies, each side's rows of its verify
+ * pass, the findings' store, a cause's key hashes, a repair's keys. */
+#define RK_SPILL_SHARE 8
+
+/* rk_spill_bound_env() / RK_SPILL_SHARE, at least 1. */
+size_t rk_spill_share_bound(void);
+
 /* A new, empty sort.  dir: where run files go (NULL or "": $TMPDIR, else
  * /tmp); copied.  bound: bytes of records (and their bookkeeping) held in
  * memory before a run is written.  cmp and ctx order the records. */

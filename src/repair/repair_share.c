@@ -300,8 +300,7 @@ int rk_repair_take_key_lines(const rk_check_result *res, char *const *key, size_
 	int rc;
 
 	rk_repair_keys_free(k, nkey);
-	/* (an eighth of the bound, as each of the drilldown's sorts takes) */
-	k->lines = rk_spill_new(NULL, rk_spill_bound_env() / 8 + 1, rk_repair_line_cmp, NULL);
+	k->lines = rk_spill_new(NULL, rk_spill_share_bound(), rk_repair_line_cmp, NULL);
 	rc = rk_repair_keys_walk(res, key, nkey, scope, place, tail, rk_repair_line_put, &l, err);
 	rk_buf_free(&l.line);
 	if (rc == 0 && l.failed) {

@@ -6,7 +6,6 @@
  */
 #include "report/report.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "check/diagnose.h"
 #include "check/history.h"
 #include "core/buf.h"
-#include "core/log.h"
 #include "core/text.h"
 #include "core/tz.h"
 #include "report/status.h"
