@@ -60,7 +60,9 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
  * (or NULL: not asked) that its transaction also wrote rows at or before
  * its time (in its window or the one before) that arrived: then it is no
  * late commit.  Fills
- * res->diagnosis (created when NULL), replacing earlier causes.
+ * res->diagnosis (created when NULL), replacing earlier causes.  The
+ * findings must be in memory (res->store NULL): rk_diagnose_run takes a
+ * store's through a proxy.
  */
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why);
