@@ -323,6 +323,7 @@ static int rk_drill_side(rk_side *s)
 		scan.keybits = any_bits ? kb : NULL;
 		scan.key_text = d->key_text;
 		scan.nkeys = d->key_text ? d->nkeyset : 0;
+		scan.serial = d->serial;
 		/* binary COPY when it can show every key value as the text would:
 		 * a float key is shown as PostgreSQL prints it, which its bits do
 		 * not say */
@@ -353,6 +354,7 @@ static void rk_dside_reset(rk_dside *d, rk_entry *entries, size_t n)
 	d->keyset = NULL;
 	d->nkeyset = 0;
 	d->key_text = NULL;
+	d->serial = false;
 	d->nrows = 0;
 	rk_buf_reset(&d->arena);
 }
@@ -620,6 +622,10 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, rk_dside ds[2
 		ds[s].keyset = vk.unfiltered ? NULL : vk.keys;
 		ds[s].nkeyset = vk.unfiltered ? 0 : vk.n;
 		ds[s].key_text = res->nkey && !vk.unfiltered ? vk.text : NULL;
+		/* shared, the two sides' reads of the windows already run at once,
+		 * often on one server: a side's parallel workers would only
+		 * compete with the other's (docs/performance.md) */
+		ds[s].serial = ne[1] > 0;
 		ds[s].spill = rk_drow_spill_new(spill_dir);
 		/* the rounds' rows are judged: the pass collects into the spill */
 		free(ds[s].rows);
@@ -641,6 +647,7 @@ static int rk_drill_verify(rk_side sides[2], rk_check_result *res, rk_dside ds[2
 	for (int s = 0; s < 2; s++) {
 		ds[s].keyset = NULL;
 		ds[s].key_text = NULL;
+		ds[s].serial = false;
 	}
 	rk_vkeys_free(&vk);
 	/* the target's rows are the source's copies too; then the tallies (in

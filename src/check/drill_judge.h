@@ -37,6 +37,7 @@ typedef struct rk_dside {
 	const rk_u128 *keyset;    /* when set: only rows of these keys (sorted) */
 	size_t nkeyset;
 	const char *const *key_text; /* ... whose display texts these are (a hint for the reader) */
+	bool serial;                 /* its scan read by one process (rk_scan.serial) */
 	rk_drow *rows;
 	size_t nrows, caprows;
 	rk_buf arena;           /* display texts of collected keys (with spill: a record's scratch) */

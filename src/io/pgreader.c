@@ -707,6 +707,8 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 	rk_pgsql_scan(r, scan, binary, &r->sql, &empty);
 	if (empty)
 		return 0;
+	if (scan->serial && rk_pg_script(r->pg, "serial scan settings", rk_sql_session_scan_serial, err) < 0)
+		goto failed;
 	r->fn = fn;
 	r->ctx = ctx;
 	r->rows = 0;
@@ -720,10 +722,14 @@ static int rk_pgreader_scan(void *impl, const rk_scan *scan, rk_row_fn fn, void 
 		rc = rk_pglarge_deliver(r, scan->late ? scan->late : fn, ctx, err);
 	rk_pglarge_reset(r, false);
 	r->large_bound = 0;
+	if (rc == 0 && scan->serial &&
+	    rk_pg_script(r->pg, "serial scan settings", rk_sql_session_scan_serial_reset, err) < 0)
+		rc = -1;
 	if (rc == 0) {
 		rk_log_debug("%s: %llu rows", r->desc, (unsigned long long)r->rows);
 		return 0;
 	}
+failed:
 	if (strcmp(err->sqlstate, "42501") == 0) {
 		/* the relation the user named cannot be read: configuration */
 		err->code = RK_EXIT_USAGE;

@@ -128,6 +128,8 @@ typedef struct rk_scan {
 	                              * findings show it; NULL entry: SQL NULL): only rows
 	                              * holding one of these keys */
 	size_t nkeys;
+	bool serial; /* read by one process: a PostgreSQL reader plans the statement
+	              * without parallel workers (session_scan_serial.sql) */
 	/*
 	 * Large values out of band (docs/performance.md "Large values"): a
 	 * reader that can re-read a row in its snapshot (a PostgreSQL table)

@@ -323,6 +323,52 @@ test_drilldown_without_a_key_index_reads_the_damaged_windows() {
 	sql postgres "drop database $db with (force)" >/dev/null
 }
 
+# The last pass shared between the sides (no index on the key) runs both
+# sides' reads of the damaged windows at once: neither statement is planned
+# with parallel workers, which on one server would only compete with the
+# other side's read (sql/session_scan_serial.sql).  The planner is pushed
+# to parallel plans (every parallel cost 0), and auto_explain logs each
+# plan: the rest of the check's statements get workers, those two do not.
+test_shared_last_pass_plans_no_parallel_workers() {
+	local db=ck_par log=$RK_PGDIR/log/postgres.log at
+	createdb $db
+	sql $db >/dev/null <<-SQL
+		create table s (id int, ts timestamptz, v int);
+		insert into s select g, '2026-03-02 00:00+00'::timestamptz + g * interval '3 seconds', g
+		from generate_series(0, 28799) g;
+		create index on s (ts);
+		create table t as select * from s;
+		delete from t where id = 4000;
+		insert into t select id, ts + interval '20 minutes', v from t where id = 9000;
+		create index on t (ts);
+		analyze s;
+		analyze t;
+	SQL
+	at=$(stat -c %s "$log")
+	PGOPTIONS="-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c parallel_setup_cost=0
+		-c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0" \
+		RECKON_DIAGNOSE=off assert_exit 1 rk check --source "$(conn $db)" --target "$(conn $db)" --source-table s \
+		--target-table t --key id --time ts --from 2026-03-02T00:00:00Z --to 2026-03-03T00:00:00Z --window 1h \
+		--now 2026-03-04T00:00:00Z --report rep -v
+	assert_contains "$ERR" "the source's copies of 2 key(s) in 2 time-split window(s), the target counting them in half the slices that matched"
+	# the log's entries (each opens with its time): the plans of the
+	# statements that ask for keys by value (the last pass's, one a side:
+	# no changed key is read), how many of them have workers, and how many
+	# other plans do
+	tail -c +"$((at + 1))" "$log" | awk '
+		function judge() { if (e !~ /Query Text:/) return; if (e ~ /"id"\) = /) { n++; w += e ~ /Workers Planned/ } else o += e ~ /Workers Planned/ }
+		/^[0-9][0-9][0-9][0-9]-/ { judge(); e = "" }
+		{ e = e $0 "\n" }
+		END { judge(); print n + 0, w + 0, (o > 0) }' >plans
+	assert_eq "2 0 1" "$(cat plans)" "the last pass's plans, those with workers; other plans with workers"
+	assert_file_eq rep/findings.csv - <<-EOF
+		window_start,window_end,kind,id,source_copies,target_copies
+		2026-03-02T03:00:00Z,2026-03-02T04:00:00Z,missing,4000,1,0
+		2026-03-02T07:00:00Z,2026-03-02T08:00:00Z,duplicated,9000,1,2
+	EOF
+	sql postgres "drop database $db with (force)" >/dev/null
+}
+
 # Without an index on the key, the changed key's rows are read where the
 # drilldown's leaves held its differing copies (a time range the index on
 # the time serves), not in its whole window: the target hands out no more
