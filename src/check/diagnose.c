@@ -28,8 +28,6 @@
 
 /* Keys named as examples in one evidence. */
 #define RK_DIAG_EXAMPLES 3
-/* Spans listed in one gap or repeat evidence. */
-#define RK_DIAG_SPANS 3
 #define RK_DIAG_HOUR (3600 * RK_USEC_PER_SEC)
 /* Not yet fitted to a pattern. */
 #define RK_PAT_NONE RK_PAT_COUNT
@@ -143,18 +141,19 @@ typedef struct rk_diag {
 	unsigned char *of;          /* [res->nfindings]: each finding's rk_pattern */
 	const bool *arrived;        /* [res->nfindings] or NULL: no late commit, its transaction's rows arrived */
 	const rk_check_result *all; /* every finding, their lookups and changes */
-	const bool *dupwin;         /* a proxy's windows (rk_diagnose_in_proxy), or NULL: res is all */
+	const rk_dproxy *px;        /* how res, a proxy, stands for all (rk_diagnose_in_proxy), or NULL: res is all */
 	bool failed;                /* a read of all's store failed: err */
 	rk_error err;
 } rk_diag;
 
 /* All's findings in order, each with its pattern: a proxy's findings (at
- * index pi of res) as it classified them, the rest as they classify alone
- * (rk_diagnose_alone). */
+ * index pi of res) as it classified them, the lost rows it left out as its
+ * sweep placed them, the rest as they classify alone (rk_diagnose_alone). */
 typedef struct rk_dwalk {
 	rk_fwalk w;
 	const rk_diag *g;
 	size_t pi; /* the proxy's next finding */
+	size_t li; /* the next lost row left out */
 } rk_dwalk;
 
 static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
@@ -162,6 +161,7 @@ static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
 	rk_fwalk_start(&d->w, g->all);
 	d->g = g;
 	d->pi = 0;
+	d->li = 0;
 }
 
 /* The next finding, its index in all (*gi), in res (*pi, SIZE_MAX when
@@ -169,14 +169,18 @@ static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
 static const rk_finding *rk_dwalk_next(rk_dwalk *d, size_t *gi, size_t *pi, rk_pattern *pat)
 {
 	const rk_finding *f = rk_fwalk_next(&d->w, gi);
+	const rk_dproxy *px = d->g->px;
 
 	if (!f)
 		return NULL;
-	if (rk_diagnose_in_proxy(d->g->dupwin, f)) {
+	*pi = SIZE_MAX;
+	if (rk_diagnose_in_proxy(px, f)) {
 		*pi = d->pi++;
 		*pat = (rk_pattern)d->g->of[*pi];
+	} else if (px->lost_alone && rk_diagnose_lost(f)) {
+		*pat = d->li < px->nlost ? (rk_pattern)px->lost_of[d->li] : RK_PAT_UNCLASSIFIED;
+		d->li++;
 	} else {
-		*pi = SIZE_MAX;
 		*pat = rk_diagnose_alone(f);
 	}
 	return f;
@@ -302,24 +306,14 @@ static rk_usec rk_elsewhere(const rk_check_result *r, size_t fi)
 	return lk ? lk->source_elsewhere : RK_USEC_NINF;
 }
 
-/* A span of damaged rows that gap or repeat names. */
-typedef struct rk_span {
-	rk_usec first, last;
-	size_t rows;
-} rk_span;
-
-typedef struct rk_spans {
-	rk_span *v;
-	size_t n;
-} rk_spans;
-
-static void rk_span_add(rk_spans *s, rk_usec first, rk_usec last, size_t rows)
+void rk_dspans_add(rk_dspans *s, rk_usec first, rk_usec last, size_t rows)
 {
-	s->v = rk_xrealloc(s->v, (s->n + 1) * sizeof *s->v);
-	s->v[s->n++] = (rk_span){ first, last, rows };
+	if (s->n < RK_DIAG_SPANS)
+		s->v[s->n] = (rk_dspan){ first, last, rows };
+	s->n++;
 }
 
-static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
+bool rk_diagnose_on_boundary(const rk_check_result *r, rk_usec t)
 {
 	if (t % RK_DIAG_HOUR == 0)
 		return true;
@@ -334,8 +328,8 @@ static bool rk_on_boundary(const rk_check_result *r, rk_usec t)
  * pattern holds yet become `pat` when there are at least two (repeat: when
  * they are not all on a boundary; those become boundary, however few).
  */
-static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_spans *spans,
-                    rk_spans *bspans)
+static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, rk_pattern pat, rk_dspans *spans,
+                    rk_dspans *bspans)
 {
 	const rk_check_result *r = g->res;
 	size_t start = 0;
@@ -355,7 +349,7 @@ static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, r
 			if (g->of[cand[j]] != RK_PAT_NONE)
 				continue;
 			free_rows++;
-			all_boundary &= rk_on_boundary(r, f->source_time);
+			all_boundary &= rk_diagnose_on_boundary(r, f->source_time);
 			if (f->source_time < first)
 				first = f->source_time;
 			if (f->source_time > last)
@@ -373,7 +367,7 @@ static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, r
 			for (size_t j = start; j < k; j++)
 				if (g->of[cand[j]] == RK_PAT_NONE)
 					g->of[cand[j]] = to;
-			rk_span_add(to == RK_PAT_BOUNDARY ? bspans : spans, first, last, free_rows);
+			rk_dspans_add(to == RK_PAT_BOUNDARY ? bspans : spans, first, last, free_rows);
 		}
 		start = k;
 	}
@@ -432,7 +426,7 @@ static void rk_lag_text(rk_buf *b, double s)
 		rk_buf_printf(b, "%lldd %lldh", v / 86400, v % 86400 / 3600);
 }
 
-static void rk_spans_text(rk_buf *b, const rk_spans *s)
+static void rk_spans_text(rk_buf *b, const rk_dspans *s)
 {
 	char t1[RK_TIME_STRLEN], t2[RK_TIME_STRLEN];
 
@@ -698,7 +692,7 @@ static void rk_cause_words(rk_cause *c, size_t nmissing, int hist_all)
 /* The opening of cause c's evidence, in ev: what its findings have in
  * common (examples and history follow it, rk_add_cause). */
 static void rk_evidence_opening(rk_buf *ev, rk_diag *g, const rk_cause *c, size_t nmissing, rk_usec settle,
-                                const rk_usec *commit, const rk_spans *spans)
+                                const rk_usec *commit, const rk_dspans *spans)
 {
 	char sd[RK_TIME_STRLEN];
 
@@ -813,7 +807,7 @@ static size_t rk_distinct(rk_spill *sp, rk_diag *g)
 }
 
 /* Appends the cause of pattern p, when some finding has it. */
-static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_spans *spans,
+static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec *commit, const rk_dspans *spans,
                          const char *late_why, const size_t *count)
 {
 	rk_check_result *r = g->res;
@@ -889,8 +883,8 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 
 /* The causes, in rk_pattern order: each pattern's findings counted over
  * all of them (one pass), then a cause for each that has some. */
-static void rk_add_causes(rk_diag *g, rk_usec settle, const rk_usec *commit, const rk_spans *gaps,
-                          const rk_spans *repeats, const char *late_why)
+static void rk_add_causes(rk_diag *g, rk_usec settle, const rk_usec *commit, const rk_dspans *gaps,
+                          const rk_dspans *repeats, const char *late_why)
 {
 	size_t count[RK_PAT_COUNT] = { 0 }, gi, pi;
 	rk_dwalk dw;
@@ -957,7 +951,7 @@ static bool rk_repeat_cand(const rk_finding *f)
 	return f->kind == RK_FIND_DUPLICATED && f->source_copies;
 }
 
-static bool rk_gap_cand(const rk_finding *f)
+bool rk_diagnose_lost(const rk_finding *f)
 {
 	return f->kind == RK_FIND_MISSING && f->target_copies == 0;
 }
@@ -970,7 +964,7 @@ void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *c
 	(void)rk_diagnose_classify_in(res, res, NULL, settle, commit, known, arrived, late_why, &err);
 }
 
-int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const rk_dproxy *px, rk_usec settle,
                             const rk_usec *commit, const bool *known, const bool *arrived, const char *late_why,
                             rk_error *err)
 {
@@ -978,7 +972,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	size_t n = res->nfindings, ncand = 0, ndup = 0, ngap = 0;
 	rk_fidx *cand;
 	rk_breaks brk;
-	rk_spans gaps = { NULL, 0 }, repeats = { NULL, 0 }, bounds = { NULL, 0 };
+	rk_dspans gaps = { .n = 0 }, repeats = { .n = 0 }, bounds = { .n = 0 };
 	rk_diag g;
 
 	rk_diagnosis_causes_free(d);
@@ -999,7 +993,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 
 		d->of[i] = RK_PAT_NONE;
 		ndup += rk_repeat_cand(f);
-		ngap += rk_gap_cand(f);
+		ngap += rk_diagnose_lost(f);
 	}
 	/* the candidates of a run, of one pattern at a time */
 	cand = rk_xcalloc(ndup > ngap ? ndup : (ngap ? ngap : 1), sizeof *cand);
@@ -1008,7 +1002,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	g.of = d->of;
 	g.arrived = commit ? arrived : NULL;
 	g.all = all;
-	g.dupwin = dupwin;
+	g.px = px;
 
 	/* late_commit: committed after its time plus the settle margin */
 	for (size_t i = 0; commit && i < n; i++) {
@@ -1060,7 +1054,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	ncand = 0;
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
-		if (rk_gap_cand(f))
+		if (rk_diagnose_lost(f))
 			cand[ncand++] = (rk_fidx)i;
 	}
 	if (ncand) {
@@ -1079,10 +1073,10 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	for (size_t i = 0; i < n; i++)
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_UNCLASSIFIED;
+	/* the lost rows left out of a proxy make no run in it: the sweep's */
+	if (px && px->lost_alone)
+		gaps = px->gaps;
 	rk_add_causes(&g, settle, commit, &gaps, &repeats, late_why);
-	free(gaps.v);
-	free(repeats.v);
-	free(bounds.v);
 	free(cand);
 	if (!g.failed)
 		return 0;
@@ -1097,7 +1091,11 @@ rk_pattern rk_diagnose_alone(const rk_finding *f)
 	               : RK_PAT_UNCLASSIFIED;
 }
 
-bool rk_diagnose_in_proxy(const bool *dupwin, const rk_finding *f)
+bool rk_diagnose_in_proxy(const rk_dproxy *px, const rk_finding *f)
 {
-	return !dupwin || f->kind != RK_FIND_CHANGED || dupwin[f->window];
+	if (!px)
+		return true;
+	if (px->lost_alone && rk_diagnose_lost(f))
+		return false;
+	return f->kind != RK_FIND_CHANGED || px->dupwin[f->window];
 }

@@ -67,15 +67,46 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 void rk_diagnose_classify(rk_check_result *res, rk_usec settle, const rk_usec *commit, const bool *known,
                           const bool *arrived, const char *late_why);
 
+/* Spans of damaged rows as a gap's or a repeat's evidence names them: the
+ * first RK_DIAG_SPANS, and how many there are. */
+#define RK_DIAG_SPANS 3
+typedef struct rk_dspan {
+	rk_usec first, last;
+	size_t rows;
+} rk_dspan;
+typedef struct rk_dspans {
+	rk_dspan v[RK_DIAG_SPANS];
+	size_t n;
+} rk_dspans;
+
+/* Adds a span to s (kept when among the first RK_DIAG_SPANS). */
+void rk_dspans_add(rk_dspans *s, rk_usec first, rk_usec last, size_t rows);
+
+/*
+ * How a proxy (rk_diagnose_proxy) stands for all the findings.  It holds
+ * every finding but a changed one outside the windows that hold a
+ * source_duplicate (classified alone, rk_diagnose_alone) and, when
+ * lost_alone, the lost rows (rk_diagnose_lost): where no finding is extra
+ * or a source_duplicate and the source keeps no commit times, nothing but
+ * the runs they make can place them (gap, boundary, else unclassified),
+ * which a sweep of them in time order finds (diagnose_store.c).
+ */
+typedef struct rk_dproxy {
+	bool *dupwin;           /* [nwindows]: the windows that hold a source_duplicate */
+	bool lost_alone;        /* the lost rows are not in the proxy: lost_of places them */
+	unsigned char *lost_of; /* [nlost]: the lost rows' patterns, in the findings' order */
+	size_t nlost;
+	rk_dspans gaps; /* the gaps the sweep found */
+} rk_dproxy;
+
 /*
  * The classification of res's findings, where res may be a proxy of all's
- * (rk_diagnose_proxy: all's findings in its store, dupwin the proxy's
- * windows): the findings res lacks are classified alone
- * (rk_diagnose_alone), and every cause counts, names and shows all's
- * findings.  With dupwin NULL, res is all.  0, or -1 with err when a
- * read of all's store failed.
+ * (px: all's findings in its store): the findings res lacks are
+ * classified alone (rk_diagnose_alone) or by px's sweep, and every cause
+ * counts, names and shows all's findings.  With px NULL, res is all.  0,
+ * or -1 with err when a read of all's store failed.
  */
-int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, const rk_dproxy *px, rk_usec settle,
                             const rk_usec *commit, const bool *known, const bool *arrived, const char *late_why,
                             rk_error *err);
 
@@ -83,21 +114,28 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
  * time is the same on both sides, else unclassified. */
 rk_pattern rk_diagnose_alone(const rk_finding *f);
 
-/* Whether a proxy of windows dupwin holds f: every finding but a changed
- * one outside the windows that hold a source_duplicate (every finding with
- * dupwin NULL). */
-bool rk_diagnose_in_proxy(const bool *dupwin, const rk_finding *f);
+/* A lost row: a missing finding the target holds no copy of (a gap's
+ * candidate). */
+bool rk_diagnose_lost(const rk_finding *f);
+
+/* Whether a lone row at source time t lies on a boundary: a window's start
+ * or a whole hour. */
+bool rk_diagnose_on_boundary(const rk_check_result *r, rk_usec t);
+
+/* Whether the proxy px holds f (every finding with px NULL). */
+bool rk_diagnose_in_proxy(const rk_dproxy *px, const rk_finding *f);
 
 /*
  * Past the findings' bound (res->store), p made a proxy of res for the
  * classification (diagnose_store.c): res's fields, its own copies of the
- * findings rk_diagnose_in_proxy holds (*dupwin made), their lookups by
- * the proxy's index, and in its held the spans of the changed findings
- * left out (they break runs).  0, or -1 with err.
+ * findings rk_diagnose_in_proxy holds (px made), their lookups by the
+ * proxy's index, and in its held the spans of the findings left out (they
+ * break runs).  lost_alone: the source keeps no commit times, so the lost
+ * rows may be left out (px->lost_alone says whether they were, their
+ * patterns found).  0, or -1 with err.
  */
-int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, bool **dupwin, rk_error *err);
+int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool lost_alone, rk_error *err);
 
 /* Frees what rk_diagnose_proxy made (not res's). */
-void rk_diagnose_proxy_free(rk_check_result *p, bool *dupwin);
-
+void rk_diagnose_proxy_free(rk_check_result *p, rk_dproxy *px);
 #endif

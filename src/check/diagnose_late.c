@@ -165,10 +165,11 @@ static int rk_diagnose_xacts(rk_check_result *res, rk_usec settle, rk_reader *so
 }
 
 /* rk_diagnose_run on res, all's findings or a proxy of them (diagnose.h,
- * rk_diagnose_classify_in). */
-static int rk_diagnose_run_on(rk_check_result *res, const rk_check_result *all, const bool *dupwin, rk_usec settle,
+ * rk_diagnose_classify_in); cannot: why the source tells no commit times,
+ * when that is known already (none is asked for). */
+static int rk_diagnose_run_on(rk_check_result *res, const rk_check_result *all, const rk_dproxy *px, rk_usec settle,
                               rk_reader *source, const size_t *key_index, size_t nkey, size_t time_index,
-                              rk_error *err)
+                              const char *cannot, rk_error *err)
 {
 	/* commit and the rest: by finding, but read only at missing ones (one
 	 * entry without them); made once the source has told a batch's commit
@@ -186,6 +187,11 @@ static int rk_diagnose_run_on(rk_check_result *res, const rk_check_result *all, 
 
 	for (size_t i = 0; i < res->nfindings; i++)
 		nmissing += res->findings[i].kind == RK_FIND_MISSING;
+	if (cannot) {
+		/* as the first batch would have been told */
+		snprintf(why, sizeof why, "%s", cannot);
+		rc = 1;
+	}
 	nf = nmissing ? res->nfindings : 1;
 	batch = nmissing < RK_DIAG_COMMIT_BATCH ? nmissing : RK_DIAG_COMMIT_BATCH;
 	idx = rk_xcalloc(batch ? batch : 1, sizeof *idx);
@@ -266,7 +272,7 @@ static int rk_diagnose_run_on(rk_check_result *res, const rk_check_result *all, 
 		else if (xrc > 0)
 			rk_log_info("late commits not checked against their transactions' other rows: %s", xwhy);
 	}
-	if (rc >= 0 && rk_diagnose_classify_in(res, all, dupwin, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL,
+	if (rc >= 0 && rk_diagnose_classify_in(res, all, px, settle, rc == 0 ? commit : NULL, rc == 0 ? known : NULL,
 	                                       rc == 0 && xrc == 0 ? arrived : NULL, why, err) < 0)
 		rc = -1;
 	free(values);
@@ -282,16 +288,27 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
                     size_t time_index, rk_error *err)
 {
 	rk_check_result p;
-	bool *dupwin = NULL;
-	int rc;
+	rk_dproxy px;
+	rk_key_query none = { key_index, nkey, NULL, 0, time_index, NULL, NULL };
+	rk_error cannot;
+	int rc, crc;
 
 	if (!res->store)
-		return rk_diagnose_run_on(res, res, NULL, settle, source, key_index, nkey, time_index, err);
-	rc = rk_diagnose_proxy(res, &p, &dupwin, err);
+		return rk_diagnose_run_on(res, res, NULL, settle, source, key_index, nkey, time_index, NULL, err);
+	/* a source that keeps no commit times has no late commit: its lost
+	 * rows can be placed by their runs alone (diagnose_store.c) */
+	rk_error_clear(&cannot);
+	crc = rk_reader_commit_times(source, &none, NULL, NULL, NULL, &cannot);
+	if (crc < 0) {
+		*err = cannot;
+		return -1;
+	}
+	rc = rk_diagnose_proxy(res, &p, &px, crc > 0, err);
 	if (rc == 0)
-		rc = rk_diagnose_run_on(&p, res, dupwin, settle, source, key_index, nkey, time_index, err);
+		rc = rk_diagnose_run_on(&p, res, &px, settle, source, key_index, nkey, time_index,
+		                        px.lost_alone ? cannot.msg : NULL, err);
 	/* (the diagnosis made on the proxy, when res had none) */
 	res->diagnosis = p.diagnosis;
-	rk_diagnose_proxy_free(&p, dupwin);
+	rk_diagnose_proxy_free(&p, &px);
 	return rc;
 }

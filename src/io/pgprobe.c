@@ -132,7 +132,8 @@ int rk_pgreader_commit_times(void *impl, const rk_key_query *q, rk_usec *commit,
 		xid[i] = 0;
 		known[i] = false;
 	}
-	rc = q->nrows ? rk_pgreader_commit_on(r, err) : 0;
+	/* (with no rows: whether it keeps them, alone) */
+	rc = rk_pgreader_commit_on(r, err);
 	if (rc != 0 || !q->nrows)
 		goto done;
 	rk_buf_puts(&keys, "unnest(");

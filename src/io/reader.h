@@ -342,7 +342,8 @@ typedef struct rk_key_query {
  * commit[i], xid[i] (that row's xmin) and known[i] are filled for every row
  * of q (known false: no row, or a transaction whose commit time was not
  * kept).  Returns 1 when the
- * server keeps no commit times.
+ * server keeps no commit times; with no rows in q, only that is asked
+ * (0: it keeps them).
  */
 int rk_reader_commit_times(rk_reader *r, const rk_key_query *q, rk_usec *commit, uint32_t *xid, bool *known,
                            rk_error *err);
