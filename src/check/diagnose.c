@@ -154,6 +154,7 @@ typedef struct rk_dwalk {
 	const rk_diag *g;
 	size_t pi; /* the proxy's next finding */
 	size_t li; /* the next lost row left out */
+	size_t di; /* the next doubled row left out */
 } rk_dwalk;
 
 static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
@@ -162,6 +163,7 @@ static void rk_dwalk_start(rk_dwalk *d, const rk_diag *g)
 	d->g = g;
 	d->pi = 0;
 	d->li = 0;
+	d->di = 0;
 }
 
 /* The next finding, its index in all (*gi), in res (*pi, SIZE_MAX when
@@ -177,9 +179,12 @@ static const rk_finding *rk_dwalk_next(rk_dwalk *d, size_t *gi, size_t *pi, rk_p
 	if (rk_diagnose_in_proxy(px, f)) {
 		*pi = d->pi++;
 		*pat = (rk_pattern)d->g->of[*pi];
-	} else if (px->lost_alone && rk_diagnose_lost(f)) {
-		*pat = d->li < px->nlost ? (rk_pattern)px->lost_of[d->li] : RK_PAT_UNCLASSIFIED;
+	} else if (px->lost.alone && rk_diagnose_lost(f)) {
+		*pat = d->li < px->lost.n ? (rk_pattern)px->lost.of[d->li] : RK_PAT_UNCLASSIFIED;
 		d->li++;
+	} else if (px->doubled.alone && rk_diagnose_doubled(f)) {
+		*pat = d->di < px->doubled.n ? (rk_pattern)px->doubled.of[d->di] : RK_PAT_UNCLASSIFIED;
+		d->di++;
 	} else {
 		*pat = rk_diagnose_alone(f);
 	}
@@ -946,9 +951,14 @@ static bool rk_breaks_gap(const rk_finding *f)
 }
 
 /* A run's candidates: a doubled row (repeat, boundary), a lost one (gap). */
-static bool rk_repeat_cand(const rk_finding *f)
+bool rk_diagnose_doubled(const rk_finding *f)
 {
 	return f->kind == RK_FIND_DUPLICATED && f->source_copies;
+}
+
+bool rk_diagnose_breaks(const rk_finding *f, bool repeat)
+{
+	return repeat ? rk_breaks_repeat(f) : rk_breaks_gap(f);
 }
 
 bool rk_diagnose_lost(const rk_finding *f)
@@ -992,7 +1002,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 		const rk_finding *f = &res->findings[i];
 
 		d->of[i] = RK_PAT_NONE;
-		ndup += rk_repeat_cand(f);
+		ndup += rk_diagnose_doubled(f);
 		ngap += rk_diagnose_lost(f);
 	}
 	/* the candidates of a run, of one pattern at a time */
@@ -1015,7 +1025,7 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	 * most once break them */
 	for (size_t i = 0; i < n; i++) {
 		const rk_finding *f = &res->findings[i];
-		if (rk_repeat_cand(f))
+		if (rk_diagnose_doubled(f))
 			cand[ncand++] = (rk_fidx)i;
 	}
 	/* (the spans that break runs: one a finding, made only for candidates) */
@@ -1073,9 +1083,9 @@ int rk_diagnose_classify_in(rk_check_result *res, const rk_check_result *all, co
 	for (size_t i = 0; i < n; i++)
 		if (d->of[i] == RK_PAT_NONE)
 			d->of[i] = RK_PAT_UNCLASSIFIED;
-	/* the lost rows left out of a proxy make no run in it: the sweep's */
-	if (px && px->lost_alone)
-		gaps = px->gaps;
+	/* the rows left out of a proxy make no run in it: the sweep's */
+	gaps = px && px->lost.alone ? px->lost.spans : gaps;
+	repeats = px && px->doubled.alone ? px->doubled.spans : repeats;
 	rk_add_causes(&g, settle, commit, &gaps, &repeats, late_why);
 	free(cand);
 	if (!g.failed)
@@ -1095,7 +1105,7 @@ bool rk_diagnose_in_proxy(const rk_dproxy *px, const rk_finding *f)
 {
 	if (!px)
 		return true;
-	if (px->lost_alone && rk_diagnose_lost(f))
+	if ((px->lost.alone && rk_diagnose_lost(f)) || (px->doubled.alone && rk_diagnose_doubled(f)))
 		return false;
 	return f->kind != RK_FIND_CHANGED || px->dupwin[f->window];
 }

@@ -82,21 +82,29 @@ typedef struct rk_dspans {
 /* Adds a span to s (kept when among the first RK_DIAG_SPANS). */
 void rk_dspans_add(rk_dspans *s, rk_usec first, rk_usec last, size_t rows);
 
+/* Findings of one kind that a proxy leaves out, placed by a sweep of the
+ * runs they make (diagnose_store.c). */
+typedef struct rk_dswept {
+	bool alone;        /* left out of the proxy: of places them */
+	unsigned char *of; /* [n]: their patterns, in the findings' order */
+	size_t n;
+	rk_dspans spans; /* the runs the sweep found: a gap's or a repeat's */
+} rk_dswept;
+
 /*
  * How a proxy (rk_diagnose_proxy) stands for all the findings.  It holds
  * every finding but a changed one outside the windows that hold a
- * source_duplicate (classified alone, rk_diagnose_alone) and, when
- * lost_alone, the lost rows (rk_diagnose_lost): where no finding is extra
- * or a source_duplicate and the source keeps no commit times, nothing but
- * the runs they make can place them (gap, boundary, else unclassified),
- * which a sweep of them in time order finds (diagnose_store.c).
+ * source_duplicate (classified alone, rk_diagnose_alone) and those that
+ * only the runs they make can place, which a sweep of them in time order
+ * places instead: the lost rows (rk_diagnose_lost: gap, boundary, else
+ * unclassified) where no finding is extra or a source_duplicate and the
+ * source keeps no commit times, and the doubled rows (rk_diagnose_doubled:
+ * repeat, boundary, else unclassified) where none is a source_duplicate.
  */
 typedef struct rk_dproxy {
-	bool *dupwin;           /* [nwindows]: the windows that hold a source_duplicate */
-	bool lost_alone;        /* the lost rows are not in the proxy: lost_of places them */
-	unsigned char *lost_of; /* [nlost]: the lost rows' patterns, in the findings' order */
-	size_t nlost;
-	rk_dspans gaps; /* the gaps the sweep found */
+	bool *dupwin;      /* [nwindows]: the windows that hold a source_duplicate */
+	rk_dswept lost;    /* the lost rows */
+	rk_dswept doubled; /* the doubled rows */
 } rk_dproxy;
 
 /*
@@ -118,6 +126,14 @@ rk_pattern rk_diagnose_alone(const rk_finding *f);
  * candidate). */
 bool rk_diagnose_lost(const rk_finding *f);
 
+/* A doubled row: a duplicated finding the source holds (a repeat's
+ * candidate). */
+bool rk_diagnose_doubled(const rk_finding *f);
+
+/* Whether f's source copies break a run of doubled rows (repeat) or of
+ * lost ones (a gap). */
+bool rk_diagnose_breaks(const rk_finding *f, bool repeat);
+
 /* Whether a lone row at source time t lies on a boundary: a window's start
  * or a whole hour. */
 bool rk_diagnose_on_boundary(const rk_check_result *r, rk_usec t);
@@ -130,11 +146,11 @@ bool rk_diagnose_in_proxy(const rk_dproxy *px, const rk_finding *f);
  * classification (diagnose_store.c): res's fields, its own copies of the
  * findings rk_diagnose_in_proxy holds (px made), their lookups by the
  * proxy's index, and in its held the spans of the findings left out (they
- * break runs).  lost_alone: the source keeps no commit times, so the lost
- * rows may be left out (px->lost_alone says whether they were, their
- * patterns found).  0, or -1 with err.
+ * break runs).  no_commits: the source keeps no commit times, so the
+ * lost rows may be left out (px says which kinds were, their patterns
+ * found).  0, or -1 with err.
  */
-int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool lost_alone, rk_error *err);
+int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool no_commits, rk_error *err);
 
 /* Frees what rk_diagnose_proxy made (not res's). */
 void rk_diagnose_proxy_free(rk_check_result *p, rk_dproxy *px);

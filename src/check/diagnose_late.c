@@ -306,7 +306,7 @@ int rk_diagnose_run(rk_check_result *res, rk_usec settle, rk_reader *source, con
 	rc = rk_diagnose_proxy(res, &p, &px, crc > 0, err);
 	if (rc == 0)
 		rc = rk_diagnose_run_on(&p, res, &px, settle, source, key_index, nkey, time_index,
-		                        px.lost_alone ? cannot.msg : NULL, err);
+		                        px.lost.alone ? cannot.msg : NULL, err);
 	/* (the diagnosis made on the proxy, when res had none) */
 	res->diagnosis = p.diagnosis;
 	rk_diagnose_proxy_free(&p, &px);

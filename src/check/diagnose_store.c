@@ -9,18 +9,21 @@
  * The proxy holds the others in memory, as a result's findings; the
  * changed ones are read again from the store, one pass a cause.
  *
- * The lost rows (missing, no target copy) are most of a large gap.  Where
- * no finding is extra (no moved key) or a source_duplicate and the source
- * keeps no commit times (no late commit, no partial transaction), only the
- * runs they make place them: a gap (two or more next to each other), a
- * boundary (one alone on a window's start or a whole hour), else nothing.
- * Then the proxy leaves them out too, and a sweep finds their runs: the
- * lost rows sorted by source time (16 bytes each, an external sort), beside
- * the spans that break a gap sorted by start (the drilldown's held and each
- * finding the target holds a copy of), whose prefix's latest end tells
- * whether one meets the interval between two lost rows.  What the sweep
- * keeps is a byte a lost row, a bit a lost row while it runs and a byte a
- * run (issue 25: a window of millions of lost rows).
+ * Some findings only the runs they make can place, and past the bound
+ * they are most of the damage: the lost rows (missing, no target copy) of
+ * a large gap, the doubled rows of an interval loaded twice.  A lost row
+ * is a gap (two or more next to each other), a boundary (one alone on a
+ * window's start or a whole hour) or nothing, where no finding is extra
+ * (no moved key) or a source_duplicate and the source keeps no commit
+ * times (no late commit, no partial transaction); a doubled row is a
+ * repeat, a boundary or nothing where no finding is a source_duplicate.
+ * Then the proxy leaves them out too, and a sweep of each kind finds their
+ * runs: the rows sorted by source time (24 bytes each, an external sort),
+ * beside the spans that break such a run sorted by start (the drilldown's
+ * held and each finding that breaks it), whose prefix's latest end tells
+ * whether one meets the interval between two rows.  What the sweep keeps
+ * is a byte a row, a bit a row while it runs and a byte a run (issue 25: a
+ * window of millions of lost or doubled rows).
  */
 #include "check/diagnose.h"
 
@@ -31,9 +34,9 @@
 #include "io/spill.h"
 
 /* The windows that hold a source_duplicate, in dupwin, and how many
- * findings are extra, source duplicates and lost rows: one pass. */
+ * findings are extra, source duplicates, lost and doubled rows: one pass. */
 static int rk_proxy_dupwin(const rk_check_result *res, bool *dupwin, size_t *nextra, size_t *ndup, size_t *nlost,
-                           rk_error *err)
+                           size_t *ndoubled, rk_error *err)
 {
 	rk_fwalk w;
 	const rk_finding *f;
@@ -42,6 +45,7 @@ static int rk_proxy_dupwin(const rk_check_result *res, bool *dupwin, size_t *nex
 	while ((f = rk_fwalk_next(&w, NULL)) != NULL) {
 		*nextra += f->kind == RK_FIND_EXTRA;
 		*nlost += rk_diagnose_lost(f);
+		*ndoubled += rk_diagnose_doubled(f);
 		if (f->kind == RK_FIND_SOURCE_DUPLICATE) {
 			dupwin[f->window] = true;
 			(*ndup)++;
@@ -91,7 +95,8 @@ static int rk_proxy_findings(const rk_check_result *res, rk_check_result *p, con
 
 /* The left-out findings' source spans, added to the proxy's held: a
  * changed row breaks a run of lost rows and one of doubled rows alike, a
- * lost row one of doubled rows (the proxy then holds no lost row). */
+ * lost row one of doubled rows, a doubled row one of lost rows (and the
+ * proxy holds no run of the kind a left-out row does not break). */
 static int rk_proxy_breaks(const rk_check_result *res, rk_check_result *p, const rk_dproxy *px, rk_error *err)
 {
 	rk_fwalk w;
@@ -116,17 +121,18 @@ static int rk_proxy_breaks(const rk_check_result *res, rk_check_result *p, const
 	return rk_fwalk_end(&w, err);
 }
 
-/* A lost row in the sweep's order: its source time, then its place among
- * the lost rows (the findings' order). */
-typedef struct rk_lost_rec {
+/* A row in the sweep's order: its source time, then its place among the
+ * rows of its kind (the findings' order). */
+typedef struct rk_run_rec {
 	rk_usec t;
 	uint32_t rank;
 	uint32_t window;
-} rk_lost_rec;
+	uint64_t same; /* its copies alike (a doubled row) */
+} rk_run_rec;
 
-static int rk_lost_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+static int rk_run_rec_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
 {
-	rk_lost_rec x, y;
+	rk_run_rec x, y;
 
 	(void)alen;
 	(void)blen;
@@ -150,19 +156,21 @@ static int rk_break_cmp(const void *a, size_t alen, const void *b, size_t blen, 
 	return x.lo < y.lo ? -1 : x.lo > y.lo;
 }
 
-/* The sweep: the lost rows in time order, the spans that break a gap in
- * order of their start, those that start at or before the last lost row
- * read taken (their latest end, reach). */
+/* A sweep of one kind's rows (repeat: the doubled ones, else the lost
+ * ones) in time order, beside the spans that break their runs in order of
+ * their start, those that start at or before the last row read taken
+ * (their latest end, reach). */
 typedef struct rk_sweep {
 	const rk_check_result *res;
-	rk_spill *lost, *brk;
+	bool repeat;
+	rk_spill *rows, *brk;
 	rk_held next; /* the first break not taken, when more */
 	bool more, taken;
 	rk_usec reach;
 	rk_error *err;
 } rk_sweep;
 
-/* The lost rows and the breaks, from one pass of the findings. */
+/* The kind's rows and the breaks, from one pass of the findings. */
 static int rk_sweep_fill(rk_sweep *sw, rk_error *err)
 {
 	const rk_check_result *res = sw->res;
@@ -175,12 +183,11 @@ static int rk_sweep_fill(rk_sweep *sw, rk_error *err)
 		rc = rk_spill_add(sw->brk, &res->held[i], sizeof res->held[i], err);
 	rk_fwalk_start(&w, res);
 	while (rc == 0 && (f = rk_fwalk_next(&w, NULL)) != NULL) {
-		if (rk_diagnose_lost(f)) {
-			rk_lost_rec r = { f->source_time, rank++, (uint32_t)f->window };
+		if (sw->repeat ? rk_diagnose_doubled(f) : rk_diagnose_lost(f)) {
+			rk_run_rec r = { f->source_time, rank++, (uint32_t)f->window, f->same_copies };
 
-			rc = rk_spill_add(sw->lost, &r, sizeof r, err);
-		} else if (f->source_copies && f->target_copies > 0) {
-			/* a row the target holds, in some form: it breaks a gap */
+			rc = rk_spill_add(sw->rows, &r, sizeof r, err);
+		} else if (f->source_copies && rk_diagnose_breaks(f, sw->repeat)) {
 			rk_fspan sp = rk_finding_span(res, f);
 			rk_held h = { sp.source_min, sp.source_max };
 
@@ -208,11 +215,11 @@ static int rk_sweep_next_break(rk_sweep *sw)
 	return 0;
 }
 
-/* Whether lost rows x and y (x first) lie next to each other: no break
- * meets [x's time, y's time] and no window between them holds a source
- * row (diagnose.c's rk_adjacent, over the breaks in order).  -1: a failed
+/* Whether rows x and y (x first) lie next to each other: no break meets
+ * [x's time, y's time] and no window between them holds a source row
+ * (diagnose.c's rk_adjacent, over the breaks in order).  -1: a failed
  * read. */
-static int rk_sweep_adjacent(rk_sweep *sw, const rk_lost_rec *x, const rk_lost_rec *y)
+static int rk_sweep_adjacent(rk_sweep *sw, const rk_run_rec *x, const rk_run_rec *y)
 {
 	while (sw->more && sw->next.lo <= y->t) {
 		if (!sw->taken || sw->next.hi > sw->reach)
@@ -229,19 +236,35 @@ static int rk_sweep_adjacent(rk_sweep *sw, const rk_lost_rec *x, const rk_lost_r
 	return 1;
 }
 
-/* A run of n lost rows from first to last, all on a boundary or not: its
- * pattern (diagnose.c's rk_runs for a gap, every row free). */
-static unsigned char rk_sweep_run(rk_dproxy *px, size_t n, bool all_boundary, rk_usec first, rk_usec last)
+/* A run's rows as the sweep counts them. */
+typedef struct rk_sweep_run {
+	size_t n;
+	bool all_boundary, same;
+	rk_usec first, last;
+} rk_sweep_run;
+
+/* A run's pattern (diagnose.c's rk_runs, every row free); its span added
+ * to the kind's. */
+static unsigned char rk_sweep_judge(const rk_sweep *sw, rk_dswept *k, const rk_sweep_run *run)
 {
-	if (n == 1 && all_boundary)
+	if (sw->repeat) {
+		if (run->all_boundary)
+			return RK_PAT_BOUNDARY;
+		/* one doubled row, its copies alike: a retried insert */
+		if (run->n < 2 && !run->same)
+			return RK_PAT_UNCLASSIFIED;
+		rk_dspans_add(&k->spans, run->first, run->last, run->n);
+		return RK_PAT_REPEAT;
+	}
+	if (run->n == 1 && run->all_boundary)
 		return RK_PAT_BOUNDARY;
-	if (n < 2)
+	if (run->n < 2)
 		return RK_PAT_UNCLASSIFIED;
-	rk_dspans_add(&px->gaps, first, last, n);
+	rk_dspans_add(&k->spans, run->first, run->last, run->n);
 	return RK_PAT_GAP;
 }
 
-/* Appends pattern to a run's patterns (*n of them, room for *cap). */
+/* Appends pattern to the runs' patterns (*n of them, room for *cap). */
 static void rk_sweep_push(unsigned char **run_of, size_t *n, size_t *cap, unsigned char pattern)
 {
 	if (*n == *cap) {
@@ -251,96 +274,96 @@ static void rk_sweep_push(unsigned char **run_of, size_t *n, size_t *cap, unsign
 	(*run_of)[(*n)++] = pattern;
 }
 
-/* Walks the lost rows in time order: the rows that start a run marked in
+/* Walks the rows in time order: the rows that start a run marked in
  * starts, each run's pattern appended to *run_of (*nruns). */
-static int rk_sweep_runs(rk_sweep *sw, rk_dproxy *px, unsigned char *starts, unsigned char **run_of, size_t *nruns)
+static int rk_sweep_runs(rk_sweep *sw, rk_dswept *k, unsigned char *starts, unsigned char **run_of, size_t *nruns)
 {
-	rk_lost_rec prev = { 0, 0, 0 }, cur;
-	size_t k = 0, n = 0, cap = 0;
-	bool all_boundary = true;
-	rk_usec first = 0;
+	rk_run_rec prev, cur;
+	rk_sweep_run run = { 0, true, false, 0, 0 };
+	size_t i = 0, cap = 0;
 	const void *rec;
 	size_t len;
 	int rc;
 
 	if (rk_sweep_next_break(sw) < 0)
 		return -1;
-	while ((rc = rk_spill_next(sw->lost, &rec, &len, sw->err)) > 0) {
+	while ((rc = rk_spill_next(sw->rows, &rec, &len, sw->err)) > 0) {
 		int adj = 0;
 
 		memcpy(&cur, rec, sizeof cur);
-		if (k && (adj = rk_sweep_adjacent(sw, &prev, &cur)) < 0)
+		if (i && (adj = rk_sweep_adjacent(sw, &prev, &cur)) < 0)
 			return -1;
-		if (k && !adj)
-			rk_sweep_push(run_of, nruns, &cap, rk_sweep_run(px, n, all_boundary, first, prev.t));
-		if (!k || !adj) {
-			starts[k / 8] |= (unsigned char)(1u << (k % 8));
-			n = 0;
-			all_boundary = true;
-			first = cur.t;
+		if (i && !adj)
+			rk_sweep_push(run_of, nruns, &cap, rk_sweep_judge(sw, k, &run));
+		if (!i || !adj) {
+			starts[i / 8] |= (unsigned char)(1u << (i % 8));
+			run = (rk_sweep_run){ 0, true, false, cur.t, cur.t };
 		}
-		n++;
-		all_boundary &= rk_diagnose_on_boundary(sw->res, cur.t);
+		run.n++;
+		run.all_boundary &= rk_diagnose_on_boundary(sw->res, cur.t);
+		run.same = cur.same != 0;
+		run.last = cur.t;
 		prev = cur;
-		k++;
+		i++;
 	}
 	if (rc < 0)
 		return -1;
-	if (k)
-		rk_sweep_push(run_of, nruns, &cap, rk_sweep_run(px, n, all_boundary, first, prev.t));
+	if (i)
+		rk_sweep_push(run_of, nruns, &cap, rk_sweep_judge(sw, k, &run));
 	return 0;
 }
 
-/* The lost rows' patterns (px->lost_of, nlost of them) and the gaps'
- * spans, by the sweep. */
-static int rk_proxy_sweep(const rk_check_result *res, rk_dproxy *px, size_t nlost, rk_error *err)
+/* The patterns of the n rows of one kind (repeat: the doubled ones, else
+ * the lost ones), into k, and their runs' spans, by the sweep. */
+static int rk_proxy_sweep(const rk_check_result *res, bool repeat, rk_dswept *k, size_t n, rk_error *err)
 {
 	rk_sweep sw;
-	unsigned char *starts = rk_xcalloc(nlost / 8 + 1, 1), *run_of = NULL;
-	size_t nruns = 0, run = 0, k = 0;
+	unsigned char *starts = rk_xcalloc(n / 8 + 1, 1), *run_of = NULL;
+	size_t nruns = 0, run = 0, i = 0;
 	const void *rec;
 	size_t len;
 	int rc;
 
 	memset(&sw, 0, sizeof sw);
 	sw.res = res;
+	sw.repeat = repeat;
 	sw.err = err;
-	sw.lost = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_lost_cmp, NULL);
+	sw.rows = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_run_rec_cmp, NULL);
 	sw.brk = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_break_cmp, NULL);
-	px->lost_of = rk_xcalloc(nlost ? nlost : 1, 1);
-	px->nlost = nlost;
+	k->of = rk_xcalloc(n ? n : 1, 1);
+	k->n = n;
 	rc = rk_sweep_fill(&sw, err);
-	if (rc == 0 && (rk_spill_finish(sw.lost, err) < 0 || rk_spill_finish(sw.brk, err) < 0))
+	if (rc == 0 && (rk_spill_finish(sw.rows, err) < 0 || rk_spill_finish(sw.brk, err) < 0))
 		rc = -1;
 	if (rc == 0)
-		rc = rk_sweep_runs(&sw, px, starts, &run_of, &nruns);
-	/* again in time order: each lost row takes its run's pattern */
+		rc = rk_sweep_runs(&sw, k, starts, &run_of, &nruns);
+	/* again in time order: each row takes its run's pattern */
 	if (rc == 0)
-		rc = rk_spill_rewind(sw.lost, err);
-	while (rc == 0 && (rc = rk_spill_next(sw.lost, &rec, &len, err)) > 0) {
-		rk_lost_rec cur;
+		rc = rk_spill_rewind(sw.rows, err);
+	while (rc == 0 && (rc = rk_spill_next(sw.rows, &rec, &len, err)) > 0) {
+		rk_run_rec cur;
 
 		memcpy(&cur, rec, sizeof cur);
-		if (k && starts[k / 8] & (1u << (k % 8)))
+		if (i && starts[i / 8] & (1u << (i % 8)))
 			run++;
-		if (cur.rank < nlost && run < nruns)
-			px->lost_of[cur.rank] = run_of[run];
-		k++;
+		if (cur.rank < n && run < nruns)
+			k->of[cur.rank] = run_of[run];
+		i++;
 		rc = 0;
 	}
-	rk_log_debug("diagnosis: %zu lost row(s) in %zu run(s) placed by a sweep, %llu run(s) of them spilled", nlost,
-	             nruns, (unsigned long long)rk_spill_runs_written(sw.lost));
-	rk_spill_free(sw.lost);
+	rk_log_debug("diagnosis: %zu %s row(s) in %zu run(s) placed by a sweep, %llu run(s) of them spilled", n,
+	             repeat ? "doubled" : "lost", nruns, (unsigned long long)rk_spill_runs_written(sw.rows));
+	rk_spill_free(sw.rows);
 	rk_spill_free(sw.brk);
 	free(starts);
 	free(run_of);
 	return rc < 0 ? -1 : 0;
 }
 
-int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool lost_alone, rk_error *err)
+int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool no_commits, rk_error *err)
 {
-	bool runs = false;
-	size_t alone = 0, nextra = 0, ndup = 0, nlost = 0;
+	bool runs = false, fits;
+	size_t alone = 0, nextra = 0, ndup = 0, nlost = 0, ndoubled = 0;
 
 	memset(px, 0, sizeof *px);
 	*p = *res;
@@ -358,16 +381,22 @@ int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy 
 	if (res->nheld)
 		memcpy(p->held, res->held, res->nheld * sizeof *p->held);
 	px->dupwin = rk_xcalloc(res->nwindows ? res->nwindows : 1, sizeof *px->dupwin);
-	if (rk_proxy_dupwin(res, px->dupwin, &nextra, &ndup, &nlost, err) < 0)
+	if (rk_proxy_dupwin(res, px->dupwin, &nextra, &ndup, &nlost, &ndoubled, err) < 0)
 		return -1;
 	/* (a rank and a window in 32 bits each) */
-	px->lost_alone = lost_alone && nlost && !nextra && !ndup && nlost <= UINT32_MAX && res->nwindows <= UINT32_MAX;
-	if (px->lost_alone && rk_proxy_sweep(res, px, nlost, err) < 0)
+	fits = res->nfindings <= UINT32_MAX && res->nwindows <= UINT32_MAX && !ndup;
+	px->lost.alone = fits && nlost && no_commits && !nextra;
+	px->doubled.alone = fits && ndoubled;
+	if (px->lost.alone && rk_proxy_sweep(res, false, &px->lost, nlost, err) < 0)
+		return -1;
+	if (px->doubled.alone && rk_proxy_sweep(res, true, &px->doubled, ndoubled, err) < 0)
 		return -1;
 	if (rk_proxy_findings(res, p, px, &runs, &alone, err) < 0)
 		return -1;
-	rk_log_debug("diagnosis: %zu of %zu findings in memory, %zu changed ones read from the store%s", p->nfindings,
-	             res->nfindings, alone - px->nlost, px->lost_alone ? ", the lost rows placed by a sweep" : "");
+	rk_log_debug("diagnosis: %zu of %zu findings in memory, %zu changed ones read from the store%s%s", p->nfindings,
+	             res->nfindings, alone - px->lost.n - px->doubled.n,
+	             px->lost.alone ? ", the lost rows placed by a sweep" : "",
+	             px->doubled.alone ? ", the doubled rows placed by a sweep" : "");
 	return runs && alone ? rk_proxy_breaks(res, p, px, err) : 0;
 }
 
@@ -378,5 +407,6 @@ void rk_diagnose_proxy_free(rk_check_result *p, rk_dproxy *px)
 	free(p->lookups);
 	free(p->held);
 	free(px->dupwin);
-	free(px->lost_of);
+	free(px->lost.of);
+	free(px->doubled.of);
 }

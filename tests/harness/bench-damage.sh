@@ -15,8 +15,10 @@
 # are noisy (the table says how loaded it was); peak RSS is not.
 # Writes reports/bench/damage.md.  DAMAGE=missing (env) deletes nine rows
 # in ten from the damaged target instead - 0.9 F missing findings, each of
-# which the diagnosis holds in memory (docs/performance.md) - and writes
-# reports/bench/damage-missing.md.
+# which the diagnosis placed by a sweep past the bound (docs/performance.md)
+# - and writes reports/bench/damage-missing.md; DAMAGE=doubled loads nine
+# rows in ten twice (0.9 F duplicated findings, the primary key dropped)
+# and writes reports/bench/damage-doubled.md.
 set -euo pipefail
 
 REPEAT=${REPEAT:-1}
@@ -33,8 +35,13 @@ missing)
 	damage_text="nine rows in ten deleted (0.9 F missing findings)"
 	out_name=damage-missing.md
 	;;
+doubled)
+	damage_sql="alter table bench.t drop constraint t_pkey; insert into bench.t select * from bench.t where id % 10 <> 0"
+	damage_text="nine rows in ten loaded twice, its primary key dropped (0.9 F duplicated findings)"
+	out_name=damage-doubled.md
+	;;
 *)
-	echo "bench-damage: DAMAGE is changed or missing, not $DAMAGE" >&2
+	echo "bench-damage: DAMAGE is changed, missing or doubled, not $DAMAGE" >&2
 	exit 2
 	;;
 esac
