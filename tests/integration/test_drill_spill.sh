@@ -265,7 +265,7 @@ test_drill_spill_store_pass_fails() {
 	cp -a def before
 	for ((k = 1; k < 100; k++)); do
 		rc=0
-		RK_SPILL_BYTES=1 RECKON_TEST_FAULT=findstore-pass:fail@$k "$RECKON_FAULTS" check --source "$(conn $SRC)" \
+		RK_SPILL_BYTES=${BOUND:-1} RECKON_TEST_FAULT=findstore-pass:fail@$k "$RECKON_FAULTS" check --source "$(conn $SRC)" \
 			--target "$(conn $TGT)" --table "$TABLE" "${OPTS[@]}" --report def >k.out 2>k.err || rc=$?
 		[[ $rc == 3 ]] || break
 		assert_contains k.err "cannot read the findings' store again"
@@ -290,11 +290,11 @@ test_drill_spill_store_pass_fails() {
 	assert_eq "" "$(temporaries .)" "temporaries left by the whole run"
 }
 
-# The same where the diagnosis's sweep places the lost rows (at bound 1
-# it does: test_drill_spill_lost_rows_swept), so that its pass of the
-# store fails in turn too.
+# The same where the diagnosis's sweeps place the lost and the doubled
+# rows (at a bound of 4096 bytes they do: test_drill_spill_lost_rows_swept),
+# so that their passes of the store fail in turn too.
 test_drill_spill_swept_store_pass_fails() {
-	TABLE=g READ_MORE=1 test_drill_spill_store_pass_fails
+	TABLE=g BOUND=4096 READ_MORE=1 test_drill_spill_store_pass_fails
 }
 
 # The same for a job: whichever pass of a table's store fails - in its
