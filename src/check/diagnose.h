@@ -97,8 +97,9 @@ typedef struct rk_dswept {
  * source_duplicate (classified alone, rk_diagnose_alone) and those that
  * only the runs they make can place, which a sweep of them in time order
  * places instead: the lost rows (rk_diagnose_lost: gap, boundary, else
- * unclassified) where no finding is extra or a source_duplicate and the
- * source keeps no commit times, and the doubled rows (rk_diagnose_doubled:
+ * unclassified) where no extra finding has a lost row's key, none is a
+ * source_duplicate and the source keeps no commit times, and the doubled
+ * rows (rk_diagnose_doubled:
  * repeat, boundary, else unclassified) where none is a source_duplicate.
  */
 typedef struct rk_dproxy {

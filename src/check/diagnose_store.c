@@ -13,9 +13,10 @@
  * they are most of the damage: the lost rows (missing, no target copy) of
  * a large gap, the doubled rows of an interval loaded twice.  A lost row
  * is a gap (two or more next to each other), a boundary (one alone on a
- * window's start or a whole hour) or nothing, where no finding is extra
- * (no moved key) or a source_duplicate and the source keeps no commit
- * times (no late commit, no partial transaction); a doubled row is a
+ * window's start or a whole hour) or nothing, where no extra finding has
+ * a lost row's key (no moved key: their key hashes, sorted, never meet),
+ * none is a source_duplicate and the source keeps no commit times (no
+ * late commit, no partial transaction); a doubled row is a
  * repeat, a boundary or nothing where no finding is a source_duplicate.
  * Then the proxy leaves them out too, and a sweep of each kind finds their
  * runs: the rows sorted by source time (24 bytes each, an external sort),
@@ -360,9 +361,64 @@ static int rk_proxy_sweep(const rk_check_result *res, bool repeat, rk_dswept *k,
 	return rc < 0 ? -1 : 0;
 }
 
+static int rk_proxy_hash_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+{
+	rk_u128 x, y;
+
+	(void)alen;
+	(void)blen;
+	(void)ctx;
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	return x < y ? -1 : x > y;
+}
+
+/* Whether an extra finding and a lost row have one key hash (a moved key
+ * may pair them; no shared hash, no shared key): both kinds' hashes sorted
+ * (external sorts), then walked together.  1, 0, or -1 with err. */
+static int rk_proxy_moved_may(const rk_check_result *res, rk_error *err)
+{
+	rk_spill *sp[2];
+	rk_fwalk w;
+	const rk_finding *f;
+	const void *rec[2];
+	size_t len;
+	rk_u128 h[2];
+	int rc = 0, more[2] = { 0, 0 };
+
+	for (int k = 0; k < 2; k++)
+		sp[k] = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_proxy_hash_cmp, NULL);
+	rk_fwalk_start(&w, res);
+	while (rc == 0 && (f = rk_fwalk_next(&w, NULL)) != NULL)
+		if (f->kind == RK_FIND_EXTRA || rk_diagnose_lost(f))
+			rc = rk_spill_add(sp[f->kind == RK_FIND_EXTRA], &f->key_hash, sizeof f->key_hash, err);
+	if (rk_fwalk_end(&w, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	for (int k = 0; k < 2 && rc == 0; k++)
+		if (rk_spill_finish(sp[k], err) < 0 || (more[k] = rk_spill_next(sp[k], &rec[k], &len, err)) < 0)
+			rc = -1;
+	while (rc == 0 && more[0] > 0 && more[1] > 0) {
+		int k;
+
+		memcpy(&h[0], rec[0], sizeof h[0]);
+		memcpy(&h[1], rec[1], sizeof h[1]);
+		if (h[0] == h[1]) {
+			rc = 1;
+			break;
+		}
+		k = h[0] < h[1] ? 0 : 1;
+		if ((more[k] = rk_spill_next(sp[k], &rec[k], &len, err)) < 0)
+			rc = -1;
+	}
+	for (int k = 0; k < 2; k++)
+		rk_spill_free(sp[k]);
+	return rc;
+}
+
 int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy *px, bool no_commits, rk_error *err)
 {
 	bool runs = false, fits;
+	int moved = 0;
 	size_t alone = 0, nextra = 0, ndup = 0, nlost = 0, ndoubled = 0;
 
 	memset(px, 0, sizeof *px);
@@ -385,7 +441,9 @@ int rk_diagnose_proxy(const rk_check_result *res, rk_check_result *p, rk_dproxy 
 		return -1;
 	/* (a rank and a window in 32 bits each) */
 	fits = res->nfindings <= UINT32_MAX && res->nwindows <= UINT32_MAX && !ndup;
-	px->lost.alone = fits && nlost && no_commits && !nextra;
+	if (fits && nlost && no_commits && nextra && (moved = rk_proxy_moved_may(res, err)) < 0)
+		return -1;
+	px->lost.alone = fits && nlost && no_commits && !moved;
 	px->doubled.alone = fits && ndoubled;
 	if (px->lost.alone && rk_proxy_sweep(res, false, &px->lost, nlost, err) < 0)
 		return -1;

@@ -70,12 +70,17 @@ setup_file() {
 	              or (id between 4600 and 4700 and id % 5 <> 0);
 	          update g set amount = amount + 1 where id % 97 = 5 or id = 2005;
 	          insert into g select * from g where id between 1200 and 1203 or id in (2500, 2502, 3500)" >/dev/null
-	# h: g's damage and an extra key, which could be a moved one's: the lost
-	# rows stay in the proxy, the doubled ones are swept
-	sql $SRC "create table h as select * from g; create index on h (ts); analyze h" >/dev/null
+	# h: g's damage and an extra key no lost row has: both kinds swept; m:
+	# g's damage and a moved key (its target copy three hours early, an
+	# extra finding with a lost row's key): the lost rows stay in the proxy
+	sql $SRC "create table h as select * from g; create index on h (ts); analyze h;
+	          create table m as select * from g; create index on m (ts); analyze m" >/dev/null
 	sql $TGT "create table h as select * from g;
 	          insert into h select id + 100000, k2, ts, amount, note from g where id = 2600;
-	          create index on h (ts); analyze h" >/dev/null
+	          create index on h (ts); analyze h;
+	          create table m as select * from g;
+	          update m set ts = ts - interval '3 hours' where id = 4200;
+	          create index on m (ts); analyze m" >/dev/null
 	# the source holds some keys twice (source duplicates), in other slices
 	sql $SRC "insert into t select id, k2, ts + interval '17 minutes', amount, note from t
 	          where id % 97 = 3 and ts < '2026-03-02 05:00+00'" >/dev/null
@@ -209,10 +214,12 @@ test_drill_spill_shared_verify() {
 # the diagnosis leaves them out of its proxy and finds their runs by a
 # sweep (diagnose_store.c); every report file, the diagnosis in them, is
 # the same as at the default bound, where the classification holds every
-# finding.  In h an extra key keeps the lost rows in the proxy.
+# finding.  In h an extra key no lost row has changes nothing; in m a
+# moved key (an extra finding with a lost row's key) keeps the lost rows in
+# the proxy.
 test_drill_spill_lost_rows_swept() {
 	local b rc k
-	for TABLE in g h; do
+	for TABLE in g h m; do
 		for b in "" 1 4096; do
 			rc=0
 			sp_check "$TABLE$b" "$b" || rc=$?
@@ -232,12 +239,13 @@ test_drill_spill_lost_rows_swept() {
 			assert_contains "$TABLE$b.err" "the doubled rows placed by a sweep"
 			assert_match "$(sed -nE 's/.*diagnosis: ([0-9]+) doubled row\(s\) in ([0-9]+) run\(s\) placed by a sweep.*/\1 \2/p' "$TABLE$b.err")" \
 				'^[1-9][0-9]* [1-9][0-9]*$' "doubled rows and runs of $TABLE at bound $b"
-			if [[ $TABLE == g ]]; then
+			if [[ $TABLE != m ]]; then
 				assert_contains "$TABLE$b.err" "the lost rows placed by a sweep"
 				assert_match "$(sed -nE 's/.*diagnosis: ([0-9]+) lost row\(s\) in ([0-9]+) run\(s\) placed by a sweep.*/\1 \2/p' "$TABLE$b.err")" \
 					'^[1-9][0-9]* [1-9][0-9]*$' "lost rows and runs at bound $b"
 			else
-				# an extra key: the lost rows stay in the proxy
+				# a lost row's key is extra elsewhere: the lost rows stay in
+				# the proxy
 				assert_not_contains "$TABLE$b.err" "the lost rows placed by a sweep"
 			fi
 			if grep -q "bytes of them to hold" "$TABLE$b.err"; then
@@ -249,6 +257,9 @@ test_drill_spill_lost_rows_swept() {
 	done
 	assert_contains h/findings.csv ",extra,"
 	assert_not_contains g/findings.csv ",extra,"
+	assert_contains m/findings.csv ",extra,4200,"
+	assert_contains m/findings.csv ",missing,4200,"
+	assert_eq moved "$(jq -r '[.diagnosis[].pattern] | map(select(. == "moved")) | join(" ")' m/summary.json)" "m's moved key"
 }
 
 # A pass of the findings' store that fails, whichever it is (the changed
