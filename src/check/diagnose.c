@@ -327,6 +327,19 @@ bool rk_diagnose_on_boundary(const rk_check_result *r, rk_usec t)
 	return (t - r->from) % r->width == 0;
 }
 
+rk_pattern rk_diagnose_run_pattern(rk_pattern pat, size_t free_rows, bool all_boundary, bool alike)
+{
+	rk_pattern to = pat == RK_PAT_REPEAT && free_rows && all_boundary ? RK_PAT_BOUNDARY : pat;
+
+	/* one lost row alone on a boundary: an exclusive start skipped it */
+	if (pat == RK_PAT_GAP && free_rows == 1 && all_boundary)
+		to = RK_PAT_BOUNDARY;
+	/* one doubled row, its copies alike: a retried insert */
+	if (free_rows >= 2 || (to == RK_PAT_BOUNDARY && free_rows) || (to == RK_PAT_REPEAT && free_rows == 1 && alike))
+		return to;
+	return RK_PAT_NONE;
+}
+
 /*
  * Runs of rows in time order (cand, n of them), each row next to the one
  * before: gap's lost rows or repeat's doubled ones.  A run's rows that no
@@ -343,7 +356,7 @@ static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, r
 	qsort(cand, n, sizeof *cand, rk_idx_time_cmp);
 	for (size_t k = 1; k <= n; k++) {
 		size_t free_rows = 0;
-		bool all_boundary = true, single;
+		bool all_boundary = true, alike = false;
 		rk_usec first = RK_USEC_PINF, last = RK_USEC_NINF;
 		rk_pattern to;
 
@@ -355,20 +368,14 @@ static void rk_runs(rk_diag *g, rk_fidx *cand, size_t n, const rk_breaks *brk, r
 				continue;
 			free_rows++;
 			all_boundary &= rk_diagnose_on_boundary(r, f->source_time);
+			alike = f->same_copies;
 			if (f->source_time < first)
 				first = f->source_time;
 			if (f->source_time > last)
 				last = f->source_time;
 		}
-		to = pat == RK_PAT_REPEAT && free_rows && all_boundary ? RK_PAT_BOUNDARY : pat;
-		/* one lost row alone on a boundary: an exclusive start skipped it */
-		if (pat == RK_PAT_GAP && free_rows == 1 && all_boundary)
-			to = RK_PAT_BOUNDARY;
-		/* one doubled row, its copies alike: a retried insert */
-		single = false;
-		for (size_t j = start; free_rows == 1 && to == RK_PAT_REPEAT && j < k; j++)
-			single |= g->of[cand[j]] == RK_PAT_NONE && r->findings[cand[j]].same_copies;
-		if (free_rows >= 2 || (to == RK_PAT_BOUNDARY && free_rows) || single) {
+		to = rk_diagnose_run_pattern(pat, free_rows, all_boundary, alike);
+		if (to != RK_PAT_NONE) {
 			for (size_t j = start; j < k; j++)
 				if (g->of[cand[j]] == RK_PAT_NONE)
 					g->of[cand[j]] = to;
@@ -774,8 +781,7 @@ static void rk_evidence_opening(rk_buf *ev, rk_diag *g, const rk_cause *c, size_
 	}
 }
 
-/* Orders key hashes (rk_spill's records). */
-static int rk_hash_rec_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+int rk_diagnose_hash_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
 {
 	rk_u128 x, y;
 
@@ -838,7 +844,7 @@ static void rk_add_cause(rk_diag *g, rk_pattern p, rk_usec settle, const rk_usec
 		if (!count[p])
 			return;
 		/* the pattern's findings, in order; distinct keys by their hashes */
-		keys = rk_spill_new(g->all->spill_dir, rk_spill_share_bound(), rk_hash_rec_cmp, NULL);
+		keys = rk_spill_new(g->all->spill_dir, rk_spill_share_bound(), rk_diagnose_hash_cmp, NULL);
 		rk_dwalk_start(&dw, g);
 		while ((f = rk_dwalk_next(&dw, &gi, &i, &fp)) != NULL) {
 			rk_u128 h = f->key_hash;

@@ -135,6 +135,16 @@ bool rk_diagnose_doubled(const rk_finding *f);
  * lost ones (a gap). */
 bool rk_diagnose_breaks(const rk_finding *f, bool repeat);
 
+/* What a run of doubled rows (pat RK_PAT_REPEAT) or lost ones (RK_PAT_GAP)
+ * makes of its free_rows rows no pattern holds yet: pat, RK_PAT_BOUNDARY
+ * (a lone lost row on a boundary, doubled rows all on one), or RK_PAT_COUNT
+ * when it places none.  alike: the lone free row's copies are alike (a
+ * retried insert: a repeat of one). */
+rk_pattern rk_diagnose_run_pattern(rk_pattern pat, size_t free_rows, bool all_boundary, bool alike);
+
+/* Orders key hashes: spill records of one rk_u128 (an rk_spill_cmp). */
+int rk_diagnose_hash_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx);
+
 /* Whether a lone row at source time t lies on a boundary: a window's start
  * or a whole hour. */
 bool rk_diagnose_on_boundary(const rk_check_result *r, rk_usec t);

@@ -87,8 +87,7 @@ static int rk_proxy_findings(const rk_check_result *res, rk_check_result *p, con
 			p->lookups[p->nlookups] = res->lookups[li];
 			p->lookups[p->nlookups++].finding = p->nfindings;
 		}
-		*runs |= (f->kind == RK_FIND_DUPLICATED && f->source_copies) ||
-		         (f->kind == RK_FIND_MISSING && f->target_copies == 0);
+		*runs |= rk_diagnose_doubled(f) || rk_diagnose_lost(f);
 		p->nfindings++;
 	}
 	return rk_fwalk_end(&w, err);
@@ -244,25 +243,19 @@ typedef struct rk_sweep_run {
 	rk_usec first, last;
 } rk_sweep_run;
 
-/* A run's pattern (diagnose.c's rk_runs, every row free); its span added
- * to the kind's. */
+/* A run's pattern (as diagnose.c's rk_runs judges it, every row free:
+ * nothing else places them), unclassified when it places none; its span
+ * added to the kind's. */
 static unsigned char rk_sweep_judge(const rk_sweep *sw, rk_dswept *k, const rk_sweep_run *run)
 {
-	if (sw->repeat) {
-		if (run->all_boundary)
-			return RK_PAT_BOUNDARY;
-		/* one doubled row, its copies alike: a retried insert */
-		if (run->n < 2 && !run->same)
-			return RK_PAT_UNCLASSIFIED;
-		rk_dspans_add(&k->spans, run->first, run->last, run->n);
-		return RK_PAT_REPEAT;
-	}
-	if (run->n == 1 && run->all_boundary)
-		return RK_PAT_BOUNDARY;
-	if (run->n < 2)
+	rk_pattern p =
+	        rk_diagnose_run_pattern(sw->repeat ? RK_PAT_REPEAT : RK_PAT_GAP, run->n, run->all_boundary, run->same);
+
+	if (p == RK_PAT_COUNT)
 		return RK_PAT_UNCLASSIFIED;
-	rk_dspans_add(&k->spans, run->first, run->last, run->n);
-	return RK_PAT_GAP;
+	if (p != RK_PAT_BOUNDARY)
+		rk_dspans_add(&k->spans, run->first, run->last, run->n);
+	return (unsigned char)p;
 }
 
 /* Appends pattern to the runs' patterns (*n of them, room for *cap). */
@@ -361,18 +354,6 @@ static int rk_proxy_sweep(const rk_check_result *res, bool repeat, rk_dswept *k,
 	return rc < 0 ? -1 : 0;
 }
 
-static int rk_proxy_hash_cmp(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
-{
-	rk_u128 x, y;
-
-	(void)alen;
-	(void)blen;
-	(void)ctx;
-	memcpy(&x, a, sizeof x);
-	memcpy(&y, b, sizeof y);
-	return x < y ? -1 : x > y;
-}
-
 /* Whether an extra finding and a lost row have one key hash (a moved key
  * may pair them; no shared hash, no shared key): both kinds' hashes sorted
  * (external sorts), then walked together.  1, 0, or -1 with err. */
@@ -387,7 +368,7 @@ static int rk_proxy_moved_may(const rk_check_result *res, rk_error *err)
 	int rc = 0, more[2] = { 0, 0 };
 
 	for (int k = 0; k < 2; k++)
-		sp[k] = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_proxy_hash_cmp, NULL);
+		sp[k] = rk_spill_new(res->spill_dir, rk_spill_share_bound(), rk_diagnose_hash_cmp, NULL);
 	rk_fwalk_start(&w, res);
 	while (rc == 0 && (f = rk_fwalk_next(&w, NULL)) != NULL)
 		if (f->kind == RK_FIND_EXTRA || rk_diagnose_lost(f))
